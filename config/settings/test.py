@@ -1,0 +1,14 @@
+"""Settings for the test suite. Honours DATABASE_URL and REDIS_URL like the others."""
+
+from config.settings.base import *  # noqa: F403
+
+SECRET_KEY = "test-only-not-a-secret"  # noqa: S105 - tests only
+DEBUG = False
+ALLOWED_HOSTS = ["*"]
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast, tests only
+# Tests call tasks in-process unless a test starts a real worker on purpose.
+CELERY_TASK_ALWAYS_EAGER = True
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}

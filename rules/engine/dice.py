@@ -1,0 +1,234 @@
+"""The one dice service (ruling G-2).
+
+Every random number in Sawbones is drawn through :class:`Dice`, which records each
+roll (label, expression, every die, kept dice, total) so the resolution that used it
+can store it. Where the numbers come from is injected as a :class:`Generator`:
+
+* :class:`HmacGenerator` in production: each campaign has a secret seed and a
+  counter; draw *n* is derived from ``HMAC-SHA256(seed, n)``, so any roll can be
+  recomputed later from the seed and the counter range stored on its resolution.
+* :class:`SystemGenerator` for throwaway use (the demo, benchmarks).
+* :class:`ScriptedGenerator` in tests: the faces to come, in order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import random
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, TypeVar
+
+T = TypeVar("T")
+
+MAX_DICE = 1000
+MAX_SIDES = 1000
+
+
+class DiceError(ValueError):
+    """A dice expression that cannot be rolled (bad syntax, absurd size)."""
+
+
+class ScriptExhausted(RuntimeError):
+    """A scripted generator was asked for more numbers than the test scripted."""
+
+
+class Generator(Protocol):
+    """Source of uniform integers; the only thing a dice service needs."""
+
+    def randbelow(self, n: int) -> int:
+        """Return a uniform integer in ``[0, n)``."""
+        ...
+
+
+class SystemGenerator:
+    """Python's Mersenne Twister, optionally seeded. Not for campaign play."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self._random = random.Random(seed)  # noqa: S311 - not for campaign play
+
+    def randbelow(self, n: int) -> int:
+        return self._random.randrange(n)
+
+
+class HmacGenerator:
+    """Deterministic, verifiable draws from a secret seed and a counter.
+
+    Each call consumes one or more counter values (rejection sampling keeps the
+    result uniform). ``counter`` after a resolution is where the next one starts.
+    """
+
+    def __init__(self, seed: bytes, counter: int = 0) -> None:
+        if not seed:
+            raise ValueError("an HMAC generator needs a non-empty seed")
+        self._seed = seed
+        self.counter = counter
+
+    def _block(self) -> int:
+        digest = hmac.new(self._seed, self.counter.to_bytes(8, "big"), hashlib.sha256).digest()
+        self.counter += 1
+        return int.from_bytes(digest[:8], "big")
+
+    def randbelow(self, n: int) -> int:
+        if n <= 0:
+            raise ValueError("randbelow needs n >= 1")
+        span = 1 << 64
+        limit = span - (span % n)
+        while True:
+            value = self._block()
+            if value < limit:
+                return value % n
+
+
+class ScriptedGenerator:
+    """Test generator: yields scripted die *faces* (1-based) for dice rolls.
+
+    ``ScriptedGenerator([6, 1, 3])`` makes the next three dice show 6, 1 and 3,
+    whatever their size (a face larger than the die is a test bug and raises).
+    For shuffles the scripted values are also faces: ``randbelow(n)`` returns
+    ``face - 1``.
+    """
+
+    def __init__(self, faces: Iterable[int]) -> None:
+        self._faces = list(faces)
+        self.used = 0
+
+    def randbelow(self, n: int) -> int:
+        if self.used >= len(self._faces):
+            raise ScriptExhausted(f"script ran out after {self.used} numbers")
+        face = self._faces[self.used]
+        self.used += 1
+        if not 1 <= face <= n:
+            raise ValueError(f"scripted face {face} does not fit a die of {n}")
+        return face - 1
+
+    @property
+    def remaining(self) -> int:
+        return len(self._faces) - self.used
+
+
+@dataclass(frozen=True)
+class Roll:
+    """One recorded roll: what was rolled, every die, which counted, the total.
+
+    ``hidden`` rolls (ruling G-4) are shown to referees only.
+    """
+
+    label: str
+    expression: str
+    dice: tuple[int, ...]
+    kept: tuple[int, ...]
+    total: int
+    hidden: bool = False
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "label": self.label,
+            "expression": self.expression,
+            "dice": list(self.dice),
+            "kept": list(self.kept),
+            "total": self.total,
+            "hidden": self.hidden,
+        }
+
+
+_EXPRESSION = re.compile(r"^\s*(\d*)d(\d+)(?:k([hl])(\d+))?\s*(?:([+-])\s*(\d+))?\s*$")
+
+
+@dataclass(frozen=True)
+class DiceExpression:
+    count: int
+    sides: int
+    keep: str | None  # "h" (highest) or "l" (lowest)
+    keep_count: int
+    modifier: int
+
+    @classmethod
+    def parse(cls, text: str) -> DiceExpression:
+        match = _EXPRESSION.match(text)
+        if not match:
+            raise DiceError(f"not a dice expression: {text!r}")
+        count = int(match.group(1) or 1)
+        sides = int(match.group(2))
+        keep = match.group(3)
+        keep_count = int(match.group(4)) if match.group(4) else count
+        modifier = int(match.group(6) or 0) * (-1 if match.group(5) == "-" else 1)
+        if not 1 <= count <= MAX_DICE or not 1 <= sides <= MAX_SIDES:
+            raise DiceError(f"dice out of range in {text!r}")
+        if keep is not None and not 1 <= keep_count <= count:
+            raise DiceError(f"cannot keep {keep_count} of {count} dice")
+        return cls(count, sides, keep, keep_count, modifier)
+
+    def __str__(self) -> str:
+        text = f"{self.count}d{self.sides}"
+        if self.keep:
+            text += f"k{self.keep}{self.keep_count}"
+        if self.modifier:
+            text += f"{self.modifier:+d}"
+        return text
+
+
+@dataclass
+class Dice:
+    """The dice service a ruleset receives. Records every roll it makes."""
+
+    generator: Generator
+    rolls: list[Roll] = field(default_factory=list)
+
+    def _die(self, sides: int) -> int:
+        return self.generator.randbelow(sides) + 1
+
+    def roll(self, expression: str, label: str, *, hidden: bool = False) -> Roll:
+        """Roll ``expression`` (``4d6kl2``, ``1d20+10``, ``d6``) and record it."""
+        parsed = DiceExpression.parse(expression)
+        dice = tuple(self._die(parsed.sides) for _ in range(parsed.count))
+        if parsed.keep == "h":
+            kept = tuple(sorted(dice, reverse=True)[: parsed.keep_count])
+        elif parsed.keep == "l":
+            kept = tuple(sorted(dice)[: parsed.keep_count])
+        else:
+            kept = dice
+        result = Roll(
+            label=label,
+            expression=str(parsed),
+            dice=dice,
+            kept=kept,
+            total=sum(kept) + parsed.modifier,
+            hidden=hidden,
+        )
+        self.rolls.append(result)
+        return result
+
+    def shuffle(self, items: Sequence[T], label: str, *, hidden: bool = False) -> list[T]:
+        """Fisher-Yates shuffle drawn from the generator, recorded as a roll.
+
+        The recorded ``dice`` are the draws (die of size i+1 for position i), so a
+        shuffle is reproducible from the generator like any roll.
+        """
+        result = list(items)
+        draws: list[int] = []
+        for i in range(len(result) - 1, 0, -1):
+            face = self._die(i + 1)
+            draws.append(face)
+            j = face - 1
+            result[i], result[j] = result[j], result[i]
+        self.rolls.append(
+            Roll(
+                label=label,
+                expression=f"shuffle({len(result)})",
+                dice=tuple(draws),
+                kept=(),
+                total=len(result),
+                hidden=hidden,
+            )
+        )
+        return result
+
+    def pick(self, options: Sequence[T], label: str, *, hidden: bool = False) -> T:
+        """Choose one of ``options`` uniformly, recorded as a 1dN roll."""
+        if not options:
+            raise DiceError("cannot pick from nothing")
+        rolled = self.roll(f"1d{len(options)}", label, hidden=hidden)
+        return options[rolled.total - 1]

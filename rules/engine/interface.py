@@ -1,0 +1,275 @@
+"""The one small interface every ruleset implements.
+
+A ruleset takes a sheet, an action, its params and a dice service, and returns an
+immutable :class:`Result`: the new sheet, the rolls, a one-line summary, any pending
+choice (ruling G-3) and any effects to schedule on the campaign clock. It never
+touches storage; ``rules/services.py`` persists the result under a lock.
+
+To add a ruleset: subclass :class:`Ruleset` in ``rules/engine/rulesets/<key>.py``,
+list it in ``rules/engine/registry.py`` and write ``docs/rulesets/<key>.md``
+(see ``docs/adding-a-ruleset.md``).
+"""
+
+from __future__ import annotations
+
+import abc
+import copy
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+import jsonschema
+
+from rules.engine.dice import Dice, Roll
+
+Sheet = dict[str, Any]
+Params = dict[str, Any]
+Who = Literal["owner", "referee"]
+
+
+class RuleError(ValueError):
+    """The request does not make sense under the rules (answered 400)."""
+
+
+class ActionBlocked(RuntimeError):
+    """The character cannot act now: dead, incapacitated... (answered 409)."""
+
+
+@dataclass(frozen=True)
+class ChoiceOption:
+    key: str
+    label: str
+
+
+@dataclass(frozen=True)
+class PendingChoice:
+    """A question the rules ask mid-resolution (ruling G-3).
+
+    ``kind`` tells the ruleset's :meth:`Ruleset.choose` what is being answered and
+    ``state`` carries whatever it needs to finish (JSON-serialisable). The Django
+    side gives each stored choice an id.
+    """
+
+    kind: str
+    prompt: str
+    options: tuple[ChoiceOption, ...]
+    state: Mapping[str, Any] = field(default_factory=dict)
+    who: Who = "owner"
+
+    def option_keys(self) -> tuple[str, ...]:
+        return tuple(option.key for option in self.options)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "prompt": self.prompt,
+            "options": [{"key": o.key, "label": o.label} for o in self.options],
+            "state": copy.deepcopy(dict(self.state)),
+            "who": self.who,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PendingChoice:
+        return cls(
+            kind=data["kind"],
+            prompt=data["prompt"],
+            options=tuple(ChoiceOption(o["key"], o["label"]) for o in data["options"]),
+            state=copy.deepcopy(dict(data.get("state", {}))),
+            who=data.get("who", "owner"),
+        )
+
+
+@dataclass(frozen=True)
+class ScheduledEffect:
+    """Something the campaign clock must apply later (disease save, worsening...).
+
+    ``due_in`` is in in-game minutes from the resolution's clock. ``key`` names the
+    effect so a later result can cancel it (a treated wound stops worsening);
+    ``hidden`` effects are not listed to players (ruling G-4).
+    """
+
+    kind: str
+    due_in: int
+    payload: Mapping[str, Any] = field(default_factory=dict)
+    key: str = ""
+    hidden: bool = False
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a ruleset may know about the world besides the sheet."""
+
+    clock: int = 0  # in-game minutes (ruling G-1)
+    options: Mapping[str, Any] = field(default_factory=dict)  # campaign options
+    by_referee: bool = False
+    # The campaign's copies of the ruleset's editable tables (critical injuries,
+    # diseases...), keyed as in ``Ruleset.tables``; a missing key means the default.
+    tables: Mapping[str, Any] = field(default_factory=dict)
+
+    def table(self, ruleset: Ruleset, key: str) -> Any:
+        """The campaign's copy of table ``key``, or the ruleset's default."""
+        if key in self.tables:
+            return self.tables[key]
+        return copy.deepcopy(ruleset.tables[key])
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a resolution produced. The engine never mutates the sheet it was given."""
+
+    sheet: Sheet
+    summary: str
+    rolls: tuple[Roll, ...] = ()
+    pending_choice: PendingChoice | None = None
+    effects: tuple[ScheduledEffect, ...] = ()
+    cancel_effects: tuple[str, ...] = ()  # keys of scheduled effects to cancel
+    outcome: Mapping[str, Any] = field(default_factory=dict)  # facts for the table
+    elapsed_minutes: int = 0  # in-game time the action itself takes
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    """An action a ruleset offers: served by ``GET rulesets/`` and checked on input."""
+
+    key: str
+    label: str
+    params: Mapping[str, Any]  # JSON Schema of the params object
+    who: Who = "owner"
+    description: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "label": self.label,
+            "params": copy.deepcopy(dict(self.params)),
+            "who": self.who,
+            "description": self.description,
+        }
+
+
+def params_schema(properties: Mapping[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A closed JSON Schema object: unknown params are bad input, not ignored."""
+    return {
+        "type": "object",
+        "properties": dict(properties),
+        "required": list(required),
+        "additionalProperties": False,
+    }
+
+
+def _first_error_message(error: jsonschema.ValidationError) -> str:
+    where = ".".join(str(part) for part in error.absolute_path)
+    return f"{where}: {error.message}" if where else error.message
+
+
+def validate(instance: Any, schema: Mapping[str, Any], what: str) -> None:
+    """Raise :class:`RuleError` with a readable message if ``instance`` is invalid."""
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
+    if errors:
+        raise RuleError(f"invalid {what}: " + "; ".join(_first_error_message(e) for e in errors))
+
+
+ActionHandler = Callable[[Sheet, Params, Dice, Context], Result]
+
+
+class Ruleset(abc.ABC):
+    """Base class: one subclass per rule system, listed in the registry.
+
+    Subclasses set ``key``, ``name``, ``sheet_schema``, ``actions`` and implement
+    :meth:`default_sheet`, :meth:`status` and one ``action_<key>`` method per action.
+    Those with choices override :meth:`choose`; those with scheduled effects override
+    :meth:`apply_effect`; those with secret state override :meth:`public_sheet`.
+    """
+
+    key: ClassVar[str]
+    name: ClassVar[str]
+    sheet_schema: ClassVar[Mapping[str, Any]]
+    actions: ClassVar[tuple[ActionSpec, ...]]
+    options: ClassVar[Mapping[str, Any]] = {}  # campaign options and their defaults
+    # Editable tables with their default data (JSON); each campaign gets a copy the
+    # referee can edit (rules.models.CampaignTable).
+    tables: ClassVar[Mapping[str, Any]] = {}
+
+    # -- sheets -----------------------------------------------------------------
+    @abc.abstractmethod
+    def default_sheet(self) -> Sheet:
+        """A fresh sheet with every field at its default."""
+
+    def new_sheet(self, initial: Mapping[str, Any], dice: Dice) -> Sheet:
+        """A new character's sheet: defaults, overridden by ``initial``, validated."""
+        sheet = self.default_sheet()
+        sheet.update(copy.deepcopy(dict(initial)))
+        self.validate_sheet(sheet)
+        return sheet
+
+    def initial_effects(self, sheet: Mapping[str, Any]) -> tuple[ScheduledEffect, ...]:
+        """Effects a new character starts with on the clock (aging birthdays...)."""
+        return ()
+
+    def validate_sheet(self, sheet: Mapping[str, Any]) -> None:
+        validate(sheet, self.sheet_schema, "sheet")
+
+    @abc.abstractmethod
+    def status(self, sheet: Mapping[str, Any]) -> str:
+        """One word for the party list: "standing", "dead", "incapacitated"..."""
+
+    def public_sheet(self, sheet: Mapping[str, Any]) -> Sheet:
+        """The sheet as clients see it (deckahedron hides the deck's order)."""
+        return copy.deepcopy(dict(sheet))
+
+    # -- actions ----------------------------------------------------------------
+    def action(self, key: str) -> ActionSpec:
+        for spec in self.actions:
+            if spec.key == key:
+                return spec
+        raise RuleError(f"unknown action {key!r} for ruleset {self.key}")
+
+    def resolve(
+        self,
+        sheet: Mapping[str, Any],
+        action: str,
+        params: Mapping[str, Any],
+        dice: Dice,
+        context: Context,
+    ) -> Result:
+        """Validate ``params`` against the action's schema and run its handler."""
+        spec = self.action(action)
+        validate(dict(params), spec.params, f"params for {action}")
+        handler: ActionHandler = getattr(self, f"action_{action}")
+        result = handler(copy.deepcopy(dict(sheet)), copy.deepcopy(dict(params)), dice, context)
+        self.validate_sheet(result.sheet)
+        return result
+
+    def choose(
+        self,
+        sheet: Mapping[str, Any],
+        choice: PendingChoice,
+        option: str,
+        dice: Dice,
+        context: Context,
+    ) -> Result:
+        """Finish a resolution that stopped on ``choice`` with the picked ``option``."""
+        raise RuleError(f"ruleset {self.key} has no choice {choice.kind!r}")
+
+    def apply_effect(
+        self,
+        sheet: Mapping[str, Any],
+        kind: str,
+        payload: Mapping[str, Any],
+        dice: Dice,
+        context: Context,
+    ) -> Result:
+        """Apply a scheduled effect that fell due on the campaign clock."""
+        raise RuleError(f"ruleset {self.key} has no scheduled effect {kind!r}")
+
+    # -- description ------------------------------------------------------------
+    def describe(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "name": self.name,
+            "actions": [spec.as_dict() for spec in self.actions],
+            "sheet_schema": copy.deepcopy(dict(self.sheet_schema)),
+            "options": copy.deepcopy(dict(self.options)),
+            "tables": sorted(self.tables),
+        }
