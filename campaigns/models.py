@@ -1,1 +1,78 @@
+"""Campaigns, their members and invite codes."""
 
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+
+
+def new_dice_seed() -> str:
+    return secrets.token_hex(32)
+
+
+def new_invite_code() -> str:
+    return secrets.token_urlsafe(9)
+
+
+class Campaign(models.Model):
+    name = models.CharField(max_length=120)
+    # A key of rules.engine.registry.RULESETS; fixed once characters exist.
+    ruleset = models.CharField(max_length=32)
+    # Campaign options of RULINGS.md with the ruleset's defaults filled in.
+    options = models.JSONField(default=dict, blank=True)
+    # The in-game clock in minutes since the campaign's start (ruling G-1).
+    clock = models.PositiveBigIntegerField(default=0)
+    # Secret seed and counter of the campaign's HMAC dice generator (rules.engine.dice):
+    # every roll is derived from both, so any roll can be recomputed later.
+    dice_seed = models.CharField(max_length=64, default=new_dice_seed, editable=False)
+    dice_counter = models.PositiveBigIntegerField(default=0)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Role(models.TextChoices):
+    REFEREE = "referee", "Referee"
+    PLAYER = "player", "Player"
+
+
+class Membership(models.Model):
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    role = models.CharField(max_length=16, choices=Role.choices)
+    joined_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "user"], name="one_membership_per_user"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} as {self.role} in {self.campaign}"
+
+    @property
+    def is_referee(self) -> bool:
+        return self.role == Role.REFEREE
+
+
+class Invite(models.Model):
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="invites")
+    code = models.CharField(max_length=32, unique=True, default=new_invite_code)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"invite {self.code} to {self.campaign}"

@@ -15,6 +15,7 @@ from rest_framework.views import exception_handler
 
 from rules.engine.dice import DiceError
 from rules.engine.interface import ActionBlocked, RuleError
+from rules.errors import NotAllowed, ResolutionConflict
 
 
 class Conflict(exceptions.APIException):
@@ -26,8 +27,10 @@ class Conflict(exceptions.APIException):
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, RuleError | DiceError):
         exc = exceptions.ValidationError({"detail": str(exc)})
-    elif isinstance(exc, ActionBlocked):
+    elif isinstance(exc, ActionBlocked | ResolutionConflict):
         exc = Conflict(str(exc))
+    elif isinstance(exc, NotAllowed):
+        exc = exceptions.PermissionDenied(str(exc))
     elif isinstance(exc, DjangoValidationError):
         detail: Any = exc.message_dict if hasattr(exc, "error_dict") else {"detail": exc.messages}
         exc = exceptions.ValidationError(detail)

@@ -1,0 +1,78 @@
+"""Load the demo for ``make run``: a referee, two players, one campaign per ruleset.
+
+Embedded mode only: the logins are printed with fresh random passwords at every run,
+so none is ever stored in the repository, and production refuses to run this.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+
+from campaigns.models import Campaign, Membership, Role
+from campaigns.services import campaign_create
+from characters.services import character_create
+from rules.engine.registry import all_rulesets
+
+DEMO_USERS = ("referee", "player1", "player2")
+# A party per ruleset: (owner index in DEMO_USERS, name, initial sheet fields).
+PARTIES: dict[str, list[tuple[int, str, dict[str, Any]]]] = {
+    "hit_dice": [
+        (1, "Aldo the Bold", {"level": 3, "hit_dice": 3, "hp": 11}),
+        (2, "Brisk Mara", {"level": 2, "hit_dice": 2, "hp": 7}),
+        (0, "Gate Sergeant (NPC)", {"level": 1, "hit_dice": 4, "hp": 14}),
+    ],
+    "deckahedron": [
+        (1, "Cael", {"strength": 3, "dexterity": 2, "intelligence": 1}),
+        (2, "Ysolde", {"strength": 1, "dexterity": 3, "intelligence": 4}),
+    ],
+    "old_school": [
+        (1, "Dorn Ironhand", {"race": "dwarf", "age": 60, "level": 2}),
+        (2, "Pell of the Reeds", {"race": "halfling", "age": 34, "level": 1}),
+    ],
+}
+
+
+class Command(BaseCommand):
+    help = "Create or refresh the demo campaigns and print the demo logins (embedded mode)."
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if not settings.SAWBONES_EMBEDDED:
+            raise CommandError("seed_demo runs only in the local embedded mode (make run)")
+        user_model = get_user_model()
+        logins = []
+        with transaction.atomic():
+            users = []
+            for username in DEMO_USERS:
+                user, _ = user_model.objects.get_or_create(username=username)
+                password = secrets.token_urlsafe(8)
+                user.set_password(password)
+                user.save(update_fields=["password"])
+                users.append(user)
+                logins.append((username, password))
+            for ruleset in all_rulesets():
+                self._campaign(ruleset.key, ruleset.name, users)
+        self.stdout.write(self.style.SUCCESS("Demo ready on http://127.0.0.1:8000"))
+        for username, password in logins:
+            self.stdout.write(f"  log in as {username:<8} password {password}")
+
+    def _campaign(self, ruleset: str, ruleset_name: str, users: list[Any]) -> None:
+        name = f"Demo: {ruleset_name}"
+        if Campaign.objects.filter(name=name, ruleset=ruleset).exists():
+            return
+        campaign = campaign_create(user=users[0], name=name, ruleset=ruleset)
+        for user in users[1:]:
+            Membership.objects.create(campaign=campaign, user=user, role=Role.PLAYER)
+        referee = Membership.objects.get(campaign=campaign, user=users[0])
+        for owner_index, character_name, sheet in PARTIES.get(ruleset, []):
+            character_create(
+                membership=referee,
+                name=character_name,
+                sheet=sheet,
+                owner_id=users[owner_index].pk,
+            )

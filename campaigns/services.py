@@ -1,0 +1,99 @@
+"""Writes for campaigns: create, options, invites, joining."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+
+from campaigns.models import Campaign, Invite, Membership, Role
+from rules.engine.interface import RuleError
+from rules.engine.registry import get_ruleset
+from rules.errors import ResolutionConflict
+
+
+def _merged_options(ruleset_key: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
+    try:
+        ruleset = get_ruleset(ruleset_key)
+    except RuleError as error:
+        raise ValidationError({"ruleset": [str(error)]}) from None
+    merged = dict(ruleset.options)
+    for key, value in (options or {}).items():
+        if key not in merged:
+            raise ValidationError({"options": [f"unknown option {key!r} for {ruleset_key}"]})
+        default = merged[key]
+        if type(value) is not type(default):
+            raise ValidationError(
+                {"options": [f"option {key!r} must be a {type(default).__name__}"]}
+            )
+        merged[key] = value
+    return merged
+
+
+@transaction.atomic
+def campaign_create(
+    *, user: Any, name: str, ruleset: str, options: Mapping[str, Any] | None = None
+) -> Campaign:
+    """Create a campaign; its creator becomes its referee."""
+    campaign = Campaign(
+        name=name.strip(),
+        ruleset=ruleset,
+        options=_merged_options(ruleset, options),
+        created_by=user,
+    )
+    campaign.full_clean()
+    campaign.save()
+    Membership.objects.create(campaign=campaign, user=user, role=Role.REFEREE)
+    return campaign
+
+
+@transaction.atomic
+def campaign_update(
+    *,
+    campaign_id: int,
+    name: str | None = None,
+    ruleset: str | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> Campaign:
+    """Rename, change options, or change the ruleset while no character exists."""
+    campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
+    fields = []
+    if ruleset is not None and ruleset != campaign.ruleset:
+        if campaign.characters.exists():
+            raise ResolutionConflict("the ruleset is fixed once the campaign has characters")
+        campaign.ruleset = ruleset
+        campaign.options = _merged_options(ruleset, None)
+        fields += ["ruleset", "options"]
+    if options is not None:
+        campaign.options = _merged_options(campaign.ruleset, {**campaign.options, **options})
+        fields.append("options")
+    if name is not None:
+        campaign.name = name.strip()
+        fields.append("name")
+    campaign.full_clean()
+    campaign.save(update_fields=sorted(set(fields)) or None)
+    return campaign
+
+
+def invite_create(*, campaign: Campaign, user: Any) -> Invite:
+    return Invite.objects.create(campaign=campaign, created_by=user)
+
+
+def campaign_join(*, user: Any, code: str) -> Membership:
+    """Join the campaign an invite code belongs to as a player.
+
+    A member who joins again keeps the role they have (a referee stays referee).
+    """
+    invite = Invite.objects.select_related("campaign").filter(code=code.strip()).first()
+    if invite is None:
+        raise ValidationError({"code": ["no campaign has this invite code"]})
+    existing = Membership.objects.filter(campaign=invite.campaign, user=user).first()
+    if existing is not None:
+        return existing
+    try:
+        with transaction.atomic():
+            return Membership.objects.create(campaign=invite.campaign, user=user, role=Role.PLAYER)
+    except IntegrityError:  # joined twice at once: the other request won
+        return Membership.objects.get(campaign=invite.campaign, user=user)

@@ -1,0 +1,54 @@
+"""Who may see and act on a character: decided here and nowhere else.
+
+* outsiders (and anonymous users): 404;
+* players: the party's names and states (``characters.selectors.party``), their own
+  characters in full; another player's character answers 404 like a stranger's;
+* the referee: everything in their campaigns.
+Actions marked ``who: owner`` may be taken by the owner or the referee,
+``who: referee`` only by the referee (checked in ``rules.services``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.http import Http404
+
+from campaigns.models import Membership
+from characters.models import Character
+from rules.errors import NotAllowed
+
+
+@dataclass(frozen=True)
+class CharacterAccess:
+    character: Character
+    membership: Membership
+
+    @property
+    def is_referee(self) -> bool:
+        return self.membership.is_referee
+
+
+def access_character(
+    user: Any, character_id: int | str, *, referee: bool = False
+) -> CharacterAccess:
+    """The character with the user's membership, if the user may see it in full."""
+    if not getattr(user, "is_authenticated", False):
+        raise Http404("no such character")
+    try:
+        character = Character.objects.select_related("campaign", "owner").get(pk=int(character_id))
+    except (Character.DoesNotExist, ValueError, TypeError):
+        raise Http404("no such character") from None
+    membership = (
+        Membership.objects.filter(campaign_id=character.campaign_id, user=user)
+        .select_related("campaign")
+        .first()
+    )
+    if membership is None:
+        raise Http404("no such character")
+    if not membership.is_referee and character.owner_id != user.pk:
+        raise Http404("no such character")
+    if referee and not membership.is_referee:
+        raise NotAllowed("only the campaign's referee may do this")
+    return CharacterAccess(character=character, membership=membership)

@@ -1,0 +1,42 @@
+"""Reads for characters: the party list and the views of one sheet."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from campaigns.models import Campaign
+from characters.models import Character
+from rules.engine.registry import get_ruleset
+
+
+@dataclass(frozen=True)
+class PartyMember:
+    character: Character
+    status: str
+    is_own: bool
+
+
+def party(campaign: Campaign, *, viewer_id: int) -> list[PartyMember]:
+    """Every character of the campaign with its one-word state; one query."""
+    ruleset = get_ruleset(campaign.ruleset)
+    characters = Character.objects.filter(campaign=campaign).select_related("owner")
+    return [PartyMember(c, ruleset.status(c.sheet), c.owner_id == viewer_id) for c in characters]
+
+
+def public_sheet(character: Character) -> dict[str, Any]:
+    """The sheet as clients see it (the Deckahedron deck's order stays on the server)."""
+    return get_ruleset(character.campaign.ruleset).public_sheet(character.sheet)
+
+
+def public_choice(choice: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A stored pending choice without the engine's resume state."""
+    if choice is None:
+        return None
+    return {
+        "id": choice["id"],
+        "kind": choice["kind"],
+        "prompt": choice["prompt"],
+        "options": choice["options"],
+        "who": choice["who"],
+    }

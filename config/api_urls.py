@@ -1,0 +1,38 @@
+"""Every endpoint of the REST API (API.md), under /api/v1/."""
+
+from django.urls import path
+
+from accounts.api import RegisterApi, TokenApi
+from campaigns.api import CampaignDetailApi, CampaignListApi, InviteCreateApi, JoinApi
+from characters.api import CampaignCharactersApi, CharacterDetailApi
+from rules.api import (
+    ActionApi,
+    ChoiceApi,
+    ResolutionListApi,
+    RulesetListApi,
+    UndoApi,
+)
+
+urlpatterns = [
+    path("auth/register/", RegisterApi.as_view(), name="api-register"),
+    path("auth/token/", TokenApi.as_view(), name="api-token"),
+    path("rulesets/", RulesetListApi.as_view(), name="api-rulesets"),
+    path("campaigns/", CampaignListApi.as_view(), name="api-campaigns"),
+    path("campaigns/join/", JoinApi.as_view(), name="api-campaign-join"),
+    path("campaigns/<int:campaign_id>/", CampaignDetailApi.as_view(), name="api-campaign"),
+    path("campaigns/<int:campaign_id>/invites/", InviteCreateApi.as_view(), name="api-invites"),
+    path(
+        "campaigns/<int:campaign_id>/characters/",
+        CampaignCharactersApi.as_view(),
+        name="api-campaign-characters",
+    ),
+    path("characters/<int:character_id>/", CharacterDetailApi.as_view(), name="api-character"),
+    path("characters/<int:character_id>/actions/", ActionApi.as_view(), name="api-actions"),
+    path("characters/<int:character_id>/choices/", ChoiceApi.as_view(), name="api-choices"),
+    path("characters/<int:character_id>/undo/", UndoApi.as_view(), name="api-undo"),
+    path(
+        "characters/<int:character_id>/resolutions/",
+        ResolutionListApi.as_view(),
+        name="api-resolutions",
+    ),
+]

@@ -1,0 +1,84 @@
+"""Fixtures shared by every app's tests: people, a campaign, API clients, dice."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.test import APIClient
+
+from campaigns.models import Membership, Role
+from campaigns.services import campaign_create
+from rules import dice as rules_dice
+from rules.engine.dice import ScriptedGenerator
+
+
+@pytest.fixture
+def make_user(db: None) -> Callable[[str], object]:
+    def make(username: str) -> object:
+        return get_user_model().objects.create_user(username=username, password="pw-" + username)
+
+    return make
+
+
+@pytest.fixture
+def referee(make_user):
+    return make_user("referee")
+
+
+@pytest.fixture
+def player(make_user):
+    return make_user("player")
+
+
+@pytest.fixture
+def other_player(make_user):
+    return make_user("other_player")
+
+
+@pytest.fixture
+def outsider(make_user):
+    return make_user("outsider")
+
+
+@pytest.fixture
+def make_campaign(referee, player, other_player):
+    def make(ruleset: str = "hit_dice", **options):
+        campaign = campaign_create(
+            user=referee, name=f"A {ruleset} campaign", ruleset=ruleset, options=options or None
+        )
+        Membership.objects.create(campaign=campaign, user=player, role=Role.PLAYER)
+        Membership.objects.create(campaign=campaign, user=other_player, role=Role.PLAYER)
+        return campaign
+
+    return make
+
+
+@pytest.fixture
+def campaign(make_campaign):
+    return make_campaign("hit_dice")
+
+
+@pytest.fixture
+def client_for() -> Callable[[object | None], APIClient]:
+    def make(user: object | None) -> APIClient:
+        client = APIClient()
+        if user is not None:
+            client.force_authenticate(user)
+        return client
+
+    return make
+
+
+@pytest.fixture
+def scripted_dice() -> Iterator[Callable[[list[int]], ScriptedGenerator]]:
+    """Script the faces of every die the server rolls next, through the whole stack."""
+
+    def script(faces: list[int]) -> ScriptedGenerator:
+        generator = ScriptedGenerator(faces)
+        rules_dice._generator_override.append(generator)
+        return generator
+
+    yield script
+    rules_dice._generator_override.clear()

@@ -1,0 +1,167 @@
+"""API for resolving: rulesets, actions, choices, the log, undo (API.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from characters.access import access_character
+from characters.api import PendingChoiceSerializer
+from rules.engine.registry import all_rulesets
+from rules.selectors import resolution_view, resolutions_for_character
+from rules.services import (
+    resolution_answer_choice,
+    resolution_create_action,
+    resolution_undo_latest,
+)
+
+
+class RollSerializer(serializers.Serializer):
+    label = serializers.CharField()
+    expression = serializers.CharField()
+    dice = serializers.ListField(child=serializers.IntegerField())
+    kept = serializers.ListField(child=serializers.IntegerField())
+    total = serializers.IntegerField()
+    hidden = serializers.BooleanField()
+
+
+class ResolutionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    character = serializers.IntegerField()
+    kind = serializers.ChoiceField(
+        choices=["create", "action", "choice", "undo", "effect", "cancel_choice"]
+    )
+    action = serializers.CharField()
+    params = serializers.DictField()
+    rolls = RollSerializer(many=True)
+    summary = serializers.CharField()
+    outcome = serializers.DictField()
+    sheet = serializers.DictField(help_text="the sheet after this resolution")
+    version = serializers.IntegerField(help_text="the character's version after it")
+    pending_choice = PendingChoiceSerializer(allow_null=True)
+    clock = serializers.IntegerField(help_text="in-game minute (G-1)")
+    actor = serializers.IntegerField(allow_null=True)
+    undoes = serializers.IntegerField(allow_null=True)
+    created_at = serializers.DateTimeField()
+
+
+class ActionSpecSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    label = serializers.CharField()
+    params = serializers.DictField(help_text="JSON Schema of the params object")
+    who = serializers.ChoiceField(choices=["owner", "referee"])
+    description = serializers.CharField()
+
+
+class RulesetSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    name = serializers.CharField()
+    actions = ActionSpecSerializer(many=True)
+    sheet_schema = serializers.DictField()
+    options = serializers.DictField(help_text="campaign options and their defaults")
+    tables = serializers.ListField(child=serializers.CharField())
+
+
+def _view(resolution: Any, access: Any) -> dict[str, Any]:
+    return resolution_view(
+        resolution,
+        ruleset_key=access.character.campaign.ruleset,
+        viewer_is_referee=access.is_referee,
+    )
+
+
+class RulesetListApi(APIView):
+    @extend_schema(responses={200: RulesetSerializer(many=True)})
+    def get(self, request: Request) -> Response:
+        return Response([ruleset.describe() for ruleset in all_rulesets()])
+
+
+class ActionApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        action = serializers.CharField(max_length=64)
+        params = serializers.DictField(required=False, default=dict)
+        expected_version = serializers.IntegerField(required=False, min_value=1)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={201: ResolutionSerializer},
+        description=(
+            "Resolve an action. `params` must match the action's JSON Schema from "
+            "`GET rulesets/`. 409 when `expected_version` is stale, a choice is pending, "
+            "or the character cannot act."
+        ),
+    )
+    def post(self, request: Request, character_id: int) -> Response:
+        access = access_character(request.user, character_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        resolution = resolution_create_action(
+            character_id=access.character.pk,
+            actor=request.user,
+            by_referee=access.is_referee,
+            action=data.validated_data["action"],
+            params=data.validated_data["params"],
+            expected_version=data.validated_data.get("expected_version"),
+        )
+        return Response(_view(resolution, access), status=status.HTTP_201_CREATED)
+
+
+class ChoiceApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        choice_id = serializers.CharField(max_length=64)
+        option = serializers.CharField(max_length=64)
+
+    @extend_schema(request=InputSerializer, responses={201: ResolutionSerializer})
+    def post(self, request: Request, character_id: int) -> Response:
+        access = access_character(request.user, character_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        resolution = resolution_answer_choice(
+            character_id=access.character.pk,
+            actor=request.user,
+            by_referee=access.is_referee,
+            **data.validated_data,
+        )
+        return Response(_view(resolution, access), status=status.HTTP_201_CREATED)
+
+
+class UndoApi(APIView):
+    @extend_schema(
+        request=None,
+        responses={201: ResolutionSerializer},
+        description="Referee only: undo the character's latest resolution (logged, "
+        "nothing deleted).",
+    )
+    def post(self, request: Request, character_id: int) -> Response:
+        access = access_character(request.user, character_id, referee=True)
+        resolution = resolution_undo_latest(character_id=access.character.pk, actor=request.user)
+        return Response(_view(resolution, access), status=status.HTTP_201_CREATED)
+
+
+class ResolutionPagination(PageNumberPagination):
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 200
+
+
+class ResolutionListApi(APIView):
+    @extend_schema(
+        responses={200: ResolutionSerializer(many=True)},
+        parameters=[
+            OpenApiParameter("page", int, description="page number, from 1"),
+            OpenApiParameter("page_size", int, description="up to 200, default 50"),
+        ],
+    )
+    def get(self, request: Request, character_id: int) -> Response:
+        access = access_character(request.user, character_id)
+        paginator = ResolutionPagination()
+        page = paginator.paginate_queryset(
+            resolutions_for_character(access.character), request, view=self
+        )
+        return paginator.get_paginated_response([_view(r, access) for r in page or []])

@@ -1,0 +1,275 @@
+"""Writes of the rules app: every state change of a character is a resolution.
+
+Each function locks the campaign row, then the character row (always in that order,
+so two writers can never deadlock), runs the pure engine, and appends one
+:class:`~rules.models.Resolution`. The campaign lock also guards its dice counter, so
+every roll comes from a distinct, recorded stretch of the campaign's HMAC generator.
+"""
+
+from __future__ import annotations
+
+import copy
+import uuid
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db import transaction
+
+from campaigns.models import Campaign
+from characters.models import Character
+from rules.dice import campaign_dice
+from rules.engine.dice import Dice
+from rules.engine.interface import Context, PendingChoice, Result, RuleError, Ruleset
+from rules.engine.registry import get_ruleset
+from rules.errors import NotAllowed, ResolutionConflict
+from rules.models import EffectState, Resolution, ResolutionKind, ScheduledEffect
+
+User = AbstractBaseUser | AnonymousUser
+Step = Callable[[Ruleset, dict[str, Any], Dice, Context], Result]
+
+
+def campaign_tables(campaign: Campaign) -> dict[str, Any]:
+    return {table.key: table.data for table in campaign.tables.all()}
+
+
+def campaign_context(campaign: Campaign, *, by_referee: bool, clock: int | None = None) -> Context:
+    ruleset = get_ruleset(campaign.ruleset)
+    options = {**ruleset.options, **campaign.options}
+    return Context(
+        clock=campaign.clock if clock is None else clock,
+        options=options,
+        by_referee=by_referee,
+        tables=campaign_tables(campaign),
+    )
+
+
+def _lock(character_id: int) -> tuple[Campaign, Character]:
+    campaign_id = Character.objects.values_list("campaign_id", flat=True).get(pk=character_id)
+    campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
+    character = Character.objects.select_for_update().get(pk=character_id)
+    return campaign, character
+
+
+def _stored_choice(choice: PendingChoice | None) -> dict[str, Any] | None:
+    if choice is None:
+        return None
+    return {"id": uuid.uuid4().hex, **choice.as_dict()}
+
+
+def _persist(
+    *,
+    campaign: Campaign,
+    character: Character,
+    result: Result,
+    kind: str,
+    action: str,
+    params: Mapping[str, Any],
+    actor: Any,
+    counter_start: int,
+    counter_end: int,
+    clock: int,
+    undoes: Resolution | None = None,
+    restored_choice: dict[str, Any] | None = None,
+) -> Resolution:
+    """Write the result: sheet, version, pending choice, dice counter, log, effects."""
+    sheet_before = character.sheet
+    character.sheet = result.sheet
+    character.version += 1
+    character.pending_choice = restored_choice or _stored_choice(result.pending_choice)
+    character.save(update_fields=["sheet", "version", "pending_choice", "updated_at"])
+    if counter_end != counter_start:
+        campaign.dice_counter = counter_end
+        campaign.save(update_fields=["dice_counter"])
+    resolution = Resolution.objects.create(
+        campaign=campaign,
+        character=character,
+        actor=actor if getattr(actor, "is_authenticated", False) else None,
+        kind=kind,
+        action=action,
+        params=copy.deepcopy(dict(params)),
+        rolls=[roll.as_dict() for roll in result.rolls],
+        summary=result.summary,
+        outcome=copy.deepcopy(dict(result.outcome)),
+        sheet_before=sheet_before,
+        sheet_after=result.sheet,
+        version=character.version,
+        pending_choice=character.pending_choice,
+        clock=clock,
+        dice_counter_start=counter_start,
+        dice_counter_end=counter_end,
+        undoes=undoes,
+    )
+    if result.cancel_effects:
+        ScheduledEffect.objects.filter(
+            character=character, key__in=result.cancel_effects, state=EffectState.PENDING
+        ).update(state=EffectState.CANCELLED)
+    if result.effects:
+        ScheduledEffect.objects.bulk_create(
+            ScheduledEffect(
+                campaign=campaign,
+                character=character,
+                kind=effect.kind,
+                key=effect.key,
+                due_at=clock + max(0, effect.due_in),
+                payload=copy.deepcopy(dict(effect.payload)),
+                hidden=effect.hidden,
+                created_by=resolution,
+            )
+            for effect in result.effects
+        )
+    return resolution
+
+
+def run_step(
+    *,
+    campaign: Campaign,
+    character: Character,
+    step: Step,
+    kind: str,
+    action: str,
+    params: Mapping[str, Any],
+    actor: Any,
+    by_referee: bool,
+    clock: int | None = None,
+) -> Resolution:
+    """Run one engine step on locked rows and persist it. Callers hold the locks."""
+    ruleset = get_ruleset(campaign.ruleset)
+    context = campaign_context(campaign, by_referee=by_referee, clock=clock)
+    dice, generator = campaign_dice(campaign)
+    counter_start = generator.counter
+    result = step(ruleset, copy.deepcopy(character.sheet), dice, context)
+    return _persist(
+        campaign=campaign,
+        character=character,
+        result=result,
+        kind=kind,
+        action=action,
+        params=params,
+        actor=actor,
+        counter_start=counter_start,
+        counter_end=generator.counter,
+        clock=context.clock,
+    )
+
+
+def _check_version(character: Character, expected_version: int | None) -> None:
+    if expected_version is not None and expected_version != character.version:
+        raise ResolutionConflict(
+            f"{character.name} is at version {character.version}, not {expected_version}: "
+            "reload the sheet and try again."
+        )
+
+
+def resolution_create_action(
+    *,
+    character_id: int,
+    actor: Any,
+    by_referee: bool,
+    action: str,
+    params: Mapping[str, Any],
+    expected_version: int | None = None,
+) -> Resolution:
+    """Resolve ``action`` for a character under a row lock (the API's actions/)."""
+    with transaction.atomic():
+        campaign, character = _lock(character_id)
+        _check_version(character, expected_version)
+        if character.pending_choice is not None:
+            raise ResolutionConflict(
+                f"{character.name} waits on a choice: {character.pending_choice['prompt']} "
+                "Answer it first (ruling G-3)."
+            )
+        ruleset = get_ruleset(campaign.ruleset)
+        spec = ruleset.action(action)
+        if spec.who == "referee" and not by_referee:
+            raise NotAllowed(f"only the referee may {spec.label.lower()}")
+
+        def step(rs: Ruleset, sheet: dict[str, Any], dice: Dice, ctx: Context) -> Result:
+            return rs.resolve(sheet, action, params, dice, ctx)
+
+        return run_step(
+            campaign=campaign,
+            character=character,
+            step=step,
+            kind=ResolutionKind.ACTION,
+            action=action,
+            params=params,
+            actor=actor,
+            by_referee=by_referee,
+        )
+
+
+def resolution_answer_choice(
+    *, character_id: int, actor: Any, by_referee: bool, choice_id: str, option: str
+) -> Resolution:
+    """Answer the character's pending choice (ruling G-3) and finish its resolution."""
+    with transaction.atomic():
+        campaign, character = _lock(character_id)
+        stored = character.pending_choice
+        if stored is None or stored.get("id") != choice_id:
+            raise ResolutionConflict("that choice is no longer pending")
+        choice = PendingChoice.from_dict(stored)
+        if choice.who == "referee" and not by_referee:
+            raise NotAllowed("only the referee may answer this choice")
+        if option not in choice.option_keys():
+            raise RuleError(
+                f"unknown option {option!r}; choose one of: " + ", ".join(choice.option_keys())
+            )
+
+        def step(rs: Ruleset, sheet: dict[str, Any], dice: Dice, ctx: Context) -> Result:
+            return rs.choose(sheet, choice, option, dice, ctx)
+
+        return run_step(
+            campaign=campaign,
+            character=character,
+            step=step,
+            kind=ResolutionKind.CHOICE,
+            action=choice.kind,
+            params={"choice_id": choice_id, "option": option},
+            actor=actor,
+            by_referee=by_referee,
+        )
+
+
+def resolution_undo_latest(*, character_id: int, actor: Any) -> Resolution:
+    """Referee's undo: the sheet returns to its state before the latest resolution.
+
+    The undo is itself a resolution; nothing is deleted. Effects the undone resolution
+    scheduled are cancelled, and effects it cancelled are not revived: the referee
+    re-applies them by hand if they want them (docs/rulesets/README.md).
+    """
+    with transaction.atomic():
+        campaign, character = _lock(character_id)
+        latest = Resolution.objects.filter(character=character).order_by("-version").first()
+        if latest is None or latest.kind == ResolutionKind.CREATE:
+            raise ResolutionConflict("there is nothing to undo")
+        if latest.kind == ResolutionKind.UNDO:
+            raise ResolutionConflict("the latest resolution is already an undo")
+        previous_choice = (
+            Resolution.objects.filter(character=character, version=latest.version - 1)
+            .values_list("pending_choice", flat=True)
+            .first()
+        )
+        result = Result(
+            sheet=copy.deepcopy(latest.sheet_before),
+            summary=f"Referee undid: {latest.summary}",
+        )
+        # The choice that was pending before the undone resolution is pending again.
+        resolution = _persist(
+            campaign=campaign,
+            character=character,
+            result=result,
+            kind=ResolutionKind.UNDO,
+            action="undo",
+            params={"resolution": latest.pk},
+            actor=actor,
+            counter_start=campaign.dice_counter,
+            counter_end=campaign.dice_counter,
+            clock=campaign.clock,
+            undoes=latest,
+            restored_choice=previous_choice,
+        )
+        ScheduledEffect.objects.filter(created_by=latest, state=EffectState.PENDING).update(
+            state=EffectState.CANCELLED
+        )
+        return resolution
