@@ -8,6 +8,7 @@ from characters.api import CampaignCharactersApi, CharacterDetailApi
 from rules.api import (
     ActionApi,
     ChoiceApi,
+    ChoiceCancelApi,
     ResolutionListApi,
     RulesetListApi,
     UndoApi,
@@ -29,6 +30,11 @@ urlpatterns = [
     path("characters/<int:character_id>/", CharacterDetailApi.as_view(), name="api-character"),
     path("characters/<int:character_id>/actions/", ActionApi.as_view(), name="api-actions"),
     path("characters/<int:character_id>/choices/", ChoiceApi.as_view(), name="api-choices"),
+    path(
+        "characters/<int:character_id>/choices/cancel/",
+        ChoiceCancelApi.as_view(),
+        name="api-choice-cancel",
+    ),
     path("characters/<int:character_id>/undo/", UndoApi.as_view(), name="api-undo"),
     path(
         "characters/<int:character_id>/resolutions/",

@@ -17,6 +17,7 @@ from rules.engine.registry import all_rulesets
 from rules.selectors import resolution_view, resolutions_for_character
 from rules.services import (
     resolution_answer_choice,
+    resolution_cancel_choice,
     resolution_create_action,
     resolution_undo_latest,
 )
@@ -128,6 +129,18 @@ class ChoiceApi(APIView):
             by_referee=access.is_referee,
             **data.validated_data,
         )
+        return Response(_view(resolution, access), status=status.HTTP_201_CREATED)
+
+
+class ChoiceCancelApi(APIView):
+    @extend_schema(
+        request=None,
+        responses={201: ResolutionSerializer},
+        description="Referee only: cancel the character's pending choice (G-3); logged.",
+    )
+    def post(self, request: Request, character_id: int) -> Response:
+        access = access_character(request.user, character_id, referee=True)
+        resolution = resolution_cancel_choice(character_id=access.character.pk, actor=request.user)
         return Response(_view(resolution, access), status=status.HTTP_201_CREATED)
 
 

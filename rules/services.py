@@ -273,3 +273,28 @@ def resolution_undo_latest(*, character_id: int, actor: Any) -> Resolution:
             state=EffectState.CANCELLED
         )
         return resolution
+
+
+def resolution_cancel_choice(*, character_id: int, actor: Any) -> Resolution:
+    """Referee cancels the pending choice (ruling G-3); the sheet stays as it is."""
+    with transaction.atomic():
+        campaign, character = _lock(character_id)
+        if character.pending_choice is None:
+            raise ResolutionConflict(f"{character.name} has no pending choice")
+        prompt = character.pending_choice["prompt"]
+        result = Result(
+            sheet=copy.deepcopy(character.sheet),
+            summary=f"Referee cancelled the pending choice: {prompt}",
+        )
+        return _persist(
+            campaign=campaign,
+            character=character,
+            result=result,
+            kind=ResolutionKind.CANCEL_CHOICE,
+            action="cancel_choice",
+            params={"choice_id": character.pending_choice["id"]},
+            actor=actor,
+            counter_start=campaign.dice_counter,
+            counter_end=campaign.dice_counter,
+            clock=campaign.clock,
+        )

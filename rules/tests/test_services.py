@@ -11,6 +11,7 @@ from rules.models import Resolution, ResolutionKind
 from rules.selectors import verify_resolution_rolls
 from rules.services import (
     resolution_answer_choice,
+    resolution_cancel_choice,
     resolution_create_action,
     resolution_undo_latest,
 )
@@ -167,3 +168,16 @@ def test_every_roll_is_recorded_and_recomputable_from_the_campaign_seed(aldo, pl
     tampered = Resolution.objects.get(pk=second.pk)
     tampered.rolls[0]["dice"][0] = (tampered.rolls[0]["dice"][0] % 6) + 1
     assert not verify_resolution_rolls(tampered, campaign)
+
+
+def test_referee_cancels_a_pending_choice_and_it_is_logged(aldo, player, referee, scripted_dice):
+    _damage_into_choice(aldo, player, scripted_dice)
+    aldo.refresh_from_db()
+    sheet = aldo.sheet
+    cancelled = resolution_cancel_choice(character_id=aldo.pk, actor=referee)
+    aldo.refresh_from_db()
+    assert aldo.pending_choice is None
+    assert aldo.sheet == sheet
+    assert cancelled.kind == ResolutionKind.CANCEL_CHOICE
+    with pytest.raises(ResolutionConflict):
+        resolution_cancel_choice(character_id=aldo.pk, actor=referee)
