@@ -62,7 +62,7 @@ def character_create(
         character.save()
         result = Result(
             sheet=new_sheet,
-            summary=f"{name} joins the party.",
+            summary="joins the party.",
             rolls=tuple(dice.rolls),
             effects=ruleset.initial_effects(new_sheet),
         )

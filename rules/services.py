@@ -89,7 +89,8 @@ def _persist(
         action=action,
         params=copy.deepcopy(dict(params)),
         rolls=[roll.as_dict() for roll in result.rolls],
-        summary=result.summary,
+        # The engine knows sheets, not names: the log names the character.
+        summary=f"{character.name}: {result.summary}",
         outcome=copy.deepcopy(dict(result.outcome)),
         sheet_before=sheet_before,
         sheet_after=result.sheet,

@@ -1,0 +1,914 @@
+"""Hit dice: hit points, injuries and healing (``seeds/hit-dice.md``, chapter 6).
+
+Hit points are re-rolled at every rest instead of healing; damage beyond them
+("overflow") forces two injury saves. How this module reads the text is fixed by
+rulings HD-1..HD-9 in ``RULINGS.md`` and by the project rulings HD-P1..HD-P12 in
+``docs/rulesets/hit_dice.md``; both are cited beside the code that applies them.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from rules.engine.dice import Dice, Roll
+from rules.engine.interface import (
+    ActionBlocked,
+    ActionSpec,
+    ChoiceOption,
+    Context,
+    Params,
+    PendingChoice,
+    Result,
+    RuleError,
+    Ruleset,
+    ScheduledEffect,
+    Sheet,
+    params_schema,
+)
+
+INJURY_DC_BASE = 20  # 6.6 / ruling HD-4: DC 20 + overflow
+DEFAULT_WORSEN_DC = 20  # ruling HD-7
+SHORT_REST_MINUTES = 10  # ruling HD-2
+LONG_REST_MINUTES = 8 * 60  # ruling HD-3
+DEFAULT_MINOR_WOUND = "Shallow cut: -2 to heavy physical tasks until the next long rest"  # HD-6
+MAJOR_WOUND_PLACEHOLDER = "Major wound: awaiting the referee's description"
+MAX_MINUTES = 365 * 24 * 60  # a worsening period of at most a year (G-1)
+
+STATES = ("standing", "collapsed", "dead")
+CHOICE_DEATH_OR_MAJOR = "death_or_major_wound"
+CHOICE_BYPASS = "bypass"
+EFFECT_WORSENS = "wound_worsens"
+# Ability losses under these names also lower the matching save modifier (ruling HD-P6).
+SAVE_ABILITIES = {"strength": "strength_save", "will": "will_save"}
+
+_ABILITY_LOSSES_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "propertyNames": {"pattern": "^[a-z][a-z_]{0,29}$"},
+    "additionalProperties": {"type": "integer", "minimum": 1, "maximum": 30},
+    "maxProperties": 12,
+    "description": "Ability score losses: lower-case ability name -> points lost.",
+}
+_WORSENS_EVERY_SCHEMA: dict[str, Any] = {
+    "type": ["integer", "null"],
+    "minimum": 1,
+    "maximum": MAX_MINUTES,
+    "description": "Minutes between worsenings while untreated (ruling HD-7); null: never.",
+}
+_WORSEN_DC_SCHEMA: dict[str, Any] = {
+    "type": "integer",
+    "minimum": 1,
+    "maximum": 100,
+    "default": DEFAULT_WORSEN_DC,
+}
+_SAVE_MODIFIER_SCHEMA: dict[str, Any] = {
+    "type": "integer",
+    "minimum": -30,
+    "maximum": 50,
+    "default": 10,
+}
+
+WOUND_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "integer", "minimum": 1, "description": "Stable, never reused."},
+        "kind": {"enum": ["minor", "major"]},
+        "description": {"type": "string", "minLength": 1, "maxLength": 500},
+        "treated": {"type": "boolean"},
+        "ability_losses": _ABILITY_LOSSES_SCHEMA,
+        "worsens_every": _WORSENS_EVERY_SCHEMA,
+        "worsen_dc": _WORSEN_DC_SCHEMA,
+        "until_long_rest": {
+            "type": "boolean",
+            "description": "Its penalty ends at the next long rest (rulings HD-3, HD-6).",
+        },
+        "expired": {
+            "type": "boolean",
+            "description": "A long rest has ended its 'until the next long rest' penalty.",
+        },
+        "cause": {"type": "string", "maxLength": 200},
+        "received_at": {"type": "integer", "minimum": 0, "description": "Campaign minute."},
+    },
+    "required": [
+        "id",
+        "kind",
+        "description",
+        "treated",
+        "ability_losses",
+        "worsens_every",
+        "worsen_dc",
+        "until_long_rest",
+        "expired",
+        "cause",
+        "received_at",
+    ],
+    "additionalProperties": False,
+}
+
+SHEET_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "Hit dice character sheet (ruling HD-1)",
+    "type": "object",
+    "properties": {
+        "level": {"type": "integer", "minimum": 1, "maximum": 20, "default": 1},
+        "hit_dice": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 100,
+            "default": 1,
+            "description": "Equal to level for player characters (6.2); free for NPCs.",
+        },
+        "hp": {"type": "integer", "minimum": 0, "maximum": 10000, "default": 0},
+        "fatigue": {"type": "integer", "minimum": 0, "maximum": 100, "default": 0},
+        "major_wound_marks": {"type": "integer", "minimum": 0, "maximum": 100, "default": 0},
+        "strength_save": _SAVE_MODIFIER_SCHEMA,
+        "will_save": _SAVE_MODIFIER_SCHEMA,
+        "wounds": {"type": "array", "items": WOUND_SCHEMA, "maxItems": 200, "default": []},
+        "state": {"enum": list(STATES), "default": "standing"},
+    },
+    "required": [
+        "level",
+        "hit_dice",
+        "hp",
+        "fatigue",
+        "major_wound_marks",
+        "strength_save",
+        "will_save",
+        "wounds",
+        "state",
+    ],
+    "additionalProperties": False,
+}
+
+_WOUND_ID = {"type": "integer", "minimum": 1, "description": "The wound's id."}
+_DAMAGE = {"type": "integer", "minimum": 1, "maximum": 10000}
+
+ACTIONS: tuple[ActionSpec, ...] = (
+    ActionSpec(
+        key="damage",
+        label="Take damage",
+        params=params_schema(
+            {
+                "amount": _DAMAGE,
+                "give_up": {
+                    "type": "boolean",
+                    "default": False,
+                    "description": "Fail the will injury save on purpose (6.8, ruling HD-4).",
+                },
+            },
+            required=("amount",),
+        ),
+        description="Hit points absorb the damage; any overflow forces two injury saves "
+        "at DC 20 + overflow (6.6, ruling HD-4).",
+    ),
+    ActionSpec(
+        key="bypass",
+        label="Effect bypasses hit points",
+        params=params_schema(
+            {
+                "damage": _DAMAGE,
+                "attacker_level": {"type": "integer", "minimum": 1, "maximum": 100},
+            },
+            required=("damage", "attacker_level"),
+        ),
+        who="referee",
+        description="The character chooses: pay 10 hp per attacker level/HD, or take "
+        "injury saves at DC 20 + damage (6.12, ruling HD-8).",
+    ),
+    ActionSpec(
+        key="short_rest",
+        label="Short rest",
+        params=params_schema({"reroll": {"type": "boolean"}}, required=("reroll",)),
+        description="Ten minutes; re-rolling hp rolls (HD + fatigue)d6 keeping the lowest HD, "
+        "then adds a point of fatigue (6.4, 6.5, ruling HD-2).",
+    ),
+    ActionSpec(
+        key="long_rest",
+        label="Night's sleep",
+        params=params_schema({}),
+        description="Eight hours; fatigue back to 0, hp re-rolled with HD d6 (6.5, ruling HD-3).",
+    ),
+    ActionSpec(
+        key="treat_wound",
+        label="Treat a wound",
+        params=params_schema({"wound": _WOUND_ID}, required=("wound",)),
+        description="Marks a wound treated: no infection risk, no further worsening (HD-6, HD-7).",
+    ),
+    ActionSpec(
+        key="describe_wound",
+        label="Describe a wound",
+        params=params_schema(
+            {
+                "wound": _WOUND_ID,
+                "description": {"type": "string", "minLength": 1, "maxLength": 500},
+                "ability_losses": _ABILITY_LOSSES_SCHEMA,
+                "worsens_every": _WORSENS_EVERY_SCHEMA,
+                "worsen_dc": _WORSEN_DC_SCHEMA,
+                "until_long_rest": {"type": "boolean"},
+            },
+            required=("wound", "description"),
+        ),
+        who="referee",
+        description="The referee's description of a wound, its ability losses and how often "
+        "it worsens while untreated (6.9, 6.10, rulings HD-6, HD-7).",
+    ),
+    ActionSpec(
+        key="die_of_wounds",
+        label="Die of wounds",
+        params=params_schema({}),
+        description="The player lets the character die of their major wounds (6.10, HD-9).",
+    ),
+    ActionSpec(
+        key="stand_up",
+        label="Stand up",
+        params=params_schema({}),
+        who="referee",
+        description="The referee ends a collapse before the next rest (project ruling HD-P1).",
+    ),
+)
+
+
+def _modifier_text(modifier: int) -> str:
+    return f"{modifier:+d}" if modifier else ""
+
+
+def _save_text(which: str, roll: Roll, modifier: int, dc: int, passed: bool) -> str:
+    die = roll.kept[0]
+    verdict = "passes" if passed else "fails"
+    return f"{which} injury save {die}{_modifier_text(modifier)}={roll.total} vs DC {dc} {verdict}"
+
+
+def _worsen_key(wound_id: int) -> str:
+    return f"wound:{wound_id}:worsens"
+
+
+def _worsen_effect(wound: Mapping[str, Any]) -> ScheduledEffect:
+    """The next worsening of an untreated wound (ruling HD-7)."""
+    return ScheduledEffect(
+        kind=EFFECT_WORSENS,
+        due_in=int(wound["worsens_every"]),
+        payload={"wound": wound["id"]},
+        key=_worsen_key(int(wound["id"])),
+    )
+
+
+def _worsening(wound: Mapping[str, Any]) -> bool:
+    return wound["worsens_every"] is not None and not wound["treated"]
+
+
+def _sentence(parts: list[str]) -> str:
+    text = "; ".join(part for part in parts if part)
+    return text[:1].upper() + text[1:] + "."
+
+
+@dataclass
+class _Injury:
+    """What a pair of injury saves did, to be folded into a Result."""
+
+    parts: list[str] = field(default_factory=list)
+    outcome: dict[str, Any] = field(default_factory=dict)
+    pending: PendingChoice | None = None
+    cancel: tuple[str, ...] = ()
+
+
+class HitDice(Ruleset):
+    """Chapter 6 of the hit dice text: hit points, injuries and healing."""
+
+    key = "hit_dice"
+    name = "Hit dice"
+    sheet_schema: ClassVar[Mapping[str, Any]] = SHEET_SCHEMA
+    actions: ClassVar[tuple[ActionSpec, ...]] = ACTIONS
+    # 6.12: "by default" 10 hp per level or HD of the attacker (ruling HD-8, HD-P10).
+    options: ClassVar[Mapping[str, Any]] = {"bypass_hp_per_level": 10}
+
+    # -- sheets -----------------------------------------------------------------
+    def default_sheet(self) -> Sheet:
+        return {
+            "level": 1,
+            "hit_dice": 1,
+            "hp": 0,
+            "fatigue": 0,
+            "major_wound_marks": 0,
+            "strength_save": 10,  # ruling HD-1
+            "will_save": 10,  # ruling HD-1
+            "wounds": [],
+            "state": "standing",
+        }
+
+    def new_sheet(self, initial: Mapping[str, Any], dice: Dice) -> Sheet:
+        """Defaults, then ``initial``; hit dice follow the level (6.2, ruling HD-1) and
+        hp not given is rolled as after a rest (6.1, project ruling HD-P7)."""
+        data = copy.deepcopy(dict(initial))
+        sheet = self.default_sheet()
+        sheet.update(data)
+        if "hit_dice" not in data and isinstance(sheet["level"], int):
+            sheet["hit_dice"] = sheet["level"]
+        self.validate_sheet(sheet)
+        if "hp" not in data:
+            sheet["hp"] = dice.roll(f"{sheet['hit_dice']}d6", "Starting hp").total
+        return sheet
+
+    def validate_sheet(self, sheet: Mapping[str, Any]) -> None:
+        super().validate_sheet(sheet)
+        ids = [wound["id"] for wound in sheet["wounds"]]
+        if len(ids) != len(set(ids)):
+            raise RuleError("invalid sheet: wounds: two wounds share an id")
+
+    def status(self, sheet: Mapping[str, Any]) -> str:
+        """The sheet's state word: standing, collapsed or dead (project ruling HD-P1)."""
+        return str(sheet["state"])
+
+    # -- helpers ----------------------------------------------------------------
+    @staticmethod
+    def _check_alive(sheet: Mapping[str, Any], doing: str) -> None:
+        if sheet["state"] == "dead":
+            raise ActionBlocked(f"The character is dead and cannot {doing}.")
+
+    @staticmethod
+    def _find_wound(sheet: Mapping[str, Any], wound_id: int) -> dict[str, Any]:
+        for wound in sheet["wounds"]:
+            if wound["id"] == wound_id:
+                result: dict[str, Any] = wound
+                return result
+        raise RuleError(f"The character has no wound {wound_id}.")
+
+    def _bypass_cost_per_level(self, context: Context) -> int:
+        """10 hp per attacker level by default; a campaign option (project ruling HD-P10)."""
+        value = context.options.get("bypass_hp_per_level", self.options["bypass_hp_per_level"])
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise RuleError("The campaign option bypass_hp_per_level must be a whole number >= 1.")
+        return value
+
+    @staticmethod
+    def _add_wound(
+        sheet: Sheet, kind: str, description: str, cause: str, context: Context
+    ) -> dict[str, Any]:
+        """A new wound with the next id; ids are never reused (project ruling HD-P11)."""
+        wound: dict[str, Any] = {
+            "id": max((int(w["id"]) for w in sheet["wounds"]), default=0) + 1,
+            "kind": kind,
+            "description": description,
+            "treated": False,
+            "ability_losses": {},
+            "worsens_every": None,
+            "worsen_dc": DEFAULT_WORSEN_DC,
+            "until_long_rest": kind == "minor",  # ruling HD-6: the default cut's penalty
+            "expired": False,
+            "cause": cause[:200],
+            "received_at": max(0, context.clock),
+        }
+        sheet["wounds"].append(wound)
+        return wound
+
+    @staticmethod
+    def _die(sheet: Sheet) -> tuple[str, ...]:
+        """Mark the character dead; the keys of the worsenings to cancel."""
+        sheet["state"] = "dead"
+        return tuple(_worsen_key(int(w["id"])) for w in sheet["wounds"] if _worsening(w))
+
+    def _injury_saves(
+        self,
+        sheet: Sheet,
+        dc: int,
+        *,
+        give_up: bool,
+        cause: str,
+        minor_description: str,
+        dice: Dice,
+        context: Context,
+    ) -> _Injury:
+        """The pair of injury saves of 6.6-6.8 and 6.11 (rulings HD-4, HD-5, G-5).
+
+        Both saves are always rolled, strength first (project ruling HD-P2).
+        """
+        injury = _Injury()
+        strength = int(sheet["strength_save"])
+        s_roll = dice.roll(f"1d20{_modifier_text(strength)}", f"Strength injury save vs DC {dc}")
+        s_ok = s_roll.total >= dc  # ruling G-5: no automatic success or failure
+        injury.parts.append(_save_text("strength", s_roll, strength, dc, s_ok))
+        if give_up:  # 6.8, ruling HD-4: failed on purpose, declared before the roll
+            w_ok = False
+            injury.parts.append("gives up, failing the will injury save on purpose")
+        else:
+            will = int(sheet["will_save"])
+            w_roll = dice.roll(f"1d20{_modifier_text(will)}", f"Will injury save vs DC {dc}")
+            w_ok = w_roll.total >= dc
+            injury.parts.append(_save_text("will", w_roll, will, dc, w_ok))
+        injury.outcome.update(
+            {
+                "dc": dc,
+                "strength_save": "pass" if s_ok else "fail",
+                "will_save": "given_up" if give_up else ("pass" if w_ok else "fail"),
+            }
+        )
+
+        marks, level = int(sheet["major_wound_marks"]), int(sheet["level"])
+        if s_ok:  # 6.7: a minor wound
+            wound = self._add_wound(sheet, "minor", minor_description, cause, context)
+            injury.parts.append(f"minor wound {wound['id']}: {minor_description}")
+            injury.outcome["minor_wound"] = wound["id"]
+        elif marks >= level:  # 6.11, ruling HD-5: no choice, death
+            injury.cancel = self._die(sheet)
+            injury.parts.append(
+                f"with {marks} major wound mark{'s' if marks != 1 else ''} at level {level} "
+                "the failed strength save kills outright"
+            )
+            injury.outcome["died"] = True
+        else:  # 6.7, rulings HD-4 and G-3: the player chooses death or a major wound
+            injury.pending = PendingChoice(
+                kind=CHOICE_DEATH_OR_MAJOR,
+                prompt=f"The strength injury save vs DC {dc} failed: die outright, "
+                "or take a major wound?",
+                options=(
+                    ChoiceOption(
+                        "major_wound",
+                        f"Take a major wound (major wound mark {marks + 1}; at {level} marks "
+                        "a failed strength injury save kills)",
+                    ),
+                    ChoiceOption("death", "Die outright"),
+                ),
+                state={"dc": dc, "cause": cause},
+                who="owner",
+            )
+            injury.parts.append("the player must choose death or a major wound")
+            injury.outcome["choice"] = CHOICE_DEATH_OR_MAJOR
+
+        if not w_ok and sheet["state"] == "standing":  # 6.8
+            sheet["state"] = "collapsed"
+            injury.parts.append("collapses")
+            injury.outcome["collapsed"] = True
+        elif sheet["state"] == "collapsed":  # project ruling HD-P1
+            injury.parts.append("stays collapsed")
+        return injury
+
+    # -- actions ----------------------------------------------------------------
+    def action_damage(self, sheet: Sheet, params: Params, dice: Dice, context: Context) -> Result:
+        """6.6-6.8, rulings HD-4 and HD-5."""
+        self._check_alive(sheet, "take damage")
+        amount = int(params["amount"])
+        give_up = bool(params.get("give_up", False))
+        hp = int(sheet["hp"])
+        absorbed = min(hp, amount)
+        overflow = amount - absorbed
+        sheet["hp"] = hp - absorbed
+        head = f"takes {amount} damage: {absorbed} absorbed by hp ({hp} -> {sheet['hp']})"
+        outcome: dict[str, Any] = {
+            "amount": amount,
+            "absorbed": absorbed,
+            "overflow": overflow,
+            "hp": sheet["hp"],
+        }
+        if overflow == 0:
+            parts = [head + ", no overflow and no injury"]
+            if give_up:  # project ruling HD-P3
+                parts.append("there is no injury save to give up on")
+            return Result(
+                sheet=sheet, summary=_sentence(parts), rolls=tuple(dice.rolls), outcome=outcome
+            )
+        dc = INJURY_DC_BASE + overflow  # 6.6, ruling HD-4
+        injury = self._injury_saves(
+            sheet,
+            dc,
+            give_up=give_up,
+            cause=f"{amount} damage, overflow {overflow}",
+            minor_description=DEFAULT_MINOR_WOUND,
+            dice=dice,
+            context=context,
+        )
+        outcome.update(injury.outcome)
+        outcome["state"] = sheet["state"]
+        return Result(
+            sheet=sheet,
+            summary=_sentence([f"{head}, overflow {overflow}", *injury.parts]),
+            rolls=tuple(dice.rolls),
+            pending_choice=injury.pending,
+            cancel_effects=injury.cancel,
+            outcome=outcome,
+        )
+
+    def action_bypass(self, sheet: Sheet, params: Params, dice: Dice, context: Context) -> Result:
+        """6.12, ruling HD-8: pay 10 hp per attacker level (if hp covers it) or take saves."""
+        self._check_alive(sheet, "be hurt")
+        damage = int(params["damage"])
+        attacker_level = int(params["attacker_level"])
+        cost = self._bypass_cost_per_level(context) * attacker_level
+        dc = INJURY_DC_BASE + damage
+        hp = int(sheet["hp"])
+        can_pay = hp >= cost
+        options: list[ChoiceOption] = []
+        if can_pay:
+            options.append(
+                ChoiceOption("pay", f"Pay {cost} hp (hp {hp} -> {hp - cost}) and take no injury")
+            )
+        options += [
+            ChoiceOption("injury", f"Take the injury saves at DC {dc}"),
+            ChoiceOption(
+                "injury_give_up", f"Take the injury saves at DC {dc}, giving up on the will save"
+            ),
+        ]
+        choice = PendingChoice(
+            kind=CHOICE_BYPASS,
+            prompt=f"An effect bypasses hit points ({damage} damage, attacker level/HD "
+            f"{attacker_level}): "
+            + (f"pay {cost} hp or take " if can_pay else f"hp {hp} cannot pay {cost}; take ")
+            + f"injury saves at DC {dc}?",
+            options=tuple(options),
+            state={"damage": damage, "attacker_level": attacker_level, "cost": cost, "dc": dc},
+            who="owner",
+        )
+        if can_pay:
+            tail = f"the player chooses to pay {cost} hp or take injury saves at DC {dc}"
+        else:
+            tail = (
+                f"hp {hp} cannot cover the {cost} hp cost, so the player only chooses how to "
+                f"take the injury saves at DC {dc}"
+            )
+        summary = _sentence(
+            [
+                f"an effect bypasses hit points: {damage} damage from an attacker of level/HD "
+                f"{attacker_level}",
+                tail,
+            ]
+        )
+        return Result(
+            sheet=sheet,
+            summary=summary,
+            rolls=tuple(dice.rolls),
+            pending_choice=choice,
+            outcome={"damage": damage, "cost": cost, "dc": dc, "can_pay": can_pay},
+        )
+
+    def action_short_rest(
+        self, sheet: Sheet, params: Params, dice: Dice, context: Context
+    ) -> Result:
+        """6.4, 6.5, ruling HD-2; a collapsed character gets up (project ruling HD-P1)."""
+        self._check_alive(sheet, "rest")
+        parts: list[str] = []
+        outcome: dict[str, Any] = {"reroll": bool(params["reroll"])}
+        hp, hd, fatigue = int(sheet["hp"]), int(sheet["hit_dice"]), int(sheet["fatigue"])
+        if params["reroll"]:
+            if fatigue >= SHEET_SCHEMA["properties"]["fatigue"]["maximum"]:
+                raise RuleError(f"Fatigue is at its maximum of {fatigue}: sleep first.")
+            expression = f"{hd + fatigue}d6kl{hd}" if fatigue else f"{hd}d6"
+            roll = dice.roll(expression, f"Short rest hp re-roll ({hd} HD, {fatigue} fatigue)")
+            sheet["hp"] = roll.total  # replaces hp even when lower (6.4)
+            sheet["fatigue"] = fatigue + 1  # 6.5
+            rolled = f"{expression} = {roll.total}"
+            if fatigue:
+                rolled += f" (rolled {list(roll.dice)}, kept the lowest {list(roll.kept)})"
+            parts.append(f"short rest: hp re-rolled {rolled}, hp {hp} -> {roll.total}")
+            parts.append(f"fatigue {fatigue} -> {fatigue + 1}")
+        else:
+            parts.append(f"short rest without re-rolling: hp stays {hp}, fatigue stays {fatigue}")
+        if sheet["state"] == "collapsed":
+            sheet["state"] = "standing"
+            parts.append("stands up again")
+            outcome["stood_up"] = True
+        outcome.update({"hp": sheet["hp"], "fatigue": sheet["fatigue"]})
+        return Result(
+            sheet=sheet,
+            summary=_sentence(parts),
+            rolls=tuple(dice.rolls),
+            outcome=outcome,
+            elapsed_minutes=SHORT_REST_MINUTES,
+        )
+
+    def action_long_rest(
+        self, sheet: Sheet, params: Params, dice: Dice, context: Context
+    ) -> Result:
+        """6.5, rulings HD-3 and HD-6; a collapsed character gets up (HD-P1)."""
+        self._check_alive(sheet, "rest")
+        hp, hd, fatigue = int(sheet["hp"]), int(sheet["hit_dice"]), int(sheet["fatigue"])
+        sheet["fatigue"] = 0  # ruling HD-3: first the reset, then the re-roll
+        roll = dice.roll(f"{hd}d6", f"Night's sleep hp re-roll ({hd} HD)")
+        sheet["hp"] = roll.total
+        parts = [
+            f"night's sleep: fatigue {fatigue} -> 0",
+            f"hp re-rolled {hd}d6 = {roll.total}, hp {hp} -> {roll.total}",
+        ]
+        ended = []
+        for wound in sheet["wounds"]:
+            if wound["until_long_rest"] and not wound["expired"]:
+                wound["expired"] = True
+                ended.append(wound["id"])
+        if ended:
+            parts.append(
+                "the penalties 'until the next long rest' of wound"
+                f"{'s' if len(ended) > 1 else ''} {', '.join(map(str, ended))} end"
+            )
+        at_risk = [w for w in sheet["wounds"] if w["kind"] == "minor" and not w["treated"]]
+        if at_risk:
+            listed = ", ".join(f"wound {w['id']} ({w['description']})" for w in at_risk)
+            parts.append(f"untreated minor wounds at risk of infection: {listed}")
+        outcome: dict[str, Any] = {
+            "hp": sheet["hp"],
+            "fatigue": 0,
+            "penalties_ended": ended,
+            "infection_risk": [w["id"] for w in at_risk],
+        }
+        if sheet["state"] == "collapsed":
+            sheet["state"] = "standing"
+            parts.append("stands up again")
+            outcome["stood_up"] = True
+        return Result(
+            sheet=sheet,
+            summary=_sentence(parts),
+            rolls=tuple(dice.rolls),
+            outcome=outcome,
+            elapsed_minutes=LONG_REST_MINUTES,
+        )
+
+    def action_treat_wound(
+        self, sheet: Sheet, params: Params, dice: Dice, context: Context
+    ) -> Result:
+        """Rulings HD-6 (no infection risk) and HD-7 (no more worsening); project ruling HD-P8."""
+        self._check_alive(sheet, "have a wound treated")
+        wound = self._find_wound(sheet, int(params["wound"]))
+        if wound["treated"]:
+            raise RuleError(f"Wound {wound['id']} is already treated.")
+        cancel: tuple[str, ...] = ()
+        parts = [f"wound {wound['id']} ({wound['description']}) is treated"]
+        if _worsening(wound):
+            cancel = (_worsen_key(int(wound["id"])),)
+            parts.append("it stops worsening")
+        if wound["kind"] == "minor":
+            parts.append("it is no longer at risk of infection")
+        wound["treated"] = True
+        return Result(
+            sheet=sheet,
+            summary=_sentence(parts),
+            rolls=tuple(dice.rolls),
+            cancel_effects=cancel,
+            outcome={"wound": wound["id"], "treated": True},
+        )
+
+    def action_describe_wound(
+        self, sheet: Sheet, params: Params, dice: Dice, context: Context
+    ) -> Result:
+        """6.9, 6.10, rulings HD-6 and HD-7; project rulings HD-P5 and HD-P6."""
+        self._check_alive(sheet, "have a wound described")
+        wound = self._find_wound(sheet, int(params["wound"]))
+        wound_id = int(wound["id"])
+        new_losses: dict[str, int] = dict(params.get("ability_losses", {}))
+        parts = [f"wound {wound_id} ({wound['kind']}) is now: {params['description']}"]
+        if new_losses:
+            listed = ", ".join(f"-{points} {name}" for name, points in new_losses.items())
+            parts.append(f"ability losses {listed}")
+        save_bounds = SHEET_SCHEMA["properties"]["strength_save"]
+        for ability, save_field in SAVE_ABILITIES.items():  # project ruling HD-P6
+            delta = new_losses.get(ability, 0) - int(wound["ability_losses"].get(ability, 0))
+            if not delta:
+                continue
+            before = int(sheet[save_field])
+            after = before - delta
+            if not save_bounds["minimum"] <= after <= save_bounds["maximum"]:
+                raise RuleError(
+                    f"That {ability} loss would take {save_field} from {before} to {after}, "
+                    f"outside {save_bounds['minimum']}..{save_bounds['maximum']}."
+                )
+            sheet[save_field] = after
+            parts.append(f"{save_field.replace('_', ' ')} {before} -> {after}")
+        old_every = wound["worsens_every"]
+        new_every = params.get("worsens_every")
+        wound.update(
+            {
+                "description": params["description"],
+                "ability_losses": new_losses,
+                "worsens_every": new_every,
+                "worsen_dc": int(params.get("worsen_dc", DEFAULT_WORSEN_DC)),
+                "until_long_rest": bool(params.get("until_long_rest", wound["kind"] == "minor")),
+            }
+        )
+        effects: tuple[ScheduledEffect, ...] = ()
+        cancel: tuple[str, ...] = ()
+        if new_every is not None:
+            parts.append(
+                f"it worsens every {new_every} minutes unless treated "
+                f"(injury saves at DC {wound['worsen_dc']})"
+            )
+        if not wound["treated"] and new_every != old_every:  # project ruling HD-P5
+            if old_every is not None:
+                cancel = (_worsen_key(wound_id),)
+            if new_every is not None:
+                effects = (_worsen_effect(wound),)  # ruling HD-7
+                parts.append(f"first worsening in {new_every} minutes")
+            else:
+                parts.append("it no longer worsens")
+        elif wound["treated"] and new_every is not None:
+            parts.append("it is treated, so it does not worsen")
+        return Result(
+            sheet=sheet,
+            summary=_sentence(parts),
+            rolls=tuple(dice.rolls),
+            effects=effects,
+            cancel_effects=cancel,
+            outcome={"wound": wound_id, "worsens_every": new_every},
+        )
+
+    def action_die_of_wounds(
+        self, sheet: Sheet, params: Params, dice: Dice, context: Context
+    ) -> Result:
+        """6.10, ruling HD-9; only with a major wound (project ruling HD-P9)."""
+        self._check_alive(sheet, "die again")
+        majors = [int(w["id"]) for w in sheet["wounds"] if w["kind"] == "major"]
+        if not majors:
+            raise RuleError("The character has no major wound to die of.")
+        cancel = self._die(sheet)
+        listed = ", ".join(map(str, majors))
+        return Result(
+            sheet=sheet,
+            summary=_sentence(
+                [
+                    f"dies of their major wound{'s' if len(majors) > 1 else ''} ({listed}), "
+                    "as the player chose"
+                ]
+            ),
+            rolls=tuple(dice.rolls),
+            cancel_effects=cancel,
+            outcome={"died": True, "major_wounds": majors},
+        )
+
+    def action_stand_up(self, sheet: Sheet, params: Params, dice: Dice, context: Context) -> Result:
+        """Project ruling HD-P1: the referee may end a collapse before a rest."""
+        self._check_alive(sheet, "stand up")
+        if sheet["state"] != "collapsed":
+            raise RuleError("The character is not collapsed.")
+        sheet["state"] = "standing"
+        return Result(
+            sheet=sheet,
+            summary="Stands up again, as the referee rules.",
+            rolls=tuple(dice.rolls),
+            outcome={"state": "standing"},
+        )
+
+    # -- choices ----------------------------------------------------------------
+    def choose(
+        self,
+        sheet: Mapping[str, Any],
+        choice: PendingChoice,
+        option: str,
+        dice: Dice,
+        context: Context,
+    ) -> Result:
+        """Answer a death-or-major-wound choice (6.7) or a bypass choice (HD-8)."""
+        if choice.kind not in (CHOICE_DEATH_OR_MAJOR, CHOICE_BYPASS):
+            return super().choose(sheet, choice, option, dice, context)
+        new_sheet: Sheet = copy.deepcopy(dict(sheet))
+        self._check_alive(new_sheet, "answer a choice")
+        if option not in choice.option_keys():
+            raise RuleError(
+                f"{option!r} is not an option here; choose one of "
+                f"{', '.join(choice.option_keys())}."
+            )
+        state = dict(choice.state)
+        if choice.kind == CHOICE_DEATH_OR_MAJOR:
+            result = self._choose_death_or_major(new_sheet, option, state, dice, context)
+        else:
+            result = self._choose_bypass(new_sheet, option, state, dice, context)
+        self.validate_sheet(result.sheet)
+        return result
+
+    def _choose_death_or_major(
+        self, sheet: Sheet, option: str, state: dict[str, Any], dice: Dice, context: Context
+    ) -> Result:
+        if option == "death":
+            cancel = self._die(sheet)
+            return Result(
+                sheet=sheet,
+                summary="Chooses death: the character dies of the failed strength injury save.",
+                rolls=tuple(dice.rolls),
+                cancel_effects=cancel,
+                outcome={"died": True},
+            )
+        marks, level = int(sheet["major_wound_marks"]), int(sheet["level"])
+        if marks >= level:  # rulings HD-5, HD-P12: the marks reached level meanwhile
+            raise RuleError(
+                f"With {marks} major wound marks at level {level} no further major wound can "
+                "be chosen; only death remains."
+            )
+        cause = str(state.get("cause", "failed strength injury save"))
+        wound = self._add_wound(sheet, "major", MAJOR_WOUND_PLACEHOLDER, cause, context)
+        sheet["major_wound_marks"] = marks + 1  # 6.11
+        return Result(
+            sheet=sheet,
+            summary=_sentence(
+                [
+                    f"chooses a major wound: wound {wound['id']}, major wound mark {marks + 1} "
+                    f"at level {level}",
+                    "the referee describes it",
+                ]
+            ),
+            rolls=tuple(dice.rolls),
+            outcome={
+                "major_wound": wound["id"],
+                "major_wound_marks": marks + 1,
+                "needs_description": True,
+            },
+        )
+
+    def _choose_bypass(
+        self, sheet: Sheet, option: str, state: dict[str, Any], dice: Dice, context: Context
+    ) -> Result:
+        damage, cost, dc = int(state["damage"]), int(state["cost"]), int(state["dc"])
+        hp = int(sheet["hp"])
+        if option == "pay":
+            if hp < cost:  # project ruling HD-P12
+                raise RuleError(f"hp {hp} no longer covers the {cost} hp cost.")
+            sheet["hp"] = hp - cost
+            return Result(
+                sheet=sheet,
+                summary=f"Pays {cost} hp to stop the effect (hp {hp} -> {hp - cost}); no injury.",
+                rolls=tuple(dice.rolls),
+                outcome={"paid": cost, "hp": sheet["hp"]},
+            )
+        injury = self._injury_saves(
+            sheet,
+            dc,
+            give_up=option == "injury_give_up",
+            cause=f"effect bypassing hit points, {damage} damage",
+            minor_description=DEFAULT_MINOR_WOUND,
+            dice=dice,
+            context=context,
+        )
+        outcome = {"paid": 0, **injury.outcome, "state": sheet["state"]}
+        return Result(
+            sheet=sheet,
+            summary=_sentence(
+                [f"takes the injury saves at DC {dc}: {injury.parts[0]}", *injury.parts[1:]]
+            ),
+            rolls=tuple(dice.rolls),
+            pending_choice=injury.pending,
+            cancel_effects=injury.cancel,
+            outcome=outcome,
+        )
+
+    # -- scheduled effects --------------------------------------------------------
+    def apply_effect(
+        self,
+        sheet: Mapping[str, Any],
+        kind: str,
+        payload: Mapping[str, Any],
+        dice: Dice,
+        context: Context,
+    ) -> Result:
+        """``wound_worsens``: a new pair of injury saves (ruling HD-7, project ruling HD-P4)."""
+        if kind != EFFECT_WORSENS:
+            return super().apply_effect(sheet, kind, payload, dice, context)
+        new_sheet: Sheet = copy.deepcopy(dict(sheet))
+        wound_id = payload.get("wound")
+        if isinstance(wound_id, bool) or not isinstance(wound_id, int):
+            raise RuleError("A wound_worsens effect needs the wound's id.")
+        wound = self._find_wound(new_sheet, wound_id)
+        quiet = {"wound": wound_id, "worsened": False}
+        if new_sheet["state"] == "dead":
+            return Result(
+                sheet=new_sheet,
+                summary=f"Wound {wound_id} does not worsen: the character is dead.",
+                outcome=quiet,
+            )
+        if wound["treated"]:
+            return Result(
+                sheet=new_sheet,
+                summary=f"Wound {wound_id} was treated and no longer worsens.",
+                outcome=quiet,
+            )
+        if wound["worsens_every"] is None:
+            return Result(
+                sheet=new_sheet,
+                summary=f"Wound {wound_id} no longer worsens.",
+                outcome=quiet,
+            )
+        injury = self._injury_saves(
+            new_sheet,
+            int(wound["worsen_dc"]),
+            give_up=False,
+            cause=f"wound {wound_id} worsening",
+            minor_description=f"Wound {wound_id} worsened: -2 to heavy physical tasks until "
+            "the next long rest",
+            dice=dice,
+            context=context,
+        )
+        effects: tuple[ScheduledEffect, ...] = ()
+        if new_sheet["state"] != "dead":
+            effects = (_worsen_effect(wound),)
+            injury.parts.append(
+                f"it worsens again in {wound['worsens_every']} minutes unless treated"
+            )
+        result = Result(
+            sheet=new_sheet,
+            summary=_sentence([f"wound {wound_id} worsens: {injury.parts[0]}", *injury.parts[1:]]),
+            rolls=tuple(dice.rolls),
+            pending_choice=injury.pending,
+            effects=effects,
+            cancel_effects=injury.cancel,
+            outcome={
+                "wound": wound_id,
+                "worsened": True,
+                **injury.outcome,
+                "state": new_sheet["state"],
+            },
+        )
+        self.validate_sheet(result.sheet)
+        return result
