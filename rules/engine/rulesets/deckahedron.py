@@ -1,0 +1,880 @@
+"""Deckahedron (``seeds/deckahedron.md``): stamina as cards, harm and wound tokens.
+
+A character's Deckahedron is a deck of 20 cards (``deckahedron_deck.csv`` beside this
+module, ruling DK-1). Each card shows a result (xx, x, v, vv) at each of the four
+ranks, and ten cards carry the Stamina symbol. Losing Stamina moves Stamina cards to
+the exhaustion pile; harm and wound tokens sit on that pile and hold cards there
+through rest and healing; wound cards cycle through the deck and cut flips short.
+
+Every pile is an ordered list of card ids, top card first (project ruling DK-P1). The
+deck's order is the server's secret: :meth:`Deckahedron.public_sheet` shows it sorted,
+and every shuffle is a hidden roll of the dice service (DK-P2), so it is recorded and
+reproducible but shown to referees only.
+
+docs/rulesets/deckahedron.md explains the actions and lists the rulings (DK-1..DK-9)
+and project rulings (DK-P1..) cited below.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rules.engine.dice import Dice
+from rules.engine.interface import (
+    ActionBlocked,
+    ActionSpec,
+    ChoiceOption,
+    Context,
+    Params,
+    PendingChoice,
+    Result,
+    RuleError,
+    Ruleset,
+    Sheet,
+    params_schema,
+    validate,
+)
+
+RESULTS = ("xx", "x", "v", "vv")  # two crosses, cross, check, two checks (DK-1)
+RANK_NAMES = {1: "Anchor", 2: "Bulb", 3: "Crescent", 4: "Dart"}  # ruling DK-2
+ATTRIBUTES = ("strength", "dexterity", "intelligence")
+BREATHER_ATTRIBUTES = ("intelligence", "dexterity")
+PILES = ("deck", "discard", "exhaustion")
+MAX_HARM = 2  # ruling DK-2
+MAX_WOUNDS = 2  # ruling DK-2
+DECK_FILE = Path(__file__).with_name("deckahedron_deck.csv")
+WOUND_CHOICE = "wound_card_stamina"
+
+
+@dataclass(frozen=True)
+class Card:
+    """One card of ``deckahedron_deck.csv``: its result at ranks 1-4 and Stamina symbol."""
+
+    id: str
+    results: tuple[str, str, str, str]
+    stamina: bool
+    note: str = ""
+
+    @property
+    def wound(self) -> bool:
+        return self.id.startswith("W")
+
+    def result(self, rank: int) -> str:
+        return self.results[rank - 1]
+
+    def flip_record(self, rank: int) -> dict[str, Any]:
+        """What a flip of this card shows, for ``Result.outcome``."""
+        return {
+            "card": self.id,
+            "result": self.result(rank),
+            "stamina": self.stamina,
+            "wound": self.wound,
+        }
+
+
+def load_cards(path: Path = DECK_FILE) -> dict[str, Card]:
+    """The cards by id in file order: "1".."20", then the wound cards W1, W2 (DK-1)."""
+    with path.open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    cards: dict[str, Card] = {}
+    for row in rows:
+        results = (row["rank1_anchor"], row["rank2_bulb"], row["rank3_crescent"], row["rank4_dart"])
+        if any(result not in RESULTS for result in results) or row["stamina"] not in {"yes", "no"}:
+            raise ValueError(f"bad Deckahedron card row in {path.name}: {row}")
+        cards[row["card"]] = Card(row["card"], results, row["stamina"] == "yes", row["note"])
+    expected = [str(number) for number in range(1, 21)] + ["W1", "W2"]
+    stamina = [card.id for card in cards.values() if card.stamina]
+    if (
+        list(cards) != expected
+        or len(stamina) != 10
+        or any(card.startswith("W") for card in stamina)
+    ):
+        raise ValueError(f"{path.name} must list cards 1-20 (10 with Stamina), then W1 and W2")
+    return cards
+
+
+CARDS = load_cards()
+CARD_IDS = tuple(CARDS)
+WOUND_CARD_IDS = tuple(card for card in CARD_IDS if CARDS[card].wound)
+DECK_CARD_IDS = tuple(card for card in CARD_IDS if not CARDS[card].wound)
+STAMINA_CARD_IDS = tuple(card for card in CARD_IDS if CARDS[card].stamina)
+_CARD_ORDER = {card: index for index, card in enumerate(CARD_IDS)}
+
+_RANK = {"type": "integer", "minimum": 1, "maximum": 4}
+
+
+def _pile(cards: tuple[str, ...]) -> dict[str, Any]:
+    return {
+        "type": "array",
+        "items": {"type": "string", "enum": list(cards)},
+        "uniqueItems": True,
+        "maxItems": len(cards),
+    }
+
+
+SHEET_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "strength": _RANK,
+        "dexterity": _RANK,
+        "intelligence": _RANK,
+        "deck": _pile(CARD_IDS),
+        "discard": _pile(CARD_IDS),
+        "exhaustion": _pile(STAMINA_CARD_IDS),
+        "harm": {"type": "integer", "minimum": 0, "maximum": MAX_HARM},
+        "wounds": {"type": "integer", "minimum": 0, "maximum": MAX_WOUNDS},
+        "incapacitated": {"type": "boolean"},
+    },
+    "required": [*ATTRIBUTES, *PILES, "harm", "wounds", "incapacitated"],
+    "additionalProperties": False,
+}
+
+_INITIAL_SCHEMA = params_schema({attribute: _RANK for attribute in ATTRIBUTES})
+_DESCRIPTION = {"type": "string", "maxLength": 300}
+_RESHUFFLE_FIRST = {
+    "type": "boolean",
+    "default": False,
+    "description": "Shuffle the discard pile into the deck before searching (DK-4).",
+}
+
+_WOUND_STATE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "action": {"enum": ["flip", "take_breather"]},
+        "summary": {"type": "string"},
+        "outcome": {
+            "type": "object",
+            "properties": {
+                "rank": _RANK,
+                "cards": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "card": {"enum": list(CARD_IDS)},
+                            "result": {"enum": list(RESULTS)},
+                        },
+                        "required": ["card", "result"],
+                    },
+                },
+            },
+            "required": ["rank", "cards"],
+        },
+    },
+    "required": ["action", "summary", "outcome"],
+}
+
+
+# -- pile mechanics (the sheet passed in is the action's own copy) ----------------------
+
+
+def _cards(cards: list[str]) -> str:
+    return ", ".join(cards) if cards else "none"
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def _shuffle_discard_in(sheet: Sheet, dice: Dice, label: str) -> None:
+    """The discard pile goes into the deck, shuffled; hidden, it fixes the order (DK-P2)."""
+    sheet["deck"] = dice.shuffle(sheet["deck"] + sheet["discard"], label, hidden=True)
+    sheet["discard"] = []
+
+
+def _flip_cards(
+    sheet: Sheet, dice: Dice, rank: int, count: int
+) -> tuple[list[dict[str, Any]], int]:
+    """Flip up to ``count`` cards onto the discard pile; a wound card stops it (DK-3).
+
+    Returns the flips as outcome records and how often an empty deck was refilled.
+    """
+    flips: list[dict[str, Any]] = []
+    refills = 0
+    for _ in range(count):
+        if not sheet["deck"]:  # ruling DK-3: refill an empty deck from the discard pile
+            _shuffle_discard_in(sheet, dice, "deck ran out: discard pile shuffled in")
+            refills += 1
+        card = CARDS[sheet["deck"].pop(0)]
+        sheet["discard"].insert(0, card.id)
+        flips.append(card.flip_record(rank))
+        if card.wound:  # ruling DK-3: a wound card stops the flip sequence at once
+            break
+    return flips, refills
+
+
+def _flips_text(flips: list[dict[str, Any]]) -> str:
+    parts = []
+    for flip in flips:
+        text = f"{flip['card']} {flip['result']}"
+        if flip["wound"]:
+            text += " (wound card: a guttural noise, the flipping stops)"
+        parts.append(text)
+    return ", ".join(parts)
+
+
+@dataclass
+class StaminaLoss:
+    """What one "lose N Stamina" search did (ruling DK-4)."""
+
+    requested: int
+    reshuffled_first: bool = False
+    exhausted: list[str] = field(default_factory=list)
+    discarded: list[str] = field(default_factory=list)
+    reshuffles: int = 0  # times the deck ran out and the discard pile was shuffled in
+    incapacitated: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "requested": self.requested,
+            "lost": len(self.exhausted),
+            "reshuffled_first": self.reshuffled_first,
+            "exhausted_cards": list(self.exhausted),
+            "discarded_cards": list(self.discarded),
+            "reshuffles": self.reshuffles,
+            "incapacitated": self.incapacitated,
+        }
+
+    def describe(self) -> str:
+        details = (
+            f"{_cards(self.exhausted)} to the exhaustion pile, "
+            f"{_plural(len(self.discarded), 'other card')} to discard"
+        )
+        if self.reshuffled_first:
+            details += "; discard pile shuffled in first"
+        if self.reshuffles:
+            details += f"; the deck ran out, discard pile shuffled in x{self.reshuffles}"
+        if self.incapacitated:
+            return (
+                f"finds only {len(self.exhausted)} of {self.requested} Stamina ({details}) and "
+                "is incapacitated: no Stamina card is left in the deck or the discard pile"
+            )
+        return f"loses {self.requested} Stamina ({details})"
+
+
+def _search_stamina(sheet: Sheet, dice: Dice, loss: StaminaLoss) -> str | None:
+    """Flip until a Stamina card shows; ``None`` when none is left anywhere (DK-4)."""
+    while True:
+        if not sheet["deck"]:
+            if not any(CARDS[card].stamina for card in sheet["discard"]):
+                return None  # project ruling DK-P6: no pointless shuffle first
+            _shuffle_discard_in(
+                sheet, dice, "deck ran out in the Stamina search: discard shuffled in"
+            )
+            loss.reshuffles += 1
+        card: str = sheet["deck"].pop(0)
+        if CARDS[card].stamina:
+            return card
+        # Project ruling DK-P4: a wound card met while searching costs nothing more.
+        sheet["discard"].insert(0, card)
+        loss.discarded.append(card)
+
+
+def _lose_stamina(sheet: Sheet, amount: int, reshuffle_first: bool, dice: Dice) -> StaminaLoss:
+    """Lose ``amount`` Stamina points one by one; incapacitated if they run out (DK-4)."""
+    loss = StaminaLoss(requested=amount)
+    if reshuffle_first and sheet["discard"]:  # the player's option (DK-4, DK-P5)
+        _shuffle_discard_in(sheet, dice, "discard pile shuffled in before the Stamina search")
+        loss.reshuffled_first = True
+    for _ in range(amount):
+        card = _search_stamina(sheet, dice, loss)
+        if card is None:
+            sheet["incapacitated"] = True
+            loss.incapacitated = True
+            break
+        sheet["exhaustion"].insert(0, card)
+        loss.exhausted.append(card)
+    return loss
+
+
+def _token_floor(sheet: Mapping[str, Any]) -> int:
+    return int(sheet["harm"]) + int(sheet["wounds"])
+
+
+def _regain_stamina(sheet: Sheet, amount: int, dice: Dice) -> list[str]:
+    """Move up to ``amount`` Stamina cards from the exhaustion pile into the deck (DK-5).
+
+    Cards come off the top of the pile (DK-P7) and never leave fewer cards there than
+    harm + wound tokens; the deck is shuffled with them.
+    """
+    movable = max(0, len(sheet["exhaustion"]) - _token_floor(sheet))
+    count = min(amount, movable)
+    moved: list[str] = sheet["exhaustion"][:count]
+    if moved:
+        sheet["exhaustion"] = sheet["exhaustion"][count:]
+        sheet["deck"] = dice.shuffle(
+            sheet["deck"] + moved, "regained Stamina shuffled into the deck", hidden=True
+        )
+    return moved
+
+
+def _recover(sheet: Sheet, keep: int, dice: Dice, why: str) -> tuple[list[str], list[str]]:
+    """Keep ``keep`` random cards on the exhaustion pile, shuffle the rest in (DK-8).
+
+    The kept cards are picked one by one with public 1dN rolls and stay in their pile
+    order; the discard pile is left alone.
+    """
+    pile: list[str] = list(sheet["exhaustion"])
+    if keep >= len(pile):
+        chosen = set(pile)
+    else:
+        candidates = list(pile)
+        for _ in range(keep):
+            candidates.remove(dice.pick(candidates, f"{why}: card kept on the exhaustion pile"))
+        chosen = set(pile) - set(candidates)
+    kept = [card for card in pile if card in chosen]
+    returned = [card for card in pile if card not in chosen]
+    sheet["exhaustion"] = kept
+    if returned:
+        sheet["deck"] = dice.shuffle(
+            sheet["deck"] + returned, f"{why}: exhaustion pile shuffled into the deck", hidden=True
+        )
+    return kept, returned
+
+
+def _able_to_act(sheet: Sheet) -> bool:
+    """Ruling DK-9: a Stamina card in the deck or discard pile, and fewer than 2 wounds."""
+    in_play = sheet["deck"] + sheet["discard"]
+    return int(sheet["wounds"]) < MAX_WOUNDS and any(CARDS[card].stamina for card in in_play)
+
+
+def _end_incapacitation(sheet: Sheet) -> bool:
+    """After rest or healing: clear incapacitation when able to act again (DK-9)."""
+    if sheet["incapacitated"] and _able_to_act(sheet):
+        sheet["incapacitated"] = False
+        return True
+    return False
+
+
+def _take_wound(sheet: Sheet, reshuffle_first: bool, dice: Dice) -> tuple[dict[str, Any], str]:
+    """Take a wound as the text says (DK-7); returns outcome facts and a phrase."""
+    if sheet["wounds"] >= MAX_WOUNDS:
+        sheet["incapacitated"] = True
+        return (
+            {"third_wound": True, "incapacitated": True},
+            "a third wound on top of 2: incapacitated",
+        )
+    loss = _lose_stamina(sheet, 1, reshuffle_first, dice)
+    sheet["wounds"] += 1
+    # Ruling DK-7: W1 first, then W2; healing takes back the latest (DK-P10).
+    card = WOUND_CARD_IDS[sheet["wounds"] - 1]
+    sheet["discard"].insert(0, card)
+    facts = {
+        "third_wound": False,
+        "stamina_loss": loss.as_dict(),
+        "wound_card": card,
+        "incapacitated": bool(sheet["incapacitated"]),
+    }
+    text = (
+        f"{loss.describe()}; wound token {sheet['wounds']} of {MAX_WOUNDS} on the exhaustion "
+        f"pile and wound card {card} on the discard pile"
+    )
+    return facts, text
+
+
+def _apply_breather(sheet: Sheet, result: str, dice: Dice) -> tuple[dict[str, Any], str]:
+    """The breather's result as the text lists it, regaining under DK-5 (DK-6)."""
+    roll: int | None = None
+    if result in {"vv", "v"}:
+        roll = dice.roll("1d4", "take a breather: Stamina regained").total
+        amount = roll
+    else:
+        amount = 1 if result == "x" else 0
+    moved = _regain_stamina(sheet, amount, dice)
+    foe = result != "vv"
+    facts = {
+        "regain": amount,
+        "regain_roll": roll,
+        "regained_cards": moved,
+        "stamina_regained": len(moved),
+        "foe_superior_position": foe,
+    }
+    if amount == 0:
+        text = "regains nothing"
+    else:
+        text = f"regains {len(moved)}" + (f" of {amount}" if len(moved) < amount else "")
+        text += " Stamina" + (f" (1d4 = {roll})" if roll is not None else "")
+        if moved:
+            text += f": {_cards(moved)} shuffled into the deck"
+        if len(moved) < amount:
+            text += " (harm and wound tokens hold the rest on the exhaustion pile)"
+    if foe:
+        text += "; the foe moves to a superior position"
+    return facts, text
+
+
+def _capitalized(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _attribute_label(attribute: str, rank: int) -> str:
+    return f"{attribute.capitalize()} ({RANK_NAMES[rank]})"
+
+
+def _minutes(context: Context, option: str, default: int) -> int:
+    """A campaign option giving in-game minutes (project ruling DK-P11)."""
+    value = context.options.get(option, default)
+    if type(value) is not int or value < 0:
+        raise RuleError(
+            f"campaign option {option} must be a whole number of minutes, not {value!r}"
+        )
+    return value
+
+
+class Deckahedron(Ruleset):
+    key = "deckahedron"
+    name = "Deckahedron"
+    sheet_schema = SHEET_SCHEMA
+    # Project ruling DK-P11: in-game time rest and healing take.
+    options = {"rest_minutes": 8 * 60, "heal_minutes": 24 * 60}
+    actions = (
+        ActionSpec(
+            key="flip",
+            label="Flip cards",
+            params=params_schema(
+                {
+                    "attribute": {"type": "string", "enum": list(ATTRIBUTES)},
+                    "count": {"type": "integer", "minimum": 1, "maximum": 20, "default": 1},
+                },
+                required=("attribute",),
+            ),
+            description=(
+                "Flip cards from the deck, reading each at the attribute's rank; a wound "
+                "card stops the flipping and costs 1 Stamina (DK-3)."
+            ),
+        ),
+        ActionSpec(
+            key="lose_stamina",
+            label="Lose Stamina",
+            params=params_schema(
+                {
+                    "amount": {"type": "integer", "minimum": 1, "maximum": 10, "default": 1},
+                    "reshuffle_first": _RESHUFFLE_FIRST,
+                }
+            ),
+            description=(
+                "Search the deck for Stamina cards and put them on the exhaustion pile; "
+                "incapacitated if none is left (DK-4)."
+            ),
+        ),
+        ActionSpec(
+            key="take_breather",
+            label="Take a breather",
+            params=params_schema(
+                {"attribute": {"type": "string", "enum": list(BREATHER_ATTRIBUTES)}},
+                required=("attribute",),
+            ),
+            description="Flip one card with Intelligence or Dexterity to regain Stamina (DK-6).",
+        ),
+        ActionSpec(
+            key="take_harm",
+            label="Take a strain, sprain or bruise",
+            params=params_schema(
+                {"description": _DESCRIPTION, "reshuffle_first": _RESHUFFLE_FIRST}
+            ),
+            description=(
+                "Lose 1 Stamina and put a harm token on the exhaustion pile; a third harm "
+                "is a wound instead (DK-7)."
+            ),
+        ),
+        ActionSpec(
+            key="take_wound",
+            label="Take a wound",
+            params=params_schema(
+                {"description": _DESCRIPTION, "reshuffle_first": _RESHUFFLE_FIRST}
+            ),
+            description=(
+                "Lose 1 Stamina, put a wound token on the exhaustion pile and a wound card "
+                "on the discard pile; a third wound incapacitates (DK-7)."
+            ),
+        ),
+        ActionSpec(
+            key="rest",
+            label="Rest",
+            params=params_schema({}),
+            description=(
+                "Several hours of rest: remove a harm token, keep one random exhaustion card "
+                "per remaining token, shuffle the others into the deck (DK-8)."
+            ),
+        ),
+        ActionSpec(
+            key="heal",
+            label="Spend a day healing",
+            params=params_schema({"description": _DESCRIPTION}),
+            description=(
+                "Remove a wound token and its wound card and every harm token, keep one "
+                "random exhaustion card per remaining wound, shuffle the others in (DK-7, DK-8)."
+            ),
+        ),
+        ActionSpec(
+            key="clear_incapacitation",
+            label="Clear incapacitation",
+            params=params_schema({}),
+            who="referee",
+            description="The referee ends the character's incapacitation (DK-9).",
+        ),
+    )
+
+    # -- sheets -----------------------------------------------------------------
+    def default_sheet(self) -> Sheet:
+        # Project ruling DK-P3: every rank starts at 1 (Anchor) unless set.
+        return {
+            "strength": 1,
+            "dexterity": 1,
+            "intelligence": 1,
+            "deck": list(DECK_CARD_IDS),
+            "discard": [],
+            "exhaustion": [],
+            "harm": 0,
+            "wounds": 0,
+            "incapacitated": False,
+        }
+
+    def new_sheet(self, initial: Mapping[str, Any], dice: Dice) -> Sheet:
+        """All 20 cards shuffled into the deck; ``initial`` may set only the three ranks."""
+        validate(dict(initial), _INITIAL_SCHEMA, "initial sheet")
+        sheet = self.default_sheet()
+        sheet.update({attribute: int(rank) for attribute, rank in initial.items()})
+        sheet["deck"] = dice.shuffle(
+            DECK_CARD_IDS, "new character: the Deckahedron is shuffled", hidden=True
+        )
+        self.validate_sheet(sheet)
+        return sheet
+
+    def validate_sheet(self, sheet: Mapping[str, Any]) -> None:
+        """The JSON schema, then what a schema cannot say: every card in one place."""
+        super().validate_sheet(sheet)
+        problems = _sheet_problems(sheet)
+        if problems:
+            raise RuleError("invalid sheet: " + "; ".join(problems))
+
+    def status(self, sheet: Mapping[str, Any]) -> str:
+        """Project ruling DK-P12: incapacitated, wounded, harmed, winded or fresh."""
+        if sheet["incapacitated"]:
+            return "incapacitated"
+        if sheet["wounds"]:
+            return "wounded"
+        if sheet["harm"]:
+            return "harmed"
+        if sheet["exhaustion"]:
+            return "winded"
+        return "fresh"
+
+    def public_sheet(self, sheet: Mapping[str, Any]) -> Sheet:
+        """The deck's cards sorted, so no one can read the next flip, and its size."""
+        public = copy.deepcopy(dict(sheet))
+        public["deck"] = sorted(public["deck"], key=_CARD_ORDER.__getitem__)
+        public["deck_size"] = len(public["deck"])
+        return public
+
+    # -- helpers ----------------------------------------------------------------
+    def _ready(self, sheet: Sheet, action: str) -> None:
+        """Actions other than rest, heal and the referee's clearing need a standing one."""
+        self.validate_sheet(sheet)
+        if sheet["incapacitated"]:  # project ruling DK-P9
+            raise ActionBlocked(
+                f"This character is incapacitated and cannot {action}: only rest, healing or "
+                "the referee can end the incapacitation (ruling DK-9)."
+            )
+
+    def _wound_stop(
+        self, sheet: Sheet, dice: Dice, action: str, head: str, outcome: dict[str, Any]
+    ) -> Result:
+        """A flipped wound card costs 1 Stamina: first ask about reshuffling (G-3, DK-P4)."""
+        card = outcome["cards"][-1]["card"]
+        choice = PendingChoice(
+            kind=WOUND_CHOICE,
+            prompt=(
+                f"Wound card {card} costs 1 Stamina. Shuffle the discard pile into the deck "
+                "before searching for the Stamina card?"
+            ),
+            options=(
+                ChoiceOption("search", "Search the deck as it lies"),
+                ChoiceOption("reshuffle", "Shuffle the discard pile in first"),
+            ),
+            state={"action": action, "summary": head, "outcome": copy.deepcopy(outcome)},
+        )
+        return Result(
+            sheet=sheet,
+            summary=f"{head}; the Stamina search for wound card {card} waits on a choice.",
+            rolls=tuple(dice.rolls),
+            pending_choice=choice,
+            outcome=outcome,
+        )
+
+    # -- actions ----------------------------------------------------------------
+    def action_flip(self, sheet: Sheet, params: Params, dice: Dice, context: Context) -> Result:
+        self._ready(sheet, "flip cards")
+        attribute = str(params["attribute"])
+        count = int(params.get("count", 1))
+        rank = int(sheet[attribute])
+        flips, refills = _flip_cards(sheet, dice, rank, count)
+        head = f"Flips {count} at {_attribute_label(attribute, rank)}: {_flips_text(flips)}"
+        if refills:
+            head += f" (the deck ran out: discard pile shuffled in x{refills})"
+        outcome: dict[str, Any] = {
+            "attribute": attribute,
+            "rank": rank,
+            "count": count,
+            "cards": flips,
+            "refills": refills,
+            "stopped_by_wound": flips[-1]["wound"],
+        }
+        if flips[-1]["wound"]:
+            return self._wound_stop(sheet, dice, "flip", head, outcome)
+        return Result(sheet=sheet, summary=head + ".", rolls=tuple(dice.rolls), outcome=outcome)
+
+    def action_lose_stamina(
+        self, sheet: Sheet, params: Params, dice: Dice, context: Context
+    ) -> Result:
+        self._ready(sheet, "lose Stamina")
+        amount = int(params.get("amount", 1))
+        loss = _lose_stamina(sheet, amount, bool(params.get("reshuffle_first", False)), dice)
+        return Result(
+            sheet=sheet,
+            summary=_capitalized(loss.describe()) + ".",
+            rolls=tuple(dice.rolls),
+            outcome={"stamina_loss": loss.as_dict(), "incapacitated": loss.incapacitated},
+        )
+
+    def action_take_breather(
+        self, sheet: Sheet, params: Params, dice: Dice, context: Context
+    ) -> Result:
+        self._ready(sheet, "take a breather")
+        attribute = str(params["attribute"])
+        rank = int(sheet[attribute])
+        flips, refills = _flip_cards(sheet, dice, rank, 1)
+        result = flips[0]["result"]
+        head = f"Takes a breather with {_attribute_label(attribute, rank)}: {_flips_text(flips)}"
+        if refills:
+            head += " (the deck ran out: discard pile shuffled in)"
+        outcome: dict[str, Any] = {
+            "attribute": attribute,
+            "rank": rank,
+            "cards": flips,
+            "refills": refills,
+            "result": result,
+            "stopped_by_wound": flips[0]["wound"],
+        }
+        if flips[0]["wound"]:  # project ruling DK-P8: the Stamina goes before the breather
+            return self._wound_stop(sheet, dice, "take_breather", head, outcome)
+        facts, text = _apply_breather(sheet, result, dice)
+        outcome.update(facts)
+        return Result(
+            sheet=sheet, summary=f"{head}; {text}.", rolls=tuple(dice.rolls), outcome=outcome
+        )
+
+    def action_take_harm(
+        self, sheet: Sheet, params: Params, dice: Dice, context: Context
+    ) -> Result:
+        self._ready(sheet, "take harm")
+        reshuffle_first = bool(params.get("reshuffle_first", False))
+        description = str(params.get("description", ""))
+        head = "Takes a strain, sprain or bruise" + (f" ({description})" if description else "")
+        outcome: dict[str, Any] = {"description": description}
+        if sheet["harm"] >= MAX_HARM:  # the text: with 2 harm tokens, a wound instead
+            facts, text = _take_wound(sheet, reshuffle_first, dice)
+            outcome.update(facts, harm_became_wound=True)
+            summary = f"{head}; with 2 harm tokens already it is a wound instead: {text}."
+        else:
+            loss = _lose_stamina(sheet, 1, reshuffle_first, dice)
+            sheet["harm"] += 1
+            outcome.update(
+                harm_became_wound=False,
+                stamina_loss=loss.as_dict(),
+                incapacitated=bool(sheet["incapacitated"]),
+            )
+            summary = (
+                f"{head}: {loss.describe()}; harm token {sheet['harm']} of {MAX_HARM} on the "
+                "exhaustion pile."
+            )
+        return Result(sheet=sheet, summary=summary, rolls=tuple(dice.rolls), outcome=outcome)
+
+    def action_take_wound(
+        self, sheet: Sheet, params: Params, dice: Dice, context: Context
+    ) -> Result:
+        self._ready(sheet, "take a wound")
+        description = str(params.get("description", ""))
+        facts, text = _take_wound(sheet, bool(params.get("reshuffle_first", False)), dice)
+        head = "Takes a wound" + (f" ({description})" if description else "")
+        return Result(
+            sheet=sheet,
+            summary=f"{head}: {text}.",
+            rolls=tuple(dice.rolls),
+            outcome={"description": description, **facts},
+        )
+
+    def action_rest(self, sheet: Sheet, params: Params, dice: Dice, context: Context) -> Result:
+        self.validate_sheet(sheet)  # allowed while incapacitated (DK-9, DK-P9)
+        harm_removed = sheet["harm"] > 0
+        if harm_removed:
+            sheet["harm"] -= 1
+        keep = _token_floor(sheet)
+        kept, returned = _recover(sheet, keep, dice, "rest")
+        recovered = _end_incapacitation(sheet)
+        summary = (
+            "Rests: "
+            + ("removes a harm token" if harm_removed else "no harm token to remove")
+            + f"; keeps {_plural(len(kept), 'card')} on the exhaustion pile ({_cards(kept)}) "
+            f"for {_plural(keep, 'remaining token')} and shuffles {len(returned)} into the deck"
+            + ("; no longer incapacitated" if recovered else "")
+            + ("; still incapacitated" if sheet["incapacitated"] else "")
+            + "."
+        )
+        return Result(
+            sheet=sheet,
+            summary=summary,
+            rolls=tuple(dice.rolls),
+            outcome={
+                "harm_removed": harm_removed,
+                "kept_cards": kept,
+                "returned_cards": returned,
+                "incapacitation_ended": recovered,
+                "incapacitated": bool(sheet["incapacitated"]),
+            },
+            elapsed_minutes=_minutes(context, "rest_minutes", self.options["rest_minutes"]),
+        )
+
+    def action_heal(self, sheet: Sheet, params: Params, dice: Dice, context: Context) -> Result:
+        self.validate_sheet(sheet)  # allowed while incapacitated (DK-9, DK-P9)
+        description = str(params.get("description", ""))
+        wound_card: str | None = None
+        if sheet["wounds"] > 0:
+            # Ruling DK-7: the wound card goes too, wherever it is (the latest, DK-P10).
+            wound_card = WOUND_CARD_IDS[sheet["wounds"] - 1]
+            for pile in ("deck", "discard"):
+                if wound_card in sheet[pile]:
+                    sheet[pile].remove(wound_card)
+            sheet["wounds"] -= 1
+        harm_removed = int(sheet["harm"])
+        sheet["harm"] = 0
+        keep = _token_floor(sheet)
+        kept, returned = _recover(sheet, keep, dice, "healing")
+        recovered = _end_incapacitation(sheet)
+        head = "Spends a day healing" + (f" ({description})" if description else "")
+        summary = (
+            f"{head}: "
+            + (
+                f"removes a wound token and wound card {wound_card}"
+                if wound_card
+                else "no wound token to remove"
+            )
+            + f", removes {_plural(harm_removed, 'harm token')}; keeps "
+            f"{_plural(len(kept), 'card')} on the exhaustion pile ({_cards(kept)}) and "
+            f"shuffles {len(returned)} into the deck"
+            + ("; no longer incapacitated" if recovered else "")
+            + ("; still incapacitated" if sheet["incapacitated"] else "")
+            + "."
+        )
+        return Result(
+            sheet=sheet,
+            summary=summary,
+            rolls=tuple(dice.rolls),
+            outcome={
+                "description": description,
+                "wound_card_removed": wound_card,
+                "harm_removed": harm_removed,
+                "kept_cards": kept,
+                "returned_cards": returned,
+                "incapacitation_ended": recovered,
+                "incapacitated": bool(sheet["incapacitated"]),
+            },
+            elapsed_minutes=_minutes(context, "heal_minutes", self.options["heal_minutes"]),
+        )
+
+    def action_clear_incapacitation(
+        self, sheet: Sheet, params: Params, dice: Dice, context: Context
+    ) -> Result:
+        self.validate_sheet(sheet)
+        if not sheet["incapacitated"]:
+            raise RuleError("This character is not incapacitated: there is nothing to clear.")
+        sheet["incapacitated"] = False  # ruling DK-9: the referee may end it at any time
+        return Result(
+            sheet=sheet,
+            summary="The referee ends the character's incapacitation (ruling DK-9).",
+            rolls=tuple(dice.rolls),
+            outcome={"incapacitated": False},
+        )
+
+    # -- choices ----------------------------------------------------------------
+    def choose(
+        self,
+        sheet: Mapping[str, Any],
+        choice: PendingChoice,
+        option: str,
+        dice: Dice,
+        context: Context,
+    ) -> Result:
+        """Finish a flip or breather stopped by a wound card: lose its Stamina (DK-3)."""
+        if choice.kind != WOUND_CHOICE:
+            return super().choose(sheet, choice, option, dice, context)
+        if option not in choice.option_keys():
+            raise RuleError(
+                f"unknown option {option!r}; choose one of: " + ", ".join(choice.option_keys())
+            )
+        state = copy.deepcopy(dict(choice.state))
+        validate(state, _WOUND_STATE_SCHEMA, "choice state")
+        new_sheet: Sheet = copy.deepcopy(dict(sheet))
+        self.validate_sheet(new_sheet)
+        outcome: dict[str, Any] = state["outcome"]
+        card = outcome["cards"][-1]["card"]
+        loss = _lose_stamina(new_sheet, 1, option == "reshuffle", dice)
+        outcome["stamina_loss"] = loss.as_dict()
+        outcome["incapacitated"] = loss.incapacitated
+        summary = f"{state['summary']}; wound card {card} costs 1 Stamina: {loss.describe()}"
+        if state["action"] == "take_breather":
+            result = outcome["cards"][0]["result"]
+            if loss.incapacitated:  # project ruling DK-P8: a collapsed character regains none
+                outcome.update(
+                    regain=0,
+                    regain_roll=None,
+                    regained_cards=[],
+                    stamina_regained=0,
+                    foe_superior_position=result != "vv",
+                )
+                summary += "; collapsing, they regain nothing"
+            else:
+                facts, text = _apply_breather(new_sheet, result, dice)
+                outcome.update(facts)
+                summary += f"; the breather {text}"
+        self.validate_sheet(new_sheet)
+        return Result(
+            sheet=new_sheet, summary=summary + ".", rolls=tuple(dice.rolls), outcome=outcome
+        )
+
+
+def _sheet_problems(sheet: Mapping[str, Any]) -> list[str]:
+    """Card conservation and token rules a JSON schema cannot express."""
+    problems: list[str] = []
+    for key in (*ATTRIBUTES, "harm", "wounds"):
+        if type(sheet[key]) is not int:  # JSON Schema lets 2.0 pass as an integer
+            problems.append(f"{key} must be a whole number")
+    if problems:
+        return problems
+    counts = Counter(card for pile in PILES for card in sheet[pile])
+    twice = sorted((card for card, n in counts.items() if n > 1), key=_CARD_ORDER.__getitem__)
+    if twice:
+        problems.append(f"cards in more than one pile: {', '.join(twice)}")
+    missing = [card for card in DECK_CARD_IDS if card not in counts]
+    if missing:
+        problems.append(f"cards missing from every pile: {', '.join(missing)}")
+    in_play = [card for card in WOUND_CARD_IDS if card in counts]
+    expected = list(WOUND_CARD_IDS[: sheet["wounds"]])
+    if in_play != expected:
+        problems.append(
+            f"wound cards in the piles ({_cards(in_play)}) must be {_cards(expected)} "
+            f"for {sheet['wounds']} wound tokens (ruling DK-7)"
+        )
+    if len(sheet["exhaustion"]) < _token_floor(sheet):
+        problems.append(
+            f"the exhaustion pile holds {len(sheet['exhaustion'])} cards, fewer than its "
+            f"{_token_floor(sheet)} harm and wound tokens (ruling DK-5)"
+        )
+    return problems
