@@ -12,3 +12,4 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+WHITENOISE_AUTOREFRESH = True  # serve from the finders; no collectstatic in tests
