@@ -7,9 +7,12 @@ from campaigns.api import CampaignDetailApi, CampaignListApi, InviteCreateApi, J
 from characters.api import CampaignCharactersApi, CharacterDetailApi
 from rules.api import (
     ActionApi,
+    CampaignTableDetailApi,
+    CampaignTableListApi,
     ChoiceApi,
     ChoiceCancelApi,
     ResolutionListApi,
+    RevealApi,
     RulesetListApi,
     UndoApi,
 )
@@ -26,6 +29,17 @@ urlpatterns = [
         "campaigns/<int:campaign_id>/characters/",
         CampaignCharactersApi.as_view(),
         name="api-campaign-characters",
+    ),
+    path("campaigns/<int:campaign_id>/tables/", CampaignTableListApi.as_view(), name="api-tables"),
+    path(
+        "campaigns/<int:campaign_id>/tables/<slug:key>/",
+        CampaignTableDetailApi.as_view(),
+        name="api-table",
+    ),
+    path(
+        "characters/<int:character_id>/resolutions/<int:resolution_id>/reveal/",
+        RevealApi.as_view(),
+        name="api-reveal",
     ),
     path("characters/<int:character_id>/", CharacterDetailApi.as_view(), name="api-character"),
     path("characters/<int:character_id>/actions/", ActionApi.as_view(), name="api-actions"),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.http import Http404
+from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.pagination import PageNumberPagination
@@ -11,14 +13,18 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from campaigns.access import access_campaign
 from characters.access import access_character
 from characters.api import PendingChoiceSerializer
 from rules.engine.registry import all_rulesets
-from rules.selectors import resolution_view, resolutions_for_character
+from rules.selectors import campaign_tables_view, resolution_view, resolutions_for_character
 from rules.services import (
+    campaign_table_reset,
+    campaign_table_set,
     resolution_answer_choice,
     resolution_cancel_choice,
     resolution_create_action,
+    resolution_reveal,
     resolution_undo_latest,
 )
 
@@ -163,9 +169,18 @@ class ResolutionPagination(PageNumberPagination):
     max_page_size = 200
 
 
+class ResolutionPageSerializer(serializers.Serializer):
+    """One page of the log (``ResolutionPagination``'s envelope)."""
+
+    count = serializers.IntegerField(help_text="resolutions in the whole log")
+    next = serializers.URLField(allow_null=True, help_text="the next page, or null")
+    previous = serializers.URLField(allow_null=True, help_text="the previous page, or null")
+    results = ResolutionSerializer(many=True, help_text="newest first")
+
+
 class ResolutionListApi(APIView):
     @extend_schema(
-        responses={200: ResolutionSerializer(many=True)},
+        responses={200: ResolutionPageSerializer},
         parameters=[
             OpenApiParameter("page", int, description="page number, from 1"),
             OpenApiParameter("page_size", int, description="up to 200, default 50"),
@@ -178,3 +193,66 @@ class ResolutionListApi(APIView):
             resolutions_for_character(access.character), request, view=self
         )
         return paginator.get_paginated_response([_view(r, access) for r in page or []])
+
+
+class TableSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    data = serializers.JSONField(help_text="the table, in the ruleset's shape")
+    edited = serializers.BooleanField(help_text="false while the ruleset's default is used")
+
+
+class CampaignTableListApi(APIView):
+    @extend_schema(
+        responses={200: TableSerializer(many=True)},
+        description="Referee only: the campaign's editable tables (critical injuries, "
+        "diseases...), its own copy or the ruleset's default.",
+    )
+    def get(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        return Response(campaign_tables_view(membership.campaign))
+
+
+class CampaignTableDetailApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        data = serializers.JSONField()
+
+    def _table(self, membership: Any, key: str) -> dict[str, Any]:
+        for table in campaign_tables_view(membership.campaign):
+            if table["key"] == key:
+                return table
+        raise Http404("no such table")
+
+    @extend_schema(responses={200: TableSerializer})
+    def get(self, request: Request, campaign_id: int, key: str) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        return Response(self._table(membership, key))
+
+    @extend_schema(request=InputSerializer, responses={200: TableSerializer})
+    def put(self, request: Request, campaign_id: int, key: str) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        self._table(membership, key)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        campaign_table_set(campaign=membership.campaign, key=key, data=data.validated_data["data"])
+        return Response(self._table(membership, key))
+
+    @extend_schema(request=None, responses={200: TableSerializer})
+    def delete(self, request: Request, campaign_id: int, key: str) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        self._table(membership, key)
+        campaign_table_reset(campaign=membership.campaign, key=key)
+        return Response(self._table(membership, key))
+
+
+class RevealApi(APIView):
+    @extend_schema(
+        request=None,
+        responses={200: ResolutionSerializer},
+        description="Referee only: show a resolution's hidden rolls to players (G-4).",
+    )
+    def post(self, request: Request, character_id: int, resolution_id: int) -> Response:
+        access = access_character(request.user, character_id, referee=True)
+        resolution = get_object_or_404(
+            resolutions_for_character(access.character), pk=resolution_id
+        )
+        return Response(_view(resolution_reveal(resolution=resolution), access))

@@ -66,3 +66,13 @@ def verify_resolution_rolls(resolution: Resolution, campaign: Campaign) -> bool:
         if recomputed != list(roll["dice"]):
             return False
     return generator.counter == resolution.dice_counter_end
+
+
+def campaign_tables_view(campaign: Campaign) -> list[dict[str, Any]]:
+    """Each editable table of the campaign's ruleset: the campaign's copy or the default."""
+    ruleset = get_ruleset(campaign.ruleset)
+    edited = {table.key: table.data for table in campaign.tables.all()}
+    return [
+        {"key": key, "data": edited.get(key, default), "edited": key in edited}
+        for key, default in ruleset.tables.items()
+    ]

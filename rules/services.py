@@ -23,7 +23,7 @@ from rules.engine.dice import Dice
 from rules.engine.interface import Context, PendingChoice, Result, RuleError, Ruleset
 from rules.engine.registry import get_ruleset
 from rules.errors import NotAllowed, ResolutionConflict
-from rules.models import EffectState, Resolution, ResolutionKind, ScheduledEffect
+from rules.models import CampaignTable, EffectState, Resolution, ResolutionKind, ScheduledEffect
 
 User = AbstractBaseUser | AnonymousUser
 Step = Callable[[Ruleset, dict[str, Any], Dice, Context], Result]
@@ -299,3 +299,31 @@ def resolution_cancel_choice(*, character_id: int, actor: Any) -> Resolution:
             counter_end=campaign.dice_counter,
             clock=campaign.clock,
         )
+
+
+def campaign_table_set(*, campaign: Campaign, key: str, data: Any) -> CampaignTable:
+    """Replace the campaign's copy of one of its ruleset's editable tables."""
+    get_ruleset(campaign.ruleset).validate_table(key, data)
+    table, _ = CampaignTable.objects.update_or_create(
+        campaign=campaign, key=key, defaults={"data": copy.deepcopy(data)}
+    )
+    return table
+
+
+def campaign_table_reset(*, campaign: Campaign, key: str) -> None:
+    """Back to the ruleset's default table."""
+    ruleset = get_ruleset(campaign.ruleset)
+    if key not in ruleset.tables:
+        raise RuleError(f"ruleset {ruleset.key} has no table {key!r}")
+    CampaignTable.objects.filter(campaign=campaign, key=key).delete()
+
+
+def resolution_reveal(*, resolution: Resolution) -> Resolution:
+    """Ruling G-4: the referee shows a resolution's hidden rolls to players.
+
+    The only change ever made to a logged resolution: it alters who may see it,
+    never what happened.
+    """
+    Resolution.objects.filter(pk=resolution.pk).update(revealed=True)
+    resolution.revealed = True
+    return resolution

@@ -207,6 +207,17 @@ class Ruleset(abc.ABC):
         """Effects a new character starts with on the clock (aging birthdays...)."""
         return ()
 
+    def validate_table(self, key: str, data: Any) -> None:
+        """Check a referee's edit of table ``key``; by default, same JSON shape as the default.
+
+        Rulesets with richer tables override this with a real schema check.
+        """
+        if key not in self.tables:
+            raise RuleError(f"ruleset {self.key} has no table {key!r}")
+        default = self.tables[key]
+        if type(data) is not type(default):
+            raise RuleError(f"table {key!r} must be a JSON {type(default).__name__}")
+
     def validate_sheet(self, sheet: Mapping[str, Any]) -> None:
         validate(sheet, self.sheet_schema, "sheet")
 
