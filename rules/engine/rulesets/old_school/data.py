@@ -1,0 +1,509 @@
+"""Old school: constants, default tables and JSON schemas (rulings OS-1..OS-10).
+
+Everything here is data: the rules that use it live in ``ruleset.py``. Project
+rulings (OS-P1...) are written out in ``docs/rulesets/old_school.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+ABILITIES: tuple[str, ...] = (
+    "strength",
+    "dexterity",
+    "constitution",
+    "intelligence",
+    "wisdom",
+    "charisma",
+)
+RACES: tuple[str, ...] = ("dwarf", "elf", "halfling", "human")
+# Ruling OS-3: five save categories; the sheet stores each target as save_<category>.
+SAVE_CATEGORIES: tuple[str, ...] = ("poison", "wands", "paralysis", "breath", "spells")
+SAVE_NAMES: dict[str, str] = {
+    "poison": "death ray or poison",
+    "wands": "magic wands",
+    "paralysis": "paralysis or petrify",
+    "breath": "dragon breath",
+    "spells": "spells",
+}
+# Targets of a first-level fighter, a common starting point; referees set their own.
+DEFAULT_SAVES: dict[str, int] = {
+    "poison": 12,
+    "wands": 13,
+    "paralysis": 14,
+    "breath": 15,
+    "spells": 17,
+}
+STATES: tuple[str, ...] = ("alive", "down", "dead")
+
+# Ruling G-1: the campaign clock counts minutes.
+HOUR = 60
+TURN = 10
+DAY = 24 * HOUR
+WEEK = 7 * DAY
+YEAR = 365 * DAY
+
+SLEEP_NEEDED_HOURS = 4  # ruling OS-8
+DRUNK_DEXTERITY = -2  # ruling OS-9
+DRUNK_SAVES = -2  # ruling OS-9
+NOT_RESTING_DISEASE_PENALTY = -2  # ruling OS-6
+MAX_FALL_DICE = 20  # ruling OS-9
+THIRST_FAILURES_TO_DIE = 3  # ruling OS-7
+DAY_REST_SPACING = DAY  # project ruling OS-P9
+NIGHT_REST_SPACING = 12 * HOUR  # project ruling OS-P9
+REST_STREAK_GAP = 2 * DAY  # project ruling OS-P10
+
+
+@dataclass(frozen=True)
+class AgingBands:
+    """One row of the text's aging table (ruling OS-5)."""
+
+    interval: int
+    start: int  # first save, no modifier
+    minus_two: int  # from this age the save is at -2
+    minus_four: int  # from this age the save is at -4
+
+    def penalty_at(self, age: int) -> int | None:
+        """The save modifier if an aging save falls due at ``age``, else None."""
+        if age < self.start or (age - self.start) % self.interval:
+            return None
+        if age >= self.minus_four:
+            return -4
+        if age >= self.minus_two:
+            return -2
+        return 0
+
+
+# Ruling OS-5: the text's table. Elves do not age.
+AGING: dict[str, AgingBands | None] = {
+    "dwarf": AgingBands(interval=5, start=200, minus_two=250, minus_four=300),
+    "elf": None,
+    "halfling": AgingBands(interval=1, start=70, minus_two=80, minus_four=100),
+    "human": AgingBands(interval=1, start=40, minus_two=50, minus_four=60),
+}
+
+
+def modifier(score: int) -> int:
+    """Ruling OS-1; scores of 1 and 2 (only reached by loss) read as 3 (project ruling OS-P1)."""
+    if score <= 3:
+        return -3
+    if score <= 5:
+        return -2
+    if score <= 8:
+        return -1
+    if score <= 12:
+        return 0
+    if score <= 15:
+        return 1
+    if score <= 17:
+        return 2
+    return 3
+
+
+# -- effects: what a critical injury, a poison or a disease does ----------------------
+
+EFFECT_TYPES: tuple[str, ...] = ("none", "death", "damage", "ability_loss", "sleep")
+DICE_PATTERN = r"^([1-9][0-9]{0,2})?d[1-9][0-9]{0,2}([+-][0-9]{1,3})?$"
+
+EFFECT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": (
+        "What happens: none; death; damage (a fixed amount or dice, through the damage "
+        "rules of OS-4); ability_loss (points per ability, temporary unless permanent); "
+        "sleep (unconscious for some hours)."
+    ),
+    "properties": {
+        "type": {"enum": list(EFFECT_TYPES)},
+        "amount": {"type": "integer", "minimum": 1, "maximum": 1000},
+        "dice": {"type": "string", "pattern": DICE_PATTERN, "maxLength": 12},
+        "abilities": {
+            "type": "object",
+            "properties": {
+                ability: {"type": "integer", "minimum": 1, "maximum": 18} for ability in ABILITIES
+            },
+            "additionalProperties": False,
+            "minProperties": 1,
+        },
+        "permanent": {"type": "boolean"},
+        "hours": {"type": "integer", "minimum": 1, "maximum": 720},
+    },
+    "required": ["type"],
+    "additionalProperties": False,
+    "allOf": [
+        {
+            "if": {"properties": {"type": {"const": "damage"}}},
+            "then": {"oneOf": [{"required": ["amount"]}, {"required": ["dice"]}]},
+        },
+        {
+            "if": {"properties": {"type": {"const": "ability_loss"}}},
+            "then": {"required": ["abilities"]},
+        },
+        {"if": {"properties": {"type": {"const": "sleep"}}}, "then": {"required": ["hours"]}},
+    ],
+}
+
+DEATH: dict[str, Any] = {"type": "death"}
+
+# -- tables (editable per campaign) ------------------------------------------------------
+
+CRITICAL_ENTRY_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "min": {"type": "integer", "minimum": -1000, "maximum": 10000},
+        "max": {
+            "type": ["integer", "null"],
+            "minimum": -1000,
+            "maximum": 10000,
+            "description": "Highest roll of the range; null: this roll and every higher one.",
+        },
+        "description": {"type": "string", "minLength": 1, "maxLength": 500},
+        "effect": {"anyOf": [{"type": "null"}, EFFECT_SCHEMA]},
+        "source": {"type": "string", "maxLength": 200, "description": "Where the entry is from."},
+    },
+    "required": ["min", "max", "description"],
+    "additionalProperties": False,
+}
+CRITICAL_TABLE_SCHEMA: dict[str, Any] = {
+    "type": "array",
+    "items": CRITICAL_ENTRY_SCHEMA,
+    "maxItems": 200,
+}
+
+DISEASE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "description": {"type": "string", "maxLength": 500},
+        "incubation_minutes": {"type": "integer", "minimum": 0, "maximum": 100 * YEAR},
+        "interval_minutes": {"type": "integer", "minimum": 1, "maximum": 10 * YEAR},
+        "infection_minutes": {"type": "integer", "minimum": 1, "maximum": 100 * YEAR},
+        "effect": EFFECT_SCHEMA,
+    },
+    "required": ["incubation_minutes", "interval_minutes", "infection_minutes", "effect"],
+    "additionalProperties": False,
+}
+DISEASE_TABLE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "propertyNames": {"minLength": 1, "maxLength": 100},
+    "additionalProperties": DISEASE_SCHEMA,
+    "maxProperties": 500,
+}
+
+
+def _loss(permanent: bool, **abilities: int) -> dict[str, Any]:
+    return {"type": "ability_loss", "abilities": abilities, "permanent": permanent}
+
+
+# Ruling OS-4: the text names a "MEGA INJURY TABLE" but does not print it. This default
+# table was written by the Sawbones project; it is NOT part of the rule text. Referees
+# edit their campaign's copy. Rolled as 1d10 + the negative wounds reached.
+PROJECT_CRITICAL_INJURIES: list[dict[str, Any]] = [
+    {
+        "min": 1,
+        "max": 3,
+        "description": "Knocked flat: bruises and a ringing head, no lasting harm.",
+        "effect": None,
+    },
+    {
+        "min": 4,
+        "max": 5,
+        "description": "Deep gash: it bleeds freely and will scar, no lasting harm once bound.",
+        "effect": None,
+    },
+    {
+        "min": 6,
+        "max": 6,
+        "description": "Cracked ribs: every breath hurts.",
+        "effect": _loss(False, strength=1),
+    },
+    {
+        "min": 7,
+        "max": 7,
+        "description": "Wrenched knee: walks with a limp for a while.",
+        "effect": _loss(False, dexterity=1),
+    },
+    {
+        "min": 8,
+        "max": 8,
+        "description": "Concussion: the world swims.",
+        "effect": _loss(False, intelligence=1, wisdom=1),
+    },
+    {
+        "min": 9,
+        "max": 9,
+        "description": "Broken arm: splinted, it heals in time.",
+        "effect": _loss(False, strength=2),
+    },
+    {
+        "min": 10,
+        "max": 10,
+        "description": "Broken leg: splinted, it heals in time.",
+        "effect": _loss(False, dexterity=2),
+    },
+    {
+        "min": 11,
+        "max": 11,
+        "description": "Lost fingers: two fingers of one hand are gone.",
+        "effect": _loss(True, dexterity=1),
+    },
+    {
+        "min": 12,
+        "max": 12,
+        "description": "Smashed face: teeth lost, nose broken, a disfiguring scar.",
+        "effect": _loss(True, charisma=1),
+    },
+    {
+        "min": 13,
+        "max": 13,
+        "description": "Torn muscles: a limb never regains its old strength.",
+        "effect": _loss(True, strength=1),
+    },
+    {
+        "min": 14,
+        "max": 14,
+        "description": "Lost eye: depth and grace are gone, and so are good looks.",
+        "effect": _loss(True, dexterity=1, charisma=1),
+    },
+    {
+        "min": 15,
+        "max": 15,
+        "description": "Internal injuries: something inside will never be right again.",
+        "effect": _loss(True, constitution=1),
+    },
+    {
+        "min": 16,
+        "max": 16,
+        "description": "Skull fracture: memories and judgement suffer for good.",
+        "effect": _loss(True, intelligence=1, wisdom=1),
+    },
+    {
+        "min": 17,
+        "max": 17,
+        "description": "Crippled leg: a lifelong limp.",
+        "effect": _loss(True, dexterity=2),
+    },
+    {
+        "min": 18,
+        "max": 18,
+        "description": "Maimed arm: a hand is lost.",
+        "effect": _loss(True, strength=2, dexterity=1),
+    },
+    {
+        "min": 19,
+        "max": 19,
+        "description": "Ruined body: grievous wounds to the gut.",
+        "effect": _loss(True, constitution=2),
+    },
+    {
+        "min": 20,
+        "max": None,
+        "description": "Killed outright.",
+        "effect": DEATH,
+    },
+]
+
+PROJECT_TABLE_SOURCE = "Sawbones project default, not from the rule text (ruling OS-4)"
+for _entry in PROJECT_CRITICAL_INJURIES:
+    _entry["source"] = PROJECT_TABLE_SOURCE
+
+# Ruling OS-6: the referee defines diseases; the text's own example comes preloaded.
+DEFAULT_DISEASES: dict[str, dict[str, Any]] = {
+    "Green River Fever": {
+        "description": (
+            "From the rule text: incubation one week, a save vs poison every four hours "
+            "for three days, a point of Intelligence lost on each failed save."
+        ),
+        "incubation_minutes": WEEK,
+        "interval_minutes": 4 * HOUR,
+        "infection_minutes": 3 * DAY,
+        "effect": _loss(False, intelligence=1),
+    },
+}
+
+# -- the sheet -----------------------------------------------------------------------------
+
+_MINUTE_OR_NULL: dict[str, Any] = {"type": ["integer", "null"], "minimum": 0}
+_COUNT: dict[str, Any] = {"type": "integer", "minimum": 0, "maximum": 10_000_000}
+
+
+def _int(minimum: int, maximum: int, description: str = "") -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "integer", "minimum": minimum, "maximum": maximum}
+    if description:
+        schema["description"] = description
+    return schema
+
+
+def _closed(properties: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
+DISEASE_ENTRY_SCHEMA: dict[str, Any] = _closed(
+    {
+        "name": {"type": "string", "minLength": 1, "maxLength": 100},
+        "contracted_at": _int(0, 2**53, "Campaign minute the disease was contracted."),
+        "incubation_minutes": DISEASE_SCHEMA["properties"]["incubation_minutes"],
+        "interval_minutes": DISEASE_SCHEMA["properties"]["interval_minutes"],
+        "saves_total": _int(1, 10_000_000),
+        "saves_made": _COUNT,
+        "saves_failed": _COUNT,
+        "effect": EFFECT_SCHEMA,
+        "hidden": {
+            "type": "boolean",
+            "description": "Known to the referee only until its first save (ruling G-4).",
+        },
+    }
+)
+
+_ability_fields: dict[str, Any] = {}
+for _ability in ABILITIES:
+    _ability_fields[_ability] = _int(0, 18, f"Current {_ability} (ruling OS-1).")
+    _ability_fields[f"max_{_ability}"] = _int(0, 18, f"Maximum {_ability} (ruling OS-1).")
+
+_save_fields: dict[str, Any] = {
+    f"save_{category}": _int(1, 30, f"Save target vs {SAVE_NAMES[category]} (ruling OS-3).")
+    for category in SAVE_CATEGORIES
+}
+
+SHEET_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "Old school character sheet (rulings OS-1..OS-10)",
+    **_closed(
+        {
+            **_ability_fields,
+            "level": _int(1, 50, "Level, or hit dice for an NPC (ruling OS-2)."),
+            "race": {"enum": list(RACES)},
+            "age": _int(0, 100_000, "Age in years (ruling OS-5)."),
+            "birthdays": _int(0, 100_000, "Yearly birthday effects applied so far."),
+            "wounds": _int(-1_000_000, 1_000_000, "Current wounds (ruling OS-4)."),
+            "max_wounds": _int(1, 1_000_000),
+            **_save_fields,
+            "state": {"enum": list(STATES)},
+            "resting": {
+                "type": "boolean",
+                "description": "At rest now: disease saves are at -2 otherwise (ruling OS-6).",
+            },
+            "conditions": _closed(
+                {
+                    "unconscious": {"type": "boolean"},
+                    "unconscious_until": _MINUTE_OR_NULL,
+                    "drunk": {"type": "boolean"},
+                    "drunk_until": _MINUTE_OR_NULL,
+                    "sleep_deprived_days": _COUNT,
+                    "starving": {"type": "boolean", "description": "Food is lacking (OS-7)."},
+                    "thirsty": {"type": "boolean", "description": "Water is lacking (OS-7)."},
+                }
+            ),
+            "privation": _closed(
+                {
+                    "food_lacking_since": _MINUTE_OR_NULL,
+                    "starvation_checks": _COUNT,
+                    "water_lacking_since": _MINUTE_OR_NULL,
+                    "thirst_checks": _COUNT,
+                    "thirst_failures": _int(0, THIRST_FAILURES_TO_DIE),
+                    "constitution_lost": _int(
+                        0, 18, "Constitution lost to hunger or thirst (recovers twice as fast)."
+                    ),
+                }
+            ),
+            "sleep": _closed(
+                {
+                    "windows": _COUNT,
+                    "hours": _int(0, 10_000, "Hours slept in the current 24-hour window."),
+                }
+            ),
+            "rest": _closed(
+                {
+                    "streak_days": _COUNT,
+                    "last_day_rest_at": _MINUTE_OR_NULL,
+                    "last_night_rest_at": _MINUTE_OR_NULL,
+                }
+            ),
+            "diseases": {"type": "array", "items": DISEASE_ENTRY_SCHEMA, "maxItems": 100},
+            "modifiers": _closed(
+                {
+                    ability: _int(-3, 3, "Modifier of the score in play (OS-1, OS-9).")
+                    for ability in ABILITIES
+                }
+            ),
+            "penalties": _closed(
+                {
+                    "rolls": _int(-10_000_000, 0, "All rolls (sleep deprivation, OS-8)."),
+                    "percentile": _int(-100_000_000, 0, "Percentile rolls (OS-8)."),
+                    "saves": _int(-10_000_000, 0, "Saves (OS-8 and drunkenness, OS-9)."),
+                }
+            ),
+        }
+    ),
+}
+
+
+def default_sheet() -> dict[str, Any]:
+    sheet: dict[str, Any] = {}
+    for ability in ABILITIES:
+        sheet[ability] = 10
+        sheet[f"max_{ability}"] = 10
+    sheet.update(
+        {
+            "level": 1,
+            "race": "human",
+            "age": 20,
+            "birthdays": 0,
+            "wounds": 6,
+            "max_wounds": 6,
+        }
+    )
+    for category in SAVE_CATEGORIES:
+        sheet[f"save_{category}"] = DEFAULT_SAVES[category]
+    sheet.update(
+        {
+            "state": "alive",
+            "resting": False,
+            "conditions": {
+                "unconscious": False,
+                "unconscious_until": None,
+                "drunk": False,
+                "drunk_until": None,
+                "sleep_deprived_days": 0,
+                "starving": False,
+                "thirsty": False,
+            },
+            "privation": {
+                "food_lacking_since": None,
+                "starvation_checks": 0,
+                "water_lacking_since": None,
+                "thirst_checks": 0,
+                "thirst_failures": 0,
+                "constitution_lost": 0,
+            },
+            "sleep": {"windows": 0, "hours": 0},
+            "rest": {"streak_days": 0, "last_day_rest_at": None, "last_night_rest_at": None},
+            "diseases": [],
+            "modifiers": {ability: 0 for ability in ABILITIES},
+            "penalties": {"rolls": 0, "percentile": 0, "saves": 0},
+        }
+    )
+    return sheet
+
+
+# -- scheduled effects' payloads ------------------------------------------------------------
+
+EFFECT_PAYLOADS: dict[str, dict[str, Any]] = {
+    "birthday": _closed({"n": _int(1, 100_000)}),
+    "sleep_window": _closed({"n": _int(1, 10_000_000)}),
+    "wake_up": _closed({"until": _int(0, 2**53)}),
+    "sober_up": _closed({"until": _int(0, 2**53)}),
+    "starvation_check": _closed({"since": _int(0, 2**53), "n": _int(1, 10_000_000)}),
+    "thirst_check": _closed({"since": _int(0, 2**53), "n": _int(1, 10_000_000)}),
+    "disease_save": _closed(
+        {
+            "disease": {"type": "string", "minLength": 1, "maxLength": 100},
+            "since": _int(0, 2**53),
+            "n": _int(1, 10_000_000),
+        }
+    ),
+}

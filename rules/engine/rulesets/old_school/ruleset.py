@@ -1,0 +1,1351 @@
+"""Old school: ability loss, wounds, aging, disease, privation and healing.
+
+The text is ``seeds/old-school.md``; rulings OS-1..OS-10 in ``RULINGS.md`` settle what
+it leaves open, and the project rulings OS-P1... in ``docs/rulesets/old_school.md``
+settle the rest. Both are cited beside the code that applies them.
+
+Every periodic rule is a scheduled effect on the campaign clock (ruling G-1): each
+carries a token in its payload that must match the sheet, so an effect that no longer
+applies (the character is dead, awake, fed, cured...) or was already applied does
+nothing but say so, and chains (disease saves, daily checks, birthdays) schedule their
+next link only when they apply.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from rules.engine.dice import Dice, DiceError
+from rules.engine.interface import (
+    ActionBlocked,
+    ActionSpec,
+    Context,
+    Params,
+    Result,
+    RuleError,
+    Ruleset,
+    ScheduledEffect,
+    Sheet,
+    params_schema,
+    validate,
+)
+from rules.engine.rulesets.old_school import data
+from rules.engine.rulesets.old_school.data import (
+    ABILITIES,
+    AGING,
+    CRITICAL_TABLE_SCHEMA,
+    DAY,
+    DEATH,
+    DISEASE_TABLE_SCHEMA,
+    HOUR,
+    SAVE_CATEGORIES,
+    TURN,
+    YEAR,
+    modifier,
+)
+
+# Sheet fields the engine keeps itself: set by actions and effects, never at creation.
+MANAGED_FIELDS: tuple[str, ...] = (
+    "birthdays",
+    "state",
+    "conditions",
+    "privation",
+    "sleep",
+    "rest",
+    "diseases",
+    "modifiers",
+    "penalties",
+)
+
+OPTIONS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "hostile_place": {"type": "boolean"},
+        "drunk_hours": {"type": "integer", "minimum": 1, "maximum": 72},
+        "track_sleep": {"type": "boolean"},
+    },
+}
+
+_DISEASE_NAME: dict[str, Any] = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": 100,
+    "description": "The name of a disease in the campaign's disease table.",
+}
+_MODIFIER: dict[str, Any] = {
+    "type": "integer",
+    "minimum": -20,
+    "maximum": 20,
+    "default": 0,
+    "description": "The referee's situational modifier to the save.",
+}
+
+
+def _supplies_schema() -> dict[str, Any]:
+    schema = params_schema(
+        {
+            "food": {"type": "boolean", "description": "false: food is lacking (OS-7)."},
+            "water": {"type": "boolean", "description": "false: water is lacking (OS-7)."},
+        }
+    )
+    schema["minProperties"] = 1
+    return schema
+
+
+ACTIONS: tuple[ActionSpec, ...] = (
+    ActionSpec(
+        "damage",
+        "Take damage",
+        params_schema({"amount": {"type": "integer", "minimum": 1, "maximum": 1000}}, ("amount",)),
+        who="referee",
+        description="Wounds drop; below 0 a critical injury roll; any damage below 0 kills (OS-4).",
+    ),
+    ActionSpec(
+        "heal",
+        "Heal wounds",
+        params_schema({"amount": {"type": "integer", "minimum": 1, "maximum": 1000}}, ("amount",)),
+        who="referee",
+        description="Magical or other healing the referee grants, never above maximum (OS-10).",
+    ),
+    ActionSpec(
+        "ability_loss",
+        "Lose ability points",
+        params_schema(
+            {
+                "ability": {"enum": list(ABILITIES)},
+                "amount": {"type": "integer", "minimum": 1, "maximum": 18},
+                "permanent": {"type": "boolean", "default": False},
+            },
+            ("ability", "amount"),
+        ),
+        who="referee",
+        description="Temporary loss lowers the current score, permanent the maximum too (OS-1).",
+    ),
+    ActionSpec(
+        "save",
+        "Saving throw",
+        params_schema(
+            {
+                "category": {"enum": list(SAVE_CATEGORIES)},
+                "modifier": _MODIFIER,
+                "reason": {
+                    "type": "string",
+                    "maxLength": 100,
+                    "description": "What the save is for, shown in the roll's label.",
+                },
+            },
+            ("category",),
+        ),
+        description="d20 + modifiers against the sheet's target (OS-3, G-5).",
+    ),
+    ActionSpec(
+        "expose_disease",
+        "Expose to a disease",
+        params_schema({"disease": _DISEASE_NAME, "modifier": _MODIFIER}, ("disease",)),
+        who="referee",
+        description="The referee's hidden save vs poison; a failure contracts it (OS-6, G-4).",
+    ),
+    ActionSpec(
+        "contract_disease",
+        "Contract a disease",
+        params_schema(
+            {
+                "disease": _DISEASE_NAME,
+                "hidden": {
+                    "type": "boolean",
+                    "default": True,
+                    "description": "Keep it from the player until its first save (G-4).",
+                },
+            },
+            ("disease",),
+        ),
+        who="referee",
+        description="The character catches the disease with no exposure save (OS-6).",
+    ),
+    ActionSpec(
+        "cure_disease",
+        "Cure a disease",
+        params_schema({"disease": _DISEASE_NAME}, ("disease",)),
+        who="referee",
+        description="Ends an active disease: its remaining saves are cancelled.",
+    ),
+    ActionSpec(
+        "poison",
+        "Poison or drug",
+        params_schema(
+            {
+                "save": {
+                    "type": "boolean",
+                    "default": True,
+                    "description": "false: no save (a drug taken on purpose).",
+                },
+                "modifier": _MODIFIER,
+                "effect": data.EFFECT_SCHEMA,
+            }
+        ),
+        who="referee",
+        description="Save vs poison or suffer the effect, death unless the referee says otherwise.",
+    ),
+    ActionSpec(
+        "drink",
+        "Drink to excess",
+        params_schema(
+            {
+                "hours": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 72,
+                    "description": "Hours until sober; referee only (default: campaign option).",
+                }
+            }
+        ),
+        description="Drunk: -2 Dexterity and -2 to all saves until sober (OS-9).",
+    ),
+    ActionSpec(
+        "fall",
+        "Fall",
+        params_schema({"feet": {"type": "integer", "minimum": 0, "maximum": 10000}}, ("feet",)),
+        who="referee",
+        description="1d6 per full 10 feet, at most 20d6 (OS-9).",
+    ),
+    ActionSpec(
+        "search",
+        "Search for traps and secret mechanisms",
+        params_schema(
+            {
+                "squares": {"type": "integer", "minimum": 1, "maximum": 100},
+                "chance": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 6,
+                    "description": "In 6; referee only (default 1).",
+                },
+            },
+            ("squares",),
+        ),
+        description="1 in 6; one turn (10 minutes) per 10-foot square searched (OS-9).",
+    ),
+    ActionSpec(
+        "night_rest",
+        "Night's rest",
+        params_schema({}),
+        description="1 wound back at half wounds or more; counts as a proper sleep (OS-10).",
+    ),
+    ActionSpec(
+        "day_rest",
+        "Day of rest",
+        params_schema({"bed": {"type": "boolean", "default": False}}),
+        description="1d3 wounds (1 below half), +1 in a bed, ability points back (OS-10).",
+    ),
+    ActionSpec(
+        "set_supplies",
+        "Food and water",
+        _supplies_schema(),
+        who="referee",
+        description="Mark food or water lacking or restored; daily checks while lacking (OS-7).",
+    ),
+    ActionSpec(
+        "sleep",
+        "Sleep",
+        params_schema({"hours": {"type": "integer", "minimum": 1, "maximum": 24}}, ("hours",)),
+        description="Hours slept in the current 24-hour window (OS-8).",
+    ),
+    ActionSpec(
+        "set_resting",
+        "Resting or not",
+        params_schema({"resting": {"type": "boolean"}}, ("resting",)),
+        description="Whether the character is at rest now (disease saves, OS-6).",
+    ),
+    ActionSpec(
+        "magical_aging",
+        "Magical aging",
+        params_schema({"years": {"type": "integer", "minimum": 1, "maximum": 1000}}, ("years",)),
+        who="referee",
+        description="Ages the character at once, with every aging save due (OS-5).",
+    ),
+)
+
+
+def _sentence(parts: list[str]) -> str:
+    text = "; ".join(part for part in parts if part)
+    if not text:
+        return "Nothing happens."
+    return text[0].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
+def clock_text(minute: int) -> str:
+    """Ruling G-1: "Day N, HH:MM", day 1 starting at minute 0."""
+    day, rest = divmod(minute, DAY)
+    return f"Day {day + 1}, {rest // HOUR:02d}:{rest % HOUR:02d}"
+
+
+def save_penalty(sheet: Mapping[str, Any]) -> int:
+    """Sleep deprivation (OS-8) and drunkenness (OS-9) on every save."""
+    conditions = sheet["conditions"]
+    drunk = data.DRUNK_SAVES if conditions["drunk"] else 0
+    return drunk - int(conditions["sleep_deprived_days"])
+
+
+def refresh_derived(sheet: Sheet) -> None:
+    """Recompute the read-only helpers the sheet shows: modifiers and penalties."""
+    conditions = sheet["conditions"]
+    mods = {}
+    for ability in ABILITIES:
+        score = int(sheet[ability])
+        if ability == "dexterity" and conditions["drunk"]:
+            score = max(0, score + data.DRUNK_DEXTERITY)  # ruling OS-9
+        mods[ability] = modifier(score)
+    sheet["modifiers"] = mods
+    days = int(conditions["sleep_deprived_days"])
+    sheet["penalties"] = {"rolls": -days, "percentile": -10 * days, "saves": save_penalty(sheet)}
+    privation = sheet["privation"]
+    deficit = int(sheet["max_constitution"]) - int(sheet["constitution"])
+    privation["constitution_lost"] = max(0, min(int(privation["constitution_lost"]), deficit))
+
+
+def pending_keys(sheet: Mapping[str, Any]) -> list[str]:
+    """Keys of every effect the sheet is waiting for (cancelled when the character dies)."""
+    conditions = sheet["conditions"]
+    privation = sheet["privation"]
+    keys: list[str] = []
+    if conditions["unconscious"] and conditions["unconscious_until"] is not None:
+        keys.append(f"wake_up:{conditions['unconscious_until']}")
+    if conditions["drunk"] and conditions["drunk_until"] is not None:
+        keys.append(f"sober_up:{conditions['drunk_until']}")
+    if conditions["starving"]:
+        keys.append(
+            f"starvation:{privation['food_lacking_since']}:{privation['starvation_checks'] + 1}"
+        )
+    if conditions["thirsty"]:
+        keys.append(f"thirst:{privation['water_lacking_since']}:{privation['thirst_checks'] + 1}")
+    for entry in sheet["diseases"]:
+        keys.append(f"disease:{entry['name']}:{entry['saves_made'] + 1}")
+    keys.append(f"sleep_window:{sheet['sleep']['windows'] + 1}")
+    keys.append(f"birthday:{sheet['birthdays'] + 1}")
+    return keys
+
+
+class _Turn:
+    """The scratchpad of one resolution: the sheet being changed, notes and effects."""
+
+    def __init__(self, ruleset: OldSchool, sheet: Sheet, dice: Dice, context: Context) -> None:
+        self.ruleset = ruleset
+        self.sheet = sheet
+        self.dice = dice
+        self.context = context
+        self.first_roll = len(dice.rolls)
+        self.notes: list[str] = []
+        self.muted = False
+        self.muted_notes: list[str] = []
+        self.effects: list[ScheduledEffect] = []
+        self.cancels: list[str] = []
+        self.outcome: dict[str, Any] = {}
+        self.elapsed = 0
+
+    # -- bookkeeping ------------------------------------------------------------------
+    @property
+    def clock(self) -> int:
+        return self.context.clock
+
+    @property
+    def conditions(self) -> dict[str, Any]:
+        conditions: dict[str, Any] = self.sheet["conditions"]
+        return conditions
+
+    @property
+    def privation(self) -> dict[str, Any]:
+        privation: dict[str, Any] = self.sheet["privation"]
+        return privation
+
+    @property
+    def dead(self) -> bool:
+        return bool(self.sheet["state"] == "dead")
+
+    def note(self, text: str, *, loud: bool = False) -> None:
+        if self.muted and not loud:
+            self.muted_notes.append(text)
+        else:
+            self.notes.append(text)
+
+    def schedule(
+        self, kind: str, due_in: int, payload: dict[str, Any], key: str, hidden: bool = False
+    ) -> None:
+        self.effects.append(ScheduledEffect(kind, due_in, payload, key, hidden))
+
+    def cancel(self, key: str) -> None:
+        self.cancels.append(key)
+
+    def option(self, key: str) -> Any:
+        return self.ruleset.option(self.context, key)
+
+    def result(self) -> Result:
+        refresh_derived(self.sheet)
+        self.outcome.setdefault("state", self.sheet["state"])
+        return Result(
+            sheet=self.sheet,
+            summary=_sentence(self.notes),
+            rolls=tuple(self.dice.rolls[self.first_roll :]),
+            effects=tuple(self.effects),
+            cancel_effects=tuple(dict.fromkeys(self.cancels)),
+            outcome=self.outcome,
+            elapsed_minutes=self.elapsed,
+        )
+
+    # -- saves --------------------------------------------------------------------------
+    def save(
+        self, category: str, reason: str, extra: int = 0, *, hidden: bool = False
+    ) -> tuple[bool, str]:
+        """Ruling G-5 and OS-3: d20 + modifiers >= the sheet's target passes."""
+        target = int(self.sheet[f"save_{category}"])
+        bonus = extra + save_penalty(self.sheet)
+        expression = "1d20" if bonus == 0 else f"1d20{bonus:+d}"
+        label = f"save vs {category} ({reason})" if reason else f"save vs {category}"
+        roll = self.dice.roll(expression, label, hidden=hidden)
+        passed = roll.total >= target
+        shown = f"{roll.dice[0]}{bonus:+d}={roll.total}" if bonus else str(roll.total)
+        verdict = "passes" if passed else "fails"
+        return passed, f"save vs {category} {shown} vs {target} {verdict}"
+
+    # -- state changes --------------------------------------------------------------------
+    def die(self, why: str) -> None:
+        if self.dead:
+            return
+        for key in pending_keys(self.sheet):
+            self.cancel(key)
+        self.effects.clear()  # a dead character waits for nothing
+        self.sheet["state"] = "dead"
+        self.sheet["resting"] = False
+        self.note(f"dies ({why})", loud=True)
+
+    def end_rest(self) -> None:
+        """Project ruling OS-P10: strenuous events end resting and the week of rest."""
+        if self.sheet["resting"]:
+            self.note("is no longer resting")
+        self.sheet["resting"] = False
+        self.sheet["rest"]["streak_days"] = 0
+
+    def knock_out(self, hours: int | None = None, why: str = "") -> None:
+        """Unconscious until a wake_up effect: 1d6 hours at 0 wounds or below (OS-4)."""
+        if self.dead:
+            return
+        conditions = self.conditions
+        if hours is None:
+            if conditions["unconscious"]:
+                return  # already out: the wake-up already scheduled stands
+            hours = self.dice.roll("1d6", "hours until waking").total
+        until = self.clock + hours * HOUR
+        if conditions["unconscious"] and conditions["unconscious_until"] >= until:
+            self.note(f"stays unconscious until {clock_text(conditions['unconscious_until'])}")
+            return
+        if conditions["unconscious"]:
+            self.cancel(f"wake_up:{conditions['unconscious_until']}")
+        conditions["unconscious"] = True
+        conditions["unconscious_until"] = until
+        self.schedule("wake_up", hours * HOUR, {"until": until}, f"wake_up:{until}")
+        self.note(f"falls unconscious{why} and will wake after {hours} hours")
+
+    def wake(self, why: str) -> None:
+        conditions = self.conditions
+        if not conditions["unconscious"]:
+            return
+        self.cancel(f"wake_up:{conditions['unconscious_until']}")
+        conditions["unconscious"] = False
+        conditions["unconscious_until"] = None
+        self.note(why)
+
+    def wounds_changed(self) -> None:
+        """Wounds moved without damage (Constitution, healing): update down / alive."""
+        if self.dead:
+            return
+        sheet = self.sheet
+        if sheet["wounds"] <= 0 and sheet["state"] == "alive":
+            sheet["state"] = "down"
+            self.note(f"is down at {sheet['wounds']} wounds")
+            self.knock_out()  # project ruling OS-P3
+        elif sheet["wounds"] > 0 and sheet["state"] == "down":
+            sheet["state"] = "alive"
+            self.note("is back above 0 wounds and can stand again")
+
+    def take_damage(self, amount: int, cause: str = "") -> None:
+        """Ruling OS-4."""
+        sheet = self.sheet
+        if self.dead:
+            self.note("is already dead")
+            return
+        self.end_rest()
+        before = int(sheet["wounds"])
+        sheet["wounds"] = before - amount
+        if before < 0:
+            self.note(f"takes {amount} damage{cause} while below 0 wounds")
+            self.die("any damage below 0 wounds kills, OS-4")
+            return
+        self.note(f"takes {amount} damage{cause}: wounds {before} -> {sheet['wounds']}")
+        if sheet["wounds"] > 0:
+            return
+        sheet["state"] = "down"
+        if sheet["wounds"] < 0:
+            self.note("falls prone")
+            self.critical_injury(-int(sheet["wounds"]))
+        self.knock_out()
+
+    def critical_injury(self, below: int) -> None:
+        """Ruling OS-4: 1d10 + the negative wounds on the campaign's table."""
+        table = self.ruleset.critical_table(self.context)
+        roll = self.dice.roll(f"1d10+{below}", "critical injury")
+        entry = next(
+            (
+                row
+                for row in table
+                if row["min"] <= roll.total and (row["max"] is None or roll.total <= row["max"])
+            ),
+            None,
+        )
+        if entry is None:
+            self.note(f"critical injury 1d10+{below}={roll.total}: no entry on the table")
+            self.outcome["critical_injury"] = {"roll": roll.total, "description": None}
+            return
+        described = str(entry["description"]).rstrip(".")
+        self.note(f"critical injury 1d10+{below}={roll.total}: {described}")
+        self.outcome["critical_injury"] = {"roll": roll.total, "description": entry["description"]}
+        effect = entry.get("effect")
+        if effect is not None:
+            self.apply_spec(effect, "critical injury")
+
+    def heal(self, amount: int, what: str) -> int:
+        """Never above maximum (OS-10). Returns the wounds actually regained."""
+        sheet = self.sheet
+        before = int(sheet["wounds"])
+        sheet["wounds"] = min(int(sheet["max_wounds"]), before + amount)
+        gained = int(sheet["wounds"]) - before
+        self.note(f"{what}: wounds {before} -> {sheet['wounds']} of {sheet['max_wounds']}")
+        self.wounds_changed()
+        return gained
+
+    def constitution_changed(self, before: int, after: int) -> None:
+        """Ruling OS-2: the modifier's change x level on current and maximum wounds."""
+        delta = (modifier(after) - modifier(before)) * int(self.sheet["level"])
+        if delta == 0:
+            return
+        sheet = self.sheet
+        wounds, most = int(sheet["wounds"]), int(sheet["max_wounds"])
+        sheet["max_wounds"] = max(1, most + delta)  # project ruling OS-P2
+        sheet["wounds"] = min(wounds + delta, int(sheet["max_wounds"]))
+        self.note(
+            f"Constitution modifier {modifier(before):+d} -> {modifier(after):+d} changes wounds "
+            f"by {delta:+d} ({wounds}/{most} -> {sheet['wounds']}/{sheet['max_wounds']})"
+        )
+        self.wounds_changed()
+
+    def lose_ability(
+        self, ability: str, amount: int, *, permanent: bool, privation: bool = False
+    ) -> None:
+        """Ruling OS-1: temporary loss lowers the score, permanent loss the maximum too."""
+        if self.dead:
+            return
+        sheet = self.sheet
+        before, most = int(sheet[ability]), int(sheet[f"max_{ability}"])
+        sheet[ability] = max(0, before - amount)
+        if permanent:
+            sheet[f"max_{ability}"] = max(0, most - amount)
+        text = f"{ability.capitalize()} {before} -> {sheet[ability]}"
+        if permanent:
+            text += f" for good (maximum {most} -> {sheet[f'max_{ability}']})"
+        self.note(text)
+        if privation and ability == "constitution":  # ruling OS-7
+            lost = int(self.privation["constitution_lost"]) + before - int(sheet[ability])
+            self.privation["constitution_lost"] = min(18, lost)
+        if ability == "constitution":
+            self.constitution_changed(before, int(sheet[ability]))
+        if sheet[ability] == 0:
+            self.die(f"{ability} 0, OS-1")
+
+    def regain_ability(self, ability: str, amount: int) -> int:
+        """Never above the maximum (OS-10). Returns the points regained."""
+        sheet = self.sheet
+        before = int(sheet[ability])
+        sheet[ability] = min(int(sheet[f"max_{ability}"]), before + amount)
+        if ability == "constitution":
+            self.constitution_changed(before, int(sheet[ability]))
+        return int(sheet[ability]) - before
+
+    def apply_spec(self, effect: Mapping[str, Any], source: str) -> None:
+        """A critical injury's, poison's or disease's effect (see data.EFFECT_SCHEMA)."""
+        if self.dead:
+            return
+        kind = effect["type"]
+        if kind == "death":
+            self.die(source)
+        elif kind == "damage":
+            if "amount" in effect:
+                amount = int(effect["amount"])
+            else:
+                try:
+                    amount = self.dice.roll(str(effect["dice"]), f"{source} damage").total
+                except DiceError as error:
+                    raise RuleError(f"bad damage dice for {source}: {error}") from None
+            if amount > 0:
+                self.take_damage(amount, f" from {source}")
+        elif kind == "ability_loss":
+            permanent = bool(effect.get("permanent", False))
+            for ability in ABILITIES:
+                if ability in effect["abilities"]:
+                    self.lose_ability(
+                        ability, int(effect["abilities"][ability]), permanent=permanent
+                    )
+        elif kind == "sleep":
+            self.knock_out(int(effect["hours"]), f" ({source})")
+
+    def slept(self, hours: int) -> None:
+        """Ruling OS-8: 4 hours in the window end sleep deprivation at once."""
+        sleep = self.sheet["sleep"]
+        sleep["hours"] = min(10_000, int(sleep["hours"]) + hours)
+        if sleep["hours"] >= data.SLEEP_NEEDED_HOURS and self.conditions["sleep_deprived_days"]:
+            self.conditions["sleep_deprived_days"] = 0
+            self.note("sleep deprivation ends")
+
+    def aging_save(self, age: int, penalty: int) -> bool:
+        """Ruling OS-5: save vs paralysis at the band's penalty; a failure costs a random
+        ability one point for good."""
+        passed, text = self.save("paralysis", f"aging, age {age}", penalty)
+        self.note(f"aging save at {age}: {text}")
+        if not passed:
+            ability = self.dice.pick(ABILITIES, f"aging: ability lost at age {age}")
+            self.lose_ability(ability, 1, permanent=True)
+        return passed
+
+    def contract(self, name: str, disease: Mapping[str, Any], hidden: bool) -> None:
+        """Ruling OS-6: the first save falls when incubation ends."""
+        interval = int(disease["interval_minutes"])
+        total = max(1, int(disease["infection_minutes"]) // interval)
+        self.sheet["diseases"].append(
+            {
+                "name": name,
+                "contracted_at": self.clock,
+                "incubation_minutes": int(disease["incubation_minutes"]),
+                "interval_minutes": interval,
+                "saves_total": total,
+                "saves_made": 0,
+                "saves_failed": 0,
+                "effect": copy.deepcopy(dict(disease["effect"])),
+                "hidden": hidden,
+            }
+        )
+        self.schedule(
+            "disease_save",
+            int(disease["incubation_minutes"]),
+            {"disease": name, "since": self.clock, "n": 1},
+            f"disease:{name}:1",
+            hidden=hidden,
+        )
+
+
+class OldSchool(Ruleset):
+    key = "old_school"
+    name = "Old school"
+    sheet_schema: ClassVar[Mapping[str, Any]] = data.SHEET_SCHEMA
+    actions: ClassVar[tuple[ActionSpec, ...]] = ACTIONS
+    options: ClassVar[Mapping[str, Any]] = {
+        "hostile_place": False,  # ruling OS-10
+        "drunk_hours": 4,  # project ruling OS-P6
+        "track_sleep": True,  # project ruling OS-P8
+    }
+    tables: ClassVar[Mapping[str, Any]] = {
+        "critical_injuries": data.PROJECT_CRITICAL_INJURIES,
+        "diseases": data.DEFAULT_DISEASES,
+    }
+
+    # -- sheets -------------------------------------------------------------------------
+    def default_sheet(self) -> Sheet:
+        return data.default_sheet()
+
+    def new_sheet(self, initial: Mapping[str, Any], dice: Dice) -> Sheet:
+        """Defaults, then ``initial``; a score given without its maximum sets both."""
+        managed = sorted(set(initial) & set(MANAGED_FIELDS))
+        if managed:
+            raise RuleError(
+                "these fields are kept by the rules and cannot be set at creation: "
+                + ", ".join(managed)
+            )
+        sheet = self.default_sheet()
+        given = copy.deepcopy(dict(initial))
+        for ability in ABILITIES:
+            if ability in given and f"max_{ability}" not in given:
+                given[f"max_{ability}"] = given[ability]
+        if "max_wounds" in given and "wounds" not in given:
+            given["wounds"] = given["max_wounds"]
+        sheet.update(given)
+        validate(sheet, self.sheet_schema, "sheet")
+        zero = [ability for ability in ABILITIES if sheet[ability] == 0]
+        if zero:
+            raise RuleError(f"a new character cannot start at 0 {zero[0]}: that is death (OS-1)")
+        if sheet["wounds"] <= 0:
+            sheet["state"] = "down"
+        refresh_derived(sheet)
+        self.validate_sheet(sheet)
+        return sheet
+
+    def initial_effects(self, sheet: Mapping[str, Any]) -> tuple[ScheduledEffect, ...]:
+        """A yearly birthday (OS-5) and the daily sleep window (OS-8)."""
+        birthday = int(sheet["birthdays"]) + 1
+        window = int(sheet["sleep"]["windows"]) + 1
+        return (
+            ScheduledEffect("birthday", YEAR, {"n": birthday}, f"birthday:{birthday}"),
+            ScheduledEffect("sleep_window", DAY, {"n": window}, f"sleep_window:{window}"),
+        )
+
+    def validate_sheet(self, sheet: Mapping[str, Any]) -> None:
+        super().validate_sheet(sheet)
+        problems: list[str] = []
+        for ability in ABILITIES:
+            if sheet[ability] > sheet[f"max_{ability}"]:
+                problems.append(f"{ability} is above its maximum")
+        if sheet["wounds"] > sheet["max_wounds"]:
+            problems.append("wounds are above their maximum")
+        if sheet["state"] != "dead":
+            if any(sheet[ability] == 0 for ability in ABILITIES):
+                problems.append("a character at 0 in an ability score is dead (OS-1)")
+            if sheet["wounds"] <= 0 and sheet["state"] == "alive":
+                problems.append("a character at 0 wounds or below is down (OS-4)")
+            if sheet["wounds"] > 0 and sheet["state"] == "down":
+                problems.append("a character above 0 wounds is not down")
+        if problems:
+            raise RuleError("invalid sheet: " + "; ".join(problems))
+
+    def status(self, sheet: Mapping[str, Any]) -> str:
+        if sheet["state"] == "dead":
+            return "dead"
+        if sheet["conditions"]["unconscious"]:
+            return "unconscious"
+        if sheet["state"] == "down":
+            return "down"
+        return "standing"
+
+    def public_sheet(self, sheet: Mapping[str, Any]) -> Sheet:
+        """Diseases still secret (ruling G-4) are left out for players."""
+        public = copy.deepcopy(dict(sheet))
+        public["diseases"] = [entry for entry in public["diseases"] if not entry["hidden"]]
+        return public
+
+    # -- tables and options -----------------------------------------------------------------
+    def option(self, context: Context, key: str) -> Any:
+        value = context.options.get(key, self.options[key])
+        validate({key: value}, OPTIONS_SCHEMA, "campaign options")
+        return value
+
+    def validate_table(self, key: str, data: Any) -> None:
+        """A referee's edit of the critical injury or disease table (rulings OS-4, OS-6)."""
+        if key == "critical_injuries":
+            self._check_critical_table(data)
+        elif key == "diseases":
+            validate(data, DISEASE_TABLE_SCHEMA, "disease table")
+        else:
+            super().validate_table(key, data)
+
+    @staticmethod
+    def _check_critical_table(table: Any) -> None:
+        validate(table, CRITICAL_TABLE_SCHEMA, "critical injury table")
+        for row in table:
+            if row["max"] is not None and row["max"] < row["min"]:
+                raise RuleError(
+                    f"invalid critical injury table: the range {row['min']}-{row['max']} of "
+                    f"{row['description']!r} ends before it starts"
+                )
+
+    def critical_table(self, context: Context) -> list[dict[str, Any]]:
+        table = context.table(self, "critical_injuries")
+        self._check_critical_table(table)
+        rows: list[dict[str, Any]] = table
+        return rows
+
+    def disease(self, context: Context, name: str) -> dict[str, Any]:
+        table = context.table(self, "diseases")
+        validate(table, DISEASE_TABLE_SCHEMA, "disease table")
+        if name not in table:
+            known = ", ".join(sorted(table)) or "none"
+            raise RuleError(f"no disease {name!r} in the campaign's disease table (known: {known})")
+        entry: dict[str, Any] = table[name]
+        return entry
+
+    # -- helpers ------------------------------------------------------------------------------
+    def _turn(self, sheet: Sheet, dice: Dice, context: Context, doing: str) -> _Turn:
+        if sheet["state"] == "dead":
+            raise ActionBlocked(f"The character is dead and cannot {doing}.")
+        return _Turn(self, sheet, dice, context)
+
+    @staticmethod
+    def _awake(turn: _Turn, doing: str, *, standing: bool = False) -> None:
+        if turn.conditions["unconscious"]:
+            raise ActionBlocked(f"The character is unconscious and cannot {doing}.")
+        if standing and turn.sheet["state"] == "down":
+            raise ActionBlocked(f"The character is down and cannot {doing}.")
+
+    @staticmethod
+    def _referee_param(params: Params, context: Context, key: str, what: str) -> None:
+        if key in params and not context.by_referee:
+            raise RuleError(f"only the referee sets {what}")
+
+    @staticmethod
+    def _active_disease(sheet: Mapping[str, Any], name: str) -> dict[str, Any] | None:
+        for entry in sheet["diseases"]:
+            if entry["name"] == name:
+                found: dict[str, Any] = entry
+                return found
+        return None
+
+    # -- actions -------------------------------------------------------------------------------
+    def action_damage(self, sheet: Sheet, params: Params, dice: Dice, context: Context) -> Result:
+        turn = self._turn(sheet, dice, context, "take damage")
+        turn.take_damage(int(params["amount"]))
+        return turn.result()
+
+    def action_heal(self, sheet: Sheet, params: Params, dice: Dice, context: Context) -> Result:
+        turn = self._turn(sheet, dice, context, "be healed")
+        turn.heal(int(params["amount"]), f"heals {params['amount']}")
+        if sheet["wounds"] > 0:
+            turn.wake("wakes up")  # project ruling OS-P4
+        return turn.result()
+
+    def action_ability_loss(
+        self, sheet: Sheet, params: Params, dice: Dice, context: Context
+    ) -> Result:
+        turn = self._turn(sheet, dice, context, "lose ability points")
+        turn.lose_ability(
+            params["ability"], int(params["amount"]), permanent=bool(params.get("permanent"))
+        )
+        return turn.result()
+
+    def action_save(self, sheet: Sheet, params: Params, dice: Dice, context: Context) -> Result:
+        turn = self._turn(sheet, dice, context, "save")
+        passed, text = turn.save(
+            params["category"], str(params.get("reason", "")), int(params.get("modifier", 0))
+        )
+        turn.note(text)
+        turn.outcome["passed"] = passed
+        return turn.result()
+
+    def action_expose_disease(
+        self, sheet: Sheet, params: Params, dice: Dice, context: Context
+    ) -> Result:
+        """Ruling OS-6 / G-4: the exposure save is the referee's, rolled hidden."""
+        turn = self._turn(sheet, dice, context, "be exposed to a disease")
+        name = params["disease"]
+        disease = self.disease(context, name)
+        if self._active_disease(sheet, name) is not None:
+            raise RuleError(f"the character already has {name}")
+        passed, text = turn.save(
+            "poison", f"exposure to {name}", int(params.get("modifier", 0)), hidden=True
+        )
+        if not passed:
+            turn.contract(name, disease, hidden=True)
+        turn.note("is exposed to a disease; the referee rolled the save vs poison in secret")
+        turn.outcome["referee_only"] = {"disease": name, "save": text, "contracted": not passed}
+        return turn.result()
+
+    def action_contract_disease(
+        self, sheet: Sheet, params: Params, dice: Dice, context: Context
+    ) -> Result:
+        turn = self._turn(sheet, dice, context, "contract a disease")
+        name = params["disease"]
+        disease = self.disease(context, name)
+        if self._active_disease(sheet, name) is not None:
+            raise RuleError(f"the character already has {name}")
+        hidden = bool(params.get("hidden", True))
+        turn.contract(name, disease, hidden=hidden)
+        if hidden:
+            turn.note("the referee makes a secret note on the character's health")
+            turn.outcome["referee_only"] = {"disease": name, "contracted": True}
+        else:
+            entry = sheet["diseases"][-1]
+            turn.note(
+                f"contracts {name}: {entry['saves_total']} saves vs poison, the first at "
+                f"{clock_text(context.clock + entry['incubation_minutes'])}"
+            )
+        return turn.result()
+
+    def action_cure_disease(
+        self, sheet: Sheet, params: Params, dice: Dice, context: Context
+    ) -> Result:
+        turn = self._turn(sheet, dice, context, "be cured")
+        name = params["disease"]
+        entry = self._active_disease(sheet, name)
+        if entry is None:
+            raise RuleError(f"the character does not have {name}")
+        sheet["diseases"].remove(entry)
+        turn.cancel(f"disease:{name}:{entry['saves_made'] + 1}")
+        if entry["hidden"]:  # still secret (ruling G-4): the summary names nothing
+            turn.note("the referee makes a secret note on the character's health")
+            turn.outcome["referee_only"] = {"disease": name, "cured": True}
+        else:
+            turn.note(f"is cured of {name}; its remaining saves are cancelled")
+        return turn.result()
+
+    def action_poison(self, sheet: Sheet, params: Params, dice: Dice, context: Context) -> Result:
+        turn = self._turn(sheet, dice, context, "be poisoned")
+        effect = params.get("effect", DEATH)
+        if params.get("save", True):
+            passed, text = turn.save("poison", "poison", int(params.get("modifier", 0)))
+            turn.note(text)
+            turn.outcome["passed"] = passed
+            if passed:
+                turn.note("the poison has no effect")
+                return turn.result()
+        else:
+            turn.note("takes the drug with no save")
+        if effect["type"] == "none":
+            turn.note("the poison has no effect")
+        turn.apply_spec(effect, "poison")
+        return turn.result()
+
+    def action_drink(self, sheet: Sheet, params: Params, dice: Dice, context: Context) -> Result:
+        """Ruling OS-9: drunk until a sober_up effect."""
+        turn = self._turn(sheet, dice, context, "drink")
+        self._awake(turn, "drink")
+        self._referee_param(params, context, "hours", "how long drunkenness lasts (OS-9)")
+        hours = int(params.get("hours", turn.option("drunk_hours")))
+        until = context.clock + hours * HOUR
+        conditions = turn.conditions
+        if conditions["drunk"] and conditions["drunk_until"] >= until:
+            turn.note(f"drinks more and stays drunk until {clock_text(conditions['drunk_until'])}")
+            return turn.result()
+        if conditions["drunk"]:
+            turn.cancel(f"sober_up:{conditions['drunk_until']}")
+        conditions["drunk"] = True
+        conditions["drunk_until"] = until
+        turn.schedule("sober_up", hours * HOUR, {"until": until}, f"sober_up:{until}")
+        turn.note(f"is drunk until {clock_text(until)}: -2 Dexterity and -2 to all saves (OS-9)")
+        return turn.result()
+
+    def action_fall(self, sheet: Sheet, params: Params, dice: Dice, context: Context) -> Result:
+        """Ruling OS-9: 1d6 per full 10 feet, at most 20d6."""
+        turn = self._turn(sheet, dice, context, "fall")
+        feet = int(params["feet"])
+        count = min(feet // 10, data.MAX_FALL_DICE)
+        turn.end_rest()  # project ruling OS-P10
+        if count == 0:
+            turn.note(f"falls {feet} feet: less than 10 feet, no damage")
+            return turn.result()
+        roll = dice.roll(f"{count}d6", "falling damage")
+        turn.note(f"falls {feet} feet: {count}d6={roll.total}")
+        turn.take_damage(roll.total)
+        return turn.result()
+
+    def action_search(self, sheet: Sheet, params: Params, dice: Dice, context: Context) -> Result:
+        """Ruling OS-9: 1 in 6, one turn per 10-foot square; project ruling OS-P7."""
+        turn = self._turn(sheet, dice, context, "search")
+        self._awake(turn, "search", standing=True)
+        self._referee_param(params, context, "chance", "the search chance")
+        squares = int(params["squares"])
+        chance = int(params.get("chance", 1))
+        effective = chance - int(sheet["conditions"]["sleep_deprived_days"])
+        turn.end_rest()
+        roll = dice.roll("1d6", "search")
+        found = roll.total <= effective
+        odds = f"{effective} in 6" if effective > 0 else "no chance (sleep deprived)"
+        verdict = "finds anything hidden there" if found else "finds nothing"
+        turn.note(
+            f"searches {squares} ten-foot square{'s' if squares > 1 else ''} for "
+            f"{squares * TURN} minutes: 1d6={roll.total} vs {odds}, {verdict}"
+        )
+        turn.outcome["found"] = found
+        turn.elapsed = squares * TURN
+        return turn.result()
+
+    def action_night_rest(
+        self, sheet: Sheet, params: Params, dice: Dice, context: Context
+    ) -> Result:
+        """Ruling OS-10: 1 wound at half wounds or more; nothing in a hostile place."""
+        turn = self._turn(sheet, dice, context, "rest")
+        rest = sheet["rest"]
+        last = rest["last_night_rest_at"]
+        if last is not None and context.clock - last < data.NIGHT_REST_SPACING:
+            raise RuleError(
+                f"the character already had a night's rest at {clock_text(last)}; advance the "
+                "clock first"
+            )
+        rest["last_night_rest_at"] = context.clock
+        turn.note("rests for the night")
+        turn.slept(8)  # project ruling OS-P8
+        turn.elapsed = 8 * HOUR
+        wounds, most = int(sheet["wounds"]), int(sheet["max_wounds"])
+        if turn.option("hostile_place"):
+            turn.note("no recovery in a hostile place (OS-10)")
+        elif wounds >= most:
+            turn.note("is not wounded")
+        elif 2 * wounds >= most:
+            turn.heal(1, "recovers 1")
+        else:
+            turn.note(f"below half wounds ({wounds} of {most}): recovers nothing")
+        return turn.result()
+
+    def action_day_rest(self, sheet: Sheet, params: Params, dice: Dice, context: Context) -> Result:
+        """Ruling OS-10 and OS-7; project rulings OS-P8..OS-P10."""
+        turn = self._turn(sheet, dice, context, "rest")
+        rest = sheet["rest"]
+        last = rest["last_day_rest_at"]
+        if last is not None and context.clock - last < data.DAY_REST_SPACING:
+            raise RuleError(
+                f"the character already had a day of rest at {clock_text(last)}; a full day must "
+                "pass first"
+            )
+        rest["last_day_rest_at"] = context.clock
+        sheet["resting"] = True
+        turn.note("rests all day")
+        turn.slept(8)
+        turn.elapsed = DAY
+        conditions = sheet["conditions"]
+        lacking = [
+            what
+            for what, missing in (
+                ("food", conditions["starving"]),
+                ("water", conditions["thirsty"]),
+            )
+            if missing
+        ]
+        if lacking:
+            rest["streak_days"] = 0
+            turn.note(f"without {' and '.join(lacking)} it is no day of rest: no recovery")
+            return turn.result()
+        if turn.option("hostile_place"):
+            rest["streak_days"] = 0
+            turn.note("no recovery in a hostile place (OS-10)")
+            return turn.result()
+        consecutive = last is not None and context.clock - last < data.REST_STREAK_GAP
+        rest["streak_days"] = rest["streak_days"] + 1 if consecutive else 1
+        week = rest["streak_days"] % 7 == 0
+        self._day_rest_wounds(turn, bool(params.get("bed", False)))
+        self._day_rest_abilities(turn, week)
+        if week:
+            turn.note(f"a full week of rest ({rest['streak_days']} days) adds a point")
+        return turn.result()
+
+    @staticmethod
+    def _day_rest_wounds(turn: _Turn, bed: bool) -> None:
+        sheet = turn.sheet
+        wounds, most = int(sheet["wounds"]), int(sheet["max_wounds"])
+        if wounds >= most:
+            turn.note("is not wounded")
+            return
+        if 2 * wounds >= most:
+            gain = turn.dice.roll("1d3", "day of rest").total
+            how = f"1d3={gain}"
+        else:
+            gain, how = 1, "1 (below half wounds)"
+        if bed:
+            gain += 1
+            how += " +1 in a clean bed"
+        turn.heal(gain, f"recovers {how}")
+
+    @staticmethod
+    def _day_rest_abilities(turn: _Turn, week: bool) -> None:
+        """OS-10: a point a day, another at each full week; OS-7: Constitution lost to
+        hunger or thirst twice as fast."""
+        sheet = turn.sheet
+        regained: list[str] = []
+        for ability in ABILITIES:
+            if sheet[ability] >= sheet[f"max_{ability}"]:
+                continue
+            points = 2 if week else 1
+            pool = int(turn.privation["constitution_lost"]) if ability == "constitution" else 0
+            if pool:
+                points *= 2
+            before = int(sheet[ability])
+            got = turn.regain_ability(ability, points)
+            if pool:
+                turn.privation["constitution_lost"] = max(0, pool - got)
+            if got:
+                regained.append(f"{ability.capitalize()} {before} -> {sheet[ability]}")
+            if turn.dead:
+                return
+        if regained:
+            turn.note("regains " + ", ".join(regained))
+
+    def action_set_supplies(
+        self, sheet: Sheet, params: Params, dice: Dice, context: Context
+    ) -> Result:
+        """Ruling OS-7: a check every 24 h while food or water is lacking."""
+        turn = self._turn(sheet, dice, context, "eat or drink")
+        conditions, privation = turn.conditions, turn.privation
+        for what, flag, since, checks, kind in (
+            ("food", "starving", "food_lacking_since", "starvation_checks", "starvation"),
+            ("water", "thirsty", "water_lacking_since", "thirst_checks", "thirst"),
+        ):
+            if what not in params:
+                continue
+            has = bool(params[what])
+            if has and conditions[flag]:
+                turn.cancel(f"{kind}:{privation[since]}:{privation[checks] + 1}")
+                conditions[flag] = False
+                privation[since] = None
+                privation[checks] = 0
+                if what == "water":
+                    privation["thirst_failures"] = 0  # project ruling OS-P5
+                turn.note(f"has {what} again")
+            elif has:
+                turn.note(f"has {what}")
+            elif conditions[flag]:
+                turn.note(f"still lacks {what}")
+            else:
+                conditions[flag] = True
+                privation[since] = context.clock
+                privation[checks] = 0
+                turn.schedule(
+                    f"{kind}_check",
+                    DAY,
+                    {"since": context.clock, "n": 1},
+                    f"{kind}:{context.clock}:1",
+                )
+                turn.note(f"lacks {what}: a save vs poison every 24 hours (OS-7)")
+        return turn.result()
+
+    def action_sleep(self, sheet: Sheet, params: Params, dice: Dice, context: Context) -> Result:
+        turn = self._turn(sheet, dice, context, "sleep")
+        self._awake(turn, "sleep")
+        hours = int(params["hours"])
+        turn.note(f"sleeps {hours} hour{'s' if hours > 1 else ''}")
+        turn.slept(hours)
+        turn.elapsed = hours * HOUR
+        return turn.result()
+
+    def action_set_resting(
+        self, sheet: Sheet, params: Params, dice: Dice, context: Context
+    ) -> Result:
+        turn = self._turn(sheet, dice, context, "rest")
+        if params["resting"]:
+            sheet["resting"] = True
+            turn.note("is resting")
+        else:
+            sheet["resting"] = False
+            sheet["rest"]["streak_days"] = 0
+            turn.note("stops resting")
+        return turn.result()
+
+    def action_magical_aging(
+        self, sheet: Sheet, params: Params, dice: Dice, context: Context
+    ) -> Result:
+        """Ruling OS-5: every save the skipped years would have brought, at once."""
+        turn = self._turn(sheet, dice, context, "age")
+        years = int(params["years"])
+        old = int(sheet["age"])
+        bands = AGING[sheet["race"]]
+        turn.note(f"ages {years} year{'s' if years > 1 else ''} by magic ({old} -> {old + years})")
+        if bands is None:
+            turn.note("elves do not age: no saves")
+        saves = passes = 0
+        maxima = {ability: int(sheet[f"max_{ability}"]) for ability in ABILITIES}
+        turn.muted = True  # many saves: one line for them all, below
+        for age in range(old + 1, old + years + 1):
+            penalty = bands.penalty_at(age) if bands is not None else None
+            if penalty is None:
+                continue
+            saves += 1
+            passes += turn.aging_save(age, penalty)
+            if turn.dead:
+                break
+        turn.muted = False
+        sheet["age"] = old + years
+        if bands is not None and saves == 0:
+            turn.note("no aging save falls due")
+        elif saves <= 3:
+            turn.notes.extend(turn.muted_notes)
+        else:
+            lost = [
+                f"{ability.capitalize()} {sheet[f'max_{ability}'] - maxima[ability]:+d}"
+                for ability in ABILITIES
+                if sheet[f"max_{ability}"] != maxima[ability]
+            ]
+            turn.note(
+                f"{saves} aging saves: {passes} pass, {saves - passes} fail"
+                + (f" ({', '.join(lost)} for good)" if lost else "")
+            )
+        turn.outcome["aging_saves"] = {"made": saves, "passed": passes}
+        return turn.result()
+
+    # -- scheduled effects ---------------------------------------------------------------------
+    def apply_effect(
+        self,
+        sheet: Mapping[str, Any],
+        kind: str,
+        payload: Mapping[str, Any],
+        dice: Dice,
+        context: Context,
+    ) -> Result:
+        schema = data.EFFECT_PAYLOADS.get(kind)
+        if schema is None:
+            raise RuleError(f"ruleset {self.key} has no scheduled effect {kind!r}")
+        validate(dict(payload), schema, f"payload of {kind}")
+        turn = _Turn(self, copy.deepcopy(dict(sheet)), dice, context)
+        if turn.dead:
+            turn.note(f"nothing happens ({kind.replace('_', ' ')}): the character is dead")
+        else:
+            getattr(self, f"_effect_{kind}")(turn, payload)
+        result = turn.result()
+        self.validate_sheet(result.sheet)
+        return result
+
+    def _effect_birthday(self, turn: _Turn, payload: Mapping[str, Any]) -> None:
+        """Ruling OS-5 on the clock: a year older, and any aging save due."""
+        sheet = turn.sheet
+        n = int(payload["n"])
+        if n != sheet["birthdays"] + 1:
+            turn.note(f"nothing happens: birthday {n} was already marked or is not due")
+            return
+        sheet["birthdays"] = n
+        sheet["age"] += 1
+        turn.note(f"turns {sheet['age']}")
+        bands = AGING[sheet["race"]]
+        penalty = bands.penalty_at(sheet["age"]) if bands is not None else None
+        if penalty is not None:
+            turn.aging_save(int(sheet["age"]), penalty)
+        if not turn.dead:
+            turn.schedule("birthday", YEAR, {"n": n + 1}, f"birthday:{n + 1}")
+
+    def _effect_sleep_window(self, turn: _Turn, payload: Mapping[str, Any]) -> None:
+        """Ruling OS-8: under 4 hours of sleep in the window adds a day of deprivation."""
+        sleep = turn.sheet["sleep"]
+        n = int(payload["n"])
+        if n != sleep["windows"] + 1:
+            turn.note(f"nothing happens: sleep window {n} was already closed or is not due")
+            return
+        sleep["windows"] = n
+        hours = int(sleep["hours"])
+        sleep["hours"] = 0
+        conditions = turn.conditions
+        if not turn.option("track_sleep"):
+            turn.note("sleep is not tracked in this campaign")
+        elif hours >= data.SLEEP_NEEDED_HOURS:
+            conditions["sleep_deprived_days"] = 0
+            turn.note(f"slept {hours} hours in the last 24: rested")
+        else:
+            conditions["sleep_deprived_days"] += 1
+            days = conditions["sleep_deprived_days"]
+            turn.note(
+                f"slept only {hours} hours in the last 24: sleep deprived, -{days} to all rolls "
+                "(OS-8)"
+            )
+        turn.schedule("sleep_window", DAY, {"n": n + 1}, f"sleep_window:{n + 1}")
+
+    def _effect_wake_up(self, turn: _Turn, payload: Mapping[str, Any]) -> None:
+        """Ruling OS-4 and OS-10: awake, but still unable to stand at 0 wounds or below."""
+        conditions = turn.conditions
+        if not conditions["unconscious"] or conditions["unconscious_until"] != payload["until"]:
+            turn.note("nothing happens: the character is already awake")
+            return
+        conditions["unconscious"] = False
+        conditions["unconscious_until"] = None
+        if turn.sheet["state"] == "down":
+            turn.note(
+                f"wakes up at {turn.sheet['wounds']} wounds: can talk and crawl 10 feet but "
+                "cannot stand or carry equipment"
+            )
+        else:
+            turn.note("wakes up")
+
+    def _effect_sober_up(self, turn: _Turn, payload: Mapping[str, Any]) -> None:
+        conditions = turn.conditions
+        if not conditions["drunk"] or conditions["drunk_until"] != payload["until"]:
+            turn.note("nothing happens: the character is not drunk, or drank more since")
+            return
+        conditions["drunk"] = False
+        conditions["drunk_until"] = None
+        turn.note("is sober again")
+
+    def _privation_check(self, turn: _Turn, payload: Mapping[str, Any], water: bool) -> bool:
+        """Shared token checks of starvation and thirst; True when the check applies."""
+        flag, since, checks, what = (
+            ("thirsty", "water_lacking_since", "thirst_checks", "water")
+            if water
+            else ("starving", "food_lacking_since", "starvation_checks", "food")
+        )
+        privation = turn.privation
+        if not turn.conditions[flag] or privation[since] != payload["since"]:
+            turn.note(f"nothing happens: the character has {what} again")
+            return False
+        if payload["n"] != privation[checks] + 1:
+            turn.note(
+                f"nothing happens: day {payload['n']} without {what} was already checked or is "
+                "not due"
+            )
+            return False
+        privation[checks] = int(payload["n"])
+        return True
+
+    def _next_privation(self, turn: _Turn, payload: Mapping[str, Any], water: bool) -> None:
+        if turn.dead:
+            return
+        kind = "thirst" if water else "starvation"
+        n = int(payload["n"]) + 1
+        turn.schedule(
+            f"{kind}_check",
+            DAY,
+            {"since": payload["since"], "n": n},
+            f"{kind}:{payload['since']}:{n}",
+        )
+
+    def _effect_starvation_check(self, turn: _Turn, payload: Mapping[str, Any]) -> None:
+        """Ruling OS-7: a failed save costs a point of Constitution."""
+        if not self._privation_check(turn, payload, water=False):
+            return
+        passed, text = turn.save("poison", f"starvation, day {payload['n']}")
+        turn.note(f"day {payload['n']} without food: {text}")
+        if not passed:
+            turn.lose_ability("constitution", 1, permanent=False, privation=True)
+        self._next_privation(turn, payload, water=False)
+
+    def _effect_thirst_check(self, turn: _Turn, payload: Mapping[str, Any]) -> None:
+        """Ruling OS-7: a failed save halves Constitution; the third failure kills."""
+        if not self._privation_check(turn, payload, water=True):
+            return
+        passed, text = turn.save("poison", f"thirst, day {payload['n']}")
+        turn.note(f"day {payload['n']} without water: {text}")
+        if not passed:
+            privation = turn.privation
+            privation["thirst_failures"] = min(
+                data.THIRST_FAILURES_TO_DIE, privation["thirst_failures"] + 1
+            )
+            failures = int(privation["thirst_failures"])
+            if failures >= data.THIRST_FAILURES_TO_DIE:
+                turn.die("third failed save without water, OS-7")
+            else:
+                constitution = int(turn.sheet["constitution"])
+                halved = constitution // 2  # project ruling OS-P5
+                turn.note(f"thirst halves Constitution ({failures} of 3 failed saves)")
+                turn.lose_ability(
+                    "constitution", constitution - halved, permanent=False, privation=True
+                )
+        self._next_privation(turn, payload, water=True)
+
+    def _effect_disease_save(self, turn: _Turn, payload: Mapping[str, Any]) -> None:
+        """Ruling OS-6: a save every interval; -2 when not resting at that moment."""
+        name = str(payload["disease"])
+        entry = self._active_disease(turn.sheet, name)
+        if entry is None or entry["contracted_at"] != payload["since"]:
+            turn.note(f"nothing happens: the character no longer has {name}")
+            return
+        n = int(payload["n"])
+        if n != entry["saves_made"] + 1:
+            turn.note(f"nothing happens: {name} save {n} was already made or is not due")
+            return
+        entry["saves_made"] = n
+        entry["hidden"] = False  # the disease shows itself (ruling G-4)
+        total = entry["saves_total"]
+        resting = bool(turn.sheet["resting"])
+        extra = 0 if resting else data.NOT_RESTING_DISEASE_PENALTY
+        passed, text = turn.save("poison", f"{name}, save {n} of {total}", extra)
+        turn.note(f"{name} save {n} of {total}{'' if resting else ' (not resting)'}: {text}")
+        if not passed:
+            entry["saves_failed"] += 1
+            turn.apply_spec(entry["effect"], name)
+        if n >= total:
+            if entry in turn.sheet["diseases"]:
+                turn.sheet["diseases"].remove(entry)
+            if not turn.dead:
+                turn.note(f"{name} has run its course ({entry['saves_failed']} failed saves)")
+        elif not turn.dead:
+            turn.schedule(
+                "disease_save",
+                int(entry["interval_minutes"]),
+                {"disease": name, "since": entry["contracted_at"], "n": n + 1},
+                f"disease:{name}:{n + 1}",
+            )
