@@ -1,0 +1,429 @@
+"""Who may do what: every endpoint of config/api_urls.py x every kind of user.
+
+Roles: ``anonymous`` (no session, no token), ``outsider`` (signed in, not in the
+campaign), ``player`` (owns the character the row is about), ``other_player`` (in the
+campaign, does not own it) and ``referee``.
+
+* Anonymous users get 403: with session authentication listed first, DRF answers
+  "not authenticated" with 403, not 401 (SessionAuthentication has no
+  WWW-Authenticate challenge).
+* Outsiders get 404 on anything of the campaign: they must not learn it exists.
+* Another player's character answers 404 like a stranger's.
+* Players get 403 on referee-only things they can see.
+
+Every denied request must leave the world exactly as it was: sheets, versions,
+pending choices, the resolution log, memberships, invites, tables, options.
+
+A row of MATRIX per endpoint and method: a new URL in config/api_urls.py fails
+``test_every_endpoint_is_in_the_matrix`` until it is added here.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+
+from campaigns.models import Campaign, Invite, Membership, Role
+from campaigns.services import campaign_create, invite_create
+from characters.models import Character
+from characters.services import character_create
+from config import api_urls
+from rules.clock import clock_advance_start
+from rules.models import CampaignTable, ClockJob, ClockJobState, Resolution, ScheduledEffect
+from rules.services import resolution_create_action
+
+ROLES = ("anonymous", "outsider", "player", "other_player", "referee")
+
+
+@dataclass
+class World:
+    """One campaign with the player's character (Aldo) and the other player's (Bo)."""
+
+    campaign: Campaign
+    users: dict[str, Any]
+    aldo: Character
+    bo: Character
+    invite_code: str
+    resolution_id: int
+    job_id: int
+
+
+@dataclass(frozen=True)
+class Row:
+    """Expected status per role for one endpoint and method."""
+
+    url_name: str
+    method: str
+    expected: dict[str, int]
+    kwargs: Callable[[World], dict[str, Any]] = lambda w: {}
+    body: Callable[[World, str], Any] = lambda w, role: None
+    ruleset: str = "hit_dice"
+    prepare: str = ""  # "choice": Aldo waits on a choice; "acted": Aldo took damage
+    label: str = ""
+
+    @property
+    def id(self) -> str:
+        return f"{self.url_name}-{self.method}{'-' + self.label if self.label else ''}"
+
+
+def statuses(
+    anonymous: int, outsider: int, player: int, other_player: int, referee: int
+) -> dict[str, int]:
+    return dict(
+        anonymous=anonymous,
+        outsider=outsider,
+        player=player,
+        other_player=other_player,
+        referee=referee,
+    )
+
+
+def campaign_kw(w: World) -> dict[str, Any]:
+    return {"campaign_id": w.campaign.pk}
+
+
+def aldo_kw(w: World) -> dict[str, Any]:
+    return {"character_id": w.aldo.pk}
+
+
+def table_kw(w: World) -> dict[str, Any]:
+    return {"campaign_id": w.campaign.pk, "key": "diseases"}
+
+
+def reveal_kw(w: World) -> dict[str, Any]:
+    return {"character_id": w.aldo.pk, "resolution_id": w.resolution_id}
+
+
+def job_kw(w: World) -> dict[str, Any]:
+    return {"campaign_id": w.campaign.pk, "job_id": w.job_id}
+
+
+def answer(w: World, role: str) -> dict[str, Any]:
+    w.aldo.refresh_from_db()
+    return {"choice_id": w.aldo.pending_choice["id"], "option": "major_wound"}
+
+
+def diseases_table(w: World, role: str) -> dict[str, Any]:
+    from rules.engine.registry import get_ruleset
+
+    return {"data": get_ruleset("old_school").tables["diseases"]}
+
+
+MATRIX = [
+    Row(
+        "api-register",
+        "post",
+        statuses(201, 201, 201, 201, 201),
+        body=lambda w, role: {"username": f"new-{role}", "password": "a long pass phrase 42"},
+    ),
+    Row(
+        "api-token",
+        "post",
+        statuses(200, 200, 200, 200, 200),
+        body=lambda w, role: {"username": "player", "password": "pw-player"},
+    ),
+    Row("api-rulesets", "get", statuses(403, 200, 200, 200, 200)),
+    Row("api-campaigns", "get", statuses(403, 200, 200, 200, 200)),
+    Row(
+        "api-campaigns",
+        "post",
+        statuses(403, 201, 201, 201, 201),
+        body=lambda w, role: {"name": "Another", "ruleset": "hit_dice"},
+    ),
+    Row(
+        "api-campaign-join",
+        "post",
+        statuses(403, 200, 200, 200, 200),
+        body=lambda w, role: {"code": w.invite_code},
+    ),
+    Row("api-campaign", "get", statuses(403, 404, 200, 200, 200), kwargs=campaign_kw),
+    Row(
+        "api-campaign",
+        "patch",
+        statuses(403, 404, 403, 403, 200),
+        kwargs=campaign_kw,
+        body=lambda w, role: {"name": "Renamed", "options": {"bypass_hp_per_level": 5}},
+    ),
+    Row("api-invites", "post", statuses(403, 404, 403, 403, 201), kwargs=campaign_kw),
+    Row("api-campaign-characters", "get", statuses(403, 404, 200, 200, 200), kwargs=campaign_kw),
+    Row(
+        "api-campaign-characters",
+        "post",
+        statuses(403, 404, 201, 201, 201),
+        kwargs=campaign_kw,
+        body=lambda w, role: {"name": "Cid", "sheet": {"level": 1, "hit_dice": 1, "hp": 4}},
+    ),
+    Row(
+        "api-tables",
+        "get",
+        statuses(403, 404, 403, 403, 200),
+        kwargs=campaign_kw,
+        ruleset="old_school",
+    ),
+    Row(
+        "api-table", "get", statuses(403, 404, 403, 403, 200), kwargs=table_kw, ruleset="old_school"
+    ),
+    Row(
+        "api-table",
+        "put",
+        statuses(403, 404, 403, 403, 200),
+        kwargs=table_kw,
+        body=diseases_table,
+        ruleset="old_school",
+    ),
+    Row(
+        "api-table",
+        "delete",
+        statuses(403, 404, 403, 403, 200),
+        kwargs=table_kw,
+        ruleset="old_school",
+    ),
+    Row("api-character", "get", statuses(403, 404, 200, 404, 200), kwargs=aldo_kw),
+    Row(
+        "api-actions",
+        "post",
+        statuses(403, 404, 201, 404, 201),
+        kwargs=aldo_kw,
+        body=lambda w, role: {"action": "damage", "params": {"amount": 2}},
+        label="owner-action",
+    ),
+    Row(
+        "api-actions",
+        "post",
+        statuses(403, 404, 403, 404, 201),
+        kwargs=aldo_kw,
+        body=lambda w, role: {"action": "bypass", "params": {"damage": 3, "attacker_level": 1}},
+        label="referee-action",
+    ),
+    Row(
+        "api-choices",
+        "post",
+        statuses(403, 404, 201, 404, 201),
+        kwargs=aldo_kw,
+        body=answer,
+        prepare="choice",
+    ),
+    Row(
+        "api-choice-cancel",
+        "post",
+        statuses(403, 404, 403, 404, 201),
+        kwargs=aldo_kw,
+        prepare="choice",
+    ),
+    Row(
+        "api-undo",
+        "post",
+        statuses(403, 404, 403, 404, 201),
+        kwargs=aldo_kw,
+        prepare="acted",
+    ),
+    Row("api-resolutions", "get", statuses(403, 404, 200, 404, 200), kwargs=aldo_kw),
+    Row("api-reveal", "post", statuses(403, 404, 403, 404, 200), kwargs=reveal_kw),
+    Row(
+        "api-clock-advance",
+        "post",
+        statuses(403, 404, 403, 403, 202),
+        kwargs=campaign_kw,
+        body=lambda w, role: {"minutes": 60},
+    ),
+    Row("api-clock-jobs", "get", statuses(403, 404, 403, 403, 200), kwargs=campaign_kw),
+    Row("api-clock-job", "get", statuses(403, 404, 403, 403, 200), kwargs=job_kw),
+    Row("api-clock-job-resume", "post", statuses(403, 404, 403, 403, 202), kwargs=job_kw),
+    Row("api-clock-live", "get", statuses(403, 404, 200, 200, 200), kwargs=campaign_kw),
+    Row(
+        "api-clock-live",
+        "put",
+        statuses(403, 404, 403, 403, 200),
+        kwargs=campaign_kw,
+        body=lambda w, role: {"ratio": "1.5"},
+    ),
+    Row("api-effects", "get", statuses(403, 404, 200, 200, 200), kwargs=campaign_kw),
+]
+
+CASES = [
+    pytest.param(row, role, id=f"{row.id}-{role}") for row, role in itertools.product(MATRIX, ROLES)
+]
+
+
+@pytest.fixture
+def build_world(referee, player, other_player, outsider, scripted_dice):
+    def build(row: Row) -> World:
+        campaign = campaign_create(user=referee, name="The matrix", ruleset=row.ruleset)
+        for user in (player, other_player):
+            Membership.objects.create(campaign=campaign, user=user, role=Role.PLAYER)
+        members = {m.user_id: m for m in Membership.objects.filter(campaign=campaign)}
+        sheet = {"level": 2, "hit_dice": 2, "hp": 10} if row.ruleset == "hit_dice" else None
+        aldo = character_create(membership=members[player.pk], name="Aldo", sheet=sheet)
+        bo = character_create(membership=members[other_player.pk], name="Bo", sheet=sheet)
+        if row.prepare == "choice":
+            # 12 damage on 10 hp: strength save 1+10 fails, will save 20+10 passes: the
+            # player chooses death or a major wound (rulings HD-4, G-3).
+            scripted_dice([1, 20])
+            resolution_create_action(
+                character_id=aldo.pk,
+                actor=player,
+                by_referee=False,
+                action="damage",
+                params={"amount": 12},
+            )
+            aldo.refresh_from_db()
+            assert aldo.pending_choice is not None
+        elif row.prepare == "acted":
+            resolution_create_action(
+                character_id=aldo.pk,
+                actor=player,
+                by_referee=False,
+                action="damage",
+                params={"amount": 3},
+            )
+        invite = invite_create(campaign=campaign, user=referee)
+        # A clock job that failed (its task is not run: tests commit nothing), so the
+        # referee may resume it.
+        job = clock_advance_start(campaign_id=campaign.pk, minutes=30, requested_by=referee)
+        ClockJob.objects.filter(pk=job.pk).update(state=ClockJobState.FAILED, reason="test")
+        return World(
+            campaign=campaign,
+            users={
+                "anonymous": None,
+                "outsider": outsider,
+                "player": player,
+                "other_player": other_player,
+                "referee": referee,
+            },
+            aldo=aldo,
+            bo=bo,
+            invite_code=invite.code,
+            resolution_id=Resolution.objects.filter(character=aldo).order_by("id").first().pk,
+            job_id=job.pk,
+        )
+
+    return build
+
+
+def snapshot() -> dict[str, Any]:
+    """Everything a request could change."""
+    return {
+        "campaigns": list(
+            Campaign.objects.order_by("pk").values_list(
+                "pk", "name", "ruleset", "options", "clock", "live_ratio", "live_last_tick"
+            )
+        ),
+        "clock_jobs": list(ClockJob.objects.order_by("pk").values_list("pk", "state", "minutes")),
+        "characters": list(
+            Character.objects.order_by("pk").values_list(
+                "pk", "name", "owner_id", "sheet", "version", "pending_choice"
+            )
+        ),
+        "resolutions": list(
+            Resolution.objects.order_by("pk").values_list("pk", "version", "revealed")
+        ),
+        "effects": list(ScheduledEffect.objects.order_by("pk").values_list("pk", "state")),
+        "memberships": list(
+            Membership.objects.order_by("pk").values_list("campaign_id", "user_id", "role")
+        ),
+        "invites": Invite.objects.count(),
+        "tables": list(CampaignTable.objects.order_by("pk").values_list("key", "data")),
+        "users": get_user_model().objects.count(),
+    }
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("row", "role"), CASES)
+def test_access(row: Row, role: str, build_world, client_for) -> None:
+    world = build_world(row)
+    client = client_for(world.users[role])
+    url = reverse(row.url_name, kwargs=row.kwargs(world))
+    body = row.body(world, role)
+    before = snapshot()
+
+    response = getattr(client, row.method)(url, body, format="json")
+
+    expected = row.expected[role]
+    assert response.status_code == expected, response.content
+    if expected >= 400:
+        assert snapshot() == before, "a denied request changed something"
+        assert "detail" in response.json()
+    if role == "anonymous" and expected == 403:
+        assert response.json() == {"detail": "Authentication credentials were not provided."}
+
+
+def test_every_endpoint_is_in_the_matrix() -> None:
+    """Adding a URL to config/api_urls.py without a row here fails this test."""
+    names = {pattern.name for pattern in api_urls.urlpatterns}
+    assert names == {row.url_name for row in MATRIX}
+
+
+def test_every_method_of_every_endpoint_is_in_the_matrix() -> None:
+    """Each method a view answers (besides OPTIONS/HEAD) has a row."""
+    rows = {(row.url_name, row.method) for row in MATRIX}
+    for pattern in api_urls.urlpatterns:
+        view = pattern.callback.view_class
+        methods = {
+            m for m in view.http_method_names if m not in {"options", "head"} and hasattr(view, m)
+        }
+        assert {(pattern.name, m) for m in methods} <= rows, pattern.name
+
+
+def test_other_players_see_the_party_but_not_each_others_sheets(
+    build_world, client_for, other_player
+) -> None:
+    world = build_world(MATRIX[0])
+    client = client_for(other_player)
+    assert client.get(reverse("api-campaign", kwargs=campaign_kw(world))).status_code == 200
+    response = client.get(reverse("api-campaign-characters", kwargs=campaign_kw(world)))
+    assert response.status_code == 200
+    rows = {row["name"]: row for row in response.json()}
+    assert rows["Aldo"]["sheet"] is None
+    assert rows["Aldo"]["version"] is None
+    assert rows["Aldo"]["pending_choice"] is None
+    assert rows["Aldo"]["status"] == "standing"
+    assert rows["Bo"]["sheet"]["hp"] == 10
+    assert rows["Bo"]["version"] == 1
+
+
+def test_invalid_token_is_403_too(client_for, db) -> None:
+    client = client_for(None)
+    client.credentials(HTTP_AUTHORIZATION="Token not-a-token")
+    response = client.get(reverse("api-campaigns"))
+    assert response.status_code == 403
+    assert response.json() == {"detail": "Invalid token."}
+
+
+@pytest.mark.parametrize("huge", [2**63, 10**30])
+def test_ids_beyond_any_database_are_404(huge, build_world, client_for, referee) -> None:
+    client = client_for(referee)
+    world = build_world(MATRIX[0])
+    for name, kwargs in [
+        ("api-campaign", {"campaign_id": huge}),
+        ("api-campaign-characters", {"campaign_id": huge}),
+        ("api-character", {"character_id": huge}),
+        ("api-resolutions", {"character_id": huge}),
+        ("api-effects", {"campaign_id": huge}),
+        ("api-clock-job", {"campaign_id": world.campaign.pk, "job_id": huge}),
+    ]:
+        assert client.get(reverse(name, kwargs=kwargs)).status_code == 404, name
+    actions = reverse("api-actions", kwargs={"character_id": huge})
+    response = client.post(actions, {"action": "damage", "params": {"amount": 1}}, format="json")
+    assert response.status_code == 404
+    reveal = reverse("api-reveal", kwargs={"character_id": world.aldo.pk, "resolution_id": huge})
+    assert client.post(reveal).status_code == 404
+
+
+def test_matrix_statuses_are_documented_in_the_schema() -> None:
+    """Each status the matrix expects is a documented answer of that operation."""
+    from drf_spectacular.generators import SchemaGenerator
+
+    from config.schema import api_paths
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    paths = api_paths()
+    for row in MATRIX:
+        responses = schema["paths"][paths[row.url_name]][row.method]["responses"]
+        for role, status in row.expected.items():
+            assert str(status) in responses, (row.id, role, status)
