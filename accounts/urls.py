@@ -1,3 +1,5 @@
+"""Account pages: home (my campaigns), sign-up, log-in, log-out."""
+
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
@@ -6,6 +8,6 @@ from accounts import views
 urlpatterns = [
     path("", views.home, name="home"),
     path("signup/", views.signup, name="signup"),
-    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
 ]

@@ -12,6 +12,16 @@ from django.http import Http404
 from campaigns.models import Membership
 from rules.errors import NotAllowed
 
+MAX_ID = 2**63 - 1  # the largest primary key any of our databases stores
+
+
+def valid_id(value: int | str) -> int:
+    """``value`` as a primary key; ValueError if it cannot be one (answered 404)."""
+    number = int(value)
+    if not 1 <= number <= MAX_ID:
+        raise ValueError(f"{value!r} is not a valid id")
+    return number
+
 
 def access_campaign(user: Any, campaign_id: int | str, *, referee: bool = False) -> Membership:
     """The user's membership of the campaign; 404 for outsiders.
@@ -23,7 +33,7 @@ def access_campaign(user: Any, campaign_id: int | str, *, referee: bool = False)
         raise Http404("no such campaign")
     try:
         membership = Membership.objects.select_related("campaign").get(
-            campaign_id=int(campaign_id), user=user
+            campaign_id=valid_id(campaign_id), user=user
         )
     except (Membership.DoesNotExist, ValueError, TypeError):
         raise Http404("no such campaign") from None

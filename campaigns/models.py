@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import secrets
+from decimal import Decimal
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+
+# A live clock runs at most a week of in-game time per real minute.
+MAX_LIVE_RATIO = 7 * 24 * 60
 
 
 def new_dice_seed() -> str:
@@ -28,6 +33,16 @@ class Campaign(models.Model):
     # every roll is derived from both, so any roll can be recomputed later.
     dice_seed = models.CharField(max_length=64, default=new_dice_seed, editable=False)
     dice_counter = models.PositiveBigIntegerField(default=0)
+    # Live clock (docs/clock.md): in-game minutes per real minute; 0 means the clock moves
+    # only when the referee advances it. Celery beat advances live campaigns by the real
+    # time elapsed since ``live_last_tick`` times the ratio (rules.clock.clock_live_tick).
+    live_ratio = models.DecimalField(
+        max_digits=9,
+        decimal_places=3,
+        default=Decimal(0),
+        validators=[MinValueValidator(Decimal(0)), MaxValueValidator(Decimal(MAX_LIVE_RATIO))],
+    )
+    live_last_tick = models.DateTimeField(null=True, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
     )

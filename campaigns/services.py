@@ -12,6 +12,24 @@ from campaigns.models import Campaign, Invite, Membership, Role
 from rules.engine.interface import RuleError
 from rules.engine.registry import get_ruleset
 from rules.errors import ResolutionConflict
+from rules.services import reject_nul_characters
+
+# Whole-number options are minutes, hours, hit points...: never absurd, and never
+# negative unless their default is (the rulesets check their own finer limits).
+OPTION_INT_LIMIT = 1_000_000
+
+
+def _check_option_value(key: str, value: Any, default: Any) -> None:
+    if isinstance(value, int) and not isinstance(value, bool):
+        low = -OPTION_INT_LIMIT if default < 0 else 0
+        if not low <= value <= OPTION_INT_LIMIT:
+            raise ValidationError(
+                {"options": [f"option {key!r} must be between {low} and {OPTION_INT_LIMIT}"]}
+            )
+    try:
+        reject_nul_characters(value, f"option {key!r}")
+    except RuleError as error:
+        raise ValidationError({"options": [str(error)]}) from None
 
 
 def _merged_options(ruleset_key: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -28,6 +46,7 @@ def _merged_options(ruleset_key: str, options: Mapping[str, Any] | None) -> dict
             raise ValidationError(
                 {"options": [f"option {key!r} must be a {type(default).__name__}"]}
             )
+        _check_option_value(key, value, default)
         merged[key] = value
     return merged
 

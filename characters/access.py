@@ -15,6 +15,7 @@ from typing import Any
 
 from django.http import Http404
 
+from campaigns.access import valid_id
 from campaigns.models import Membership
 from characters.models import Character
 from rules.errors import NotAllowed
@@ -37,7 +38,9 @@ def access_character(
     if not getattr(user, "is_authenticated", False):
         raise Http404("no such character")
     try:
-        character = Character.objects.select_related("campaign", "owner").get(pk=int(character_id))
+        character = Character.objects.select_related("campaign", "owner").get(
+            pk=valid_id(character_id)
+        )
     except (Character.DoesNotExist, ValueError, TypeError):
         raise Http404("no such character") from None
     membership = (

@@ -10,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from campaigns.access import access_campaign
+from campaigns.access import MAX_ID, access_campaign
 from characters.access import access_character
 from characters.models import Character
 from characters.selectors import party, public_choice, public_sheet
@@ -73,7 +73,7 @@ def character_output(character: Character, status_word: str | None = None) -> di
 class CampaignCharactersApi(APIView):
     class InputSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=120)
-        owner = serializers.IntegerField(required=False, min_value=1)
+        owner = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID)
         sheet = serializers.DictField(required=False)
 
     @extend_schema(responses={200: PartyMemberSerializer(many=True)})

@@ -15,7 +15,7 @@ from rules.dice import campaign_dice
 from rules.engine.interface import Result
 from rules.engine.registry import get_ruleset
 from rules.models import ResolutionKind
-from rules.services import _persist, campaign_context
+from rules.services import _persist, campaign_context, whole_numbers
 
 
 def character_create(
@@ -56,7 +56,8 @@ def character_create(
         ruleset = get_ruleset(campaign.ruleset)
         dice, generator = campaign_dice(campaign)
         counter_start = generator.counter
-        new_sheet = ruleset.new_sheet(copy.deepcopy(dict(sheet or {})), dice)
+        sheet = whole_numbers(dict(sheet or {}))
+        new_sheet = ruleset.new_sheet(copy.deepcopy(sheet), dice)
         character = Character(campaign=campaign, owner=owner, name=name, sheet={}, version=0)
         character.full_clean(exclude=["sheet"])
         character.save()

@@ -16,6 +16,14 @@ from rules.api import (
     RulesetListApi,
     UndoApi,
 )
+from rules.clock_api import (
+    CampaignEffectsApi,
+    ClockAdvanceApi,
+    ClockJobDetailApi,
+    ClockJobListApi,
+    ClockJobResumeApi,
+    LiveClockApi,
+)
 
 urlpatterns = [
     path("auth/register/", RegisterApi.as_view(), name="api-register"),
@@ -55,4 +63,25 @@ urlpatterns = [
         ResolutionListApi.as_view(),
         name="api-resolutions",
     ),
+    # The campaign clock (docs/clock.md).
+    path(
+        "campaigns/<int:campaign_id>/clock/advance/",
+        ClockAdvanceApi.as_view(),
+        name="api-clock-advance",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/clock/jobs/", ClockJobListApi.as_view(), name="api-clock-jobs"
+    ),
+    path(
+        "campaigns/<int:campaign_id>/clock/jobs/<int:job_id>/",
+        ClockJobDetailApi.as_view(),
+        name="api-clock-job",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/clock/jobs/<int:job_id>/resume/",
+        ClockJobResumeApi.as_view(),
+        name="api-clock-job-resume",
+    ),
+    path("campaigns/<int:campaign_id>/clock/live/", LiveClockApi.as_view(), name="api-clock-live"),
+    path("campaigns/<int:campaign_id>/effects/", CampaignEffectsApi.as_view(), name="api-effects"),
 ]

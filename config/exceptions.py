@@ -31,6 +31,8 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
         exc = Conflict(str(exc))
     elif isinstance(exc, NotAllowed):
         exc = exceptions.PermissionDenied(str(exc))
+    elif isinstance(exc, RecursionError):  # JSON nested thousands deep
+        exc = exceptions.ParseError("the JSON is nested too deeply")
     elif isinstance(exc, DjangoValidationError):
         detail: Any = exc.message_dict if hasattr(exc, "error_dict") else {"detail": exc.messages}
         exc = exceptions.ValidationError(detail)

@@ -89,11 +89,22 @@ class RulesetListApi(APIView):
         return Response([ruleset.describe() for ruleset in all_rulesets()])
 
 
+class JsonIntegerField(serializers.IntegerField):
+    """A JSON integer: not "3", not true, not 3.5 (DRF's IntegerField would take "3")."""
+
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, float) and data.is_integer():
+            data = int(data)
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return int(super().to_internal_value(data))
+
+
 class ActionApi(APIView):
     class InputSerializer(serializers.Serializer):
         action = serializers.CharField(max_length=64)
         params = serializers.DictField(required=False, default=dict)
-        expected_version = serializers.IntegerField(required=False, min_value=1)
+        expected_version = JsonIntegerField(required=False, min_value=1)
 
     @extend_schema(
         request=InputSerializer,

@@ -59,6 +59,13 @@ class Resolution(models.Model):
             models.UniqueConstraint(
                 fields=["character", "version"], name="one_resolution_per_character_version"
             ),
+            # Exactly once (docs/clock.md): a scheduled effect produces at most one
+            # resolution, whoever applies it and however often its task is delivered.
+            models.UniqueConstraint(
+                models.F("params__scheduled_effect"),
+                condition=models.Q(kind="effect"),
+                name="one_resolution_per_effect",
+            ),
         ]
         indexes = [models.Index(fields=["campaign", "clock"])]
 
@@ -102,6 +109,10 @@ class ScheduledEffect(models.Model):
                 condition=~models.Q(state="done") | models.Q(resolution__isnull=False),
                 name="done_effect_has_resolution",
             ),
+            models.CheckConstraint(
+                condition=models.Q(state="done") | models.Q(resolution__isnull=True),
+                name="only_done_effect_has_resolution",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -123,3 +134,83 @@ class CampaignTable(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key} of {self.campaign}"
+
+
+class ClockJobState(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    WAITING = "waiting", "Waiting on a choice"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+UNFINISHED_JOB_STATES = (ClockJobState.QUEUED, ClockJobState.RUNNING, ClockJobState.WAITING)
+
+
+class ClockJobKind(models.TextChoices):
+    ADVANCE = "advance", "Advanced by the referee"
+    LIVE = "live", "Live clock"
+
+
+class ClockJob(models.Model):
+    """One advance of a campaign's clock, run by a Celery task (docs/clock.md).
+
+    A campaign's jobs run one after the other in id order; each fixes its target
+    (the clock when it starts plus ``minutes``) when it starts, so two advances
+    asked for at once move the clock by both, one after the other.
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="clock_jobs")
+    kind = models.CharField(
+        max_length=16, choices=ClockJobKind.choices, default=ClockJobKind.ADVANCE
+    )
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    # The client's own key for the request: sending it again returns the same job.
+    request_id = models.CharField(max_length=64, blank=True, default="")
+    minutes = models.PositiveBigIntegerField()
+    state = models.CharField(
+        max_length=16, choices=ClockJobState.choices, default=ClockJobState.QUEUED
+    )
+    clock_start = models.PositiveBigIntegerField(null=True, blank=True)
+    target = models.PositiveBigIntegerField(null=True, blank=True)
+    clock_reached = models.PositiveBigIntegerField(null=True, blank=True)
+    # Progress: effects handled so far, and those plus the ones still due before target.
+    done = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    # Why the job waits or failed, for people.
+    reason = models.TextField(blank=True, default="")
+    waiting_on = models.ForeignKey(
+        Character, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # Effects the ruleset refused (RuleError): [{effect, kind, character, due_at, error}].
+    skipped = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["campaign", "state"])]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "request_id"],
+                condition=~models.Q(request_id=""),
+                name="one_clock_job_per_request_id",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(minutes__gte=1), name="clock_job_moves_the_clock"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(done__lte=models.F("total")), name="clock_job_done_le_total"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"clock job {self.pk} of {self.campaign}: +{self.minutes} min, {self.state}"

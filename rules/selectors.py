@@ -5,14 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
+from django.http import Http404
 
+from campaigns.access import valid_id
 from campaigns.models import Campaign
+from campaigns.selectors import clock_display
 from characters.models import Character
 from characters.selectors import public_choice
 from rules.dice import campaign_generator
 from rules.engine.dice import DiceExpression
 from rules.engine.registry import get_ruleset
-from rules.models import Resolution
+from rules.models import ClockJob, Resolution, ScheduledEffect
+
+REFEREE_ONLY = "referee_only"
 
 
 def resolutions_for_character(character: Character) -> QuerySet[Resolution]:
@@ -27,6 +32,12 @@ def resolution_view(
     ruleset = get_ruleset(ruleset_key)
     show_hidden = viewer_is_referee or resolution.revealed
     rolls = [r for r in resolution.rolls if show_hidden or not r.get("hidden")]
+    # A ruleset puts what only the referee may know under outcome["referee_only"] (G-4).
+    outcome = {
+        key: value
+        for key, value in resolution.outcome.items()
+        if show_hidden or key != REFEREE_ONLY
+    }
     return {
         "id": resolution.pk,
         "character": resolution.character_id,
@@ -35,7 +46,7 @@ def resolution_view(
         "params": resolution.params,
         "rolls": rolls,
         "summary": resolution.summary,
-        "outcome": resolution.outcome,
+        "outcome": outcome,
         "sheet": ruleset.public_sheet(resolution.sheet_after),
         "version": resolution.version,
         "pending_choice": public_choice(resolution.pending_choice),
@@ -76,3 +87,76 @@ def campaign_tables_view(campaign: Campaign) -> list[dict[str, Any]]:
         {"key": key, "data": edited.get(key, default), "edited": key in edited}
         for key, default in ruleset.tables.items()
     ]
+
+
+# -- the campaign clock (docs/clock.md) -------------------------------------------------------
+def clock_jobs_for_campaign(campaign: Campaign, *, limit: int = 50) -> list[ClockJob]:
+    """The campaign's latest clock jobs, newest first."""
+    return list(ClockJob.objects.filter(campaign=campaign).order_by("-id")[:limit])
+
+
+def clock_job_for_campaign(campaign: Campaign, job_id: int | str) -> ClockJob:
+    """One job of the campaign; a job of another campaign answers 404 like a missing one."""
+    try:
+        return ClockJob.objects.get(campaign=campaign, pk=valid_id(job_id))
+    except (ClockJob.DoesNotExist, ValueError, TypeError):
+        raise Http404("no such clock job") from None
+
+
+def clock_job_view(job: ClockJob) -> dict[str, Any]:
+    clock = job.clock_reached
+    return {
+        "id": job.pk,
+        "kind": job.kind,
+        "state": job.state,
+        "minutes": job.minutes,
+        "done": job.done,
+        "total": job.total,
+        "clock_start": job.clock_start,
+        "target": job.target,
+        "clock": clock,
+        "clock_display": None if clock is None else clock_display(clock),
+        "reason": job.reason,
+        "waiting_on": job.waiting_on_id,
+        "skipped": job.skipped,
+        "created_at": job.created_at,
+        "started_at": job.started_at,
+        "finished_at": job.finished_at,
+    }
+
+
+def effects_for_viewer(
+    campaign: Campaign,
+    *,
+    viewer_id: int,
+    viewer_is_referee: bool,
+    state: str | None = None,
+    character_id: int | None = None,
+) -> QuerySet[ScheduledEffect]:
+    """Scheduled effects in due order: referees see all; players their own characters'
+    effects, hidden ones left out (ruling G-4)."""
+    effects = ScheduledEffect.objects.filter(campaign=campaign)
+    if not viewer_is_referee:
+        effects = effects.filter(character__owner_id=viewer_id, hidden=False)
+    if state is not None:
+        effects = effects.filter(state=state)
+    if character_id is not None:
+        effects = effects.filter(character_id=character_id)
+    return effects.order_by("due_at", "id")
+
+
+def effect_view(effect: ScheduledEffect, *, viewer_is_referee: bool) -> dict[str, Any]:
+    view: dict[str, Any] = {
+        "id": effect.pk,
+        "character": effect.character_id,
+        "kind": effect.kind,
+        "due_at": effect.due_at,
+        "due_display": clock_display(effect.due_at),
+        "state": effect.state,
+        "payload": effect.payload,
+        "resolution": effect.resolution_id,
+    }
+    if viewer_is_referee:
+        view["key"] = effect.key
+        view["hidden"] = effect.hidden
+    return view

@@ -29,6 +29,33 @@ User = AbstractBaseUser | AnonymousUser
 Step = Callable[[Ruleset, dict[str, Any], Dice, Context], Result]
 
 
+def reject_nul_characters(value: Any, what: str) -> None:
+    """PostgreSQL cannot store U+0000 in text or JSON: such input is a 400, not a 500."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                raise RuleError(f"{what} may not contain NUL characters (U+0000)")
+        elif isinstance(item, Mapping):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list | tuple):
+            pending.extend(item)
+
+
+def whole_numbers(value: Any) -> Any:
+    """JSON input with ``3.0`` for ``3``: JSON Schema counts 3.0 as an integer, so make
+    it one before the rules do arithmetic with it (no "heals 1.0" on a sheet)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, Mapping):
+        return {key: whole_numbers(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [whole_numbers(item) for item in value]
+    return value
+
+
 def campaign_tables(campaign: Campaign) -> dict[str, Any]:
     return {table.key: table.data for table in campaign.tables.all()}
 
@@ -73,6 +100,16 @@ def _persist(
     restored_choice: dict[str, Any] | None = None,
 ) -> Resolution:
     """Write the result: sheet, version, pending choice, dice counter, log, effects."""
+    reject_nul_characters(params, "params")
+    reject_nul_characters(
+        [
+            result.sheet,
+            result.summary,
+            dict(result.outcome),
+            [dict(effect.payload) for effect in result.effects],
+        ],
+        "the resolution",
+    )
     sheet_before = character.sheet
     character.sheet = result.sheet
     character.version += 1
@@ -172,6 +209,7 @@ def resolution_create_action(
     expected_version: int | None = None,
 ) -> Resolution:
     """Resolve ``action`` for a character under a row lock (the API's actions/)."""
+    params = whole_numbers(params)
     with transaction.atomic():
         campaign, character = _lock(character_id)
         _check_version(character, expected_version)
@@ -304,6 +342,7 @@ def resolution_cancel_choice(*, character_id: int, actor: Any) -> Resolution:
 def campaign_table_set(*, campaign: Campaign, key: str, data: Any) -> CampaignTable:
     """Replace the campaign's copy of one of its ruleset's editable tables."""
     get_ruleset(campaign.ruleset).validate_table(key, data)
+    reject_nul_characters(data, "the table")
     table, _ = CampaignTable.objects.update_or_create(
         campaign=campaign, key=key, defaults={"data": copy.deepcopy(data)}
     )

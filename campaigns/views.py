@@ -1,0 +1,428 @@
+"""Pages of a campaign: create one, the referee's dashboard (the players' party page),
+its live fragment, invites and joining.
+
+Thin: access through ``campaigns.access``, writes through ``campaigns.services`` and
+``characters.services``, reads through the selectors; the few page-only reads are the
+small functions at the top, each one query whatever the party's size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Count, Sum
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST
+
+from campaigns.access import access_campaign
+from campaigns.models import Campaign, Invite, Membership
+from campaigns.selectors import clock_display
+from campaigns.services import campaign_create, campaign_join, invite_create
+from characters.forms import CREATION_FIELDS, FormField, humanize, schema_fields
+from characters.models import Character
+from characters.selectors import PartyMember, party, public_choice
+from characters.templatetags.sawbones import effect_text
+from rules.engine.interface import RuleError, Ruleset
+from rules.engine.registry import get_ruleset, ruleset_keys
+from rules.errors import NotAllowed
+from rules.models import ClockJob, ClockJobState, EffectState, ScheduledEffect
+from rules.selectors import clock_jobs_for_campaign, effects_for_viewer
+from rules.services import reject_nul_characters
+
+TIMELINE_LENGTH = 12
+STOPPED = (ClockJobState.WAITING, ClockJobState.FAILED)  # a clock job the referee must see
+# One line per ruleset on the new-campaign form; a ruleset without one shows its name only.
+RULESET_BLURBS = {
+    "hit_dice": "Hit points re-rolled at every rest; overflow damage forces injury saves.",
+    "deckahedron": "A deck of cards is the character's stamina; harm and wounds as tokens.",
+    "old_school": "Ability loss, wounds below zero, diseases, aging, hunger and thirst.",
+}
+MORNING_HOUR = 6  # "next morning" on the clock buttons: the next 06:00
+# The live clock's choices: in-game minutes per real minute (rules.clock.clock_live_set).
+LIVE_RATIOS = (
+    ("0", "Off"),
+    ("1", "1 minute per minute (real time)"),
+    ("10", "10 minutes per minute"),
+    ("60", "1 hour per minute"),
+    ("1440", "1 day per minute"),
+)
+
+
+def posted_text(data: Any, key: str, label: str) -> str:
+    """A posted text field, stripped; NUL characters are a RuleError (400), as in the API."""
+    value = str(data.get(key, "")).strip()
+    reject_nul_characters(value, label)
+    return value
+
+
+def available_rulesets() -> list[Ruleset]:
+    """The registry's rulesets that load; one broken ruleset fails only its campaigns."""
+    loaded = []
+    for key in ruleset_keys():
+        try:
+            loaded.append(get_ruleset(key))
+        except (ImportError, AttributeError, RuleError):
+            continue
+    return loaded
+
+
+def pending_effects(campaign: Campaign, *, referee: bool, viewer_id: int) -> list[ScheduledEffect]:
+    """The campaign's pending effects in due order, as the viewer may see them (G-4)."""
+    return list(
+        effects_for_viewer(
+            campaign,
+            viewer_id=viewer_id,
+            viewer_is_referee=referee,
+            state=EffectState.PENDING,
+        ).select_related("character")
+    )
+
+
+@dataclass(frozen=True)
+class TimelineRow:
+    """Effects falling due at the same minute with the same meaning, on one line."""
+
+    due_at: int
+    text: str
+    names: list[str]
+    hidden: bool
+
+
+def timeline(effects: list[ScheduledEffect], length: int) -> tuple[list[TimelineRow], int]:
+    """The first ``length`` rows of the timeline and how many effects come after them."""
+    rows: list[TimelineRow] = []
+    for index, effect in enumerate(effects):
+        text = effect_text(effect)
+        last = rows[-1] if rows else None
+        if last is not None and last.due_at == effect.due_at and last.text == text:
+            last.names.append(effect.character.name)
+            continue
+        if len(rows) == length:
+            return rows, len(effects) - index
+        rows.append(TimelineRow(effect.due_at, text, [effect.character.name], effect.hidden))
+    return rows, 0
+
+
+def latest_job(campaign: Campaign) -> ClockJob | None:
+    jobs = clock_jobs_for_campaign(campaign, limit=1)
+    return jobs[0] if jobs else None
+
+
+def _stamp(clock: int, count: int, versions: int, job: ClockJob | None) -> str:
+    """Changes whenever the dashboard would: the clock, a character added or changed, the
+    referee's latest clock job. Versions only grow (every change is a resolution), so
+    their sum is a cheap witness."""
+    marker = f"{job.pk}{job.state}" if job is not None else ""
+    return f"{clock}.{count}.{versions}.{marker}"
+
+
+def party_stamp(campaign: Campaign, *, referee: bool) -> str:
+    totals = Character.objects.filter(campaign=campaign).aggregate(
+        count=Count("id"), versions=Sum("version")
+    )
+    job = latest_job(campaign) if referee else None
+    return _stamp(campaign.clock, totals["count"], totals["versions"] or 0, job)
+
+
+@dataclass(frozen=True)
+class Card:
+    """One party member as the viewer sees them on the dashboard."""
+
+    member: PartyMember
+    visible: bool  # the viewer may see the sheet (their own, or the referee)
+    sheet: dict[str, Any] | None
+    raw_sheet: dict[str, Any] | None  # the stored sheet, for the referee only (G-4)
+    choice: dict[str, Any] | None
+    effects: list[ScheduledEffect]
+
+    @property
+    def character(self) -> Character:
+        return self.member.character
+
+
+def _cards(
+    members: list[PartyMember], ruleset: Ruleset, effects: list[ScheduledEffect], referee: bool
+) -> list[Card]:
+    by_character: dict[int, list[ScheduledEffect]] = {}
+    for effect in effects:
+        by_character.setdefault(effect.character_id, []).append(effect)
+    cards = []
+    for member in members:
+        character = member.character
+        visible = referee or member.is_own
+        cards.append(
+            Card(
+                member=member,
+                visible=visible,
+                sheet=ruleset.public_sheet(character.sheet) if visible else None,
+                raw_sheet=character.sheet if referee else None,
+                choice=public_choice(character.pending_choice) if visible else None,
+                effects=by_character.get(character.pk, []),
+            )
+        )
+    # Whatever waits on a decision comes first (the dashboard highlights it).
+    return sorted(cards, key=lambda card: card.choice is None)
+
+
+def sheet_templates(ruleset_key: str, size: str) -> list[str]:
+    """``sheets/<key>.html`` (``_card`` for the small one), else the generic picture."""
+    suffix = "_card" if size == "card" else ""
+    return [f"sheets/{ruleset_key}{suffix}.html", f"sheets/generic{suffix}.html"]
+
+
+def _live_context(membership: Membership, viewer_id: int) -> dict[str, Any]:
+    campaign = membership.campaign
+    ruleset = get_ruleset(campaign.ruleset)
+    referee = membership.is_referee
+    members = party(campaign, viewer_id=viewer_id)
+    for member in members:
+        member.character.campaign = campaign  # no query per card
+    effects = pending_effects(campaign, referee=referee, viewer_id=viewer_id)
+    cards = _cards(members, ruleset, effects, referee)
+    rows, more = timeline(effects, TIMELINE_LENGTH)
+    job = latest_job(campaign) if referee else None
+    return {
+        "campaign": campaign,
+        "membership": membership,
+        "is_referee": referee,
+        "ruleset": ruleset,
+        "cards": cards,
+        "waiting": sum(1 for card in cards if card.choice),
+        "timeline": rows,
+        "timeline_more": more,
+        "card_templates": sheet_templates(campaign.ruleset, "card"),
+        "clock_text": clock_display(campaign.clock),
+        "stopped_job": job if job is not None and job.state in STOPPED else None,
+        "stamp": _stamp(
+            campaign.clock, len(members), sum(m.character.version for m in members), job
+        ),
+    }
+
+
+def creation_fields(ruleset: Ruleset, values: dict[str, Any] | None = None) -> list[FormField]:
+    """The new-character form: the ruleset's first fields, each defaulting as the rules do."""
+    return schema_fields(
+        ruleset.sheet_schema,
+        values=values,
+        only=CREATION_FIELDS.get(ruleset.key, ()),
+        ruleset=ruleset.key,
+        defaults=ruleset.default_sheet(),
+    )
+
+
+def dashboard_context(request: HttpRequest, membership: Membership, **extra: Any) -> dict[str, Any]:
+    context = _live_context(membership, request.user.pk)
+    campaign = membership.campaign
+    if membership.is_referee:
+        context["invite"] = Invite.objects.filter(campaign=campaign).order_by("-id").first()
+        context["members"] = list(
+            Membership.objects.filter(campaign=campaign).select_related("user").order_by("id")
+        )
+    context["creation_fields"] = creation_fields(context["ruleset"], extra.pop("values", None))
+    context["morning_hour"] = MORNING_HOUR
+    ratio = format(campaign.live_ratio.normalize(), "f")  # "60", "2.5"
+    known = dict(LIVE_RATIOS)
+    context["live_ratio"] = ratio
+    context["live_ratios"] = (
+        LIVE_RATIOS if ratio in known else (*LIVE_RATIOS, (ratio, f"{ratio} minutes per minute"))
+    )
+    context.update(extra)
+    return context
+
+
+@login_required
+def campaign_detail(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The referee's dashboard; for a player, the party page."""
+    membership = access_campaign(request.user, campaign_id)
+    return render(request, "campaigns/detail.html", dashboard_context(request, membership))
+
+
+@login_required
+def campaign_live(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """Polled by the dashboard: 204 while nothing changed, else the fresh party and timeline."""
+    membership = access_campaign(request.user, campaign_id)
+    if request.GET.get("v") == party_stamp(membership.campaign, referee=membership.is_referee):
+        return HttpResponse(status=204)
+    context = _live_context(membership, request.user.pk)
+    return render(request, "campaigns/_live.html", {**context, "oob": True})
+
+
+# -- creating a campaign -----------------------------------------------------------------
+
+
+def option_fields(ruleset: Ruleset, values: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """One control per campaign option, typed like its default."""
+    given = values or {}
+    fields = []
+    for key, default in ruleset.options.items():
+        value = given.get(key, default)
+        if isinstance(default, bool):
+            kind = "checkbox"
+        elif isinstance(default, int | float):
+            kind = "number"
+        else:
+            kind = "text"
+        fields.append(
+            {
+                "key": key,
+                "name": f"opt.{key}",
+                "label": humanize(key),
+                "kind": kind,
+                "value": value,
+                "default": default,
+                "step": "1" if isinstance(default, int) else "any",
+            }
+        )
+    return fields
+
+
+def _posted_options(ruleset: Ruleset, data: Any) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    for key, default in ruleset.options.items():
+        raw = data.get(f"opt.{key}")
+        reject_nul_characters(raw, humanize(key))
+        if isinstance(default, bool):
+            options[key] = raw in {"on", "true", "1"}
+        elif raw is None or raw.strip() == "":
+            continue
+        elif isinstance(default, int):
+            try:
+                options[key] = int(raw)
+            except ValueError:
+                raise ValidationError(
+                    {"options": [f"{humanize(key)}: enter a whole number, not {raw!r}"]}
+                ) from None
+        elif isinstance(default, float):
+            try:
+                options[key] = float(raw)
+            except ValueError:
+                raise ValidationError(
+                    {"options": [f"{humanize(key)}: enter a number, not {raw!r}"]}
+                ) from None
+        else:
+            options[key] = raw.strip()
+    return options
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def campaign_new(request: HttpRequest) -> HttpResponse:
+    rulesets = available_rulesets()
+    by_key = {ruleset.key: ruleset for ruleset in rulesets}
+    chosen = by_key.get(request.POST.get("ruleset") or request.GET.get("ruleset", ""))
+    chosen = chosen or rulesets[0]
+    errors: dict[str, list[str]] = {}
+    name = ""
+    values: dict[str, Any] | None = None
+    if request.method == "POST":
+        name = str(request.POST.get("name", "")).strip()
+        try:
+            name = posted_text(request.POST, "name", "Campaign name")
+            options = _posted_options(chosen, request.POST)
+            values = options
+            if not name:
+                raise ValidationError({"name": ["give the campaign a name"]})
+            campaign = campaign_create(
+                user=request.user, name=name, ruleset=chosen.key, options=options
+            )
+        except ValidationError as error:
+            errors = error.message_dict
+        except RuleError as error:
+            errors = {"__all__": [str(error)]}
+        else:
+            messages.success(request, f"{campaign.name} is ready. Invite your players.")
+            return redirect("campaign", campaign_id=campaign.pk)
+    return render(
+        request,
+        "campaigns/new.html",
+        {
+            "rulesets": rulesets,
+            "blurbs": RULESET_BLURBS,
+            "chosen": chosen,
+            "name": name,
+            "errors": errors,
+            "other_errors": [
+                message
+                for key, found in errors.items()
+                if key not in {"name", "ruleset", "options"}
+                for message in found
+            ],
+            "option_fields": option_fields(chosen, values),
+        },
+        status=400 if errors else 200,
+    )
+
+
+@login_required
+def campaign_options(request: HttpRequest) -> HttpResponse:
+    """The options fieldset for the ruleset picked on the new-campaign form (htmx)."""
+    by_key = {ruleset.key: ruleset for ruleset in available_rulesets()}
+    chosen = by_key.get(request.GET.get("ruleset", ""))
+    if chosen is None:
+        return HttpResponse(status=404)
+    return render(
+        request,
+        "campaigns/_options.html",
+        {"chosen": chosen, "option_fields": option_fields(chosen)},
+    )
+
+
+# -- invites and joining -----------------------------------------------------------------
+
+
+@login_required
+@require_POST
+def invite_new(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    try:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+    except NotAllowed as error:
+        raise PermissionDenied(str(error)) from None
+    invite = invite_create(campaign=membership.campaign, user=request.user)
+    messages.success(request, "New invite link ready: send it to your players.")
+    if request.headers.get("HX-Request"):
+        return render(
+            request, "campaigns/_invite.html", {"invite": invite, "campaign": membership.campaign}
+        )
+    return redirect(reverse("campaign", args=[campaign_id]) + "#invite")
+
+
+@require_http_methods(["GET", "POST"])
+def join(request: HttpRequest, code: str = "") -> HttpResponse:
+    """``/join/<code>/``: see which campaign the link is for, then join it as a player."""
+    code = (request.POST.get("code") or code).strip().replace("\x00", "")
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path())
+    invite = (
+        Invite.objects.select_related("campaign", "created_by").filter(code=code).first()
+        if code
+        else None
+    )
+    error = ""
+    if request.method == "POST":
+        try:
+            membership = campaign_join(user=request.user, code=code)
+        except ValidationError as exc:
+            error = "; ".join(exc.messages)
+        else:
+            messages.success(request, f"Welcome to {membership.campaign.name}.")
+            return redirect("campaign", campaign_id=membership.campaign_id)
+    elif code and invite is None:
+        error = "No campaign has this invite code. Check the link with your referee."
+    already = (
+        Membership.objects.filter(campaign=invite.campaign, user=request.user).first()
+        if invite
+        else None
+    )
+    return render(
+        request,
+        "campaigns/join.html",
+        {"code": code, "invite": invite, "error": error, "already": already},
+        status=400 if error else 200,
+    )

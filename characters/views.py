@@ -1,0 +1,367 @@
+"""Pages of a character: the living sheet, its actions, its pending choice, its roll log.
+
+Access is decided by ``characters.access.access_character`` (another player's
+character answers 404 like a stranger's); every change goes through
+``rules.services`` under its row locks; the log is shown through
+``rules.selectors.resolution_view`` so hidden rolls (ruling G-4) stay the referee's.
+
+With htmx the forms post here and get the fresh ``#live`` fragment back (with the
+error beside the form when the rules refuse); without JavaScript the same views
+answer with the whole page. ``character_live`` is polled every second with the
+page's stamp and answers 204 until something changes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from campaigns.access import access_campaign
+from campaigns.views import creation_fields, dashboard_context, posted_text, sheet_templates
+from characters.access import CharacterAccess, access_character
+from characters.forms import (
+    ParamsError,
+    humanize,
+    parse_params,
+    posted_values,
+    schema_fields,
+)
+from characters.selectors import public_choice
+from characters.services import character_create
+from rules.engine.dice import DiceError
+from rules.engine.interface import ActionBlocked, ActionSpec, RuleError
+from rules.engine.registry import get_ruleset
+from rules.errors import NotAllowed, ResolutionConflict
+from rules.models import EffectState, Resolution, ResolutionKind
+from rules.selectors import effects_for_viewer, resolution_view, resolutions_for_character
+from rules.services import (
+    resolution_answer_choice,
+    resolution_cancel_choice,
+    resolution_create_action,
+    resolution_reveal,
+    resolution_undo_latest,
+)
+
+LOG_LENGTH = 30
+# Errors the rules raise, and the status the page answers with (as config/exceptions.py).
+BAD_INPUT = (ParamsError, RuleError, DiceError, ValidationError)
+CONFLICT = (ResolutionConflict, ActionBlocked)
+
+
+def _message(error: Exception) -> str:
+    if isinstance(error, ValidationError):
+        return "; ".join(error.messages)
+    return str(error)
+
+
+def _status(error: Exception) -> int:
+    if isinstance(error, CONFLICT):
+        return 409
+    if isinstance(error, NotAllowed):
+        return 403
+    return 400
+
+
+def _is_htmx(request: HttpRequest) -> bool:
+    return request.headers.get("HX-Request") == "true"
+
+
+def viewer_actions(access: CharacterAccess) -> list[ActionSpec]:
+    """The referee may take every action; the owner those marked ``who: owner``."""
+    ruleset = get_ruleset(access.character.campaign.ruleset)
+    return [spec for spec in ruleset.actions if access.is_referee or spec.who == "owner"]
+
+
+def can_answer(access: CharacterAccess, choice: dict[str, Any] | None, user_id: int) -> bool:
+    """Ruling G-3: the owner or the referee; a ``who: referee`` choice only the referee."""
+    if choice is None:
+        return False
+    if access.is_referee:
+        return True
+    return choice["who"] == "owner" and access.character.owner_id == user_id
+
+
+def stamp(access: CharacterAccess) -> str:
+    character = access.character
+    return f"{character.version}.{character.campaign.clock}"
+
+
+def sheet_context(
+    request: HttpRequest,
+    access: CharacterAccess,
+    *,
+    errors: dict[str, str] | None = None,
+    values: dict[str, dict[str, Any]] | None = None,
+    open_action: str = "",
+    choice_error: str = "",
+    notice: str = "",
+    before: int | None = None,
+) -> dict[str, Any]:
+    character = access.character
+    campaign = character.campaign
+    ruleset = get_ruleset(campaign.ruleset)
+    referee = access.is_referee
+    sheet = ruleset.public_sheet(character.sheet)
+    choice = public_choice(character.pending_choice)
+    errors, values = errors or {}, values or {}
+
+    effects_list = list(
+        effects_for_viewer(  # hidden ones only for the referee (ruling G-4)
+            campaign,
+            viewer_id=request.user.pk,
+            viewer_is_referee=referee,
+            state=EffectState.PENDING,
+            character_id=character.pk,
+        )
+    )
+
+    forms = []
+    for spec in viewer_actions(access):
+        forms.append(
+            {
+                "spec": spec,
+                "fields": schema_fields(
+                    spec.params, values=values.get(spec.key), ruleset=ruleset.key, sheet=sheet
+                ),
+                "error": errors.get(spec.key, ""),
+                "open": spec.key == open_action,
+            }
+        )
+
+    log_query = resolutions_for_character(character).select_related("actor")
+    if before is not None:
+        log_query = log_query.filter(version__lt=before)
+    rows = list(log_query[: LOG_LENGTH + 1])
+    labels = {spec.key: spec.label for spec in ruleset.actions}
+    log = []
+    for resolution in rows[:LOG_LENGTH]:
+        view = resolution_view(resolution, ruleset_key=ruleset.key, viewer_is_referee=referee)
+        view["actor_name"] = resolution.actor.get_username() if resolution.actor else ""
+        view["title"] = log_title(resolution.kind, resolution.action, labels)
+        view["revealable"] = (
+            referee
+            and not resolution.revealed
+            and any(roll.get("hidden") for roll in resolution.rolls)
+        )
+        view["undoable"] = (
+            referee
+            and resolution.version == character.version
+            and resolution.kind not in (ResolutionKind.CREATE, ResolutionKind.UNDO)
+        )
+        log.append(view)
+    return {
+        "character": character,
+        "campaign": campaign,
+        "ruleset": ruleset,
+        "access": access,
+        "is_referee": referee,
+        "is_owner": character.owner_id == request.user.pk,
+        "sheet": sheet,
+        "raw_sheet": character.sheet if referee else None,  # hidden diseases (G-4)
+        "status": ruleset.status(character.sheet),
+        "choice": choice,
+        "can_answer": can_answer(access, choice, request.user.pk),
+        "choice_error": choice_error,
+        "forms": forms,
+        # an error about an action the viewer has no form for (a player trying a
+        # referee's action by hand) is still said, above the forms
+        "stray_errors": [
+            message
+            for key, message in errors.items()
+            if key not in {form["spec"].key for form in forms}
+        ],
+        "effects": effects_list,
+        "log": log,
+        "log_older": rows[LOG_LENGTH].version + 1 if len(rows) > LOG_LENGTH else None,
+        "log_before": before,
+        "sheet_templates": sheet_templates(ruleset.key, "full"),
+        "stamp": stamp(access),
+        "notice": notice,
+    }
+
+
+def log_title(kind: str, action: str, labels: dict[str, str]) -> str:
+    """What a log entry was, in a few words."""
+    if kind == ResolutionKind.ACTION:
+        return labels.get(action, humanize(action))
+    if kind == ResolutionKind.EFFECT:
+        return f"On the clock: {humanize(action).lower()}"
+    if kind == ResolutionKind.CHOICE:
+        return "Decision"
+    if kind == ResolutionKind.CREATE:
+        return "Joins the party"
+    return str(ResolutionKind(kind).label) if kind in ResolutionKind.values else humanize(kind)
+
+
+def _before(request: HttpRequest) -> int | None:
+    try:
+        return int(request.GET["before"])
+    except (KeyError, ValueError):
+        return None
+
+
+@login_required
+def character_detail(request: HttpRequest, character_id: int) -> HttpResponse:
+    access = access_character(request.user, character_id)
+    return render(
+        request,
+        "characters/detail.html",
+        sheet_context(request, access, before=_before(request)),
+    )
+
+
+@login_required
+def character_live(request: HttpRequest, character_id: int) -> HttpResponse:
+    """Polled every second by an open sheet: 204 while its stamp holds, else the fragment."""
+    access = access_character(request.user, character_id)
+    if request.GET.get("v") == stamp(access):
+        return HttpResponse(status=204)
+    return render(request, "characters/_live.html", sheet_context(request, access))
+
+
+def _answer(request: HttpRequest, character_id: int, status: int, **context: Any) -> HttpResponse:
+    """The page (or its live fragment) after a post, with what went wrong if anything."""
+    access = access_character(request.user, character_id)  # fresh state after the change
+    if status < 400 and not _is_htmx(request):
+        if context.get("notice"):
+            messages.success(request, context["notice"])
+        return redirect("character", character_id=character_id)
+    template = "characters/_live.html" if _is_htmx(request) else "characters/detail.html"
+    return render(request, template, sheet_context(request, access, **context), status=status)
+
+
+@login_required
+@require_POST
+def character_action(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
+    access = access_character(request.user, character_id)
+    ruleset = get_ruleset(access.character.campaign.ruleset)
+    try:
+        spec = ruleset.action(action)
+    except RuleError:
+        raise Http404("no such action") from None
+    fields = schema_fields(
+        spec.params, ruleset=ruleset.key, sheet=ruleset.public_sheet(access.character.sheet)
+    )
+    try:
+        expected = int(request.POST["expected_version"])
+    except (KeyError, ValueError):
+        expected = None
+    try:
+        params = parse_params(fields, request.POST)
+        resolution = resolution_create_action(
+            character_id=access.character.pk,
+            actor=request.user,
+            by_referee=access.is_referee,
+            action=spec.key,
+            params=params,
+            expected_version=expected,
+        )
+    except (*BAD_INPUT, *CONFLICT, NotAllowed) as error:
+        return _answer(
+            request,
+            character_id,
+            _status(error),
+            errors={spec.key: _message(error)},
+            values={spec.key: posted_values(fields, request.POST)},
+            open_action=spec.key,
+        )
+    return _answer(request, character_id, 200, notice=resolution.summary, open_action=spec.key)
+
+
+@login_required
+@require_POST
+def character_choice(request: HttpRequest, character_id: int) -> HttpResponse:
+    access = access_character(request.user, character_id)
+    try:
+        resolution = resolution_answer_choice(
+            character_id=access.character.pk,
+            actor=request.user,
+            by_referee=access.is_referee,
+            choice_id=request.POST.get("choice_id", ""),
+            option=request.POST.get("option", ""),
+        )
+    except (*BAD_INPUT, *CONFLICT, NotAllowed) as error:
+        return _answer(request, character_id, _status(error), choice_error=_message(error))
+    return _answer(request, character_id, 200, notice=resolution.summary)
+
+
+@login_required
+@require_POST
+def character_undo(request: HttpRequest, character_id: int) -> HttpResponse:
+    access = _referee_access(request, character_id)
+    try:
+        resolution = resolution_undo_latest(character_id=access.character.pk, actor=request.user)
+    except CONFLICT as error:
+        return _answer(request, character_id, 409, errors={"undo": _message(error)})
+    return _answer(request, character_id, 200, notice=resolution.summary)
+
+
+def _referee_access(request: HttpRequest, character_id: int) -> CharacterAccess:
+    try:
+        return access_character(request.user, character_id, referee=True)
+    except NotAllowed as error:
+        raise PermissionDenied(str(error)) from None
+
+
+@login_required
+@require_POST
+def character_cancel_choice(request: HttpRequest, character_id: int) -> HttpResponse:
+    """The referee withdraws a pending choice; the sheet stays as it is (ruling G-3)."""
+    access = _referee_access(request, character_id)
+    try:
+        resolution = resolution_cancel_choice(character_id=access.character.pk, actor=request.user)
+    except CONFLICT as error:
+        return _answer(request, character_id, 409, choice_error=_message(error))
+    return _answer(request, character_id, 200, notice=resolution.summary)
+
+
+@login_required
+@require_POST
+def character_reveal(request: HttpRequest, character_id: int, resolution_id: int) -> HttpResponse:
+    """The referee shows a resolution's hidden rolls to the players (ruling G-4)."""
+    access = _referee_access(request, character_id)
+    resolution = Resolution.objects.filter(pk=resolution_id, character=access.character).first()
+    if resolution is None:
+        raise Http404("no such resolution")
+    resolution_reveal(resolution=resolution)
+    return _answer(request, character_id, 200, notice="The hidden rolls are shown to players now.")
+
+
+@login_required
+@require_POST
+def character_new(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """Create a character from the dashboard's form (a player's own; the referee's any)."""
+    membership = access_campaign(request.user, campaign_id)
+    ruleset = get_ruleset(membership.campaign.ruleset)
+    fields = creation_fields(ruleset)
+    owner_id: int | None = None
+    if membership.is_referee and request.POST.get("owner"):
+        try:
+            owner_id = int(request.POST["owner"])
+        except ValueError:
+            owner_id = None
+    try:
+        sheet = parse_params(fields, request.POST)
+        character = character_create(
+            membership=membership,
+            name=posted_text(request.POST, "name", "Name"),
+            sheet=sheet,
+            owner_id=owner_id,
+        )
+    except BAD_INPUT as error:
+        context = dashboard_context(
+            request,
+            membership,
+            values=posted_values(fields, request.POST),
+            create_error=_message(error),
+            create_name=request.POST.get("name", ""),
+        )
+        return render(request, "campaigns/detail.html", context, status=400)
+    messages.success(request, f"{character.name} joins the party.")
+    return redirect("character", character_id=character.pk)

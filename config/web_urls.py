@@ -1,0 +1,53 @@
+"""Every page of the web app (server-rendered, htmx), beside the API of api_urls.py."""
+
+from django.urls import include, path
+
+from campaigns import views as campaign_views
+from characters import views as character_views
+
+urlpatterns = [
+    path("", include("accounts.urls")),
+    path("campaigns/new/", campaign_views.campaign_new, name="campaign-new"),
+    path("campaigns/new/options/", campaign_views.campaign_options, name="campaign-options"),
+    path("campaigns/<int:campaign_id>/", campaign_views.campaign_detail, name="campaign"),
+    path("campaigns/<int:campaign_id>/live/", campaign_views.campaign_live, name="campaign-live"),
+    path("campaigns/<int:campaign_id>/invites/", campaign_views.invite_new, name="invite-new"),
+    path(
+        "campaigns/<int:campaign_id>/characters/new/",
+        character_views.character_new,
+        name="character-new",
+    ),
+    path("join/", campaign_views.join, name="join"),
+    path("join/<str:code>/", campaign_views.join, name="join-code"),
+    path("characters/<int:character_id>/", character_views.character_detail, name="character"),
+    path(
+        "characters/<int:character_id>/live/",
+        character_views.character_live,
+        name="character-live",
+    ),
+    path(
+        "characters/<int:character_id>/actions/<str:action>/",
+        character_views.character_action,
+        name="character-action",
+    ),
+    path(
+        "characters/<int:character_id>/choice/",
+        character_views.character_choice,
+        name="character-choice",
+    ),
+    path(
+        "characters/<int:character_id>/choice/cancel/",
+        character_views.character_cancel_choice,
+        name="character-cancel-choice",
+    ),
+    path(
+        "characters/<int:character_id>/resolutions/<int:resolution_id>/reveal/",
+        character_views.character_reveal,
+        name="character-reveal",
+    ),
+    path(
+        "characters/<int:character_id>/undo/",
+        character_views.character_undo,
+        name="character-undo",
+    ),
+]

@@ -1,0 +1,553 @@
+"""The campaign clock: scheduled effects applied in time order, exactly once (docs/clock.md).
+
+A referee's advance (or a live campaign's tick) is a :class:`~rules.models.ClockJob`
+row; a Celery task (``rules.tasks.advance_clock``) runs :func:`clock_advance_run`,
+which works through the campaign's jobs oldest first, in small batches:
+
+* each batch is one transaction that locks the campaign row (so two advances, and
+  any action in the campaign, are serialized), then the characters it touches, and
+  applies the next pending effects in ``(due_at, id)`` order: every effect of the
+  party in strict time order, with the campaign's HMAC dice, so one long advance and
+  many short ones apply the same effects at the same minutes with the same rolls;
+* an effect's state moves ``pending -> done`` by compare-and-set in the same
+  transaction that writes its resolution, and the database holds one resolution per
+  effect at most (``one_resolution_per_effect``): a retried, duplicated or concurrent
+  task can never apply an effect twice, and a worker killed mid-advance leaves whole
+  batches applied or not at all; the re-delivered task continues where it stopped;
+* an effect that ends on a pending choice stops the clock at its minute (ruling G-3),
+  as does an effect due for a character already waiting on one; the job says why and
+  the referee resumes it once the choice is answered.
+
+The batch writes in bulk (a few queries per batch, not per effect): resolutions,
+effect states, new effects, sheets. The result is the same as applying each effect
+alone with :func:`rules.services.run_step` (a test compares both). Effects scheduled
+during a batch are written at its end and join the queue in the next batch, before
+any effect due after them.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from decimal import ROUND_FLOOR, Decimal
+from functools import partial
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import (
+    IntegrityError,
+    InterfaceError,
+    OperationalError,
+    connection,
+    transaction,
+)
+from django.db.models import Model
+from django.utils import timezone
+
+from campaigns.models import MAX_LIVE_RATIO, Campaign
+from campaigns.selectors import clock_display
+from characters.models import Character
+from rules.dice import campaign_dice
+from rules.engine.interface import ActionBlocked, Context, RuleError
+from rules.engine.registry import get_ruleset
+from rules.errors import ResolutionConflict
+from rules.models import (
+    UNFINISHED_JOB_STATES,
+    ClockJob,
+    ClockJobKind,
+    ClockJobState,
+    EffectState,
+    Resolution,
+    ResolutionKind,
+    ScheduledEffect,
+)
+from rules.services import _stored_choice, campaign_tables, reject_nul_characters
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_BATCH_SIZE = 500
+MAX_ADVANCE_MINUTES = 10 * 365 * 24 * 60  # ten years of in-game time at once (G-1)
+# A queued or running job untouched this long has lost its task (its message was lost
+# with the broker): the live tick enqueues it again. Re-running a job is harmless.
+STALE_JOB_AFTER = timedelta(minutes=10)
+_MICROSECONDS_PER_MINUTE = 60_000_000
+_UPDATE_CHUNK = 2000  # rows per UPDATE statement: well under PostgreSQL's 65,535 parameters
+
+
+class ClockConflict(RuntimeError):
+    """An effect changed under a batch that held the campaign lock: roll the batch back."""
+
+
+def _batch_size() -> int:
+    return int(getattr(settings, "SAWBONES_CLOCK_BATCH_SIZE", DEFAULT_BATCH_SIZE))
+
+
+def _enqueue(job_id: int) -> None:
+    """Run the job's task once the current transaction commits (in-process when embedded)."""
+    from rules.tasks import advance_clock  # the task module imports this one
+
+    transaction.on_commit(partial(advance_clock.delay, job_id))
+
+
+# -- starting and resuming -------------------------------------------------------------------
+def clock_advance_start(
+    *,
+    campaign_id: int,
+    minutes: int,
+    requested_by: Any = None,
+    request_id: str = "",
+) -> ClockJob:
+    """Create an advance job and enqueue its task; the same ``request_id`` gives the same job.
+
+    The job's target is fixed when it starts (the clock then, plus ``minutes``), after
+    every earlier job of the campaign: two advances asked for at once add up.
+    """
+    if isinstance(minutes, bool) or not isinstance(minutes, int) or minutes < 1:
+        raise ValidationError({"minutes": ["advance the clock by at least one minute"]})
+    if minutes > MAX_ADVANCE_MINUTES:
+        raise ValidationError(
+            {"minutes": [f"advance the clock by at most {MAX_ADVANCE_MINUTES} minutes"]}
+        )
+    user = requested_by if getattr(requested_by, "is_authenticated", False) else None
+    if request_id:
+        existing = ClockJob.objects.filter(campaign_id=campaign_id, request_id=request_id).first()
+        if existing is not None:
+            return existing
+    try:
+        with transaction.atomic():
+            job = ClockJob.objects.create(
+                campaign_id=campaign_id,
+                kind=ClockJobKind.ADVANCE,
+                requested_by=user,
+                request_id=request_id,
+                minutes=minutes,
+            )
+            _enqueue(job.pk)
+    except IntegrityError:  # the same request twice at once: the other one created it
+        if not request_id:
+            raise
+        return ClockJob.objects.get(campaign_id=campaign_id, request_id=request_id)
+    return job
+
+
+def clock_job_resume(*, job_id: int) -> ClockJob:
+    """Enqueue a job again: after its choice is answered, after a failure, or a lost task."""
+    with transaction.atomic():
+        job = ClockJob.objects.select_for_update().get(pk=job_id)
+        if job.state == ClockJobState.DONE:
+            raise ResolutionConflict(f"clock job {job.pk} is already done")
+        if job.state == ClockJobState.WAITING and job.waiting_on_id is not None:
+            character = Character.objects.get(pk=job.waiting_on_id)
+            if character.pending_choice is not None:
+                raise ResolutionConflict(
+                    f"{character.name} still waits on a choice: "
+                    f"{character.pending_choice['prompt']} Answer it first (ruling G-3)."
+                )
+        if job.state in (ClockJobState.WAITING, ClockJobState.FAILED):
+            job.state = ClockJobState.RUNNING if job.target is not None else ClockJobState.QUEUED
+            job.reason = ""
+            job.waiting_on = None
+            job.finished_at = None
+            job.save(update_fields=["state", "reason", "waiting_on", "finished_at", "updated_at"])
+        _enqueue(job.pk)
+    return job
+
+
+# -- the advance -----------------------------------------------------------------------------
+def clock_advance_run(*, job_id: int) -> ClockJob | None:
+    """Run the campaign's unfinished jobs, oldest first, until ``job_id`` is finished or waits.
+
+    Safe to call any number of times, at once or one after the other (retries,
+    duplicated deliveries, a second worker): every batch re-reads the state under the
+    campaign lock and moves effects by compare-and-set.
+    """
+    try:
+        while _advance_batch(job_id):
+            pass
+    except ClockJob.DoesNotExist:
+        return None  # its campaign was deleted
+    except (OperationalError, InterfaceError):
+        raise  # the database went away: the task retries, the job stays as it was
+    except Exception as error:
+        logger.exception("clock job %s failed", job_id)
+        ClockJob.objects.filter(pk=job_id, state__in=UNFINISHED_JOB_STATES).update(
+            state=ClockJobState.FAILED,
+            reason=f"failed: {type(error).__name__}: {error}"[:2000],
+            finished_at=timezone.now(),
+            updated_at=timezone.now(),
+        )
+    return ClockJob.objects.filter(pk=job_id).first()
+
+
+@dataclass
+class _Batch:
+    """What one batch did, written in bulk at its end."""
+
+    resolutions: list[Resolution] = field(default_factory=list)
+    # Loaded effects whose state changed (done or cancelled), in order.
+    touched: list[ScheduledEffect] = field(default_factory=list)
+    # (resolution, effect) for each applied effect, to link them once ids exist.
+    applied: list[tuple[Resolution, ScheduledEffect]] = field(default_factory=list)
+    new_effects: list[ScheduledEffect] = field(default_factory=list)
+    # Effects that existed before the batch but were not loaded, cancelled by key.
+    cancelled_keys: dict[int, set[str]] = field(default_factory=dict)
+    changed_characters: dict[int, Character] = field(default_factory=dict)
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+    handled: int = 0
+    last_minute: int | None = None
+    # The earliest due minute of the effects scheduled in this batch (cancelled or not:
+    # stopping early is always safe).
+    earliest_new: int | None = None
+    stop: tuple[str, Character, int] | None = None  # reason, character, minute
+
+    def cancel(self, character_id: int, keys: Iterable[str], loaded: list[ScheduledEffect]) -> None:
+        keys = set(keys)
+        if not keys:
+            return
+        for effect in (*loaded, *self.new_effects):
+            if (
+                effect.character_id == character_id
+                and effect.key in keys
+                and effect.state == EffectState.PENDING
+            ):
+                effect.state = EffectState.CANCELLED
+                if effect.pk is not None:
+                    self.touched.append(effect)
+        self.cancelled_keys.setdefault(character_id, set()).update(keys)
+
+
+def _advance_batch(job_id: int) -> bool:
+    """One transaction of the advance; True when there is more to do for ``job_id``."""
+    with transaction.atomic():
+        campaign_id = ClockJob.objects.values_list("campaign_id", flat=True).get(pk=job_id)
+        campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
+        jobs = list(
+            ClockJob.objects.select_for_update()
+            .filter(campaign=campaign, state__in=UNFINISHED_JOB_STATES, pk__lte=job_id)
+            .order_by("id")[:1]
+        )
+        # Ours is finished (a duplicated delivery), or the clock waits on a choice.
+        if not jobs or jobs[0].state == ClockJobState.WAITING:
+            return False
+        job = jobs[0]  # ours, or an earlier job of the campaign that must run first
+        now = timezone.now()
+        if job.target is None:
+            job.target = campaign.clock + job.minutes
+            job.clock_start = campaign.clock
+            job.state = ClockJobState.RUNNING
+            job.started_at = now
+        target = job.target
+        loaded = list(
+            ScheduledEffect.objects.filter(
+                campaign=campaign, state=EffectState.PENDING, due_at__lte=target
+            ).order_by("due_at", "id")[: _batch_size()]
+        )
+        batch = _run_effects(campaign, loaded) if loaded else _Batch()
+        _write(batch)
+        if batch.last_minute is not None:
+            campaign.clock = max(campaign.clock, batch.last_minute)
+        if batch.stop is not None:
+            reason, character, minute = batch.stop
+            campaign.clock = max(campaign.clock, minute)
+            job.state = ClockJobState.WAITING
+            job.reason = reason
+            job.waiting_on = character
+        elif not loaded:
+            campaign.clock = max(campaign.clock, target)
+            job.state = ClockJobState.DONE
+            job.finished_at = now
+        campaign.save(update_fields=["clock", "dice_counter"])
+        job.done += batch.handled
+        job.total = job.done
+        if job.state != ClockJobState.DONE:
+            job.total += ScheduledEffect.objects.filter(
+                campaign=campaign, state=EffectState.PENDING, due_at__lte=target
+            ).count()
+        job.skipped = [*job.skipped, *batch.skipped]
+        job.clock_reached = campaign.clock
+        job.save()
+        return job.pk != job_id or job.state == ClockJobState.RUNNING
+
+
+def _run_effects(campaign: Campaign, loaded: list[ScheduledEffect]) -> _Batch:
+    """Apply the loaded effects in order, in memory; stop where the rules say so."""
+    ruleset = get_ruleset(campaign.ruleset)
+    options = {**ruleset.options, **campaign.options}
+    tables = campaign_tables(campaign)
+    characters = {
+        c.pk: c
+        for c in Character.objects.select_for_update()
+        .filter(pk__in={e.character_id for e in loaded})
+        .order_by("pk")
+    }
+    batch = _Batch()
+    for effect in loaded:
+        if effect.state != EffectState.PENDING:
+            continue  # cancelled by an earlier effect of this batch
+        # An effect scheduled in this batch and due before this one goes first: write
+        # the batch and let the next one load it in order.
+        if batch.earliest_new is not None and batch.earliest_new < effect.due_at:
+            break
+        character = characters[effect.character_id]
+        if character.pending_choice is not None:  # ruling G-3
+            batch.stop = (
+                f"The clock stops at {clock_display(effect.due_at)}: {character.name} waits on "
+                f"a choice ({character.pending_choice['prompt']}) before {effect.kind} can "
+                "apply. Answer it, then resume.",
+                character,
+                effect.due_at,
+            )
+            break
+        context = Context(clock=effect.due_at, options=options, by_referee=True, tables=tables)
+        dice, generator = campaign_dice(campaign)
+        counter_start = generator.counter
+        try:
+            result = ruleset.apply_effect(
+                copy.deepcopy(character.sheet), effect.kind, effect.payload, dice, context
+            )
+            reject_nul_characters(
+                [
+                    result.sheet,
+                    result.summary,
+                    dict(result.outcome),
+                    [dict(new.payload) for new in result.effects],
+                ],
+                "the resolution",
+            )
+        except (RuleError, ActionBlocked) as error:
+            # The ruleset refuses this effect now (its wound was undone...): it is
+            # cancelled and listed on the job for the referee; its dice are not used.
+            effect.state = EffectState.CANCELLED
+            batch.touched.append(effect)
+            batch.skipped.append(
+                {
+                    "effect": effect.pk,
+                    "kind": effect.kind,
+                    "character": character.pk,
+                    "due_at": effect.due_at,
+                    "error": str(error),
+                }
+            )
+            batch.handled += 1
+            batch.last_minute = effect.due_at
+            continue
+        campaign.dice_counter = generator.counter
+        stored_choice = _stored_choice(result.pending_choice)
+        resolution = Resolution(
+            campaign=campaign,
+            character=character,
+            actor=None,
+            kind=ResolutionKind.EFFECT,
+            action=effect.kind,
+            params={"scheduled_effect": effect.pk, "payload": copy.deepcopy(effect.payload)},
+            rolls=[roll.as_dict() for roll in result.rolls],
+            summary=f"{character.name}: {result.summary}",  # as rules.services._persist
+            outcome=copy.deepcopy(dict(result.outcome)),
+            sheet_before=character.sheet,
+            sheet_after=result.sheet,
+            version=character.version + 1,
+            pending_choice=stored_choice,
+            clock=effect.due_at,
+            dice_counter_start=counter_start,
+            dice_counter_end=generator.counter,
+        )
+        character.sheet = result.sheet
+        character.version += 1
+        character.pending_choice = stored_choice
+        batch.changed_characters[character.pk] = character
+        batch.resolutions.append(resolution)
+        effect.state = EffectState.DONE
+        batch.touched.append(effect)
+        batch.applied.append((resolution, effect))
+        batch.cancel(character.pk, result.cancel_effects, loaded)
+        new_effects = [
+            ScheduledEffect(
+                campaign=campaign,
+                character=character,
+                kind=new.kind,
+                key=new.key,
+                due_at=effect.due_at + max(0, new.due_in),
+                payload=copy.deepcopy(dict(new.payload)),
+                hidden=new.hidden,
+                created_by=resolution,
+            )
+            for new in result.effects
+        ]
+        batch.new_effects.extend(new_effects)
+        if new_effects:
+            earliest = min(e.due_at for e in new_effects)
+            if batch.earliest_new is None or earliest < batch.earliest_new:
+                batch.earliest_new = earliest
+        batch.handled += 1
+        batch.last_minute = effect.due_at
+        if stored_choice is not None:  # ruling G-3: catch-up stops at a decision
+            batch.stop = (
+                f"The clock stops at {clock_display(effect.due_at)}: {effect.kind} for "
+                f"{character.name} ends on a choice ({stored_choice['prompt']}). Answer it, "
+                "then resume.",
+                character,
+                effect.due_at,
+            )
+            break
+    return batch
+
+
+def _write(batch: _Batch) -> None:
+    """Write a batch in bulk: the same rows ``rules.services._persist`` writes one by one."""
+    if batch.resolutions:
+        Resolution.objects.bulk_create(batch.resolutions)
+    for resolution, effect in batch.applied:
+        effect.resolution = resolution
+    if batch.touched:
+        # Compare-and-set: every effect the batch applied or cancelled was still pending.
+        changed = _bulk_set(
+            ScheduledEffect, batch.touched, ["state", "resolution"], where_pending=True
+        )
+        if changed != len(batch.touched):
+            raise ClockConflict(
+                f"{len(batch.touched) - changed} effects were no longer pending; batch undone"
+            )
+    for character_id, keys in batch.cancelled_keys.items():
+        ScheduledEffect.objects.filter(
+            character_id=character_id, key__in=keys, state=EffectState.PENDING
+        ).update(state=EffectState.CANCELLED)
+    if batch.new_effects:
+        # Their ``created_by`` resolutions have ids now; Django copies them on insert.
+        ScheduledEffect.objects.bulk_create(batch.new_effects)
+    if batch.changed_characters:
+        now = timezone.now()
+        characters = list(batch.changed_characters.values())
+        for character in characters:
+            character.updated_at = now
+        _bulk_set(Character, characters, ["sheet", "version", "pending_choice", "updated_at"])
+
+
+def _bulk_set(
+    model: type[Model], objs: list[Any], names: list[str], *, where_pending: bool = False
+) -> int:
+    """Update ``names`` of each object's row in one statement; the number of rows changed.
+
+    On PostgreSQL, ``UPDATE ... FROM (VALUES ...)``: Django's ``bulk_update`` builds a
+    CASE expression per row and field, several times slower for a batch of sheets.
+    ``where_pending`` changes only rows still pending (the effects' compare-and-set).
+    """
+    if connection.vendor != "postgresql":
+        rows = model._default_manager.all()
+        if where_pending:
+            rows = rows.filter(state=EffectState.PENDING)
+        return rows.bulk_update(objs, names)
+    quote = connection.ops.quote_name
+    pk = model._meta.pk
+    assert pk is not None
+    fields = [model._meta.get_field(name) for name in names]
+    columns = [pk, *fields]
+    # Only quoted names from the model's metadata go into the text; values are parameters.
+    table = quote(model._meta.db_table)
+    row = "(" + ", ".join(f"%s::{field.db_type(connection)}" for field in columns) + ")"
+    aliases = ", ".join(quote(field.column) for field in columns)
+    assignments = ", ".join(f"{quote(f.column)} = v.{quote(f.column)}" for f in fields)
+    condition = f"t.{quote(pk.column)} = v.{quote(pk.column)}"
+    if where_pending:
+        condition += f" AND t.{quote('state')} = %s"
+    changed = 0
+    for start in range(0, len(objs), _UPDATE_CHUNK):
+        chunk = objs[start : start + _UPDATE_CHUNK]
+        params: list[Any] = []
+        for obj in chunk:
+            params.append(obj.pk)
+            params.extend(f.get_db_prep_save(getattr(obj, f.attname), connection) for f in fields)
+        if where_pending:
+            params.append(EffectState.PENDING.value)
+        values = ", ".join([row] * len(chunk))
+        sql = f"UPDATE {table} AS t SET {assignments} FROM (VALUES {values}) AS v({aliases}) WHERE {condition}"  # noqa: E501, S608
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            changed += cursor.rowcount
+    return changed
+
+
+# -- the live clock --------------------------------------------------------------------------
+def clock_live_set(*, campaign_id: int, ratio: Decimal, now: datetime | None = None) -> Campaign:
+    """Run the campaign's clock with real time at ``ratio`` game minutes per real minute.
+
+    0 stops it. Time already elapsed at the old ratio is advanced first, so changing
+    the ratio never loses or double-counts in-game time.
+    """
+    ratio = Decimal(ratio)
+    if not Decimal(0) <= ratio <= Decimal(MAX_LIVE_RATIO):
+        raise ValidationError(
+            {"ratio": [f"a live clock runs at 0 to {MAX_LIVE_RATIO} minutes per real minute"]}
+        )
+    now = now or timezone.now()
+    with transaction.atomic():
+        campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
+        if campaign.live_ratio > 0 and campaign.live_last_tick is not None:
+            _tick_campaign(campaign, now, force=True)
+        campaign.live_ratio = ratio
+        campaign.live_last_tick = now if ratio > 0 else None
+        campaign.full_clean(exclude=["created_by"])
+        campaign.save(update_fields=["live_ratio", "live_last_tick"])
+    return campaign
+
+
+def _live_minutes(ratio: Decimal, last_tick: datetime, now: datetime) -> tuple[int, datetime]:
+    """Whole in-game minutes since ``last_tick`` and the real moment they end at."""
+    elapsed = Decimal((now - last_tick) // timedelta(microseconds=1))
+    minutes = int((elapsed * ratio / _MICROSECONDS_PER_MINUTE).to_integral_value(ROUND_FLOOR))
+    if minutes <= 0:
+        return 0, last_tick
+    used = (Decimal(minutes) * _MICROSECONDS_PER_MINUTE / ratio).to_integral_value(ROUND_FLOOR)
+    return minutes, last_tick + timedelta(microseconds=int(used))
+
+
+def _tick_campaign(campaign: Campaign, now: datetime, *, force: bool = False) -> ClockJob | None:
+    """Advance one live campaign by the real time since its last tick (caller in a transaction).
+
+    The last tick moves by compare-and-set, so a duplicated or concurrent tick does
+    nothing. While an earlier job is unfinished (waiting on a choice, say) the tick
+    waits and the real time keeps counting: the next tick catches up.
+    """
+    last_tick = campaign.live_last_tick
+    if campaign.live_ratio <= 0 or last_tick is None:
+        return None
+    if not force and campaign.clock_jobs.filter(state__in=UNFINISHED_JOB_STATES).exists():
+        return None
+    minutes, new_tick = _live_minutes(campaign.live_ratio, last_tick, now)
+    if minutes == 0:
+        return None
+    moved = Campaign.objects.filter(
+        pk=campaign.pk, live_last_tick=last_tick, live_ratio=campaign.live_ratio
+    ).update(live_last_tick=new_tick)
+    if moved != 1:
+        return None  # another tick got there first
+    campaign.live_last_tick = new_tick
+    job = ClockJob.objects.create(campaign=campaign, kind=ClockJobKind.LIVE, minutes=minutes)
+    _enqueue(job.pk)
+    return job
+
+
+def clock_live_tick(*, now: datetime | None = None) -> list[ClockJob]:
+    """Celery beat's tick: advance every live campaign, and re-enqueue jobs whose task is lost."""
+    now = now or timezone.now()
+    jobs: list[ClockJob] = []
+    for campaign in Campaign.objects.filter(live_ratio__gt=0, live_last_tick__isnull=False):
+        with transaction.atomic():
+            job = _tick_campaign(campaign, now)
+        if job is not None:
+            jobs.append(job)
+    stale = (
+        ClockJob.objects.filter(
+            state__in=(ClockJobState.QUEUED, ClockJobState.RUNNING),
+            updated_at__lt=now - STALE_JOB_AFTER,
+        )
+        .exclude(campaign__clock_jobs__state=ClockJobState.WAITING)
+        .values_list("pk", flat=True)
+    )
+    for job_id in stale:
+        with transaction.atomic():
+            _enqueue(job_id)
+    return jobs

@@ -1,0 +1,218 @@
+"""API of the campaign clock (API.md, docs/clock.md): advance, jobs, live clock, effects.
+
+Thin views: access from ``campaigns.access``, writes in ``rules.clock``, reads in
+``rules.selectors``.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from campaigns.access import MAX_ID, access_campaign
+from campaigns.models import MAX_LIVE_RATIO, Campaign
+from rules.clock import (
+    MAX_ADVANCE_MINUTES,
+    clock_advance_start,
+    clock_job_resume,
+    clock_live_set,
+)
+from rules.models import ClockJob, ClockJobKind, ClockJobState, EffectState
+from rules.selectors import (
+    clock_job_for_campaign,
+    clock_job_view,
+    clock_jobs_for_campaign,
+    effect_view,
+    effects_for_viewer,
+)
+
+
+class ClockJobSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=ClockJobKind.values)
+    state = serializers.ChoiceField(
+        choices=ClockJobState.values,
+        help_text="queued, running, waiting (on a choice: see reason), done or failed",
+    )
+    minutes = serializers.IntegerField(help_text="in-game minutes to advance")
+    done = serializers.IntegerField(help_text="effects handled so far")
+    total = serializers.IntegerField(help_text="done plus the effects still due before target")
+    clock_start = serializers.IntegerField(allow_null=True, help_text="the clock when it started")
+    target = serializers.IntegerField(allow_null=True, help_text="the minute it advances to")
+    clock = serializers.IntegerField(allow_null=True, help_text="the minute it has reached")
+    clock_display = serializers.CharField(allow_null=True, help_text='"Day N, HH:MM" (G-1)')
+    reason = serializers.CharField(help_text="why it waits or failed")
+    waiting_on = serializers.IntegerField(
+        allow_null=True, help_text="the character whose choice stops the clock (G-3)"
+    )
+    skipped = serializers.ListField(
+        child=serializers.DictField(), help_text="effects the ruleset refused, and why"
+    )
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+
+class AdvanceOutputSerializer(ClockJobSerializer):
+    job = serializers.IntegerField(help_text="the job's id, for clock/jobs/{job}/")
+
+
+def _advance_output(job: ClockJob) -> dict[str, Any]:
+    return {"job": job.pk, **clock_job_view(job)}
+
+
+class ClockAdvanceApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        minutes = serializers.IntegerField(min_value=1, max_value=MAX_ADVANCE_MINUTES)
+        request_id = serializers.CharField(
+            max_length=64,
+            required=False,
+            default="",
+            help_text="your key for this request: sending it again returns the same job",
+        )
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={202: AdvanceOutputSerializer},
+        description="Referee only. Moves the campaign clock forward by `minutes`, applying "
+        "every scheduled effect that falls due in time order, in the background. Follow "
+        "the job at `clock/jobs/{job}/`.",
+    )
+    def post(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        job = clock_advance_start(
+            campaign_id=membership.campaign_id,
+            minutes=data.validated_data["minutes"],
+            requested_by=request.user,
+            request_id=data.validated_data["request_id"],
+        )
+        job.refresh_from_db()  # in embedded mode it has already run
+        return Response(_advance_output(job), status=status.HTTP_202_ACCEPTED)
+
+
+class ClockJobListApi(APIView):
+    @extend_schema(
+        responses={200: ClockJobSerializer(many=True)},
+        description="Referee only: the campaign's latest 50 clock jobs, newest first.",
+    )
+    def get(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        jobs = clock_jobs_for_campaign(membership.campaign)
+        return Response([clock_job_view(job) for job in jobs])
+
+
+class ClockJobDetailApi(APIView):
+    @extend_schema(
+        responses={200: ClockJobSerializer},
+        description="Referee only: a job's state and progress (`done` of `total`).",
+    )
+    def get(self, request: Request, campaign_id: int, job_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        job = clock_job_for_campaign(membership.campaign, job_id)
+        return Response(clock_job_view(job))
+
+
+class ClockJobResumeApi(APIView):
+    @extend_schema(
+        request=None,
+        responses={202: ClockJobSerializer},
+        description="Referee only: continue a job that waits on an answered choice, failed, "
+        "or lost its task. 409 while the choice is still open or when the job is done.",
+    )
+    def post(self, request: Request, campaign_id: int, job_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        job = clock_job_for_campaign(membership.campaign, job_id)
+        job = clock_job_resume(job_id=job.pk)
+        job.refresh_from_db()
+        return Response(clock_job_view(job), status=status.HTTP_202_ACCEPTED)
+
+
+class LiveClockSerializer(serializers.Serializer):
+    ratio = serializers.DecimalField(
+        max_digits=9,
+        decimal_places=3,
+        min_value=Decimal(0),
+        max_value=Decimal(MAX_LIVE_RATIO),
+        help_text="in-game minutes per real minute; 0 stops the live clock",
+    )
+    running = serializers.BooleanField(read_only=True)
+    last_tick = serializers.DateTimeField(read_only=True, allow_null=True)
+
+
+def _live_output(campaign: Campaign) -> dict[str, Any]:
+    return {
+        "ratio": campaign.live_ratio,
+        "running": campaign.live_ratio > 0,
+        "last_tick": campaign.live_last_tick,
+    }
+
+
+class LiveClockApi(APIView):
+    @extend_schema(responses={200: LiveClockSerializer})
+    def get(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id)
+        return Response(LiveClockSerializer(_live_output(membership.campaign)).data)
+
+    @extend_schema(
+        request=LiveClockSerializer,
+        responses={200: LiveClockSerializer},
+        description="Referee only: run the clock with real time at `ratio` in-game minutes "
+        "per real minute (0 stops it). Celery beat advances the campaign every minute.",
+    )
+    def put(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        data = LiveClockSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        campaign = clock_live_set(
+            campaign_id=membership.campaign_id, ratio=data.validated_data["ratio"]
+        )
+        return Response(LiveClockSerializer(_live_output(campaign)).data)
+
+
+class EffectSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    character = serializers.IntegerField()
+    kind = serializers.CharField()
+    due_at = serializers.IntegerField(help_text="in-game minute (G-1)")
+    due_display = serializers.CharField(help_text='"Day N, HH:MM"')
+    state = serializers.ChoiceField(choices=EffectState.values)
+    payload = serializers.DictField()
+    resolution = serializers.IntegerField(allow_null=True, help_text="the resolution it made")
+    key = serializers.CharField(required=False, help_text="referees only")
+    hidden = serializers.BooleanField(required=False, help_text="referees only (G-4)")
+
+
+class CampaignEffectsApi(APIView):
+    class FilterSerializer(serializers.Serializer):
+        state = serializers.ChoiceField(choices=EffectState.values, required=False)
+        character = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False)
+
+    @extend_schema(
+        responses={200: EffectSerializer(many=True)},
+        parameters=[
+            OpenApiParameter("state", str, enum=EffectState.values, description="only these"),
+            OpenApiParameter("character", int, description="only this character's"),
+        ],
+        description="Scheduled effects in due order. Referees see all; players see those "
+        "of their own characters, hidden ones left out (ruling G-4).",
+    )
+    def get(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id)
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        effects = effects_for_viewer(
+            membership.campaign,
+            viewer_id=request.user.pk,
+            viewer_is_referee=membership.is_referee,
+            state=filters.validated_data.get("state"),
+            character_id=filters.validated_data.get("character"),
+        )
+        return Response([effect_view(e, viewer_is_referee=membership.is_referee) for e in effects])

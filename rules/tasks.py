@@ -1,0 +1,33 @@
+"""Celery tasks of the rules app: ids in, one service call (docs/clock.md).
+
+The advance task acknowledges late (``CELERY_TASK_ACKS_LATE``) and is rejected back to
+the queue when its worker process dies (``CELERY_TASK_REJECT_ON_WORKER_LOST``); with
+Redis a message whose whole worker was killed comes back after the broker's visibility
+timeout. Running a job again is always safe: see ``rules.clock``.
+"""
+
+from __future__ import annotations
+
+from celery import shared_task
+from django.db import InterfaceError, OperationalError
+
+from rules.clock import clock_advance_run, clock_live_tick
+
+
+@shared_task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(OperationalError, InterfaceError),
+    retry_backoff=True,
+    max_retries=8,
+)
+def advance_clock(job_id: int) -> str | None:
+    """Run a clock job (and any earlier job of its campaign) until it is done or waits."""
+    job = clock_advance_run(job_id=job_id)
+    return None if job is None else job.state
+
+
+@shared_task
+def tick_live_campaigns() -> int:
+    """Celery beat, every minute: advance live campaigns by the real time elapsed."""
+    return len(clock_live_tick())

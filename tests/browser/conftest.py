@@ -1,0 +1,66 @@
+"""Playwright against Debian's chromium and pytest-django's live server.
+
+Playwright's sync API runs an event loop in the test's thread, so Django's guard
+against ORM calls from async code must be lifted for these tests (set before Django
+touches the database).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def new_page(browser: Browser, live_server: Any) -> Iterator[Callable[..., Page]]:
+    """A page in a fresh browser context (its own cookies: one person per context)."""
+    contexts = []
+
+    def make(viewport: dict[str, int] | None = None) -> Page:
+        context = browser.new_context(viewport=viewport or DESKTOP, base_url=live_server.url)
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+def log_in(page: Page, username: str, password: str | None = None) -> None:
+    page.goto("/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password or f"pw-{username}")
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url("**/")

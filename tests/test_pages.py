@@ -1,0 +1,844 @@
+"""The web pages (config/web_urls.py) through Django's test client.
+
+Accounts, "my campaigns", creating a campaign, invites and joining, the referee's
+dashboard and the players' party page, the living sheet with its actions, choices,
+undo and roll log, the polled fragments, who sees what (404 for other players' sheets,
+hidden rolls and effects for the referee only, ruling G-4), and query counts that do
+not grow with the party.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from campaigns.models import Campaign, Invite, Membership, Role
+from campaigns.services import invite_create
+from characters.forms import parse_params, schema_fields
+from characters.models import Character
+from characters.services import character_create
+from rules.models import EffectState, Resolution, ResolutionKind, ScheduledEffect
+from rules.services import resolution_create_action
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def web() -> Callable[[Any], Client]:
+    def make(user: Any) -> Client:
+        client = Client()
+        if user is not None:
+            client.force_login(user)
+        return client
+
+    return make
+
+
+def member(campaign: Campaign, user: Any) -> Membership:
+    return Membership.objects.get(campaign=campaign, user=user)
+
+
+def create(campaign: Campaign, user: Any, name: str, **sheet: Any) -> Character:
+    return character_create(membership=member(campaign, user), name=name, sheet=sheet)
+
+
+@pytest.fixture
+def aldo(campaign, player) -> Character:
+    return create(campaign, player, "Aldo", level=2, hit_dice=2, hp=10)
+
+
+@pytest.fixture
+def bo(campaign, other_player) -> Character:
+    return create(campaign, other_player, "Bo", level=1, hp=5)
+
+
+def text(response: Any) -> str:
+    """The response's visible words, tags dropped and spaces squeezed."""
+    html = response.content.decode()
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+def damage_into_choice(character: Character, referee: Any, scripted_dice) -> None:
+    # 12 damage on 10 hp: overflow 2, DC 22; strength 1+10 fails, will 20+10 passes: the
+    # player must choose death or a major wound (rulings HD-4, G-3).
+    scripted_dice([1, 20])
+    resolution_create_action(
+        character_id=character.pk,
+        actor=referee,
+        by_referee=True,
+        action="damage",
+        params={"amount": 12},
+    )
+
+
+# -- accounts --------------------------------------------------------------------------
+
+
+def test_signup_logs_in_and_lands_on_my_campaigns(web):
+    client = web(None)
+    response = client.post(
+        reverse("signup"), {"username": "mira", "password": "a long pass phrase 42"}
+    )
+    assert response.status_code == 302 and response["Location"] == reverse("home")
+    page = client.get(reverse("home"))
+    assert "My campaigns" in text(page)
+    assert "mira" in text(page)
+
+
+def test_signup_follows_a_safe_next_and_ignores_another_site(web):
+    client = web(None)
+    response = client.post(
+        reverse("signup") + "?next=/join/abc/",
+        {"username": "mira", "password": "a long pass phrase 42", "next": "/join/abc/"},
+    )
+    assert response["Location"] == "/join/abc/"
+    other = web(None).post(
+        reverse("signup"),
+        {"username": "nox", "password": "a long pass phrase 42", "next": "https://evil.example/"},
+    )
+    assert other["Location"] == reverse("home")
+
+
+def test_signup_errors_are_shown_beside_the_field(web, referee):
+    taken = web(None).post(reverse("signup"), {"username": "referee", "password": "x"})
+    assert taken.status_code == 400
+    assert "A user with that username already exists." in text(taken)
+    weak = web(None).post(reverse("signup"), {"username": "mira", "password": "x"})
+    assert weak.status_code == 400
+    assert 'id="id_password_error"' in weak.content.decode()
+    assert "This password is too short." in text(weak)
+
+
+def test_login_and_logout(web, referee):
+    client = web(None)
+    page = client.get(reverse("login"))
+    assert page.status_code == 200 and 'for="id_username"' in page.content.decode()
+    response = client.post(reverse("login"), {"username": "referee", "password": "pw-referee"})
+    assert response.status_code == 302
+    assert client.get(reverse("home")).context["user"].is_authenticated
+    client.post(reverse("logout"))
+    assert not client.get(reverse("home")).context["user"].is_authenticated
+
+
+def test_anonymous_home_explains_and_offers_sign_up(web):
+    body = text(web(None).get(reverse("home")))
+    assert "Run the harm, not the spreadsheet." in body
+    assert "Create your account" in body
+
+
+def test_my_campaigns_lists_them_by_role(web, campaign, referee, player, aldo):
+    referee_page = web(referee).get(reverse("home"))
+    assert [m.campaign for m in referee_page.context["refereeing"]] == [campaign]
+    assert referee_page.context["playing"] == []
+    assert referee_page.context["refereeing"][0].party_size == 1
+    player_page = web(player).get(reverse("home"))
+    assert player_page.context["refereeing"] == []
+    assert [m.campaign for m in player_page.context["playing"]] == [campaign]
+    assert "A hit_dice campaign" in text(player_page)
+    assert "Day 1, 00:00" in text(player_page)
+
+
+# -- creating a campaign, invites, joining -----------------------------------------------
+
+
+def test_create_a_campaign_with_options(web, referee):
+    client = web(referee)
+    form = client.get(reverse("campaign-new"))
+    assert form.status_code == 200
+    assert 'name="opt.bypass_hp_per_level"' in form.content.decode()
+    response = client.post(
+        reverse("campaign-new"),
+        {"name": "The Salt Marsh", "ruleset": "hit_dice", "opt.bypass_hp_per_level": "5"},
+    )
+    campaign = Campaign.objects.get(name="The Salt Marsh")
+    assert response["Location"] == reverse("campaign", args=[campaign.pk])
+    assert campaign.ruleset == "hit_dice"
+    assert campaign.options == {"bypass_hp_per_level": 5}
+    assert member(campaign, referee).role == Role.REFEREE
+
+
+def test_create_a_campaign_of_another_ruleset_with_its_options(web, referee):
+    web(referee).post(
+        reverse("campaign-new"),
+        {"name": "Cards", "ruleset": "deckahedron", "opt.rest_minutes": "240"},
+    )
+    campaign = Campaign.objects.get(name="Cards")
+    assert campaign.options == {"rest_minutes": 240, "heal_minutes": 24 * 60}
+
+
+def test_options_fieldset_follows_the_chosen_ruleset(web, referee):
+    response = web(referee).get(reverse("campaign-options"), {"ruleset": "deckahedron"})
+    assert 'name="opt.rest_minutes"' in response.content.decode()
+    assert "bypass_hp_per_level" not in response.content.decode()
+    assert web(referee).get(reverse("campaign-options"), {"ruleset": "nope"}).status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"name": "", "ruleset": "hit_dice"}, "give the campaign a name"),
+        (
+            {"name": "X", "ruleset": "hit_dice", "opt.bypass_hp_per_level": "ten"},
+            "enter a whole number",
+        ),
+    ],
+)
+def test_bad_campaign_form_is_refused_with_a_reason(web, referee, data, message):
+    response = web(referee).post(reverse("campaign-new"), data)
+    assert response.status_code == 400
+    assert message in text(response)
+    assert not Campaign.objects.exists()
+
+
+def test_invite_link_and_joining(web, campaign, referee, outsider):
+    response = web(referee).post(reverse("invite-new", args=[campaign.pk]))
+    invite = Invite.objects.get(campaign=campaign)
+    assert response["Location"].endswith("#invite")
+    dashboard = web(referee).get(reverse("campaign", args=[campaign.pk]))
+    assert f"/join/{invite.code}/" in dashboard.content.decode()
+
+    client = web(outsider)
+    page = client.get(reverse("join-code", args=[invite.code]))
+    assert campaign.name in text(page) and "Join as a player" in text(page)
+    response = client.post(reverse("join-code", args=[invite.code]))
+    assert response["Location"] == reverse("campaign", args=[campaign.pk])
+    assert member(campaign, outsider).role == Role.PLAYER
+
+
+def test_invite_by_htmx_answers_the_invite_box(web, campaign, referee):
+    response = web(referee).post(reverse("invite-new", args=[campaign.pk]), **HTMX)
+    code = Invite.objects.get(campaign=campaign).code
+    assert response.status_code == 200
+    assert 'id="invite-box"' in response.content.decode()
+    assert f"/join/{code}/" in response.content.decode()
+
+
+def test_join_with_a_typed_code_and_with_a_wrong_one(web, campaign, referee, outsider):
+    invite = invite_create(campaign=campaign, user=referee)
+    client = web(outsider)
+    wrong = client.post(reverse("join"), {"code": "nope"})
+    assert wrong.status_code == 400
+    assert "no campaign has this invite code" in text(wrong)
+    assert not Membership.objects.filter(user=outsider).exists()
+    client.post(reverse("join"), {"code": invite.code})
+    assert member(campaign, outsider).role == Role.PLAYER
+
+
+def test_join_asks_to_log_in_first_and_comes_back(web, campaign, referee):
+    invite = invite_create(campaign=campaign, user=referee)
+    response = web(None).get(reverse("join-code", args=[invite.code]))
+    assert response.status_code == 302
+    assert response["Location"] == f"/login/?next=/join/{invite.code}/"
+
+
+def test_only_the_referee_invites(web, campaign, player):
+    response = web(player).post(reverse("invite-new", args=[campaign.pk]))
+    assert response.status_code == 403
+    assert not Invite.objects.exists()
+
+
+# -- who may see what --------------------------------------------------------------------
+
+
+def test_outsiders_get_404_on_every_page_of_a_campaign(web, campaign, aldo, outsider):
+    client = web(outsider)
+    for url in (
+        reverse("campaign", args=[campaign.pk]),
+        reverse("campaign-live", args=[campaign.pk]),
+        reverse("character", args=[aldo.pk]),
+        reverse("character-live", args=[aldo.pk]),
+    ):
+        assert client.get(url).status_code == 404, url
+    assert client.post(reverse("character-action", args=[aldo.pk, "long_rest"])).status_code == 404
+
+
+def test_anonymous_users_are_sent_to_log_in(web, campaign, aldo):
+    response = web(None).get(reverse("character", args=[aldo.pk]))
+    assert response.status_code == 302 and response["Location"].startswith("/login/")
+
+
+def test_a_player_cannot_open_another_players_sheet(web, aldo, bo, player):
+    client = web(player)
+    assert client.get(reverse("character", args=[bo.pk])).status_code == 404
+    assert client.get(reverse("character-live", args=[bo.pk])).status_code == 404
+    response = client.post(reverse("character-action", args=[bo.pk, "long_rest"]))
+    assert response.status_code == 404
+    bo.refresh_from_db()
+    assert bo.version == 1
+
+
+def test_party_page_shows_other_characters_names_and_states_only(web, campaign, aldo, bo, player):
+    response = web(player).get(reverse("campaign", args=[campaign.pk]))
+    cards = {card.character.name: card for card in response.context["cards"]}
+    assert cards["Aldo"].visible and cards["Aldo"].sheet["hp"] == 10
+    assert not cards["Bo"].visible and cards["Bo"].sheet is None
+    body = response.content.decode()
+    assert "Hit points: 10 of a possible 12" in body
+    assert "Hit points: 5" not in body
+    assert "Bo" in text(response) and "standing" in text(response)
+    assert reverse("character", args=[bo.pk]) not in body
+
+
+def test_referee_dashboard_draws_every_character(web, campaign, aldo, bo, referee):
+    response = web(referee).get(reverse("campaign", args=[campaign.pk]))
+    body = response.content.decode()
+    assert "Hit points: 10 of a possible 12" in body
+    assert "Hit points: 5 of a possible 6" in body
+    assert "Fatigue: 0" in body
+    assert "Major wound marks: 0 of 2" in body
+    assert f'data-advance-url="/api/v1/campaigns/{campaign.pk}/clock/advance/"' in body
+    for label in ("+10 min", "+1 h", "+8 h", "Next morning"):
+        assert label in body
+
+
+def test_players_get_no_clock_buttons(web, campaign, aldo, player):
+    body = web(player).get(reverse("campaign", args=[campaign.pk])).content.decode()
+    assert "data-advance-url" not in body
+    assert "Day 1, 00:00" in body
+
+
+def test_a_character_waiting_on_a_choice_is_highlighted_and_first(
+    web, campaign, aldo, bo, referee, scripted_dice
+):
+    damage_into_choice(bo, referee, scripted_dice)  # 5 hp: overflow 7, DC 27
+    response = web(referee).get(reverse("campaign", args=[campaign.pk]))
+    assert [card.character.name for card in response.context["cards"]] == ["Bo", "Aldo"]
+    assert response.context["waiting"] == 1
+    body = text(response)
+    assert "1 waiting on a choice" in body
+    assert "Waiting on a choice The strength injury save vs DC 27 failed" in body
+
+
+# -- the sheet: actions, errors, choices, undo ----------------------------------------------
+
+
+def test_sheet_shows_pictures_actions_and_the_log(web, aldo, player):
+    response = web(player).get(reverse("character", args=[aldo.pk]))
+    body = response.content.decode()
+    assert "Hit points: 10 of a possible 12" in body
+    keys = [form["spec"].key for form in response.context["forms"]]
+    # the owner gets the owner's actions; bypass, describe_wound, stand_up are the referee's
+    assert keys == ["damage", "short_rest", "long_rest", "treat_wound", "die_of_wounds"]
+    assert 'for="a-damage-f-p-amount"' in body and 'id="a-damage-f-p-amount"' in body
+    assert "Aldo: joins the party." in text(response)
+
+
+def test_referee_sees_every_action(web, aldo, referee):
+    response = web(referee).get(reverse("character", args=[aldo.pk]))
+    keys = [form["spec"].key for form in response.context["forms"]]
+    assert "bypass" in keys and "describe_wound" in keys and "stand_up" in keys
+
+
+def test_an_action_posted_without_htmx_redirects_to_the_sheet(web, aldo, referee):
+    response = web(referee).post(
+        reverse("character-action", args=[aldo.pk, "damage"]),
+        {"p.amount": "4", "expected_version": "1"},
+    )
+    assert response.status_code == 302
+    assert response["Location"] == reverse("character", args=[aldo.pk])
+    aldo.refresh_from_db()
+    assert aldo.sheet["hp"] == 6 and aldo.version == 2
+
+
+def test_an_action_by_htmx_answers_the_fresh_live_fragment(web, aldo, referee):
+    response = web(referee).post(
+        reverse("character-action", args=[aldo.pk, "damage"]),
+        {"p.amount": "4", "expected_version": "1"},
+        **HTMX,
+    )
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert body.startswith('<div id="live"')
+    assert "Hit points: 6 of a possible 12" in body
+    assert "Aldo: Takes 4 damage: 4 absorbed by hp (10 -&gt; 6), no overflow" in body
+    assert "?v=2.0" in body
+
+
+@pytest.mark.parametrize(
+    ("posted", "message"),
+    [
+        ({"p.amount": "0"}, "invalid params for damage: amount: 0 is less than the minimum of 1"),
+        ({"p.amount": "many"}, "Amount: enter a whole number, not 'many'"),
+        ({}, "invalid params for damage: 'amount' is a required property"),
+    ],
+)
+def test_bad_params_are_shown_beside_the_form_and_change_nothing(
+    web, aldo, referee, posted, message
+):
+    response = web(referee).post(
+        reverse("character-action", args=[aldo.pk, "damage"]), posted, **HTMX
+    )
+    assert response.status_code == 400
+    body = response.content.decode()
+    assert 'id="err-damage"' in body
+    assert message.replace("'", "&#x27;") in body
+    assert '<details class="action has-error" id="action-damage" open>' in body
+    aldo.refresh_from_db()
+    assert aldo.version == 1 and aldo.sheet["hp"] == 10
+    assert Resolution.objects.filter(character=aldo).count() == 1
+
+
+def test_refused_action_keeps_what_was_typed(web, aldo, referee):
+    response = web(referee).post(
+        reverse("character-action", args=[aldo.pk, "bypass"]),
+        {"p.damage": "3", "p.attacker_level": "0"},
+        **HTMX,
+    )
+    assert response.status_code == 400
+    assert 'id="a-bypass-f-p-damage" name="p.damage" type="number"' in response.content.decode()
+    form = next(f for f in response.context["forms"] if f["spec"].key == "bypass")
+    assert [field.value for field in form["fields"]] == ["3", "0"]
+
+
+def test_a_stale_version_is_a_conflict(web, aldo, referee):
+    response = web(referee).post(
+        reverse("character-action", args=[aldo.pk, "long_rest"]),
+        {"expected_version": "7"},
+        **HTMX,
+    )
+    assert response.status_code == 409
+    assert "Aldo is at version 1, not 7: reload the sheet and try again." in text(response)
+
+
+def test_a_player_cannot_take_a_referee_action(web, aldo, player):
+    response = web(player).post(reverse("character-action", args=[aldo.pk, "stand_up"]), {}, **HTMX)
+    assert response.status_code == 403
+    assert "only the referee may stand up" in text(response)
+    aldo.refresh_from_db()
+    assert aldo.version == 1
+
+
+def test_dead_characters_cannot_act(web, aldo, player):
+    Character.objects.filter(pk=aldo.pk).update(sheet={**aldo.sheet, "state": "dead"})
+    response = web(player).post(
+        reverse("character-action", args=[aldo.pk, "long_rest"]), {}, **HTMX
+    )
+    assert response.status_code == 409
+    assert "The character is dead and cannot rest." in text(response)
+
+
+def test_unknown_action_is_404(web, aldo, referee):
+    response = web(referee).post(reverse("character-action", args=[aldo.pk, "fly"]), {})
+    assert response.status_code == 404
+
+
+def test_pending_choice_is_a_prompt_the_owner_answers(web, aldo, player, referee, scripted_dice):
+    damage_into_choice(aldo, referee, scripted_dice)
+    client = web(player)
+    page = client.get(reverse("character", args=[aldo.pk]))
+    body = text(page)
+    assert "Your decision" in body
+    assert "The strength injury save vs DC 22 failed: die outright, or take a major wound?" in body
+    assert "Actions wait until the decision above is made (ruling G-3)." in body
+    assert 'value="major_wound"' in page.content.decode()
+    choice_id = page.context["choice"]["id"]
+    response = client.post(
+        reverse("character-choice", args=[aldo.pk]),
+        {"choice_id": choice_id, "option": "major_wound"},
+        **HTMX,
+    )
+    assert response.status_code == 200
+    aldo.refresh_from_db()
+    assert aldo.pending_choice is None
+    assert aldo.sheet["major_wound_marks"] == 1
+    assert "Your decision" not in text(response)
+    assert "Chooses a major wound: wound 1" in text(response)
+
+
+def test_a_stale_choice_answer_is_shown_as_a_conflict(web, aldo, player, referee, scripted_dice):
+    damage_into_choice(aldo, referee, scripted_dice)
+    response = web(player).post(
+        reverse("character-choice", args=[aldo.pk]),
+        {"choice_id": "old", "option": "death"},
+        **HTMX,
+    )
+    assert response.status_code == 409
+    assert "that choice is no longer pending" in text(response)
+    aldo.refresh_from_db()
+    assert aldo.sheet["state"] != "dead"
+
+
+def test_referee_may_withdraw_a_choice(web, aldo, player, referee, scripted_dice):
+    damage_into_choice(aldo, referee, scripted_dice)
+    assert "Withdraw the choice" not in text(web(player).get(reverse("character", args=[aldo.pk])))
+    denied = web(player).post(reverse("character-cancel-choice", args=[aldo.pk]))
+    assert denied.status_code == 403
+    response = web(referee).post(reverse("character-cancel-choice", args=[aldo.pk]), **HTMX)
+    assert response.status_code == 200
+    aldo.refresh_from_db()
+    assert aldo.pending_choice is None
+    assert "Referee cancelled the pending choice" in text(response)
+
+
+def test_referee_undoes_the_latest_resolution(web, aldo, referee, player):
+    client = web(referee)
+    client.post(reverse("character-action", args=[aldo.pk, "damage"]), {"p.amount": "4"})
+    page = client.get(reverse("character", args=[aldo.pk]))
+    assert [entry["undoable"] for entry in page.context["log"]] == [True, False]
+    assert "Undo this" in text(page)
+    assert "Undo this" not in text(web(player).get(reverse("character", args=[aldo.pk])))
+    response = client.post(reverse("character-undo", args=[aldo.pk]), **HTMX)
+    assert response.status_code == 200
+    aldo.refresh_from_db()
+    assert aldo.sheet["hp"] == 10 and aldo.version == 3
+    assert "Referee undid: Aldo: Takes 4 damage" in text(response)
+
+
+def test_players_cannot_undo(web, aldo, player):
+    response = web(player).post(reverse("character-undo", args=[aldo.pk]))
+    assert response.status_code == 403
+    aldo.refresh_from_db()
+    assert aldo.version == 1
+
+
+def test_nothing_to_undo_is_said_not_raised(web, aldo, referee):
+    response = web(referee).post(reverse("character-undo", args=[aldo.pk]), **HTMX)
+    assert response.status_code == 409
+    assert "there is nothing to undo" in text(response)
+
+
+def test_the_log_draws_each_die_and_marks_the_kept_ones(web, aldo, player, scripted_dice):
+    Character.objects.filter(pk=aldo.pk).update(sheet={**aldo.sheet, "fatigue": 1})
+    scripted_dice([6, 2, 5])  # (2 HD + 1 fatigue)d6, keep the lowest 2 (rule 6.4, HD-2)
+    resolution_create_action(
+        character_id=aldo.pk,
+        actor=player,
+        by_referee=False,
+        action="short_rest",
+        params={"reroll": True},
+    )
+    body = web(player).get(reverse("character", args=[aldo.pk])).content.decode()
+    dice = re.findall(r'<span class="die d6 (kept|dropped)" aria-hidden="true">(\d)</span>', body)
+    assert dice == [("dropped", "6"), ("kept", "2"), ("kept", "5")]
+    assert 'aria-label="3d6kl2: rolled 6, 2, 5, kept 2, 5, total 7"' in body
+    assert "Day 1, 00:00" in body
+
+
+def test_hidden_rolls_are_the_referees_until_revealed(web, make_campaign, referee, player):
+    campaign = make_campaign("deckahedron")
+    cael = create(campaign, player, "Cael")
+    label = "new character: the Deckahedron is shuffled"
+    referee_page = web(referee).get(reverse("character", args=[cael.pk]))
+    assert label in text(referee_page) and "hidden from players" in text(referee_page)
+    assert label not in text(web(player).get(reverse("character", args=[cael.pk])))
+
+    created = Resolution.objects.get(character=cael, kind=ResolutionKind.CREATE)
+    denied = web(player).post(reverse("character-reveal", args=[cael.pk, created.pk]))
+    assert denied.status_code == 403
+    web(referee).post(reverse("character-reveal", args=[cael.pk, created.pk]))
+    assert label in text(web(player).get(reverse("character", args=[cael.pk])))
+
+
+def test_creating_a_character_from_the_party_page(web, campaign, player):
+    response = web(player).post(
+        reverse("character-new", args=[campaign.pk]), {"name": "Wren", "p.level": "3"}
+    )
+    wren = Character.objects.get(name="Wren")
+    assert response["Location"] == reverse("character", args=[wren.pk])
+    assert wren.owner == player
+    assert wren.sheet["level"] == 3 and wren.sheet["hit_dice"] == 3
+
+
+def test_referee_creates_a_character_for_a_player(web, campaign, referee, player):
+    web(referee).post(
+        reverse("character-new", args=[campaign.pk]),
+        {"name": "Wren", "owner": str(player.pk), "p.level": "1"},
+    )
+    assert Character.objects.get(name="Wren").owner == player
+
+
+def test_a_player_cannot_create_for_someone_else(web, campaign, player, other_player):
+    web(player).post(
+        reverse("character-new", args=[campaign.pk]),
+        {"name": "Wren", "owner": str(other_player.pk)},
+    )
+    assert Character.objects.get(name="Wren").owner == player
+
+
+def test_a_bad_new_character_is_refused_with_a_reason(web, campaign, player):
+    response = web(player).post(
+        reverse("character-new", args=[campaign.pk]), {"name": "Wren", "p.level": "99"}
+    )
+    assert response.status_code == 400
+    assert "99 is greater than the maximum of 20" in text(response)
+    assert not Character.objects.filter(name="Wren").exists()
+    nameless = web(player).post(reverse("character-new", args=[campaign.pk]), {"name": " "})
+    assert nameless.status_code == 400 and "a character needs a name" in text(nameless)
+
+
+# -- live updates ------------------------------------------------------------------------
+
+
+def test_sheet_poll_answers_204_until_the_sheet_changes(web, aldo, referee, player):
+    client = web(player)
+    page = client.get(reverse("character", args=[aldo.pk]))
+    stamp = page.context["stamp"]
+    live = reverse("character-live", args=[aldo.pk])
+    assert f'hx-get="{live}?v={stamp}" hx-trigger="every 1s"' in page.content.decode()
+    assert client.get(live, {"v": stamp}).status_code == 204
+    resolution_create_action(
+        character_id=aldo.pk,
+        actor=referee,
+        by_referee=True,
+        action="damage",
+        params={"amount": 3},
+    )
+    fresh = client.get(live, {"v": stamp})
+    assert fresh.status_code == 200
+    assert "Hit points: 7 of a possible 12" in fresh.content.decode()
+    assert client.get(live, {"v": fresh.context["stamp"]}).status_code == 204
+
+
+def test_dashboard_poll_answers_204_until_the_party_or_clock_changes(web, campaign, aldo, referee):
+    client = web(referee)
+    stamp = client.get(reverse("campaign", args=[campaign.pk])).context["stamp"]
+    live = reverse("campaign-live", args=[campaign.pk])
+    assert client.get(live, {"v": stamp}).status_code == 204
+    Campaign.objects.filter(pk=campaign.pk).update(clock=70)
+    fresh = client.get(live, {"v": stamp})
+    assert fresh.status_code == 200
+    body = fresh.content.decode()
+    assert '<output id="clock-display"' in body and 'hx-swap-oob="true">Day 1, 01:10<' in body
+    create(campaign, referee, "NPC", hp=3)
+    assert client.get(live, {"v": fresh.context["stamp"]}).status_code == 200
+
+
+# -- the timeline of scheduled effects -------------------------------------------------------
+
+
+def test_upcoming_effects_on_the_timeline_hidden_ones_for_the_referee(
+    web, campaign, aldo, referee, player
+):
+    for due_at, kind, hidden in ((90, "wound_worsens", False), (30, "secret_thing", True)):
+        ScheduledEffect.objects.create(
+            campaign=campaign,
+            character=aldo,
+            kind=kind,
+            due_at=due_at,
+            payload={"wound": 1} if kind == "wound_worsens" else {},
+            hidden=hidden,
+        )
+    ScheduledEffect.objects.create(
+        campaign=campaign,
+        character=aldo,
+        kind="long_gone",
+        due_at=10,
+        state=EffectState.CANCELLED,
+    )
+    referee_page = web(referee).get(reverse("campaign", args=[campaign.pk]))
+    rows = [(row.due_at, row.text, row.names) for row in referee_page.context["timeline"]]
+    assert rows == [
+        (30, "Secret thing", ["Aldo"]),
+        (90, "Wound worsens (wound 1)", ["Aldo"]),
+    ]
+    assert "in 1 h 30 min" in text(referee_page)
+    player_page = web(player).get(reverse("campaign", args=[campaign.pk]))
+    assert [row.text for row in player_page.context["timeline"]] == ["Wound worsens (wound 1)"]
+    sheet = web(player).get(reverse("character", args=[aldo.pk]))
+    assert [e.kind for e in sheet.context["effects"]] == ["wound_worsens"]
+
+
+def test_same_effect_at_the_same_minute_is_one_timeline_row(web, campaign, aldo, bo, referee):
+    for character in (aldo, bo):
+        ScheduledEffect.objects.create(
+            campaign=campaign, character=character, kind="sleep_window", due_at=1440
+        )
+    rows = web(referee).get(reverse("campaign", args=[campaign.pk])).context["timeline"]
+    assert [(row.text, row.names) for row in rows] == [("Sleep window", ["Aldo", "Bo"])]
+
+
+# -- the other rulesets' sheets ---------------------------------------------------------
+
+
+def test_deckahedron_sheet_draws_piles_and_tokens(web, make_campaign, referee, player):
+    campaign = make_campaign("deckahedron")
+    cael = create(campaign, player, "Cael", strength=3)
+    resolution_create_action(
+        character_id=cael.pk,
+        actor=referee,
+        by_referee=True,
+        action="take_harm",
+        params={"description": "twisted ankle"},
+    )
+    cael.refresh_from_db()
+    body = web(player).get(reverse("character", args=[cael.pk])).content.decode()
+    discard = len(cael.sheet["discard"])
+    assert "Stamina: 9 of 10 Stamina cards still in play" in body
+    assert "Harm tokens: 1 of 2" in body
+    assert f"{len(cael.sheet['deck'])} cards face down; their order is secret" in body
+    assert f"Discard <b>{discard}</b>" in body
+    assert "Crescent" in body
+    dashboard = web(referee).get(reverse("campaign", args=[campaign.pk])).content.decode()
+    assert "Exhaustion pile: 1 cards, 1 harm and 0 wound tokens" in dashboard
+
+
+def test_old_school_sheet_draws_scores_wounds_and_diseases(web, make_campaign, referee, player):
+    campaign = make_campaign("old_school")
+    dorn = create(campaign, player, "Dorn", race="dwarf", age=60, strength=14)
+    for action, params in (
+        ("damage", {"amount": 4}),
+        ("ability_loss", {"ability": "strength", "amount": 3}),
+        ("contract_disease", {"disease": "Green River Fever", "hidden": False}),
+    ):
+        resolution_create_action(
+            character_id=dorn.pk, actor=referee, by_referee=True, action=action, params=params
+        )
+    body = web(player).get(reverse("character", args=[dorn.pk])).content.decode()
+    assert "Wounds: 2 of 6" in body
+    assert "Dwarf, age 60, level 1" in body
+    assert "Strength</th>" in body and '11<span class="of">/14</span>' in body
+    assert "Green River Fever" in body and "0 of 18 saves made, 0 failed" in body
+    save = ScheduledEffect.objects.get(character=dorn, kind="disease_save")
+    from campaigns.selectors import clock_display
+
+    assert f"Next save: {clock_display(save.due_at)}" in body
+    dashboard = web(referee).get(reverse("campaign", args=[campaign.pk])).content.decode()
+    assert 'aria-label="Strength 11 of 14"' in dashboard
+
+
+def test_old_school_hidden_disease_is_the_referees(web, make_campaign, referee, player):
+    campaign = make_campaign("old_school")
+    dorn = create(campaign, player, "Dorn")
+    resolution_create_action(
+        character_id=dorn.pk,
+        actor=referee,
+        by_referee=True,
+        action="contract_disease",
+        params={"disease": "Green River Fever"},
+    )
+    assert "Green River Fever" in text(web(referee).get(reverse("character", args=[dorn.pk])))
+    assert "Green River Fever" not in text(web(player).get(reverse("character", args=[dorn.pk])))
+    party = web(player).get(reverse("campaign", args=[campaign.pk]))
+    assert "Green River Fever" not in text(party)
+
+
+# -- query counts do not grow with the party -------------------------------------------------
+
+
+def _queries(client: Client, url: str, **data: Any) -> int:
+    with CaptureQueriesContext(connection) as captured:
+        response = client.get(url, data)
+    assert response.status_code == 200, url
+    return len(captured)
+
+
+@pytest.mark.parametrize("ruleset", ["hit_dice", "deckahedron", "old_school"])
+def test_dashboard_and_party_queries_do_not_grow_with_the_party(
+    web, make_campaign, referee, player, other_player, ruleset
+):
+    campaign = make_campaign(ruleset)
+    invite_create(campaign=campaign, user=referee)
+    owners = (player, other_player, referee)
+    create(campaign, player, "First")
+
+    def counts() -> tuple[int, ...]:
+        return (
+            _queries(web(referee), reverse("campaign", args=[campaign.pk])),
+            _queries(web(player), reverse("campaign", args=[campaign.pk])),
+            _queries(web(referee), reverse("campaign-live", args=[campaign.pk]), v="old"),
+            _queries(web(player), reverse("campaign-live", args=[campaign.pk]), v="old"),
+        )
+
+    with_one = counts()
+    for number in range(2, 31):
+        create(campaign, owners[number % 3], f"Member {number}")
+    assert Character.objects.filter(campaign=campaign).count() == 30
+    assert counts() == with_one
+
+
+def test_schema_forms_read_every_kind_of_control():
+    schema = {
+        "type": "object",
+        "properties": {
+            "amount": {"type": "integer", "minimum": 1},
+            "reroll": {"type": "boolean"},
+            "until_long_rest": {"type": "boolean"},
+            "ability": {"enum": ["strength", "dexterity"]},
+            "note": {"type": "string", "maxLength": 300},
+            "every": {"type": ["integer", "null"]},
+            "losses": {
+                "type": "object",
+                "additionalProperties": {"type": "integer", "minimum": 1},
+            },
+            "effect": {
+                "type": "object",
+                "properties": {"type": {"enum": ["damage"]}, "amount": {"type": "integer"}},
+                "required": ["type"],
+            },
+            "extra": {"type": "array", "items": {"type": "integer"}},
+        },
+        "required": ["amount", "reroll"],
+    }
+    fields = schema_fields(schema)
+    kinds = {field.key: field.kind for field in fields}
+    assert kinds == {
+        "amount": "number",
+        "reroll": "checkbox",
+        "until_long_rest": "tristate",
+        "ability": "select",
+        "note": "textarea",
+        "every": "number",
+        "losses": "pairs",
+        "effect": "group",
+        "extra": "json",
+    }
+    from django.http import QueryDict
+
+    posted = QueryDict(mutable=True)
+    posted.update(
+        {
+            "p.amount": "3",
+            "p.until_long_rest": "false",
+            "p.ability": "dexterity",
+            "p.note": " a cut ",
+            "p.every": "",
+            "p.effect.type": "damage",
+            "p.effect.amount": "2",
+            "p.extra": "[1, 2]",
+        }
+    )
+    posted.setlist("p.losses.key", ["strength", "", "will"])
+    posted.setlist("p.losses.value", ["2", "", "1"])
+    assert parse_params(fields, posted) == {
+        "amount": 3,
+        "reroll": False,
+        "until_long_rest": False,
+        "ability": "dexterity",
+        "note": "a cut",
+        "losses": {"strength": 2, "will": 1},
+        "effect": {"type": "damage", "amount": 2},
+        "extra": [1, 2],
+    }
+
+
+def test_nul_characters_are_refused_not_a_server_error(web, campaign, aldo, referee, outsider):
+    client = web(referee)
+    response = client.post(reverse("campaign-new"), {"name": "Bad\x00name", "ruleset": "hit_dice"})
+    assert response.status_code == 400
+    response = client.post(
+        reverse("campaign-new"),
+        {"name": "Fine", "ruleset": "hit_dice", "opt.bypass_hp_per_level": "1\x00"},
+    )
+    assert response.status_code == 400
+    assert "Bypass hp per level may not contain NUL characters (U+0000)" in text(response)
+    assert web(outsider).post(reverse("join"), {"code": "ab\x00c"}).status_code == 400
+    described = client.post(
+        reverse("character-action", args=[aldo.pk, "damage"]), {"p.amount": "1\x00"}, **HTMX
+    )
+    assert described.status_code == 400
+    response = client.post(
+        reverse("character-new", args=[campaign.pk]), {"name": "Nul\x00ly"}, **HTMX
+    )
+    assert response.status_code == 400
+    assert not Character.objects.filter(name__startswith="Nul").exists()
+    aldo.refresh_from_db()
+    assert aldo.version == 1
