@@ -162,9 +162,25 @@ def _first_error_message(error: jsonschema.ValidationError) -> str:
     return f"{where}: {error.message}" if where else error.message
 
 
+# Building a validator costs more than using it: keep one per schema object. Schemas
+# are module-level constants, so the cache stays small; the schema is kept beside its
+# validator so an id is never reused for another object while cached.
+_VALIDATORS: dict[int, tuple[Mapping[str, Any], jsonschema.Draft202012Validator]] = {}
+
+
+def _validator(schema: Mapping[str, Any]) -> jsonschema.Draft202012Validator:
+    cached = _VALIDATORS.get(id(schema))
+    if cached is not None and cached[0] is schema:
+        return cached[1]
+    validator = jsonschema.Draft202012Validator(schema)
+    if len(_VALIDATORS) < 4096:
+        _VALIDATORS[id(schema)] = (schema, validator)
+    return validator
+
+
 def validate(instance: Any, schema: Mapping[str, Any], what: str) -> None:
     """Raise :class:`RuleError` with a readable message if ``instance`` is invalid."""
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = _validator(schema)
     errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
     if errors:
         raise RuleError(f"invalid {what}: " + "; ".join(_first_error_message(e) for e in errors))
