@@ -15,7 +15,7 @@ from rules.dice import campaign_dice
 from rules.engine.interface import Result
 from rules.engine.registry import get_ruleset
 from rules.models import ResolutionKind
-from rules.services import _persist, campaign_context, whole_numbers
+from rules.services import campaign_context, persist_result, whole_numbers
 
 
 def character_create(
@@ -67,7 +67,7 @@ def character_create(
             rolls=tuple(dice.rolls),
             effects=ruleset.initial_effects(new_sheet),
         )
-        _persist(
+        persist_result(
             campaign=campaign,
             character=character,
             result=result,

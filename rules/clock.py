@@ -65,7 +65,12 @@ from rules.models import (
     ResolutionKind,
     ScheduledEffect,
 )
-from rules.services import _stored_choice, campaign_tables, reject_nul_characters
+from rules.services import (
+    build_resolution,
+    build_scheduled_effects,
+    campaign_tables,
+    stored_choice,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -309,14 +314,19 @@ def _run_effects(campaign: Campaign, loaded: list[ScheduledEffect]) -> _Batch:
             result = ruleset.apply_effect(
                 copy.deepcopy(character.sheet), effect.kind, effect.payload, dice, context
             )
-            reject_nul_characters(
-                [
-                    result.sheet,
-                    result.summary,
-                    dict(result.outcome),
-                    [dict(new.payload) for new in result.effects],
-                ],
-                "the resolution",
+            choice = stored_choice(result.pending_choice)
+            resolution = build_resolution(
+                campaign=campaign,
+                character=character,
+                result=result,
+                kind=ResolutionKind.EFFECT,
+                action=effect.kind,
+                params={"scheduled_effect": effect.pk, "payload": effect.payload},
+                actor=None,
+                counter_start=counter_start,
+                counter_end=generator.counter,
+                clock=effect.due_at,
+                pending_choice=choice,
             )
         except (RuleError, ActionBlocked) as error:
             # The ruleset refuses this effect now (its wound was undone...): it is
@@ -336,47 +346,16 @@ def _run_effects(campaign: Campaign, loaded: list[ScheduledEffect]) -> _Batch:
             batch.last_minute = effect.due_at
             continue
         campaign.dice_counter = generator.counter
-        stored_choice = _stored_choice(result.pending_choice)
-        resolution = Resolution(
-            campaign=campaign,
-            character=character,
-            actor=None,
-            kind=ResolutionKind.EFFECT,
-            action=effect.kind,
-            params={"scheduled_effect": effect.pk, "payload": copy.deepcopy(effect.payload)},
-            rolls=[roll.as_dict() for roll in result.rolls],
-            summary=f"{character.name}: {result.summary}",  # as rules.services._persist
-            outcome=copy.deepcopy(dict(result.outcome)),
-            sheet_before=character.sheet,
-            sheet_after=result.sheet,
-            version=character.version + 1,
-            pending_choice=stored_choice,
-            clock=effect.due_at,
-            dice_counter_start=counter_start,
-            dice_counter_end=generator.counter,
-        )
         character.sheet = result.sheet
-        character.version += 1
-        character.pending_choice = stored_choice
+        character.version = resolution.version
+        character.pending_choice = choice
         batch.changed_characters[character.pk] = character
         batch.resolutions.append(resolution)
         effect.state = EffectState.DONE
         batch.touched.append(effect)
         batch.applied.append((resolution, effect))
         batch.cancel(character.pk, result.cancel_effects, loaded)
-        new_effects = [
-            ScheduledEffect(
-                campaign=campaign,
-                character=character,
-                kind=new.kind,
-                key=new.key,
-                due_at=effect.due_at + max(0, new.due_in),
-                payload=copy.deepcopy(dict(new.payload)),
-                hidden=new.hidden,
-                created_by=resolution,
-            )
-            for new in result.effects
-        ]
+        new_effects = build_scheduled_effects(resolution=resolution, result=result)
         batch.new_effects.extend(new_effects)
         if new_effects:
             earliest = min(e.due_at for e in new_effects)
@@ -384,10 +363,10 @@ def _run_effects(campaign: Campaign, loaded: list[ScheduledEffect]) -> _Batch:
                 batch.earliest_new = earliest
         batch.handled += 1
         batch.last_minute = effect.due_at
-        if stored_choice is not None:  # ruling G-3: catch-up stops at a decision
+        if choice is not None:  # ruling G-3: catch-up stops at a decision
             batch.stop = (
                 f"The clock stops at {clock_display(effect.due_at)}: {effect.kind} for "
-                f"{character.name} ends on a choice ({stored_choice['prompt']}). Answer it, "
+                f"{character.name} ends on a choice ({choice['prompt']}). Answer it, "
                 "then resume.",
                 character,
                 effect.due_at,
@@ -397,7 +376,7 @@ def _run_effects(campaign: Campaign, loaded: list[ScheduledEffect]) -> _Batch:
 
 
 def _write(batch: _Batch) -> None:
-    """Write a batch in bulk: the same rows ``rules.services._persist`` writes one by one."""
+    """Write a batch in bulk: the same rows ``rules.services.persist_result`` writes one by one."""
     if batch.resolutions:
         Resolution.objects.bulk_create(batch.resolutions)
     for resolution, effect in batch.applied:

@@ -78,13 +78,83 @@ def _lock(character_id: int) -> tuple[Campaign, Character]:
     return campaign, character
 
 
-def _stored_choice(choice: PendingChoice | None) -> dict[str, Any] | None:
+def stored_choice(choice: PendingChoice | None) -> dict[str, Any] | None:
+    """A pending choice as the character stores it: with an id to answer it by."""
     if choice is None:
         return None
     return {"id": uuid.uuid4().hex, **choice.as_dict()}
 
 
-def _persist(
+def build_resolution(
+    *,
+    campaign: Campaign,
+    character: Character,
+    result: Result,
+    kind: str,
+    action: str,
+    params: Mapping[str, Any],
+    actor: Any,
+    counter_start: int,
+    counter_end: int,
+    clock: int,
+    pending_choice: dict[str, Any] | None,
+    undoes: Resolution | None = None,
+) -> Resolution:
+    """The unsaved log row of ``result`` for ``character`` (still at its old version).
+
+    The one place a resolution row is shaped: :func:`persist_result` saves one, the
+    campaign clock (``rules.clock``) saves a batch of them with ``bulk_create``.
+    """
+    reject_nul_characters(params, "params")
+    reject_nul_characters(
+        [
+            result.sheet,
+            result.summary,
+            dict(result.outcome),
+            [dict(effect.payload) for effect in result.effects],
+        ],
+        "the resolution",
+    )
+    return Resolution(
+        campaign=campaign,
+        character=character,
+        actor=actor if getattr(actor, "is_authenticated", False) else None,
+        kind=kind,
+        action=action,
+        params=copy.deepcopy(dict(params)),
+        rolls=[roll.as_dict() for roll in result.rolls],
+        # The engine knows sheets, not names: the log names the character.
+        summary=f"{character.name}: {result.summary}",
+        outcome=copy.deepcopy(dict(result.outcome)),
+        sheet_before=character.sheet,
+        sheet_after=result.sheet,
+        version=character.version + 1,
+        pending_choice=pending_choice,
+        clock=clock,
+        dice_counter_start=counter_start,
+        dice_counter_end=counter_end,
+        undoes=undoes,
+    )
+
+
+def build_scheduled_effects(*, resolution: Resolution, result: Result) -> list[ScheduledEffect]:
+    """The unsaved effect rows ``result`` schedules, due from the resolution's minute."""
+    return [
+        ScheduledEffect(
+            campaign=resolution.campaign,
+            character=resolution.character,
+            kind=effect.kind,
+            key=effect.key,
+            due_at=resolution.clock + max(0, effect.due_in),
+            payload=copy.deepcopy(dict(effect.payload)),
+            hidden=effect.hidden,
+            created_by=resolution,
+        )
+        for effect in result.effects
+    ]
+
+
+def persist_result(
     *,
     campaign: Campaign,
     character: Character,
@@ -99,62 +169,40 @@ def _persist(
     undoes: Resolution | None = None,
     restored_choice: dict[str, Any] | None = None,
 ) -> Resolution:
-    """Write the result: sheet, version, pending choice, dice counter, log, effects."""
-    reject_nul_characters(params, "params")
-    reject_nul_characters(
-        [
-            result.sheet,
-            result.summary,
-            dict(result.outcome),
-            [dict(effect.payload) for effect in result.effects],
-        ],
-        "the resolution",
+    """Write the result: sheet, version, pending choice, dice counter, log, effects.
+
+    Callers hold the campaign and character row locks.
+    """
+    resolution = build_resolution(
+        campaign=campaign,
+        character=character,
+        result=result,
+        kind=kind,
+        action=action,
+        params=params,
+        actor=actor,
+        counter_start=counter_start,
+        counter_end=counter_end,
+        clock=clock,
+        pending_choice=restored_choice or stored_choice(result.pending_choice),
+        undoes=undoes,
     )
-    sheet_before = character.sheet
     character.sheet = result.sheet
-    character.version += 1
-    character.pending_choice = restored_choice or _stored_choice(result.pending_choice)
+    character.version = resolution.version
+    character.pending_choice = resolution.pending_choice
     character.save(update_fields=["sheet", "version", "pending_choice", "updated_at"])
     if counter_end != counter_start:
         campaign.dice_counter = counter_end
         campaign.save(update_fields=["dice_counter"])
-    resolution = Resolution.objects.create(
-        campaign=campaign,
-        character=character,
-        actor=actor if getattr(actor, "is_authenticated", False) else None,
-        kind=kind,
-        action=action,
-        params=copy.deepcopy(dict(params)),
-        rolls=[roll.as_dict() for roll in result.rolls],
-        # The engine knows sheets, not names: the log names the character.
-        summary=f"{character.name}: {result.summary}",
-        outcome=copy.deepcopy(dict(result.outcome)),
-        sheet_before=sheet_before,
-        sheet_after=result.sheet,
-        version=character.version,
-        pending_choice=character.pending_choice,
-        clock=clock,
-        dice_counter_start=counter_start,
-        dice_counter_end=counter_end,
-        undoes=undoes,
-    )
+    resolution.save()
+    # Cancel before scheduling: a result may replace an effect under the same key.
     if result.cancel_effects:
         ScheduledEffect.objects.filter(
             character=character, key__in=result.cancel_effects, state=EffectState.PENDING
         ).update(state=EffectState.CANCELLED)
     if result.effects:
         ScheduledEffect.objects.bulk_create(
-            ScheduledEffect(
-                campaign=campaign,
-                character=character,
-                kind=effect.kind,
-                key=effect.key,
-                due_at=clock + max(0, effect.due_in),
-                payload=copy.deepcopy(dict(effect.payload)),
-                hidden=effect.hidden,
-                created_by=resolution,
-            )
-            for effect in result.effects
+            build_scheduled_effects(resolution=resolution, result=result)
         )
     return resolution
 
@@ -177,7 +225,7 @@ def run_step(
     dice, generator = campaign_dice(campaign)
     counter_start = generator.counter
     result = step(ruleset, copy.deepcopy(character.sheet), dice, context)
-    return _persist(
+    return persist_result(
         campaign=campaign,
         character=character,
         result=result,
@@ -294,7 +342,7 @@ def resolution_undo_latest(*, character_id: int, actor: Any) -> Resolution:
             summary=f"Referee undid: {latest.summary}",
         )
         # The choice that was pending before the undone resolution is pending again.
-        resolution = _persist(
+        resolution = persist_result(
             campaign=campaign,
             character=character,
             result=result,
@@ -325,7 +373,7 @@ def resolution_cancel_choice(*, character_id: int, actor: Any) -> Resolution:
             sheet=copy.deepcopy(character.sheet),
             summary=f"Referee cancelled the pending choice: {prompt}",
         )
-        return _persist(
+        return persist_result(
             campaign=campaign,
             character=character,
             result=result,

@@ -148,7 +148,7 @@ def test_the_batched_advance_writes_what_run_step_writes_one_effect_at_a_time(
                 by_referee=True,
                 clock=effect.due_at,
             )
-            # _persist cancels the keys the result names, which on a death includes this
+            # persist_result cancels the keys the result names, which on a death includes this
             # effect's own: it was applied all the same.
             ScheduledEffect.objects.filter(pk=effect.pk).update(state="done", resolution=resolution)
     assert ruleset.key == "hit_dice"
