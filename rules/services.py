@@ -298,10 +298,6 @@ def resolution_answer_choice(
         choice = PendingChoice.from_dict(stored)
         if choice.who == "referee" and not by_referee:
             raise NotAllowed("only the referee may answer this choice")
-        if option not in choice.option_keys():
-            raise RuleError(
-                f"unknown option {option!r}; choose one of: " + ", ".join(choice.option_keys())
-            )
 
         def step(rs: Ruleset, sheet: dict[str, Any], dice: Dice, ctx: Context) -> Result:
             return rs.choose(sheet, choice, option, dice, ctx)

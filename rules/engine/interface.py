@@ -194,7 +194,7 @@ class Ruleset(abc.ABC):
 
     Subclasses set ``key``, ``name``, ``sheet_schema``, ``actions`` and implement
     :meth:`default_sheet`, :meth:`status` and one ``action_<key>`` method per action.
-    Those with choices override :meth:`choose`; those with scheduled effects override
+    Those with choices override :meth:`finish_choice`; those with scheduled effects override
     :meth:`apply_effect`; those with secret state override :meth:`public_sheet`.
     """
 
@@ -276,7 +276,30 @@ class Ruleset(abc.ABC):
         dice: Dice,
         context: Context,
     ) -> Result:
-        """Finish a resolution that stopped on ``choice`` with the picked ``option``."""
+        """Finish a resolution that stopped on ``choice`` with the picked ``option``.
+
+        Checks what every choice needs (the option is one offered; the new sheet fits
+        the schema) and leaves the rest to :meth:`finish_choice`.
+        """
+        keys = choice.option_keys()
+        if option not in keys:
+            raise RuleError(
+                f"unknown option {option!r}: {option!r} is not an option of this choice; "
+                "choose one of: " + ", ".join(keys)
+            )
+        result = self.finish_choice(copy.deepcopy(dict(sheet)), choice, option, dice, context)
+        self.validate_sheet(result.sheet)
+        return result
+
+    def finish_choice(
+        self,
+        sheet: Sheet,
+        choice: PendingChoice,
+        option: str,
+        dice: Dice,
+        context: Context,
+    ) -> Result:
+        """The ruleset's part of :meth:`choose`: ``sheet`` is a copy, ``option`` valid."""
         raise RuleError(f"ruleset {self.key} has no choice {choice.kind!r}")
 
     def apply_effect(

@@ -804,9 +804,9 @@ class Deckahedron(Ruleset):
         )
 
     # -- choices ----------------------------------------------------------------
-    def choose(
+    def finish_choice(
         self,
-        sheet: Mapping[str, Any],
+        sheet: Sheet,
         choice: PendingChoice,
         option: str,
         dice: Dice,
@@ -814,14 +814,10 @@ class Deckahedron(Ruleset):
     ) -> Result:
         """Finish a flip or breather stopped by a wound card: lose its Stamina (DK-3)."""
         if choice.kind != WOUND_CHOICE:
-            return super().choose(sheet, choice, option, dice, context)
-        if option not in choice.option_keys():
-            raise RuleError(
-                f"unknown option {option!r}; choose one of: " + ", ".join(choice.option_keys())
-            )
+            return super().finish_choice(sheet, choice, option, dice, context)
         state = copy.deepcopy(dict(choice.state))
         validate(state, _WOUND_STATE_SCHEMA, "choice state")
-        new_sheet: Sheet = copy.deepcopy(dict(sheet))
+        new_sheet = sheet
         self.validate_sheet(new_sheet)
         outcome: dict[str, Any] = state["outcome"]
         card = outcome["cards"][-1]["card"]

@@ -744,9 +744,9 @@ class HitDice(Ruleset):
         )
 
     # -- choices ----------------------------------------------------------------
-    def choose(
+    def finish_choice(
         self,
-        sheet: Mapping[str, Any],
+        sheet: Sheet,
         choice: PendingChoice,
         option: str,
         dice: Dice,
@@ -754,21 +754,12 @@ class HitDice(Ruleset):
     ) -> Result:
         """Answer a death-or-major-wound choice (6.7) or a bypass choice (HD-8)."""
         if choice.kind not in (CHOICE_DEATH_OR_MAJOR, CHOICE_BYPASS):
-            return super().choose(sheet, choice, option, dice, context)
-        new_sheet: Sheet = copy.deepcopy(dict(sheet))
-        self._check_alive(new_sheet, "answer a choice")
-        if option not in choice.option_keys():
-            raise RuleError(
-                f"{option!r} is not an option here; choose one of "
-                f"{', '.join(choice.option_keys())}."
-            )
+            return super().finish_choice(sheet, choice, option, dice, context)
+        self._check_alive(sheet, "answer a choice")
         state = dict(choice.state)
         if choice.kind == CHOICE_DEATH_OR_MAJOR:
-            result = self._choose_death_or_major(new_sheet, option, state, dice, context)
-        else:
-            result = self._choose_bypass(new_sheet, option, state, dice, context)
-        self.validate_sheet(result.sheet)
-        return result
+            return self._choose_death_or_major(sheet, option, state, dice, context)
+        return self._choose_bypass(sheet, option, state, dice, context)
 
     def _choose_death_or_major(
         self, sheet: Sheet, option: str, state: dict[str, Any], dice: Dice, context: Context
