@@ -1,0 +1,113 @@
+"""The fast validator (fastjsonschema) and the authority (jsonschema) agree.
+
+``rules.engine.interface.validate`` trusts fastjsonschema's "valid" and asks
+jsonschema only when it says "invalid". That is sound only if the two agree on every
+schema the rulesets use: random sheets and params, near-valid and not, check it.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import jsonschema
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rules.engine.dice import Dice, SystemGenerator
+from rules.engine.interface import RuleError, is_valid_fast, validate
+from rules.engine.registry import all_rulesets
+
+RULESETS = all_rulesets()
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**12), max_value=10**12)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=6), children, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    paths = [prefix]
+    if isinstance(value, dict):
+        for key, item in value.items():
+            paths += _paths(item, (*prefix, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            paths += _paths(item, (*prefix, index))
+    return paths
+
+
+def _mutate(document: Any, data: st.DataObject) -> Any:
+    document = copy.deepcopy(document)
+    path = data.draw(st.sampled_from(_paths(document)))
+    if not path:
+        return data.draw(json_values)
+    parent = document
+    for part in path[:-1]:
+        parent = parent[part]
+    action = data.draw(st.sampled_from(["replace", "delete", "add", "nudge"]))
+    last = path[-1]
+    if action == "replace":
+        parent[last] = data.draw(json_values)
+    elif action == "delete":
+        del parent[last]
+    elif action == "add" and isinstance(parent, dict):
+        parent[data.draw(st.text(max_size=6))] = data.draw(json_values)
+    elif action == "nudge" and isinstance(parent[last], int | float):
+        parent[last] = parent[last] + data.draw(st.sampled_from([-1000, -1, 1, 1000, 0.5]))
+    return document
+
+
+def _agree(instance: Any, schema: Any) -> None:
+    authority = jsonschema.Draft202012Validator(schema).is_valid(instance)
+    fast = is_valid_fast(instance, schema)
+    assert fast is not None, "every ruleset schema compiles for the fast path"
+    assert fast == authority, instance
+
+
+@pytest.mark.parametrize("ruleset", RULESETS, ids=lambda r: r.key)
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_fast_and_full_validation_agree_on_sheets(ruleset, data):
+    sheet = ruleset.new_sheet({}, Dice(SystemGenerator(data.draw(st.integers(0, 1000)))))
+    _agree(sheet, ruleset.sheet_schema)
+    for _ in range(3):
+        sheet = _mutate(sheet, data)
+        _agree(sheet, ruleset.sheet_schema)
+
+
+@pytest.mark.parametrize(
+    "ruleset,action",
+    [(r, a) for r in RULESETS for a in r.actions],
+    ids=lambda v: getattr(v, "key", None),
+)
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_fast_and_full_validation_agree_on_params(ruleset, action, data):
+    names = list(action.params.get("properties", {}))
+    params = (
+        {
+            name: data.draw(json_values)
+            for name in data.draw(st.lists(st.sampled_from(names), unique=True))
+        }
+        if names
+        else {}
+    )
+    _agree(params, action.params)
+    _agree(_mutate(params, data), action.params)
+
+
+def test_an_invalid_instance_still_gets_the_authoritys_message():
+    ruleset = RULESETS[0]
+    sheet = ruleset.new_sheet({}, Dice(SystemGenerator(1)))
+    sheet["state"] = 7
+    with pytest.raises(RuleError, match="invalid sheet: state"):
+        validate(sheet, ruleset.sheet_schema, "sheet")
