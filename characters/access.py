@@ -21,6 +21,13 @@ from characters.models import Character
 from rules.errors import NotAllowed
 
 
+def may_act(who: str, *, is_referee: bool) -> bool:
+    """An action or choice marked ``who: owner`` is the owner's or the referee's,
+    ``who: referee`` only the referee's (ruling G-3). Callers already know the user is
+    the owner or the referee: anyone else got 404 from :func:`access_character`."""
+    return is_referee or who == "owner"
+
+
 @dataclass(frozen=True)
 class CharacterAccess:
     character: Character
@@ -29,6 +36,9 @@ class CharacterAccess:
     @property
     def is_referee(self) -> bool:
         return self.membership.is_referee
+
+    def may_take(self, who: str) -> bool:
+        return may_act(who, is_referee=self.is_referee)
 
 
 def access_character(

@@ -73,18 +73,8 @@ def _is_htmx(request: HttpRequest) -> bool:
 
 
 def viewer_actions(access: CharacterAccess) -> list[ActionSpec]:
-    """The referee may take every action; the owner those marked ``who: owner``."""
     ruleset = get_ruleset(access.character.campaign.ruleset)
-    return [spec for spec in ruleset.actions if access.is_referee or spec.who == "owner"]
-
-
-def can_answer(access: CharacterAccess, choice: dict[str, Any] | None, user_id: int) -> bool:
-    """Ruling G-3: the owner or the referee; a ``who: referee`` choice only the referee."""
-    if choice is None:
-        return False
-    if access.is_referee:
-        return True
-    return choice["who"] == "owner" and access.character.owner_id == user_id
+    return [spec for spec in ruleset.actions if access.may_take(spec.who)]
 
 
 def stamp(access: CharacterAccess) -> str:
@@ -166,7 +156,7 @@ def sheet_context(
         "raw_sheet": character.sheet if referee else None,  # hidden diseases (G-4)
         "status": ruleset.status(character.sheet),
         "choice": choice,
-        "can_answer": can_answer(access, choice, request.user.pk),
+        "can_answer": choice is not None and access.may_take(choice["who"]),
         "choice_error": choice_error,
         "forms": forms,
         # an error about an action the viewer has no form for (a player trying a

@@ -17,6 +17,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
 
 from campaigns.models import Campaign
+from characters.access import may_act
 from characters.models import Character
 from rules.dice import campaign_dice
 from rules.engine.dice import Dice
@@ -268,7 +269,7 @@ def resolution_create_action(
             )
         ruleset = get_ruleset(campaign.ruleset)
         spec = ruleset.action(action)
-        if spec.who == "referee" and not by_referee:
+        if not may_act(spec.who, is_referee=by_referee):
             raise NotAllowed(f"only the referee may {spec.label.lower()}")
 
         def step(rs: Ruleset, sheet: dict[str, Any], dice: Dice, ctx: Context) -> Result:
@@ -296,7 +297,7 @@ def resolution_answer_choice(
         if stored is None or stored.get("id") != choice_id:
             raise ResolutionConflict("that choice is no longer pending")
         choice = PendingChoice.from_dict(stored)
-        if choice.who == "referee" and not by_referee:
+        if not may_act(choice.who, is_referee=by_referee):
             raise NotAllowed("only the referee may answer this choice")
 
         def step(rs: Ruleset, sheet: dict[str, Any], dice: Dice, ctx: Context) -> Result:
