@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 .PHONY: run test lint browser clean
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
-	$(PYTHON) -m venv $(VENV)
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -r requirements-dev.txt
 	touch $@
