@@ -10,17 +10,8 @@ from typing import Any
 from django.http import Http404
 
 from campaigns.models import Membership
-from rules.errors import NotAllowed
-
-MAX_ID = 2**63 - 1  # the largest primary key any of our databases stores
-
-
-def valid_id(value: int | str) -> int:
-    """``value`` as a primary key; ValueError if it cannot be one (answered 404)."""
-    number = int(value)
-    if not 1 <= number <= MAX_ID:
-        raise ValueError(f"{value!r} is not a valid id")
-    return number
+from core.cleaning import valid_id
+from core.errors import NotAllowed
 
 
 def access_campaign(user: Any, campaign_id: int | str, *, referee: bool = False) -> Membership:

@@ -4,7 +4,6 @@ from django.urls import path
 
 from accounts.api import RegisterApi, TokenApi
 from campaigns.api import CampaignDetailApi, CampaignListApi, InviteCreateApi, JoinApi
-from characters.api import CampaignCharactersApi, CharacterDetailApi
 from rules.api import (
     ActionApi,
     CampaignTableDetailApi,
@@ -16,6 +15,7 @@ from rules.api import (
     RulesetListApi,
     UndoApi,
 )
+from rules.character_api import CampaignCharactersApi, CharacterDetailApi
 from rules.clock_api import (
     CampaignEffectsApi,
     ClockAdvanceApi,

@@ -1,12 +1,17 @@
 """Every page of the web app (server-rendered, htmx), beside the API of api_urls.py."""
 
-from django.urls import include, path
+from django.contrib.auth import views as auth_views
+from django.urls import path
 
-from campaigns import views as campaign_views
-from characters import views as character_views
+from web.views import accounts as account_views
+from web.views import campaigns as campaign_views
+from web.views import characters as character_views
 
 urlpatterns = [
-    path("", include("accounts.urls")),
+    path("", account_views.home, name="home"),
+    path("signup/", account_views.signup, name="signup"),
+    path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("campaigns/new/", campaign_views.campaign_new, name="campaign-new"),
     path("campaigns/new/options/", campaign_views.campaign_options, name="campaign-options"),
     path("campaigns/<int:campaign_id>/", campaign_views.campaign_detail, name="campaign"),

@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 
 from campaigns.access import access_campaign
 from characters.access import access_character
-from characters.api import PendingChoiceSerializer
+from rules.character_api import PendingChoiceSerializer
 from rules.engine.registry import all_rulesets
 from rules.selectors import campaign_tables_view, resolution_view, resolutions_for_character
 from rules.services import (

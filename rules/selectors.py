@@ -7,11 +7,11 @@ from typing import Any
 from django.db.models import QuerySet
 from django.http import Http404
 
-from campaigns.access import valid_id
 from campaigns.models import Campaign
 from campaigns.selectors import clock_display
+from characters.choices import public_choice
 from characters.models import Character
-from characters.selectors import public_choice
+from core.cleaning import valid_id
 from rules.dice import campaign_generator
 from rules.engine.dice import DiceExpression
 from rules.engine.registry import get_ruleset

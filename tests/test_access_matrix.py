@@ -32,11 +32,10 @@ from django.urls import reverse
 from campaigns.models import Campaign, Invite, Membership, Role
 from campaigns.services import campaign_create, invite_create
 from characters.models import Character
-from characters.services import character_create
 from config import api_urls
 from rules.clock import clock_advance_start
 from rules.models import CampaignTable, ClockJob, ClockJobState, Resolution, ScheduledEffect
-from rules.services import resolution_create_action
+from rules.services import character_create, resolution_create_action
 
 ROLES = ("anonymous", "outsider", "player", "other_player", "referee")
 

@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "campaigns",
     "characters",
     "rules",
+    "web",
 ]
 
 MIDDLEWARE = [
