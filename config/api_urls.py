@@ -3,7 +3,14 @@
 from django.urls import path
 
 from accounts.api import RegisterApi, TokenApi
-from campaigns.api import CampaignDetailApi, CampaignListApi, InviteCreateApi, JoinApi
+from campaigns.api import (
+    CampaignDetailApi,
+    CampaignListApi,
+    DiceRotateApi,
+    DiceSeedListApi,
+    InviteCreateApi,
+    JoinApi,
+)
 from characters.api import CampaignCharactersApi, CharacterDetailApi
 from rules.api import (
     ActionApi,
@@ -11,6 +18,7 @@ from rules.api import (
     CampaignTableListApi,
     ChoiceApi,
     ChoiceCancelApi,
+    DiceExportApi,
     ResolutionListApi,
     RevealApi,
     RulesetListApi,
@@ -84,4 +92,17 @@ urlpatterns = [
     ),
     path("campaigns/<int:campaign_id>/clock/live/", LiveClockApi.as_view(), name="api-clock-live"),
     path("campaigns/<int:campaign_id>/effects/", CampaignEffectsApi.as_view(), name="api-effects"),
+    path(
+        "campaigns/<int:campaign_id>/dice/seeds/", DiceSeedListApi.as_view(), name="api-dice-seeds"
+    ),
+    path(
+        "campaigns/<int:campaign_id>/dice/rotate/",
+        DiceRotateApi.as_view(),
+        name="api-dice-rotate",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/dice/export/",
+        DiceExportApi.as_view(),
+        name="api-dice-export",
+    ),
 ]

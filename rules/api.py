@@ -14,10 +14,16 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from campaigns.access import access_campaign
+from campaigns.api import SeedPeriodSerializer
 from characters.access import access_character
 from characters.api import PendingChoiceSerializer
 from rules.engine.registry import all_rulesets
-from rules.selectors import campaign_tables_view, resolution_view, resolutions_for_character
+from rules.selectors import (
+    campaign_tables_view,
+    dice_export,
+    resolution_view,
+    resolutions_for_character,
+)
 from rules.services import (
     campaign_table_reset,
     campaign_table_set,
@@ -56,6 +62,12 @@ class ResolutionSerializer(serializers.Serializer):
     actor = serializers.IntegerField(allow_null=True)
     undoes = serializers.IntegerField(allow_null=True)
     created_at = serializers.DateTimeField()
+    dice_counter_start = serializers.IntegerField(
+        help_text="the first dice counter this resolution used (docs/dice.md)"
+    )
+    dice_counter_end = serializers.IntegerField(
+        help_text="the counter after its last die: it used [start, end)"
+    )
 
 
 class ActionSpecSerializer(serializers.Serializer):
@@ -267,3 +279,36 @@ class RevealApi(APIView):
             resolutions_for_character(access.character), pk=resolution_id
         )
         return Response(_view(resolution_reveal(resolution=resolution), access))
+
+
+class ExportedRollSerializer(serializers.Serializer):
+    label = serializers.CharField()
+    expression = serializers.CharField(help_text='"4d6kl2", "1d20", or "shuffle(N)"')
+    dice = serializers.ListField(child=serializers.IntegerField(), help_text="every die, in order")
+
+
+class ExportedResolutionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    character = serializers.IntegerField()
+    action = serializers.CharField()
+    dice_counter_start = serializers.IntegerField()
+    dice_counter_end = serializers.IntegerField()
+    rolls = ExportedRollSerializer(many=True)
+    withheld_rolls = serializers.IntegerField(help_text="rolls still hidden from this viewer")
+
+
+class DiceExportApi(APIView):
+    class OutputSerializer(serializers.Serializer):
+        campaign = serializers.IntegerField()
+        seeds = SeedPeriodSerializer(many=True)
+        resolutions = ExportedResolutionSerializer(many=True, help_text="in counter order")
+
+    @extend_schema(
+        responses={200: OutputSerializer},
+        description="The campaign's dice as this member may check them with "
+        "scripts/verify_dice.py (docs/dice.md): the referee gets every roll, a player the "
+        "rolls of their own characters that are not hidden from them.",
+    )
+    def get(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id)
+        return Response(self.OutputSerializer(dice_export(membership)).data)
