@@ -19,6 +19,7 @@ from rules.api import (
     ChoiceApi,
     ChoiceCancelApi,
     DiceExportApi,
+    OddsApi,
     ResolutionListApi,
     RevealApi,
     RulesetListApi,
@@ -59,6 +60,7 @@ urlpatterns = [
     ),
     path("characters/<int:character_id>/", CharacterDetailApi.as_view(), name="api-character"),
     path("characters/<int:character_id>/actions/", ActionApi.as_view(), name="api-actions"),
+    path("characters/<int:character_id>/odds/", OddsApi.as_view(), name="api-odds"),
     path("characters/<int:character_id>/choices/", ChoiceApi.as_view(), name="api-choices"),
     path(
         "characters/<int:character_id>/choices/cancel/",

@@ -19,6 +19,7 @@ from characters.access import access_character
 from characters.api import PendingChoiceSerializer
 from rules.engine.registry import all_rulesets
 from rules.selectors import (
+    action_odds,
     campaign_tables_view,
     dice_export,
     resolution_view,
@@ -140,6 +141,42 @@ class ActionApi(APIView):
             expected_version=data.validated_data.get("expected_version"),
         )
         return Response(_view(resolution, access), status=status.HTTP_201_CREATED)
+
+
+class OddsOutcomeSerializer(serializers.Serializer):
+    key = serializers.CharField(
+        help_text="stable, machine-readable: a state, a save's pass/fail, or a number"
+    )
+    label = serializers.CharField(help_text="the outcome in words")
+    probability = serializers.FloatField()
+    fraction = serializers.CharField(help_text='the exact probability, e.g. "7/20"')
+
+
+class OddsSerializer(serializers.Serializer):
+    action = serializers.CharField()
+    outcomes = OddsOutcomeSerializer(many=True, help_text="probabilities add up to exactly 1")
+    notes = serializers.ListField(child=serializers.CharField())
+
+
+class OddsApi(APIView):
+    @extend_schema(
+        request=ActionApi.InputSerializer,
+        responses={200: OddsSerializer},
+        description=(
+            "The exact odds of an action before it is taken, with the same body as "
+            "`actions/`. Changes nothing, rolls nothing; 400 for bad params like the action."
+        ),
+    )
+    def post(self, request: Request, character_id: int) -> Response:
+        access = access_character(request.user, character_id)
+        data = ActionApi.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        odds = action_odds(
+            access=access,
+            action=data.validated_data["action"],
+            params=data.validated_data["params"],
+        )
+        return Response(OddsSerializer(odds.as_dict()).data)
 
 
 class ChoiceApi(APIView):

@@ -10,11 +10,15 @@ from django.http import Http404
 from campaigns.access import valid_id
 from campaigns.models import Campaign, Membership
 from campaigns.selectors import campaign_seed_periods, clock_display, seed_for_counter
+from characters.access import CharacterAccess
 from characters.models import Character
 from characters.selectors import public_choice
 from rules.engine.dice import DiceExpression, HmacGenerator
+from rules.engine.odds import Odds
 from rules.engine.registry import get_ruleset
+from rules.errors import NotAllowed
 from rules.models import ClockJob, Resolution, ScheduledEffect
+from rules.services import campaign_context, reject_nul_characters, whole_numbers
 
 REFEREE_ONLY = "referee_only"
 
@@ -57,6 +61,23 @@ def resolution_view(
         "dice_counter_start": resolution.dice_counter_start,
         "dice_counter_end": resolution.dice_counter_end,
     }
+
+
+def action_odds(*, access: CharacterAccess, action: str, params: dict[str, Any]) -> Odds:
+    """The exact odds of an action for this viewer, from the sheet as it is now.
+
+    Reads only: nothing is rolled, no dice counter moves, nothing is locked. Who may
+    ask is who may take the action; bad params are refused as the action refuses them.
+    """
+    character = access.character
+    campaign = character.campaign
+    ruleset = get_ruleset(campaign.ruleset)
+    spec = ruleset.action(action)
+    if not access.may_take(spec.who):
+        raise NotAllowed("only the campaign's referee may take this action")
+    reject_nul_characters(params, "params")
+    context = campaign_context(campaign, by_referee=access.is_referee)
+    return ruleset.odds(character.sheet, action, whole_numbers(params), context)
 
 
 def roll_die_sizes(roll: dict[str, Any]) -> list[int]:

@@ -202,6 +202,22 @@ MATRIX = [
         label="referee-action",
     ),
     Row(
+        "api-odds",
+        "post",
+        statuses(403, 404, 200, 404, 200),
+        kwargs=aldo_kw,
+        body=lambda w, role: {"action": "damage", "params": {"amount": 30}},
+        label="owner-odds",
+    ),
+    Row(
+        "api-odds",
+        "post",
+        statuses(403, 404, 403, 404, 200),
+        kwargs=aldo_kw,
+        body=lambda w, role: {"action": "bypass", "params": {"damage": 3, "attacker_level": 1}},
+        label="referee-odds",
+    ),
+    Row(
         "api-choices",
         "post",
         statuses(403, 404, 201, 404, 201),
