@@ -153,9 +153,17 @@ class OddsOutcomeSerializer(serializers.Serializer):
     key = serializers.CharField(
         help_text="stable, machine-readable: a state, a save's pass/fail, or a number"
     )
-    label = serializers.CharField(help_text="the outcome in words")
     probability = serializers.FloatField()
     fraction = serializers.CharField(help_text='the exact probability, e.g. "7/20"')
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        # declared here: a class attribute "label" would hide the serializer's own label
+        fields = super().get_fields()
+        return {
+            "key": fields.pop("key"),
+            "label": serializers.CharField(help_text="the outcome in words"),
+            **fields,
+        }
 
 
 class OddsSerializer(serializers.Serializer):
@@ -331,9 +339,12 @@ class RevealApi(APIView):
 
 
 class ExportedRollSerializer(serializers.Serializer):
-    label = serializers.CharField()
     expression = serializers.CharField(help_text='"4d6kl2", "1d20", or "shuffle(N)"')
     dice = serializers.ListField(child=serializers.IntegerField(), help_text="every die, in order")
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        # declared here: a class attribute "label" would hide the serializer's own label
+        return {"label": serializers.CharField(), **super().get_fields()}
 
 
 class ExportedResolutionSerializer(serializers.Serializer):

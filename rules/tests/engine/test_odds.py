@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 from collections import Counter
 from fractions import Fraction
+from typing import Any
 
 import pytest
 
@@ -150,6 +151,15 @@ def test_odds_never_change_the_sheet_they_read():
     assert sheet == before
 
 
+SAMPLE_PARAMS: dict[str, dict[str, Any]] = {
+    "damage": {"amount": 9},
+    "bypass": {"damage": 2, "attacker_level": 1},
+    "short_rest": {"reroll": True},
+    "treat_wound": {"wound": 1},
+    "describe_wound": {"wound": 1, "description": "A cut"},
+}
+
+
 @pytest.mark.parametrize("spec", HIT_DICE.actions, ids=lambda s: s.key)
 def test_every_hit_dice_action_has_odds(spec):
     """An action that rolls without odds_<action> would answer OddsUnavailable."""
@@ -172,13 +182,7 @@ def test_every_hit_dice_action_has_odds(spec):
         ],
         major_wound_marks=1,
     )
-    params = {
-        "damage": {"amount": 9},
-        "bypass": {"damage": 2, "attacker_level": 1},
-        "short_rest": {"reroll": True},
-        "treat_wound": {"wound": 1},
-        "describe_wound": {"wound": 1, "description": "A cut"},
-    }.get(spec.key, {})
+    params = SAMPLE_PARAMS.get(spec.key, {})
     HIT_DICE.validate_sheet(sheet)
     odds = HIT_DICE.odds(sheet, spec.key, params, Context(by_referee=True))
     assert sum(o.probability for o in odds.outcomes) == 1
