@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 from collections import Counter
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -17,6 +17,7 @@ from rules.engine.dice import Dice, HmacGenerator
 from rules.engine.interface import ActionBlocked, Context, OddsUnavailable, Result, RuleError
 from rules.engine.odds import Odds, Outcome
 from rules.engine.registry import get_ruleset
+from rules.engine.rulesets.old_school import OldSchool
 
 HIT_DICE = get_ruleset("hit_dice")
 
@@ -267,7 +268,7 @@ def test_short_rest_rerolls_fit_their_odds():
 
 
 # -- old_school: saves, search, damage and falls (rulings G-5, OS-3, OS-4, OS-8, OS-9) -----
-OLD_SCHOOL = get_ruleset("old_school")
+OLD_SCHOOL = cast(OldSchool, get_ruleset("old_school"))
 
 
 def os_sheet(**conditions: Any) -> dict[str, Any]:
