@@ -1,6 +1,9 @@
 """Condition monitor ruleset: rulings CM-1..CM-7 and the project rulings CM-P1...
 (docs/rulesets/condition_monitor.md), with scripted dice so each value is exact."""
 
+import re
+from pathlib import Path
+
 import pytest
 
 from rules.engine.dice import Dice, ScriptedGenerator
@@ -211,6 +214,24 @@ def test_cm2_the_table_as_data():
         (4, "incapacitating", 10, False),
         (5, "terminal", 10, True),
     ]
+
+
+def test_cm2_the_table_in_the_referee_docs_is_the_data():
+    docs = Path(__file__).resolve().parents[3] / "docs/rulesets/condition_monitor.md"
+    section = docs.read_text().split("## The net damage table")[1].split("\n## ")[0]
+    printed = [
+        [cell.strip() for cell in line.strip().strip("|").split("|")]
+        for line in section.splitlines()
+        if re.match(r"^\| \d", line)
+    ]
+    death_at = RULES.options["death_at"]
+    expected = [["0 or less", "none", "none"]]
+    for row in WOUND_TABLE:
+        nets = range(row.net, death_at) if row.terminal else [row.net]
+        boxes = "all 10" if row.boxes == BOX_COUNT else str(row.boxes)
+        expected.append([", ".join(map(str, nets)), row.name, boxes])
+    expected.append([f"{death_at} or more", "death", "(none: see CM-P3)"])
+    assert [[net, wound.split(":")[0], boxes] for net, wound, boxes in printed] == expected
 
 
 def test_cm2_death_at_option_seven_kills_at_seven():
