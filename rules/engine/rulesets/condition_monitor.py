@@ -96,21 +96,25 @@ OPTIONS_SCHEMA: dict[str, Any] = {
             "minimum": 2,
             "maximum": 100,
             "default": 6,
-            "description": "Sides of each die of the soak pool (ruling CM-1).",
+            "title": "Soak die size",
+            "description": "Sides of each die of the soak pool.",  # ruling CM-1
         },
         "soak_hit_threshold": {
             "type": "integer",
             "minimum": 1,
             "maximum": 100,
             "default": 5,
-            "description": "A soak die showing this or more is a hit (ruling CM-1).",
+            "title": "Soak hit threshold",
+            "description": "A soak die showing this or more is a hit.",  # ruling CM-1
         },
         "death_at": {
             "type": "integer",
             "minimum": TERMINAL_ROW.net,
             "maximum": MAX_DAMAGE,
             "default": 8,
-            "description": "Net damage that kills outright (ruling CM-2; the text also says 7).",
+            "title": "Death at net damage",
+            # Ruling CM-2: the text also says 7 kills outright; the referee may choose it.
+            "description": "Net damage that kills outright.",
         },
     },
 }
@@ -126,26 +130,26 @@ SHEET_SCHEMA: dict[str, Any] = {
             "minimum": 0,
             "maximum": MAX_ATTRIBUTE,
             "default": 3,
-            "description": "The soak attribute: dice in the soak pool (ruling CM-1).",
+            "description": "The soak attribute: dice in the soak pool.",  # ruling CM-1
         },
         "willpower": {
             "type": "integer",
             "minimum": 0,
             "maximum": MAX_ATTRIBUTE,
             "default": 2,
-            "description": "Each point above 2 ignores one box of wound penalty (CM-6).",
+            "description": "Each point above 2 ignores one box of wound penalty.",  # CM-6
         },
         "indomitable": {
             "type": "boolean",
             "default": False,
-            "description": "Ignores wound penalties completely (ruling CM-6).",
+            "description": "Ignores wound penalties completely.",  # ruling CM-6
         },
         "boxes": {
             "type": "array",
             "items": {"enum": list(BOX_ORDER)},
             "minItems": BOX_COUNT,
             "maxItems": BOX_COUNT,
-            "description": "The ten boxes; each holds its lines in the order /, \\, - (CM-3).",
+            "description": "The ten boxes; each holds its lines in the order /, \\, -.",  # CM-3
         },
         "state": {"enum": list(STATES), "default": "ok"},
         "penalty": {
@@ -153,15 +157,15 @@ SHEET_SCHEMA: dict[str, Any] = {
             "minimum": 0,
             "maximum": BOX_COUNT,
             "default": 0,
-            "description": "Wound penalty on the character's actions (ruling CM-6).",
+            "description": "Wound penalty on the character's actions.",  # ruling CM-6
         },
         "terminal_until": {
             **_MINUTE,
-            "description": "Campaign minute a terminal wound kills unless stabilized (CM-5).",
+            "description": "Campaign minute a terminal wound kills unless stabilized.",  # CM-5
         },
         "dying_until": {
             **_MINUTE,
-            "description": "Campaign minute the dying hour ends (ruling CM-4).",
+            "description": "Campaign minute the dying hour ends.",  # ruling CM-4
         },
     },
     "required": [
@@ -190,51 +194,60 @@ ACTIONS: tuple[ActionSpec, ...] = (
         params=params_schema(
             {
                 "amount": {"type": "integer", "minimum": 0, "maximum": MAX_DAMAGE},
-                "kind": {"enum": list(KINDS)},
-                "soak_dice": {
+                "kind": {"type": "string", "enum": list(KINDS), "title": "Kind of damage"},
+                "soak_dice": {  # ruling CM-1, project ruling CM-P1
                     "type": "integer",
                     "minimum": 0,
                     "maximum": MAX_ATTRIBUTE,
-                    "description": "Dice in the soak pool; default the character's strength; "
-                    "0: no soak test.",
+                    "title": "Soak pool",
+                    "description": "Dice rolled to soak; leave empty for the character's "
+                    "strength, 0 for no soak test.",
                 },
             },
             required=("amount", "kind"),
         ),
-        description="A soak test takes hits off the damage; the net damage marks the track "
-        "(CM-1, CM-2, CM-3) and may leave the character incapacitated, dying, terminal or "
-        "dead (CM-4, CM-5).",
+        # Rulings CM-1, CM-2, CM-3, CM-4, CM-5.
+        description="A soak test takes its hits off the damage; what is left marks the "
+        "boxes and may leave the character incapacitated, dying, terminally wounded or dead.",
     ),
     ActionSpec(
         key="stabilize",
         label="Stabilize",
         params=params_schema({}),
+        # Rulings CM-4, CM-5.
         description="Medical intervention in time: a terminal wound becomes an incapacitating "
-        "one, a dying character stops dying (CM-4, CM-5).",
+        "one, a dying character stops dying.",
     ),
     ActionSpec(
         key="heal",
         label="Heal lines",
         params=params_schema(
             {
-                "line": {"enum": list(LINES)},
+                "line": {"type": "string", "enum": list(LINES), "title": "Line to heal"},
                 "boxes": {"type": "integer", "minimum": 1, "maximum": BOX_COUNT},
             },
             required=("line", "boxes"),
         ),
         who="referee",
-        description="Removes one kind of line from that many boxes, lightest wounds first "
-        "(CM-7, project ruling CM-P6).",
+        # Ruling CM-7, project ruling CM-P6.
+        description="Removes one kind of line from that many boxes, lightest wounds first.",
     ),
     ActionSpec(
         key="medical_care",
         label="Medical care or rest",
         params=params_schema(
-            {"means": {"enum": ["medical_care", "rest"], "default": "medical_care"}}
+            {
+                "means": {
+                    "type": "string",
+                    "enum": ["medical_care", "rest"],
+                    "default": "medical_care",
+                }
+            }
         ),
         who="referee",
-        description="An incapacitating wound becomes a serious one: the track keeps its six "
-        "worst boxes (CM-7, project ruling CM-P7).",
+        # Ruling CM-7, project ruling CM-P7.
+        description="An incapacitating wound becomes a serious one: the six worst boxes stay, "
+        "the four lightest clear.",
     ),
 )
 
@@ -339,7 +352,15 @@ def track_text(boxes: Sequence[str]) -> str:
     return "".join(f"[{box_picture(box)}]" for box in boxes)
 
 
+def box_kind(box: str) -> str:
+    """What a box shows: aggravated, lethal, normal, partial (healed in part) or empty."""
+    return {"/\\-": "aggravated", "/\\": "lethal", "/": "normal", "": "empty"}.get(
+        box_text(box), "partial"
+    )
+
+
 def box_picture(box: str) -> str:
+    """A box as the text writes it: ``X-`` aggravated, ``X`` lethal, ``/`` normal, or its lines."""
     if box == "/\\-":
         return "X-"
     if FORWARD in box and BACK in box:
