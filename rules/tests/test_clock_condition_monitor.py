@@ -137,6 +137,7 @@ def test_cm4_the_hour_passes_in_time_order_and_the_referee_answers(
     assert (job.state, job.waiting_on, cm_campaign.clock) == ("waiting", dee, 60)
     assert dee.sheet["state"] == "dying"
     choice = dee.pending_choice
+    assert choice is not None
     assert (choice["kind"], choice["who"]) == ("dying_hour", "referee")
     assert [o["key"] for o in choice["options"]] == ["stabilizes", "dies"]
 

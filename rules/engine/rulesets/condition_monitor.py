@@ -18,7 +18,7 @@ not stabilized within the hour leaves the referee a choice (CM-4, G-3).
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -258,7 +258,7 @@ def box_text(lines: str) -> str:
     return "".join(line for line in LINES if line in lines)
 
 
-def ordered(boxes: Sequence[str]) -> list[str]:
+def ordered(boxes: Iterable[str]) -> list[str]:
     """The boxes in the order of ruling CM-3."""
     return sorted((box_text(box) for box in boxes), key=_RANK.__getitem__)
 
