@@ -243,3 +243,23 @@ def test_the_dying_hour_ends_on_a_choice_only_the_referee_answers(
     vex.refresh_from_db()
     assert vex.sheet["state"] == "incapacitated"
     assert vex.pending_choice is None
+
+
+def test_the_odds_of_a_wound_before_the_soak_roll(vex, player, client_for):
+    # 4 soak dice hitting on 5-6 against 5 damage: 0 hits (16/81) leave net 5, terminal.
+    before = snapshot(vex)
+    response = client_for(player).post(
+        f"/api/v1/characters/{vex.pk}/odds/",
+        {"action": "damage", "params": {"amount": 5, "kind": "lethal"}},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    outcomes = {o["key"]: o["fraction"] for o in response.json()["outcomes"]}
+    assert outcomes == {
+        "terminal": "16/81",
+        "incapacitating": "32/81",
+        "serious": "8/27",
+        "ordinary": "8/81",
+        "petty": "1/81",
+    }
+    assert snapshot(vex) == before  # nothing rolled, nothing changed

@@ -38,6 +38,7 @@ from rules.engine.interface import (
     params_schema,
     validate,
 )
+from rules.engine.odds import NoDice, Odds, certain, d, from_die
 
 BOX_COUNT = 10
 FORWARD, BACK, BAR = "/", "\\", "-"
@@ -615,6 +616,32 @@ class ConditionMonitor(Ruleset):
         turn.parts.append(f"track {track_text(sheet['boxes'])}")
         self._after_wound(turn, row)
         return turn.result()
+
+    def odds_damage(self, sheet: Sheet, params: Params, context: Context) -> Odds:
+        """The wound the damage leaves, exactly: the soak pool's hits are binomial
+        (ruling CM-1), each number of hits a net damage and a row of the table (CM-2)."""
+        self._turn(sheet, Dice(NoDice()), context, "take damage")  # the dead: 409
+        amount = int(params["amount"])
+        pool: int = params["soak_dice"] if "soak_dice" in params else sheet["strength"]
+        death_at = int(self.option(context, "death_at"))
+
+        def wound(hits: int) -> tuple[str, str]:
+            net = amount - hits
+            row = wound_row(net, death_at) if net > 0 else None
+            if net <= 0:
+                return "none", "no wound"
+            if row is None:
+                return "death", f"death (net damage {net})"
+            return row.name, f"{'an' if row.name[0] in 'aeiou' else 'a'} {row.name} wound"
+
+        if amount == 0 or pool == 0:
+            key, label = wound(0)
+            return certain("damage", f"No soak test: {label}.", key=key)
+        size = int(self.option(context, "soak_die_size"))
+        threshold = int(self.option(context, "soak_hit_threshold"))
+        hits = pool @ (d(size) >= threshold)
+        note = f"Soak test: {pool}d{size}, each die showing {threshold} or more takes a point off."
+        return from_die("damage", hits, wound, notes=(note,))
 
     @staticmethod
     def _after_wound(turn: _Turn, row: WoundRow) -> None:

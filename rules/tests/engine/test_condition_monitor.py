@@ -157,6 +157,21 @@ def test_cm1_campaign_options_set_the_die_size_and_hit_threshold():
     assert result.outcome["net"] == 1
 
 
+def test_cm1_odds_before_the_roll_without_soak_are_certain():
+    sheet = make_sheet()
+    odds = RULES.odds(sheet, "damage", {"amount": 5, "kind": "normal", "soak_dice": 0}, Context())
+    assert [(o.key, o.probability) for o in odds.outcomes] == [("terminal", 1)]
+    one_die = RULES.odds(
+        sheet, "damage", {"amount": 1, "kind": "normal", "soak_dice": 1}, Context()
+    )
+    assert {o.key: str(o.probability) for o in one_die.outcomes} == {
+        "petty": "2/3",
+        "none": "1/3",
+    }
+    with pytest.raises(ActionBlocked, match="dead"):
+        RULES.odds(wound(sheet, 8).sheet, "damage", {"amount": 1, "kind": "normal"}, Context())
+
+
 def test_cm1_a_threshold_above_the_die_is_refused():
     with pytest.raises(RuleError, match="cannot hit on 7"):
         run(

@@ -55,11 +55,11 @@ def test_cm1_every_roll_of_the_pool_gives_the_exact_binomial_distribution(pool, 
     options = {"soak_die_size": size, "soak_hit_threshold": threshold}
     amount = 6
     hits: Counter[int] = Counter()
-    wounds: Counter[str | None] = Counter()
+    wounds: Counter[str] = Counter()
     for faces in product(range(1, size + 1), repeat=pool):
         outcome = soak(pool, amount, faces, options)
         hits[outcome["hits"]] += 1
-        wounds[outcome["wound"]] += 1
+        wounds[outcome["wound"] or "none"] += 1
     rolls = size**pool
     observed = {k: Fraction(n, rolls) for k, n in hits.items()}
     expected = hits_distribution(pool, size, threshold)
@@ -67,15 +67,23 @@ def test_cm1_every_roll_of_the_pool_gives_the_exact_binomial_distribution(pool, 
     p = Fraction(size - threshold + 1, size)
     assert expected == {k: comb(pool, k) * p**k * (1 - p) ** (pool - k) for k in range(pool + 1)}
     # The wound follows from the hits by the net damage table (CM-2).
-    by_wound: Counter[str | None] = Counter()
+    by_wound: Counter[str] = Counter()
     for k, p_k in expected.items():
         by_wound[wound_name(amount - k)] += int(p_k * rolls)
     assert wounds == by_wound
+    # The odds the ruleset gives before the roll are exactly these (CM-1, CM-2).
+    sheet = RULES.new_sheet({"strength": pool}, Dice(ScriptedGenerator([])))
+    odds = RULES.odds(
+        sheet, "damage", {"amount": amount, "kind": "lethal"}, Context(options=options)
+    )
+    assert {o.key: o.probability for o in odds.outcomes} == {
+        str(name): Fraction(n, rolls) for name, n in wounds.items()
+    }
 
 
-def wound_name(net: int) -> str | None:
+def wound_name(net: int) -> str:
     if net <= 0:
-        return None
+        return "none"
     row = wound_row(net, 8)
     return "death" if row is None else row.name
 
