@@ -2,6 +2,7 @@
 (docs/rulesets/condition_monitor.md), with scripted dice so each value is exact."""
 
 import re
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -160,7 +161,7 @@ def test_cm1_campaign_options_set_the_die_size_and_hit_threshold():
 def test_cm1_odds_before_the_roll_without_soak_are_certain():
     sheet = make_sheet()
     odds = RULES.odds(sheet, "damage", {"amount": 5, "kind": "normal", "soak_dice": 0}, Context())
-    assert [(o.key, o.probability) for o in odds.outcomes] == [("terminal", 1)]
+    assert [(o.key, o.probability) for o in odds.outcomes] == [("terminal", Fraction(1))]
     one_die = RULES.odds(
         sheet, "damage", {"amount": 1, "kind": "normal", "soak_dice": 1}, Context()
     )
