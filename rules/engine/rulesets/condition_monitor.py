@@ -38,7 +38,7 @@ from rules.engine.interface import (
     params_schema,
     validate,
 )
-from rules.engine.odds import NoDice, Odds, certain, d, from_die
+from rules.engine.odds import Odds, certain, d, from_die
 
 BOX_COUNT = 10
 FORWARD, BACK, BAR = "/", "\\", "-"
@@ -550,9 +550,13 @@ class ConditionMonitor(Ruleset):
         validate({key: value}, OPTIONS_SCHEMA, "campaign options")
         return value
 
-    def _turn(self, sheet: Sheet, dice: Dice, context: Context, doing: str) -> _Turn:
+    @staticmethod
+    def _check_alive(sheet: Mapping[str, Any], doing: str) -> None:
         if sheet["state"] == "dead":
             raise ActionBlocked(f"The character is dead and cannot {doing}.")
+
+    def _turn(self, sheet: Sheet, dice: Dice, context: Context, doing: str) -> _Turn:
+        self._check_alive(sheet, doing)
         return _Turn(sheet, dice, context)
 
     # -- actions --------------------------------------------------------------------------
@@ -620,7 +624,7 @@ class ConditionMonitor(Ruleset):
     def odds_damage(self, sheet: Sheet, params: Params, context: Context) -> Odds:
         """The wound the damage leaves, exactly: the soak pool's hits are binomial
         (ruling CM-1), each number of hits a net damage and a row of the table (CM-2)."""
-        self._turn(sheet, Dice(NoDice()), context, "take damage")  # the dead: 409
+        self._check_alive(sheet, "take damage")  # as the action: 409
         amount = int(params["amount"])
         pool: int = params["soak_dice"] if "soak_dice" in params else sheet["strength"]
         death_at = int(self.option(context, "death_at"))
