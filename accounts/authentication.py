@@ -30,7 +30,7 @@ class ScopedTokenAuthentication(TokenAuthentication):
             raise exceptions.AuthenticationFailed("Invalid token.") from None
         if len(token) > MAX_SECRET_LENGTH:
             raise exceptions.AuthenticationFailed("Invalid token.")
-        return super().authenticate_credentials(token)  # type: ignore[no-any-return]
+        return super().authenticate_credentials(token)
 
     def validate_user(self, auth_token: ApiToken) -> tuple[Any, ApiToken]:
         user, token = super().validate_user(auth_token)

@@ -8,6 +8,8 @@ the last use. What a scope allows is decided in ``campaigns.access``.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from django.db import models
 from knox.models import AbstractAuthToken
 from knox.settings import CONSTANTS
@@ -30,6 +32,9 @@ class ApiToken(AbstractAuthToken):
         help_text="when set, the token reaches this campaign only",
     )
     last_used_at = models.DateTimeField(null=True, blank=True)
+
+    # A plain manager: tokens are made by accounts.services.token_create, not by knox's.
+    objects: ClassVar[models.Manager[ApiToken]] = models.Manager()
 
     class Meta:
         ordering = ["-created", "-id"]

@@ -53,7 +53,7 @@ def home(request: HttpRequest) -> HttpResponse:
 
 def registration_allowed(request: HttpRequest) -> bool:
     """The sign-up page counts against the same limit as POST auth/register/."""
-    return RegistrationThrottle().allow_request(request, None)
+    return RegistrationThrottle().allow_page(request)
 
 
 def locked_out(
@@ -144,7 +144,9 @@ class TokenForm(forms.Form):
 
     def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["campaign"].choices = [("", "All my campaigns")] + [
+        campaign = self.fields["campaign"]
+        assert isinstance(campaign, forms.ChoiceField)
+        campaign.choices = [("", "All my campaigns")] + [
             (m.campaign_id, m.campaign.name) for m in memberships_for_user(user)
         ]
 

@@ -25,7 +25,7 @@ class SawbonesAutoSchema(AutoSchema):
         return str(name)
 
 
-class ScopedTokenScheme(OpenApiAuthenticationExtension):
+class ScopedTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]
     """``Authorization: Token <secret>`` (accounts.authentication), as DRF's tokens were."""
 
     target_class = "accounts.authentication.ScopedTokenAuthentication"

@@ -6,11 +6,15 @@ class attributes.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django.conf import settings
 from django.http import HttpRequest
+from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
+
+if TYPE_CHECKING:  # DRF's settings import this module while rest_framework.views loads
+    from rest_framework.views import APIView
 
 
 def client_ip(request: HttpRequest | None) -> str | None:
@@ -19,7 +23,8 @@ def client_ip(request: HttpRequest | None) -> str | None:
     (None for a log-in without a request, as in tests' ``force_login``)."""
     if request is None or not hasattr(request, "META"):
         return None
-    ident = BaseThrottle().get_ident(request)
+    # DRF's get_ident reads only ``request.META``: a Django request serves as well.
+    ident = BaseThrottle().get_ident(cast(Request, request))
     return str(ident) if ident else None
 
 
@@ -72,3 +77,7 @@ class RegistrationThrottle(_SettingsRateThrottle):
 
     def get_cache_key(self, request: Any, view: Any) -> str | None:
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+    def allow_page(self, request: HttpRequest) -> bool:
+        """The same count for a page (the sign-up form) as for the API."""
+        return self.allow_request(cast(Request, request), cast("APIView", None))
