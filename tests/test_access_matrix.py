@@ -36,7 +36,7 @@ from django.urls import reverse
 from accounts.models import ApiToken
 from accounts.services import token_create, token_revoke
 from campaigns.access import TokenScope
-from campaigns.models import Campaign, Invite, Membership, Role
+from campaigns.models import Campaign, Invite, Membership, RevealedSeed, Role
 from campaigns.services import campaign_create, invite_create
 from characters.models import Character
 from characters.services import character_create
@@ -286,6 +286,22 @@ MATRIX = [
         label="referee-action",
     ),
     Row(
+        "api-odds",
+        "post",
+        statuses(401, 404, 200, 404, 200, 403, 404, 403, 404, 401),
+        kwargs=aldo_kw,
+        body=lambda w, role: {"action": "damage", "params": {"amount": 30}},
+        label="owner-odds",
+    ),
+    Row(
+        "api-odds",
+        "post",
+        statuses(401, 404, 403, 404, 200, 403, 404, 403, 404, 401),
+        kwargs=aldo_kw,
+        body=lambda w, role: {"action": "bypass", "params": {"damage": 3, "attacker_level": 1}},
+        label="referee-odds",
+    ),
+    Row(
         "api-choices",
         "post",
         statuses(401, 404, 201, 404, 201, 403, 404, 403, 404, 401),
@@ -361,6 +377,24 @@ MATRIX = [
         "api-effects",
         "get",
         statuses(401, 404, 200, 200, 200, 200, 200, 200, 404, 401),
+        kwargs=campaign_kw,
+    ),
+    Row(
+        "api-dice-seeds",
+        "get",
+        statuses(401, 404, 200, 200, 200, 200, 200, 200, 404, 401),
+        kwargs=campaign_kw,
+    ),
+    Row(
+        "api-dice-export",
+        "get",
+        statuses(401, 404, 200, 200, 200, 200, 200, 200, 404, 401),
+        kwargs=campaign_kw,
+    ),
+    Row(
+        "api-dice-rotate",
+        "post",
+        statuses(401, 404, 403, 403, 201, 403, 403, 403, 404, 401),
         kwargs=campaign_kw,
     ),
 ]
@@ -446,9 +480,18 @@ def snapshot() -> dict[str, Any]:
     return {
         "campaigns": list(
             Campaign.objects.order_by("pk").values_list(
-                "pk", "name", "ruleset", "options", "clock", "live_ratio", "live_last_tick"
+                "pk",
+                "name",
+                "ruleset",
+                "options",
+                "clock",
+                "live_ratio",
+                "live_last_tick",
+                "dice_seed",
+                "dice_seed_first_counter",
             )
         ),
+        "revealed_seeds": RevealedSeed.objects.count(),
         "clock_jobs": list(ClockJob.objects.order_by("pk").values_list("pk", "state", "minutes")),
         "characters": list(
             Character.objects.order_by("pk").values_list(
