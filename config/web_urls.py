@@ -12,6 +12,13 @@ urlpatterns = [
     path("signup/", account_views.signup, name="signup"),
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("account/", account_views.account, name="account"),
+    path("account/tokens/", account_views.account_token_create, name="account-token-create"),
+    path(
+        "account/tokens/<int:token_id>/revoke/",
+        account_views.account_token_revoke,
+        name="account-token-revoke",
+    ),
     path("campaigns/new/", campaign_views.campaign_new, name="campaign-new"),
     path("campaigns/new/options/", campaign_views.campaign_options, name="campaign-options"),
     path("campaigns/<int:campaign_id>/", campaign_views.campaign_detail, name="campaign"),

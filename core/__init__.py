@@ -1,1 +1,2 @@
-"""The bottom layer: errors and input cleaning that every app shares (no models)."""
+"""The bottom layer, shared by every app (no models): errors, input cleaning, request
+limits (throttles, middleware)."""
