@@ -26,3 +26,11 @@ def user_register(*, username: str, password: str, email: str = "") -> Any:
     except IntegrityError:
         raise ValidationError({"username": ["this username is taken"]}) from None
     return user
+
+
+def user_change_email(*, user: Any, email: str) -> Any:
+    """Set the user's e-mail address (empty removes it), validated like the sign-up's."""
+    user.email = (email or "").strip()
+    user.full_clean(exclude=["password"])
+    user.save(update_fields=["email"])
+    return user

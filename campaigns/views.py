@@ -44,6 +44,7 @@ RULESET_BLURBS = {
     "deckahedron": "A deck of cards is the character's stamina; harm and wounds as tokens.",
     "old_school": "Ability loss, wounds below zero, diseases, aging, hunger and thirst.",
 }
+PENDING_INVITE = "pending_invite"  # session key: the invite code opened while logged out
 MORNING_HOUR = 6  # "next morning" on the clock buttons: the next 06:00
 # The live clock's choices: in-game minutes per real minute (rules.clock.clock_live_set).
 LIVE_RATIOS = (
@@ -225,6 +226,7 @@ def dashboard_context(request: HttpRequest, membership: Membership, **extra: Any
         context["members"] = list(
             Membership.objects.filter(campaign=campaign).select_related("user").order_by("id")
         )
+    context["own_characters"] = [card.character for card in context["cards"] if card.member.is_own]
     context["creation_fields"] = creation_fields(context["ruleset"], extra.pop("values", None))
     context["morning_hour"] = MORNING_HOUR
     ratio = format(campaign.live_ratio.normalize(), "f")  # "60", "2.5"
@@ -385,12 +387,21 @@ def invite_new(request: HttpRequest, campaign_id: int) -> HttpResponse:
     except NotAllowed as error:
         raise PermissionDenied(str(error)) from None
     invite = invite_create(campaign=membership.campaign, user=request.user)
-    messages.success(request, "New invite link ready: send it to your players.")
-    if request.headers.get("HX-Request"):
+    notice = "New invite link ready: send it to your players."
+    if request.headers.get("HX-Request"):  # said beside the link, not on the next page
         return render(
-            request, "campaigns/_invite.html", {"invite": invite, "campaign": membership.campaign}
+            request,
+            "campaigns/_invite.html",
+            {"invite": invite, "campaign": membership.campaign, "invite_notice": notice},
         )
+    messages.success(request, notice)
     return redirect(reverse("campaign", args=[campaign_id]) + "#invite")
+
+
+def pending_invite_url(request: HttpRequest) -> str:
+    """The join page of the invite link opened before logging in or signing up, if any."""
+    code = request.session.get(PENDING_INVITE)
+    return reverse("join-code", args=[code]) if isinstance(code, str) and code else ""
 
 
 @require_http_methods(["GET", "POST"])
@@ -398,6 +409,8 @@ def join(request: HttpRequest, code: str = "") -> HttpResponse:
     """``/join/<code>/``: see which campaign the link is for, then join it as a player."""
     code = (request.POST.get("code") or code).strip().replace("\x00", "")
     if not request.user.is_authenticated:
+        if code:  # kept through log-in or sign-up, whichever link they follow
+            request.session[PENDING_INVITE] = code[:64]
         return redirect_to_login(request.get_full_path())
     invite = (
         Invite.objects.select_related("campaign", "created_by").filter(code=code).first()
@@ -411,6 +424,7 @@ def join(request: HttpRequest, code: str = "") -> HttpResponse:
         except ValidationError as exc:
             error = "; ".join(exc.messages)
         else:
+            request.session.pop(PENDING_INVITE, None)
             messages.success(request, f"Welcome to {membership.campaign.name}.")
             return redirect("campaign", campaign_id=membership.campaign_id)
     elif code and invite is None:

@@ -112,7 +112,12 @@ def sheet_context(
     )
 
     forms = []
+    unavailable: dict[str, list[str]] = {}  # reason -> the actions it rules out
     for spec in viewer_actions(access):
+        reason = ruleset.unavailable(character.sheet, spec.key)
+        if reason is not None and spec.key not in errors:
+            unavailable.setdefault(reason, []).append(spec.label)
+            continue
         forms.append(
             {
                 "spec": spec,
@@ -159,6 +164,7 @@ def sheet_context(
         "can_answer": choice is not None and access.may_take(choice["who"]),
         "choice_error": choice_error,
         "forms": forms,
+        "unavailable": list(unavailable.items()),
         # an error about an action the viewer has no form for (a player trying a
         # referee's action by hand) is still said, above the forms
         "stray_errors": [

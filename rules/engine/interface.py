@@ -40,6 +40,9 @@ class ActionBlocked(RuntimeError):
 class ChoiceOption:
     key: str
     label: str
+    # A question the page asks before this option is taken, for a lethal or
+    # irreversible one ("Die outright?"); empty for the others.
+    confirm: str = ""
 
 
 @dataclass(frozen=True)
@@ -64,7 +67,10 @@ class PendingChoice:
         return {
             "kind": self.kind,
             "prompt": self.prompt,
-            "options": [{"key": o.key, "label": o.label} for o in self.options],
+            "options": [
+                {"key": o.key, "label": o.label, **({"confirm": o.confirm} if o.confirm else {})}
+                for o in self.options
+            ],
             "state": copy.deepcopy(dict(self.state)),
             "who": self.who,
         }
@@ -74,7 +80,9 @@ class PendingChoice:
         return cls(
             kind=data["kind"],
             prompt=data["prompt"],
-            options=tuple(ChoiceOption(o["key"], o["label"]) for o in data["options"]),
+            options=tuple(
+                ChoiceOption(o["key"], o["label"], o.get("confirm", "")) for o in data["options"]
+            ),
             state=copy.deepcopy(dict(data.get("state", {}))),
             who=data.get("who", "owner"),
         )
@@ -137,6 +145,8 @@ class ActionSpec:
     params: Mapping[str, Any]  # JSON Schema of the params object
     who: Who = "owner"
     description: str = ""
+    # A question the page asks before acting, for a lethal or irreversible action.
+    confirm: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -277,6 +287,14 @@ class Ruleset(abc.ABC):
         return copy.deepcopy(dict(sheet))
 
     # -- actions ----------------------------------------------------------------
+    def unavailable(self, sheet: Mapping[str, Any], action: str) -> str | None:
+        """Why ``action`` cannot be taken on ``sheet`` now, as a sentence; None if it can.
+
+        Pages offer only the actions that can be taken and say why the others cannot.
+        :meth:`resolve` still refuses them (ActionBlocked or RuleError) whatever this says.
+        """
+        return None
+
     def action(self, key: str) -> ActionSpec:
         for spec in self.actions:
             if spec.key == key:

@@ -574,6 +574,14 @@ class Deckahedron(Ruleset):
         public["deck_size"] = len(public["deck"])
         return public
 
+    def unavailable(self, sheet: Mapping[str, Any], action: str) -> str | None:
+        """The same refusals as ``_ready`` and clearing, said before anyone tries."""
+        if action == "clear_incapacitation":
+            return None if sheet["incapacitated"] else "The character is not incapacitated."
+        if sheet["incapacitated"] and action not in ("rest", "heal"):  # project ruling DK-P9
+            return "The character is incapacitated: only rest, healing or the referee end it."
+        return None
+
     # -- helpers ----------------------------------------------------------------
     def _ready(self, sheet: Sheet, action: str) -> None:
         """Actions other than rest, heal and the referee's clearing need a standing one."""

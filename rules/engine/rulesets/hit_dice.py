@@ -218,7 +218,10 @@ ACTIONS: tuple[ActionSpec, ...] = (
         key="die_of_wounds",
         label="Die of wounds",
         params=params_schema({}),
-        description="The player lets the character die of their major wounds (6.10, HD-9).",
+        # 6.10, ruling HD-9
+        description="The player lets the character die of their major wounds.",
+        confirm="Let this character die of their major wounds? Only the referee's undo "
+        "brings them back.",
     ),
     ActionSpec(
         key="stand_up",
@@ -319,6 +322,20 @@ class HitDice(Ruleset):
     def status(self, sheet: Mapping[str, Any]) -> str:
         """The sheet's state word: standing, collapsed or dead (project ruling HD-P1)."""
         return str(sheet["state"])
+
+    def unavailable(self, sheet: Mapping[str, Any], action: str) -> str | None:
+        """The same refusals as the actions' own checks, said before anyone tries."""
+        if sheet["state"] == "dead":
+            return "The character is dead."
+        if action == "die_of_wounds" and not any(w["kind"] == "major" for w in sheet["wounds"]):
+            return "The character has no major wound to die of."  # project ruling HD-P9
+        if action == "stand_up" and sheet["state"] != "collapsed":
+            return "The character is not collapsed."  # project ruling HD-P1
+        if action in ("describe_wound", "treat_wound") and not sheet["wounds"]:
+            return "The character has no wound."
+        if action == "treat_wound" and all(w.get("treated") for w in sheet["wounds"]):
+            return "Every wound is treated already."
+        return None
 
     # -- helpers ----------------------------------------------------------------
     @staticmethod
@@ -427,7 +444,11 @@ class HitDice(Ruleset):
                         f"Take a major wound (major wound mark {marks + 1}; at {level} marks "
                         "a failed strength injury save kills)",
                     ),
-                    ChoiceOption("death", "Die outright"),
+                    ChoiceOption(
+                        "death",
+                        "Die outright",
+                        confirm="Die outright? Only the referee's undo brings the character back.",
+                    ),
                 ),
                 state={"dc": dc, "cause": cause},
                 who="owner",

@@ -768,6 +768,16 @@ class OldSchool(Ruleset):
         entry: dict[str, Any] = table[name]
         return entry
 
+    def unavailable(self, sheet: Mapping[str, Any], action: str) -> str | None:
+        """The same refusals as ``_turn`` and ``_awake``, said before anyone tries."""
+        if sheet["state"] == "dead":
+            return "The character is dead."
+        if action in ("drink", "sleep", "search") and sheet["conditions"]["unconscious"]:
+            return "The character is unconscious."
+        if action == "search" and sheet["state"] == "down":
+            return "The character is down."
+        return None
+
     # -- helpers ------------------------------------------------------------------------------
     def _turn(self, sheet: Sheet, dice: Dice, context: Context, doing: str) -> _Turn:
         if sheet["state"] == "dead":
