@@ -20,6 +20,10 @@ from characters.services import character_create
 class ChoiceOptionSerializer(serializers.Serializer):
     key = serializers.CharField()
     label = serializers.CharField()
+    confirm = serializers.CharField(
+        required=False,
+        help_text="Only on a lethal or irreversible option: the question to ask before it.",
+    )
 
 
 class PendingChoiceSerializer(serializers.Serializer):
