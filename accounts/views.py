@@ -121,7 +121,8 @@ def account(request: HttpRequest) -> HttpResponse:
 
 def _account_page(request: HttpRequest, status: int = 200, **forms_: Any) -> HttpResponse:
     context = {
-        "email_form": forms_.get("email_form") or EmailForm(initial={"email": request.user.email}),
+        "email_form": forms_.get("email_form")
+        or EmailForm(initial={"email": getattr(request.user, "email", "")}),
         "password_form": forms_.get("password_form") or PasswordChangeForm(request.user),
     }
     return render(request, "accounts/account.html", context, status=status)

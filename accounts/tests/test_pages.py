@@ -81,7 +81,7 @@ def test_password_reset_by_email(referee):
     sent = client.post(reverse("password_reset"), {"email": "ref@example.com"})
     assert sent.status_code == 302
     assert len(mail.outbox) == 1
-    body = mail.outbox[0].body
+    body = str(mail.outbox[0].body)
     link = re.search(r"https?://[^/]+(/password-reset/\S+/)", body)
     assert link is not None
     form = client.get(link.group(1), follow=True)

@@ -7,6 +7,8 @@ E-mails (password reset) are printed on the console. Live clocks are ticked by a
 of the runserver process (rules.ticker), since there is no Celery beat here.
 """
 
+import os
+
 from config.settings.base import *  # noqa: F403
 from config.settings.base import SECRET_KEY as _SECRET_KEY
 from config.settings.base import env_bool
@@ -23,4 +25,4 @@ WHITENOISE_AUTOREFRESH = True
 EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
 # The live clock's ticker thread in the runserver process (rules.ticker): seconds between
 # ticks, 0 for none.
-SAWBONES_TICKER_SECONDS = float(os.environ.get("SAWBONES_TICKER_SECONDS", "60"))  # noqa: F405
+SAWBONES_TICKER_SECONDS = float(os.environ.get("SAWBONES_TICKER_SECONDS", "60"))
