@@ -27,6 +27,7 @@ from campaigns.selectors import clock_display
 from campaigns.services import campaign_create, campaign_join, invite_create
 from characters.forms import CREATION_FIELDS, FormField, humanize, schema_fields
 from characters.models import Character
+from characters.plain import plain_message
 from characters.selectors import PartyMember, party, public_choice
 from characters.templatetags.sawbones import effect_text
 from rules.engine.interface import RuleError, Ruleset
@@ -330,14 +331,14 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
             options = _posted_options(chosen, request.POST)
             values = options
             if not name:
-                raise ValidationError({"name": ["give the campaign a name"]})
+                raise ValidationError({"name": ["Give the campaign a name."]})
             campaign = campaign_create(
                 user=request.user, name=name, ruleset=chosen.key, options=options
             )
         except ValidationError as error:
             errors = error.message_dict
         except RuleError as error:
-            errors = {"__all__": [str(error)]}
+            errors = {"__all__": [plain_message(str(error))]}
         else:
             messages.success(request, f"{campaign.name} is ready. Invite your players.")
             return redirect("campaign", campaign_id=campaign.pk)
@@ -422,7 +423,7 @@ def join(request: HttpRequest, code: str = "") -> HttpResponse:
         try:
             membership = campaign_join(user=request.user, code=code)
         except ValidationError as exc:
-            error = "; ".join(exc.messages)
+            error = " ".join(plain_message(message) for message in exc.messages)
         else:
             request.session.pop(PENDING_INVITE, None)
             messages.success(request, f"Welcome to {membership.campaign.name}.")

@@ -32,6 +32,7 @@ from characters.forms import (
     posted_values,
     schema_fields,
 )
+from characters.plain import field_labels, plain_message
 from characters.selectors import public_choice
 from characters.services import character_create
 from rules.engine.dice import DiceError
@@ -54,10 +55,12 @@ BAD_INPUT = (ParamsError, RuleError, DiceError, ValidationError)
 CONFLICT = (ResolutionConflict, ActionBlocked)
 
 
-def _message(error: Exception) -> str:
+def _message(error: Exception, labels: dict[str, str] | None = None) -> str:
+    """What went wrong, in the page's words (characters.plain): the API keeps the
+    precise field errors, a page says it with the form's labels."""
     if isinstance(error, ValidationError):
-        return "; ".join(error.messages)
-    return str(error)
+        return " ".join(plain_message(message, labels) for message in error.messages)
+    return plain_message(str(error), labels)
 
 
 def _status(error: Exception) -> int:
@@ -263,7 +266,7 @@ def character_action(request: HttpRequest, character_id: int, action: str) -> Ht
             request,
             character_id,
             _status(error),
-            errors={spec.key: _message(error)},
+            errors={spec.key: _message(error, field_labels(fields))},
             values={spec.key: posted_values(fields, request.POST)},
             open_action=spec.key,
         )
@@ -355,7 +358,7 @@ def character_new(request: HttpRequest, campaign_id: int) -> HttpResponse:
             request,
             membership,
             values=posted_values(fields, request.POST),
-            create_error=_message(error),
+            create_error=_message(error, field_labels(fields)),
             create_name=request.POST.get("name", ""),
         )
         return render(request, "campaigns/detail.html", context, status=400)

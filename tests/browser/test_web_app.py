@@ -88,7 +88,7 @@ def test_referee_and_player_play_a_campaign(new_page, scripted_dice, other_playe
     referee.get_by_text("Take damage", exact=True).first.click()
     referee.locator("#a-damage-f-p-amount").fill("0")
     referee.locator("#action-damage button[type=submit]").click()
-    expect(referee.locator("#err-damage")).to_contain_text("0 is less than the minimum of 1")
+    expect(referee.locator("#err-damage")).to_contain_text("Amount must be at least 1.")
     wren.refresh_from_db()
     assert wren.version == 1
 

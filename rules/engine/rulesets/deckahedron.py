@@ -42,6 +42,8 @@ from rules.engine.interface import (
 )
 
 RESULTS = ("xx", "x", "v", "vv")  # two crosses, cross, check, two checks (DK-1)
+# The results in words, for summaries people read.
+RESULT_WORDS = {"xx": "two crosses", "x": "a cross", "v": "a check", "vv": "two checks"}
 RANK_NAMES = {1: "Anchor", 2: "Bulb", 3: "Crescent", 4: "Dart"}  # ruling DK-2
 ATTRIBUTES = ("strength", "dexterity", "intelligence")
 BREATHER_ATTRIBUTES = ("intelligence", "dexterity")
@@ -213,7 +215,7 @@ def _flip_cards(
 def _flips_text(flips: list[dict[str, Any]]) -> str:
     parts = []
     for flip in flips:
-        text = f"{flip['card']} {flip['result']}"
+        text = f"card {flip['card']} shows {RESULT_WORDS[flip['result']]}"
         if flip["wound"]:
             text += " (wound card: a guttural noise, the flipping stops)"
         parts.append(text)

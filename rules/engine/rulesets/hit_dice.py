@@ -49,16 +49,20 @@ _ABILITY_LOSSES_SCHEMA: dict[str, Any] = {
     "propertyNames": {"pattern": "^[a-z][a-z_]{0,29}$"},
     "additionalProperties": {"type": "integer", "minimum": 1, "maximum": 30},
     "maxProperties": 12,
-    "description": "Ability score losses: lower-case ability name -> points lost.",
+    "title": "Ability losses",
+    "description": "Each ability the wound lowers, with the points it loses.",
 }
 _WORSENS_EVERY_SCHEMA: dict[str, Any] = {
     "type": ["integer", "null"],
     "minimum": 1,
     "maximum": MAX_MINUTES,
-    "description": "Minutes between worsenings while untreated (ruling HD-7); null: never.",
+    "title": "Worsens every (minutes)",
+    # ruling HD-7; null: never
+    "description": "How often the wound worsens while untreated; leave empty if it never does.",
 }
 _WORSEN_DC_SCHEMA: dict[str, Any] = {
     "type": "integer",
+    "title": "Difficulty of the worsening's injury saves",
     "minimum": 1,
     "maximum": 100,
     "default": DEFAULT_WORSEN_DC,

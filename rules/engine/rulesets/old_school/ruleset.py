@@ -86,8 +86,8 @@ _MODIFIER: dict[str, Any] = {
 def _supplies_schema() -> dict[str, Any]:
     schema = params_schema(
         {
-            "food": {"type": "boolean", "description": "false: food is lacking (OS-7)."},
-            "water": {"type": "boolean", "description": "false: water is lacking (OS-7)."},
+            "food": {"type": "boolean", "description": "Unticked: food is lacking (OS-7)."},
+            "water": {"type": "boolean", "description": "Unticked: water is lacking (OS-7)."},
         }
     )
     schema["minProperties"] = 1
@@ -100,7 +100,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
         "Take damage",
         params_schema({"amount": {"type": "integer", "minimum": 1, "maximum": 1000}}, ("amount",)),
         who="referee",
-        description="Wounds drop; below 0 a critical injury roll; any damage below 0 kills (OS-4).",
+        description="Wounds drop; falling below 0 means a critical injury roll, and once below 0 "
+        "any further damage kills (OS-4).",
     ),
     ActionSpec(
         "heal",
@@ -179,7 +180,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
                 "save": {
                     "type": "boolean",
                     "default": True,
-                    "description": "false: no save (a drug taken on purpose).",
+                    "description": "No save when a drug is taken on purpose.",
                 },
                 "modifier": _MODIFIER,
                 "effect": data.EFFECT_SCHEMA,
