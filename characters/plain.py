@@ -1,11 +1,10 @@
 """Plain words for pages: the engine's and JSON Schema's messages as sentences a player
 reads (issue 12). The API keeps the precise field errors; only pages go through here.
 
-* :func:`schema_error_sentences` words JSON Schema errors with the form's own labels:
-  "'amount' is a required property" becomes "Say how much: Amount is needed.";
 * :func:`plain_message` words any message a page shows: a RuleError's
   "invalid params for damage: amount: 0 is less than the minimum of 1" becomes
-  "Amount must be at least 1."; ruling ids ("(ruling G-3)", "HD-4") and snake_case
+  "Amount must be at least 1." and "'amount' is a required property" becomes
+  "Amount is needed." (with the form's own labels); ruling ids ("(ruling G-3)", "HD-4") and snake_case
   names ("wound_worsens") never reach the page.
 """
 
@@ -15,7 +14,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import jsonschema
+from characters.forms import humanize
 
 # A ruling id as code, tests and docs cite it: G-3, HD-P7, OS-1..OS-10.
 RULING_ID = re.compile(r"\b(?:G|HD|DK|WB|OS|CM)-P?\d+\b")
@@ -53,11 +52,6 @@ RAW_SCHEMA_WORDS = (
     "invalid params for",
     "invalid sheet:",
 )
-
-
-def humanize(key: str) -> str:
-    text = key.replace("_", " ").strip()
-    return text[:1].upper() + text[1:]
 
 
 def strip_rulings(text: str) -> str:
@@ -138,18 +132,6 @@ def plain_message(message: str, labels: Mapping[str, str] | None = None) -> str:
     message = strip_rulings(message)
     message = _SNAKE.sub(lambda m: labels.get(m.group(0), m.group(0).replace("_", " ")), message)
     return _sentence(message)
-
-
-def schema_error_sentences(
-    instance: Any, schema: Mapping[str, Any], labels: Mapping[str, str]
-) -> list[str]:
-    """Every JSON Schema error of ``instance`` as a sentence with the form's labels."""
-    validator = jsonschema.Draft202012Validator(schema)
-    sentences = []
-    for error in sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path)):
-        path = ".".join(str(p) for p in error.absolute_path)
-        sentences.append(_sentence(_one(path, error.message, labels)))
-    return sentences
 
 
 def field_labels(fields: Iterable[Any]) -> dict[str, str]:
