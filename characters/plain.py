@@ -4,8 +4,8 @@ reads (issue 12). The API keeps the precise field errors; only pages go through 
 * :func:`plain_message` words any message a page shows: a RuleError's
   "invalid params for damage: amount: 0 is less than the minimum of 1" becomes
   "Amount must be at least 1." and "'amount' is a required property" becomes
-  "Amount is needed." (with the form's own labels); ruling ids ("(ruling G-3)", "HD-4") and snake_case
-  names ("wound_worsens") never reach the page.
+  "Amount is needed." (with the form's own labels); ruling ids ("(ruling G-3)",
+  "HD-4") and snake_case names ("wound_worsens") never reach the page.
 """
 
 from __future__ import annotations
