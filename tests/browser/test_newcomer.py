@@ -202,3 +202,37 @@ def test_player_with_a_character_is_not_asked_to_create_one(new_page, referee, p
     Character.objects.filter(pk=aldo.pk).delete()
     page.goto(f"/campaigns/{other.pk}/")
     expect(page.get_by_role("heading", name="Create your character")).to_be_visible()
+
+
+# -- 8. an old school sheet shows what matters -------------------------------------------------
+def test_old_school_sheet_shows_injuries_and_the_penalty_in_force(
+    new_page, referee, player, scripted_dice
+):
+    campaign = campaign_create(user=referee, name="Barrow Downs", ruleset="old_school")
+    membership = Membership.objects.create(campaign=campaign, user=player, role=Role.PLAYER)
+    dorn = character_create(membership=membership, name="Dorn", sheet={"race": "dwarf"})
+    scripted_dice([7] + [3] * 20)  # 9 damage on 6 wounds: -3, critical injury 1d10+3
+    act(dorn, referee, "damage", amount=9)
+    dorn.refresh_from_db()
+    injury = Resolution.objects.filter(character=dorn).latest("version").outcome
+    described = injury["critical_injury"]["description"]
+    assert dorn.sheet["wounds"] == -3 and dorn.sheet["state"] != "dead"  # alive below 0
+    # a week without sleep: -7 to all rolls (set by hand: a week of clock is slow)
+    sheet = dorn.sheet
+    sheet["conditions"]["sleep_deprived_days"] = 7
+    sheet["penalties"]["rolls"] = -7
+    Character.objects.filter(pk=dorn.pk).update(sheet=sheet)
+
+    page = new_page()
+    log_in(page, "referee")
+    page.goto(f"/characters/{dorn.pk}/")
+    picture = page.locator(".sheet-picture")
+    expect(picture.get_by_role("heading", name="Critical injuries")).to_be_visible()
+    expect(picture).to_contain_text(described)
+    strength = picture.locator("tr", has_text="Strength")
+    expect(strength.locator("td").last).to_contain_text("-7")
+    expect(picture).to_contain_text("-7 to all rolls from lack of sleep")
+    page.locator("#action-damage summary").click()
+    help_text = page.locator("#action-damage .help").first
+    expect(help_text).to_contain_text("once below 0")
+    expect(help_text).not_to_contain_text("any damage below 0 kills")

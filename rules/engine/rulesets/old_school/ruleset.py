@@ -57,6 +57,7 @@ MANAGED_FIELDS: tuple[str, ...] = (
     "diseases",
     "modifiers",
     "penalties",
+    "critical_injuries",
 )
 
 OPTIONS_SCHEMA: dict[str, Any] = {
@@ -509,6 +510,11 @@ class _Turn:
             return
         described = str(entry["description"]).rstrip(".")
         self.note(f"critical injury 1d10+{below}={roll.total}: {described}")
+        injuries = self.sheet.setdefault("critical_injuries", [])
+        injuries.append(
+            {"roll": roll.total, "description": str(entry["description"])[:500], "at": self.clock}
+        )
+        del injuries[: -data.CRITICAL_INJURIES_KEPT]
         self.outcome["critical_injury"] = {"roll": roll.total, "description": entry["description"]}
         effect = entry.get("effect")
         if effect is not None:
