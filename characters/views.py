@@ -26,6 +26,7 @@ from campaigns.access import access_campaign
 from campaigns.views import creation_fields, dashboard_context, posted_text, sheet_templates
 from characters.access import CharacterAccess, access_character
 from characters.forms import (
+    PREFIX,
     ParamsError,
     humanize,
     parse_params,
@@ -121,16 +122,8 @@ def sheet_context(
         if reason is not None and spec.key not in errors:
             unavailable.setdefault(reason, []).append(spec.label)
             continue
-        forms.append(
-            {
-                "spec": spec,
-                "fields": schema_fields(
-                    spec.params, values=values.get(spec.key), ruleset=ruleset.key, sheet=sheet
-                ),
-                "error": errors.get(spec.key, ""),
-                "open": spec.key == open_action,
-            }
-        )
+        forms.append(action_form(access, spec, values.get(spec.key), errors.get(spec.key, "")))
+        forms[-1]["open"] = spec.key == open_action
 
     log_query = resolutions_for_character(character).select_related("actor")
     if before is not None:
@@ -182,6 +175,36 @@ def sheet_context(
         "sheet_templates": sheet_templates(ruleset.key, "full"),
         "stamp": stamp(access),
         "notice": notice,
+    }
+
+
+def action_form(
+    access: CharacterAccess,
+    spec: ActionSpec,
+    posted: dict[str, Any] | None = None,
+    error: str = "",
+    chosen: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """One action's form: what was posted beside its error, else the values in force
+    for an action that edits what the sheet holds (``Ruleset.edit_values``), so fields
+    left alone keep their value."""
+    ruleset = get_ruleset(access.character.campaign.ruleset)
+    sheet = ruleset.public_sheet(access.character.sheet)
+    current = ruleset.edit_values(access.character.sheet, spec.key, chosen or {})
+    fields = schema_fields(
+        spec.params,
+        values=posted if posted is not None else current,
+        ruleset=ruleset.key,
+        sheet=sheet,
+    )
+    # the control picking what to edit (a wound): changing it fetches that one's values
+    pickers = [f.name for f in fields if f.integer_choices] if current else []
+    return {
+        "spec": spec,
+        "fields": fields,
+        "error": error,
+        "open": False,
+        "picker": pickers[0] if pickers else "",
     }
 
 
@@ -271,6 +294,28 @@ def character_action(request: HttpRequest, character_id: int, action: str) -> Ht
             open_action=spec.key,
         )
     return _answer(request, character_id, 200, notice=resolution.summary, open_action=spec.key)
+
+
+@login_required
+def character_action_form(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
+    """An editing action's form again, from the values of what was picked (htmx: the
+    wound chosen in "Describe a wound")."""
+    access = access_character(request.user, character_id)
+    ruleset = get_ruleset(access.character.campaign.ruleset)
+    try:
+        spec = ruleset.action(action)
+    except RuleError:
+        raise Http404("no such action") from None
+    if not access.may_take(spec.who):
+        raise Http404("no such action")
+    chosen = {
+        key.removeprefix(PREFIX): value
+        for key, value in request.GET.items()
+        if key.startswith(PREFIX) and "." not in key.removeprefix(PREFIX)
+    }
+    form = action_form(access, spec, chosen=chosen)
+    form["open"] = True
+    return render(request, "characters/_action.html", {"form": form, "character": access.character})
 
 
 @login_required

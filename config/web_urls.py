@@ -34,6 +34,11 @@ urlpatterns = [
         name="character-action",
     ),
     path(
+        "characters/<int:character_id>/actions/<str:action>/form/",
+        character_views.character_action_form,
+        name="character-action-form",
+    ),
+    path(
         "characters/<int:character_id>/choice/",
         character_views.character_choice,
         name="character-choice",

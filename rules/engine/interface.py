@@ -295,6 +295,15 @@ class Ruleset(abc.ABC):
         """
         return None
 
+    def edit_values(
+        self, sheet: Mapping[str, Any], action: str, chosen: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """For an action that sets again what the sheet already holds (describing a wound
+        again...), the params that would keep it as it is: forms start from these, so
+        what a person leaves untouched stays. ``chosen`` holds the params picking what to
+        edit (the wound's id); a missing or unknown one means the first. {} otherwise."""
+        return {}
+
     def action(self, key: str) -> ActionSpec:
         for spec in self.actions:
             if spec.key == key:

@@ -236,3 +236,29 @@ def test_old_school_sheet_shows_injuries_and_the_penalty_in_force(
     help_text = page.locator("#action-damage .help").first
     expect(help_text).to_contain_text("once below 0")
     expect(help_text).not_to_contain_text("any damage below 0 kills")
+
+
+# -- 6. edit forms start from the values in force ----------------------------------------------
+def test_describing_a_wound_again_starts_from_its_current_values(
+    new_page, referee, player, scripted_dice
+):
+    _, aldo = hit_dice_campaign(referee, player, hp=9, level=3, hit_dice=3)
+    for amount in (12, 3):  # two minor wounds: overflow 3 each, the saves pass
+        scripted_dice([20, 20])
+        act(aldo, referee, "damage", amount=amount)
+    act(aldo, referee, "describe_wound", wound=2, description="Gash", worsens_every=30)
+    page = new_page()
+    log_in(page, "referee")
+    page.goto(f"/characters/{aldo.pk}/")
+    page.locator("#action-describe_wound summary").click()
+    form = page.locator("#action-describe_wound")
+    form.locator("select[name='p.wound']").select_option("2")
+    expect(form.locator("[name='p.description']")).to_have_value("Gash")
+    expect(form.get_by_label("Worsens every (minutes)")).to_have_value("30")
+    form.locator("[name='p.description']").fill("Gash, now stitched badly")
+    form.locator("button[type=submit]").click()
+    expect(page.locator("#live .notice")).to_contain_text("Gash, now stitched badly")
+    expect(page.locator("#live .notice")).not_to_contain_text("no longer worsens")
+    aldo.refresh_from_db()
+    wound = next(w for w in aldo.sheet["wounds"] if w["id"] == 2)
+    assert (wound["description"], wound["worsens_every"]) == ("Gash, now stitched badly", 30)

@@ -341,6 +341,26 @@ class HitDice(Ruleset):
             return "Every wound is treated already."
         return None
 
+    def edit_values(
+        self, sheet: Mapping[str, Any], action: str, chosen: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """Describing a wound again starts from its description, losses and worsening."""
+        if action != "describe_wound" or not sheet["wounds"]:
+            return {}
+        wounds = {int(w["id"]): w for w in sheet["wounds"]}
+        try:
+            wound = wounds[int(chosen.get("wound", 0))]
+        except (KeyError, TypeError, ValueError):
+            wound = sheet["wounds"][0]
+        return {
+            "wound": wound["id"],
+            "description": wound["description"],
+            "ability_losses": dict(wound["ability_losses"]),
+            "worsens_every": wound["worsens_every"],
+            "worsen_dc": wound["worsen_dc"],
+            "until_long_rest": wound["until_long_rest"],
+        }
+
     # -- helpers ----------------------------------------------------------------
     @staticmethod
     def _check_alive(sheet: Mapping[str, Any], doing: str) -> None:

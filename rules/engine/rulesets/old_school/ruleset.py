@@ -785,6 +785,17 @@ class OldSchool(Ruleset):
             return "The character is down."
         return None
 
+    def edit_values(
+        self, sheet: Mapping[str, Any], action: str, chosen: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """Supplies and resting start from what the sheet says now."""
+        if action == "set_supplies":
+            conditions = sheet["conditions"]
+            return {"food": not conditions["starving"], "water": not conditions["thirsty"]}
+        if action == "set_resting":
+            return {"resting": bool(sheet["resting"])}
+        return {}
+
     # -- helpers ------------------------------------------------------------------------------
     def _turn(self, sheet: Sheet, dice: Dice, context: Context, doing: str) -> _Turn:
         if sheet["state"] == "dead":
