@@ -1,5 +1,5 @@
-"""Account pages: home (my campaigns), sign-up, log-in, log-out, the account page and
-password reset by e-mail."""
+"""Account pages: home (my campaigns), sign-up, log-in, log-out, the account page
+(e-mail, password, API tokens) and password reset by e-mail."""
 
 from django.contrib.auth import views as auth_views
 from django.urls import path
@@ -36,5 +36,11 @@ urlpatterns = [
         "password-reset/done/",
         auth_views.PasswordResetCompleteView.as_view(),
         name="password_reset_complete",
+    ),
+    path("account/tokens/", views.account_token_create, name="account-token-create"),
+    path(
+        "account/tokens/<int:token_id>/revoke/",
+        views.account_token_revoke,
+        name="account-token-revoke",
     ),
 ]

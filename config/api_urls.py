@@ -2,8 +2,15 @@
 
 from django.urls import path
 
-from accounts.api import RegisterApi, TokenApi
-from campaigns.api import CampaignDetailApi, CampaignListApi, InviteCreateApi, JoinApi
+from accounts.api import RegisterApi, TokenApi, TokenDetailApi, TokenListApi
+from campaigns.api import (
+    CampaignDetailApi,
+    CampaignListApi,
+    DiceRotateApi,
+    DiceSeedListApi,
+    InviteCreateApi,
+    JoinApi,
+)
 from characters.api import CampaignCharactersApi, CharacterDetailApi
 from rules.api import (
     ActionApi,
@@ -11,6 +18,8 @@ from rules.api import (
     CampaignTableListApi,
     ChoiceApi,
     ChoiceCancelApi,
+    DiceExportApi,
+    OddsApi,
     ResolutionListApi,
     RevealApi,
     RulesetListApi,
@@ -28,6 +37,8 @@ from rules.clock_api import (
 urlpatterns = [
     path("auth/register/", RegisterApi.as_view(), name="api-register"),
     path("auth/token/", TokenApi.as_view(), name="api-token"),
+    path("auth/tokens/", TokenListApi.as_view(), name="api-tokens"),
+    path("auth/tokens/<int:token_id>/", TokenDetailApi.as_view(), name="api-token-detail"),
     path("rulesets/", RulesetListApi.as_view(), name="api-rulesets"),
     path("campaigns/", CampaignListApi.as_view(), name="api-campaigns"),
     path("campaigns/join/", JoinApi.as_view(), name="api-campaign-join"),
@@ -51,6 +62,7 @@ urlpatterns = [
     ),
     path("characters/<int:character_id>/", CharacterDetailApi.as_view(), name="api-character"),
     path("characters/<int:character_id>/actions/", ActionApi.as_view(), name="api-actions"),
+    path("characters/<int:character_id>/odds/", OddsApi.as_view(), name="api-odds"),
     path("characters/<int:character_id>/choices/", ChoiceApi.as_view(), name="api-choices"),
     path(
         "characters/<int:character_id>/choices/cancel/",
@@ -84,4 +96,17 @@ urlpatterns = [
     ),
     path("campaigns/<int:campaign_id>/clock/live/", LiveClockApi.as_view(), name="api-clock-live"),
     path("campaigns/<int:campaign_id>/effects/", CampaignEffectsApi.as_view(), name="api-effects"),
+    path(
+        "campaigns/<int:campaign_id>/dice/seeds/", DiceSeedListApi.as_view(), name="api-dice-seeds"
+    ),
+    path(
+        "campaigns/<int:campaign_id>/dice/rotate/",
+        DiceRotateApi.as_view(),
+        name="api-dice-rotate",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/dice/export/",
+        DiceExportApi.as_view(),
+        name="api-dice-export",
+    ),
 ]
