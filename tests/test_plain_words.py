@@ -38,7 +38,8 @@ SHOWN_ATTRIBUTES = {"title", "aria-label", "placeholder", "alt", "hx-confirm", "
 
 
 class _Words(HTMLParser):
-    """What a person reads: text outside script and style, and the attributes shown."""
+    """What a person reads: text outside script and style, and the attributes shown.
+    Text in <code> (a file to run, a seed) is quoted on purpose and left out."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -46,12 +47,12 @@ class _Words(HTMLParser):
         self._skip = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in {"script", "style"}:
+        if tag in {"script", "style", "code"}:
             self._skip += 1
         self.parts.extend(value for name, value in attrs if name in SHOWN_ATTRIBUTES and value)
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in {"script", "style"}:
+        if tag in {"script", "style", "code"}:
             self._skip -= 1
 
     def handle_data(self, data: str) -> None:
