@@ -1,24 +1,13 @@
 """Every page of the web app (server-rendered, htmx), beside the API of api_urls.py."""
 
-from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import include, path
 
-from web.views import accounts as account_views
+from rules import views as rules_views
 from web.views import campaigns as campaign_views
 from web.views import characters as character_views
 
 urlpatterns = [
-    path("", account_views.home, name="home"),
-    path("signup/", account_views.signup, name="signup"),
-    path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
-    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("account/", account_views.account, name="account"),
-    path("account/tokens/", account_views.account_token_create, name="account-token-create"),
-    path(
-        "account/tokens/<int:token_id>/revoke/",
-        account_views.account_token_revoke,
-        name="account-token-revoke",
-    ),
+    path("", include("web.account_urls")),
     path("campaigns/new/", campaign_views.campaign_new, name="campaign-new"),
     path("campaigns/new/options/", campaign_views.campaign_options, name="campaign-options"),
     path("campaigns/<int:campaign_id>/", campaign_views.campaign_detail, name="campaign"),
@@ -32,6 +21,8 @@ urlpatterns = [
         character_views.character_new,
         name="character-new",
     ),
+    path("rules/", rules_views.rules_help_index, name="rules-help-index"),
+    path("rules/<str:key>/", rules_views.rules_help, name="rules-help"),
     path("join/", campaign_views.join, name="join"),
     path("join/<str:code>/", campaign_views.join, name="join-code"),
     path("characters/<int:character_id>/", character_views.character_detail, name="character"),
@@ -44,6 +35,16 @@ urlpatterns = [
         "characters/<int:character_id>/actions/<str:action>/",
         character_views.character_action,
         name="character-action",
+    ),
+    path(
+        "characters/<int:character_id>/actions/<str:action>/form/",
+        character_views.character_action_form,
+        name="character-action-form",
+    ),
+    path(
+        "characters/<int:character_id>/odds/<str:action>/",
+        character_views.character_odds,
+        name="character-odds",
     ),
     path(
         "characters/<int:character_id>/choice/",
