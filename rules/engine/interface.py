@@ -237,6 +237,9 @@ class Ruleset(abc.ABC):
     # Editable tables with their default data (JSON); each campaign gets a copy the
     # referee can edit (rules.models.CampaignTable).
     tables: ClassVar[Mapping[str, Any]] = {}
+    # The smallest ``initial`` that :meth:`new_sheet` accepts: empty unless the sheet
+    # has a field without a default (a warband unit needs its warband's name).
+    example_initial: ClassVar[Mapping[str, Any]] = {}
 
     # -- sheets -----------------------------------------------------------------
     @abc.abstractmethod
