@@ -16,6 +16,7 @@ from rules.api import (
     RulesetListApi,
     UndoApi,
 )
+from rules.battle_api import BattleApi, BattleEndApi, BattleNextApi
 from rules.clock_api import (
     CampaignEffectsApi,
     ClockAdvanceApi,
@@ -84,4 +85,10 @@ urlpatterns = [
     ),
     path("campaigns/<int:campaign_id>/clock/live/", LiveClockApi.as_view(), name="api-clock-live"),
     path("campaigns/<int:campaign_id>/effects/", CampaignEffectsApi.as_view(), name="api-effects"),
+    # Warband battles (docs/rulesets/warband.md).
+    path("campaigns/<int:campaign_id>/battle/", BattleApi.as_view(), name="api-battle"),
+    path(
+        "campaigns/<int:campaign_id>/battle/next/", BattleNextApi.as_view(), name="api-battle-next"
+    ),
+    path("campaigns/<int:campaign_id>/battle/end/", BattleEndApi.as_view(), name="api-battle-end"),
 ]

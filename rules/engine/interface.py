@@ -271,6 +271,13 @@ class Ruleset(abc.ABC):
     def validate_sheet(self, sheet: Mapping[str, Any]) -> None:
         validate(sheet, self.sheet_schema, "sheet")
 
+    def validate_options(self, options: Mapping[str, Any]) -> None:
+        """Check a campaign's options beyond their types (:class:`RuleError` if bad).
+
+        By default every value of the right type is fine.
+        """
+        return None
+
     @abc.abstractmethod
     def status(self, sheet: Mapping[str, Any]) -> str:
         """One word for the party list: "standing", "dead", "incapacitated"..."""
