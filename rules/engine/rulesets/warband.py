@@ -1,4 +1,4 @@
-"""Warband (``seeds/warband.md``): skirmish injuries, the wounds buffer, falls and ledges.
+"""Warband: skirmish injuries, the wounds buffer, falls and ledges.
 
 Units are characters; a warband is the group of units whose sheets carry its name. An
 attack that got through reads its injury off the Injury Check chart from the attack's

@@ -1,4 +1,4 @@
-"""Warband ruleset: the injury chapter of seeds/warband.md, rulings WB-1..WB-6 and the
+"""Warband ruleset: the injury chapter of the warband rules, rulings WB-1..WB-6 and the
 project rulings WB-P1.. (docs/rulesets/warband.md), with scripted dice so every value
 is exact. The injury roll's distribution is checked exactly against icepool."""
 
