@@ -29,6 +29,7 @@ from characters.forms import CREATION_FIELDS, FormField, humanize, schema_fields
 from characters.models import Character
 from characters.selectors import PartyMember, party, public_choice
 from characters.templatetags.sawbones import effect_text
+from rules.battles import warband_rules
 from rules.engine.interface import RuleError, Ruleset
 from rules.engine.registry import get_ruleset, ruleset_keys
 from rules.errors import NotAllowed
@@ -227,6 +228,7 @@ def dashboard_context(request: HttpRequest, membership: Membership, **extra: Any
         )
     context["creation_fields"] = creation_fields(context["ruleset"], extra.pop("values", None))
     context["morning_hour"] = MORNING_HOUR
+    context["has_battles"] = warband_rules(campaign) is not None
     ratio = format(campaign.live_ratio.normalize(), "f")  # "60", "2.5"
     known = dict(LIVE_RATIOS)
     context["live_ratio"] = ratio

@@ -29,8 +29,9 @@ def unit(campaign, user, name, warband, **fields):
 
 
 @pytest.fixture
-def bands(skirmish, referee, player, other_player):
+def bands(skirmish, referee, player, other_player, make_unit):
     """Red (the player's: a hero and two), Blue (the other player's: three), Grey (NPCs)."""
+    unit = make_unit
     return {
         "red": [
             unit(skirmish, player, "Red Hero", "Red", max_wounds=3),

@@ -121,7 +121,7 @@ SHEET_SCHEMA: dict[str, Any] = {
             "minimum": 1,
             "maximum": 20,
             "default": 1,
-            "description": "Wounds when fit; heroes have more than 1 (ruling WB-2).",
+            "description": "Wounds when fit; heroes have more than 1.",  # ruling WB-2
         },
         "injury": {"enum": list(INJURIES), "default": "none"},
         "agility": {
@@ -129,7 +129,7 @@ SHEET_SCHEMA: dict[str, Any] = {
             "minimum": 1,
             "maximum": 40,
             "default": 10,
-            "description": "Target number of the unit's agility checks (rulings G-5, WB-5).",
+            "description": "Target number of the unit's agility checks.",
         },
         "move": {
             "type": "number",
@@ -153,14 +153,14 @@ OPTIONS_SCHEMA: dict[str, Any] = {
             "minItems": 2,
             "maxItems": 12,
             "uniqueItems": True,
-            "description": "The phases of a warband's turn, from upkeep to end (ruling WB-6).",
+            "description": "The phases of a warband's turn, from upkeep to end.",
         },
         "rout_threshold_percent": {
             "type": "integer",
             "minimum": 1,
             "maximum": 100,
             "description": "Rout checks are due once this share of a warband's units, "
-            "rounded up, is incapacitated (ruling WB-6).",
+            "rounded up, is incapacitated.",
         },
     },
     "additionalProperties": True,
@@ -203,6 +203,7 @@ _MODIFIERS: dict[str, Any] = {
 _INCHES: dict[str, Any] = {"type": "number", "minimum": 0, "maximum": 1000}
 
 ACTIONS: tuple[ActionSpec, ...] = (
+    # rulings WB-1, WB-2, WB-4
     ActionSpec(
         key="injury_check",
         label="Injury check",
@@ -213,7 +214,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
                     "minimum": 1,
                     "maximum": 20,
                     "description": "The d20 of the successful attack check, as rolled at the "
-                    "table (ruling WB-1).",
+                    "table.",
                 },
                 "attack": {"enum": list(ATTACKS)},
                 "modifiers": _MODIFIERS,
@@ -221,15 +222,17 @@ ACTIONS: tuple[ActionSpec, ...] = (
             required=("attack_roll", "attack"),
         ),
         description="A successful attack reads its injury off the Injury Check chart; wounds "
-        "absorb it first (rulings WB-1, WB-2, WB-4).",
+        "absorb it first.",
     ),
+    # ruling WB-2
     ActionSpec(
         key="injury_roll",
         label="Injury roll",
         params=params_schema({"modifiers": _MODIFIERS}),
         description="The server rolls a d20 on the Injury Roll table; only an injuring result "
-        "costs a wound (ruling WB-2).",
+        "costs a wound.",
     ),
+    # ruling WB-5
     ActionSpec(
         key="fall",
         label="Fall",
@@ -240,8 +243,9 @@ ACTIONS: tuple[ActionSpec, ...] = (
             },
             required=("height_inches",),
         ),
-        description='An injury roll with +2 for every full inch above 2" (ruling WB-5).',
+        description='An injury roll with +2 for every full inch above 2".',
     ),
+    # rulings G-5, WB-5
     ActionSpec(
         key="ledge_check",
         label="Ledge check",
@@ -253,8 +257,9 @@ ACTIONS: tuple[ActionSpec, ...] = (
             required=("drop_inches",),
         ),
         description='A dazed or stunned unit within 1" of a drop of 2" or more makes an '
-        "agility check; failing, it falls (rulings G-5, WB-5).",
+        "agility check; failing, it falls.",
     ),
+    # ruling WB-3
     ActionSpec(
         key="recover",
         label="Recover after the battle",
@@ -262,13 +267,14 @@ ACTIONS: tuple[ActionSpec, ...] = (
         who="referee",
         description="A unit that was not incapacitated is back to full wounds, unhurt.",
     ),
+    # ruling WB-6, project ruling WB-P5
     ActionSpec(
         key="roll_scars",
         label="Roll for scars",
         params=params_schema({}),
         who="referee",
         description="An incapacitated unit rolls on the campaign's Scars table after the "
-        "battle and keeps the scar (ruling WB-6).",
+        "battle and keeps the scar.",
     ),
 )
 
