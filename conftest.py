@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.test import Client
 from rest_framework.test import APIClient
 
@@ -19,8 +20,8 @@ from rules.engine.dice import ScriptedGenerator
 
 
 @pytest.fixture
-def make_user(db: None) -> Callable[[str], object]:
-    def make(username: str) -> object:
+def make_user(db: None) -> Callable[[str], User]:
+    def make(username: str) -> User:
         return get_user_model().objects.create_user(username=username, password="pw-" + username)
 
     return make
@@ -65,8 +66,8 @@ def campaign(make_campaign):
 
 
 @pytest.fixture
-def client_for() -> Callable[[object | None], APIClient]:
-    def make(user: object | None) -> APIClient:
+def client_for() -> Callable[[User | None], APIClient]:
+    def make(user: User | None) -> APIClient:
         client = APIClient()
         if user is not None:
             client.force_authenticate(user)
@@ -76,10 +77,10 @@ def client_for() -> Callable[[object | None], APIClient]:
 
 
 @pytest.fixture
-def web() -> Callable[[object | None], Client]:
+def web() -> Callable[[User | None], Client]:
     """A browser-less client of the pages, signed in as ``user`` (None: signed out)."""
 
-    def make(user: object | None) -> Client:
+    def make(user: User | None) -> Client:
         client = Client()
         if user is not None:
             client.force_login(user)
@@ -92,7 +93,7 @@ def web() -> Callable[[object | None], Client]:
 def make_unit() -> Callable[..., Character]:
     """A warband unit of ``user`` in ``campaign`` (a warband campaign)."""
 
-    def make(campaign: Any, user: object, name: str, warband: str, **fields: Any) -> Character:
+    def make(campaign: Any, user: User, name: str, warband: str, **fields: Any) -> Character:
         membership = Membership.objects.get(campaign=campaign, user=user)
         sheet = {"warband": warband, **fields}
         return character_create(membership=membership, name=name, sheet=sheet)

@@ -115,6 +115,7 @@ def job_kw(w: World) -> dict[str, Any]:
 
 def answer(w: World, role: str) -> dict[str, Any]:
     w.aldo.refresh_from_db()
+    assert w.aldo.pending_choice is not None
     return {"choice_id": w.aldo.pending_choice["id"], "option": "major_wound"}
 
 
@@ -300,10 +301,11 @@ def build_world(referee, player, other_player, outsider, scripted_dice):
         for user in (player, other_player):
             Membership.objects.create(campaign=campaign, user=user, role=Role.PLAYER)
         members = {m.user_id: m for m in Membership.objects.filter(campaign=campaign)}
-        sheets = {
+        by_ruleset: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
             "hit_dice": ({"level": 2, "hit_dice": 2, "hp": 10},) * 2,
             "warband": ({"warband": "Red"}, {"warband": "Blue"}),
-        }.get(row.ruleset, (None, None))
+        }
+        sheets = by_ruleset.get(row.ruleset, (None, None))
         aldo = character_create(membership=members[player.pk], name="Aldo", sheet=sheets[0])
         bo = character_create(membership=members[other_player.pk], name="Bo", sheet=sheets[1])
         if row.prepare == "choice":
@@ -346,7 +348,7 @@ def build_world(referee, player, other_player, outsider, scripted_dice):
             aldo=aldo,
             bo=bo,
             invite_code=invite.code,
-            resolution_id=Resolution.objects.filter(character=aldo).order_by("id").first().pk,
+            resolution_id=Resolution.objects.filter(character=aldo).earliest("id").pk,
             job_id=job.pk,
         )
 
@@ -413,7 +415,7 @@ def test_every_method_of_every_endpoint_is_in_the_matrix() -> None:
     """Each method a view answers (besides OPTIONS/HEAD) has a row."""
     rows = {(row.url_name, row.method) for row in MATRIX}
     for pattern in api_urls.urlpatterns:
-        view = pattern.callback.view_class
+        view = pattern.callback.view_class  # type: ignore[attr-defined]  # set by as_view()
         methods = {
             m for m in view.http_method_names if m not in {"options", "head"} and hasattr(view, m)
         }

@@ -8,6 +8,7 @@ import re
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import icepool
 import pytest
@@ -479,6 +480,7 @@ def test_battle_recovery_steps(moment, before, after):
     if after is None:
         assert result is None
         return
+    assert result is not None
     assert result.sheet == {**sheet, "injury": after}  # wounds do not come back (WB-P1)
     assert result.rolls == ()
     assert result.outcome == {"moment": moment, "from": before, "injury": after}
@@ -691,7 +693,7 @@ def test_injury_roll_distribution_figures():
 
 # -- properties ----------------------------------------------------------------------------
 
-_STEPS = st.one_of(
+_STEPS: st.SearchStrategy[tuple[str, dict[str, Any], list[int]]] = st.one_of(
     st.tuples(
         st.just("injury_check"),
         st.fixed_dictionaries(
