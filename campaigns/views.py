@@ -269,6 +269,10 @@ def option_fields(ruleset: Ruleset, values: dict[str, Any] | None = None) -> lis
             kind = "checkbox"
         elif isinstance(default, int | float):
             kind = "number"
+        elif isinstance(default, list):  # a list of words (a warband turn's phases)
+            kind = "list"
+            value = ", ".join(map(str, value)) if isinstance(value, list) else value
+            default = ", ".join(map(str, default))
         else:
             kind = "text"
         fields.append(
@@ -308,6 +312,8 @@ def _posted_options(ruleset: Ruleset, data: Any) -> dict[str, Any]:
                 raise ValidationError(
                     {"options": [f"{humanize(key)}: enter a number, not {raw!r}"]}
                 ) from None
+        elif isinstance(default, list):
+            options[key] = [word.strip() for word in raw.split(",") if word.strip()]
         else:
             options[key] = raw.strip()
     return options

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from campaigns.models import Campaign
 from characters.models import Character
 from rules.battles import battle_begin
 from rules.models import Battle, Resolution
@@ -224,3 +225,47 @@ def test_after_the_battle_the_board_offers_recovery_and_scars(skirmish, units, w
     recovered = client.post(unit_url(skirmish, units["hero"], "recover"), **HTMX)
     assert recovered.status_code == 200
     assert Character.objects.get(pk=units["hero"].pk).sheet["wounds"] == 3
+
+
+def test_a_warband_campaign_is_created_from_the_page_with_its_phases(web, referee):
+    client = web(referee)
+    form = client.get(reverse("campaign-options"), {"ruleset": "warband"}).content.decode()
+    assert 'value="upkeep, move, ranged, melee, end"' in form
+    response = client.post(
+        reverse("campaign-new"),
+        {
+            "name": "Bridge",
+            "ruleset": "warband",
+            "opt.phases": "upkeep, shoot, fight , end",
+            "opt.rout_threshold_percent": "40",
+        },
+    )
+    assert response.status_code == 302
+    campaign = Campaign.objects.get(name="Bridge")
+    assert campaign.options == {
+        "phases": ["upkeep", "shoot", "fight", "end"],
+        "rout_threshold_percent": 40,
+    }
+
+
+def test_phases_that_do_not_run_from_upkeep_to_end_are_refused_in_words(web, referee):
+    response = web(referee).post(
+        reverse("campaign-new"),
+        {"name": "Bridge", "ruleset": "warband", "opt.phases": "move, end"},
+    )
+    assert response.status_code == 400
+    assert "must begin with upkeep and finish with end" in response.content.decode()
+    assert not Campaign.objects.exists()
+
+
+def test_a_units_log_tells_its_battle(skirmish, units, web, referee):
+    battle_begin(campaign_id=skirmish.pk, warbands=["Red", "Blue"], actor=referee)
+    client = web(referee)
+    data = {"p.attack_roll": "15", "p.attack": "melee"}
+    client.post(unit_url(skirmish, units["blue"], "injury_check"), data)
+    for _ in range(5):
+        client.post(board(skirmish, "battle-next"))
+    page = client.get(reverse("character", kwargs={"character_id": units["blue"].pk}))
+    html = page.content.decode()
+    assert "In battle: upkeep" in html
+    assert "Recovers at its warband&#x27;s upkeep: stunned -&gt; dazed." in html

@@ -471,8 +471,8 @@ class Warband(Ruleset):
         phases = options.get("phases", self.options["phases"])
         if phases[0] != UPKEEP or phases[-1] != END:
             raise RuleError(
-                "invalid campaign options: phases: the first phase must be upkeep and the last "
-                "end, so that units recover when they should"
+                "The phases of a turn must begin with upkeep and finish with end, so that "
+                "units recover when they should."
             )
 
     def phases(self, context: Context) -> list[str]:

@@ -612,8 +612,8 @@ def test_custom_phases_and_a_phase_no_longer_listed_project_rulings_wb_p6_wb_p7(
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"phases": ["move", "end"]}, "first phase must be upkeep"),
-        ({"phases": ["upkeep", "move"]}, "last end"),
+        ({"phases": ["move", "end"]}, "must begin with upkeep and finish with end"),
+        ({"phases": ["upkeep", "move"]}, "must begin with upkeep and finish with end"),
         ({"phases": ["upkeep"]}, "phases"),
         ({"phases": ["upkeep", "move", "move", "end"]}, "phases"),
         ({"phases": ["upkeep", "Move!", "end"]}, "phases"),
