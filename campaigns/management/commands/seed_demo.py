@@ -16,8 +16,11 @@ from django.db import transaction
 
 from campaigns.models import Campaign, Membership, Role
 from campaigns.services import campaign_create
+from characters.models import Character
 from characters.services import character_create
+from rules.battles import battle_advance, battle_begin, warband_rules
 from rules.engine.registry import all_rulesets
+from rules.services import resolution_create_action
 
 DEMO_USERS = ("referee", "player1", "player2")
 # A party per ruleset: (owner index in DEMO_USERS, name, initial sheet fields).
@@ -35,7 +38,30 @@ PARTIES: dict[str, list[tuple[int, str, dict[str, Any]]]] = {
         (1, "Dorn Ironhand", {"race": "dwarf", "age": 60, "level": 2}),
         (2, "Pell of the Reeds", {"race": "halfling", "age": 34, "level": 1}),
     ],
+    # Two warbands of five, each led by a hero with 3 wounds.
+    "warband": [
+        (1, "Vessa the Red", {"warband": "Red Hand", "max_wounds": 3, "agility": 12}),
+        (1, "Oskar", {"warband": "Red Hand"}),
+        (1, "Brannoc", {"warband": "Red Hand", "move": 5}),
+        (1, "Ilse", {"warband": "Red Hand", "agility": 12}),
+        (1, "Tam the Quick", {"warband": "Red Hand", "move": 7}),
+        (2, "Crow Captain", {"warband": "Grey Crows", "max_wounds": 3}),
+        (2, "Hookbill", {"warband": "Grey Crows"}),
+        (2, "Tallow", {"warband": "Grey Crows"}),
+        (2, "Wren", {"warband": "Grey Crows", "agility": 13}),
+        (2, "Mossback", {"warband": "Grey Crows", "move": 5}),
+    ],
 }
+# The demo battle under way (ruling WB-6): the turn order, then what has happened so far
+# (unit, reported attack d20, attack kind), then how many phases it has moved on.
+DEMO_BATTLE = ("Red Hand", "Grey Crows")
+DEMO_HITS = (
+    ("Hookbill", 16, "ranged"),
+    ("Crow Captain", 18, "ranged"),
+    ("Oskar", 12, "melee"),
+    ("Tallow", 19, "melee"),
+)
+DEMO_PHASES = 3
 
 
 class Command(BaseCommand):
@@ -69,10 +95,28 @@ class Command(BaseCommand):
         for user in users[1:]:
             Membership.objects.create(campaign=campaign, user=user, role=Role.PLAYER)
         referee = Membership.objects.get(campaign=campaign, user=users[0])
+        units = {}
         for owner_index, character_name, sheet in PARTIES.get(ruleset, []):
-            character_create(
+            units[character_name] = character_create(
                 membership=referee,
                 name=character_name,
                 sheet=sheet,
                 owner_id=users[owner_index].pk,
             )
+        if warband_rules(campaign) is not None:
+            self._battle(campaign, units, users[0])
+
+    @staticmethod
+    def _battle(campaign: Campaign, units: dict[str, Character], referee: Any) -> None:
+        """A battle under way: a few hits taken, three phases into the first turn."""
+        battle_begin(campaign_id=campaign.pk, warbands=DEMO_BATTLE, actor=referee)
+        for name, attack_roll, attack in DEMO_HITS:
+            resolution_create_action(
+                character_id=units[name].pk,
+                actor=referee,
+                by_referee=True,
+                action="injury_check",
+                params={"attack_roll": attack_roll, "attack": attack},
+            )
+        for _ in range(DEMO_PHASES):
+            battle_advance(campaign_id=campaign.pk, actor=referee)
