@@ -13,7 +13,6 @@ reads the posted forms and draws.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
@@ -27,6 +26,7 @@ from campaigns.models import Membership
 from characters.access import access_character
 from characters.forms import FormField, ParamsError, humanize, parse_params, schema_fields
 from characters.models import Character
+from characters.templatetags.sawbones import WARBAND_LOOKS
 from rules.battles import (
     access_battles,
     battle_advance,
@@ -55,31 +55,12 @@ def is_htmx(request: HttpRequest) -> bool:
     return request.headers.get("HX-Request") == "true"
 
 
-@dataclass(frozen=True)
-class Look:
-    """How a state is drawn: a word, a colour (tone) and a picture (icon)."""
-
-    word: str
-    tone: str
-    icon: str
-
-
-# Each state has its own word, colour and icon, so no one needs to tell colours apart.
-LOOKS: dict[str, Look] = {
-    "none": Look("Fighting fit", "fit", "shield"),
-    "staggered": Look("Staggered", "staggered", "wobble"),
-    "dazed": Look("Dazed", "dazed", "spiral"),
-    "stunned": Look("Stunned", "stunned", "star"),
-    "incapacitated": Look("Incapacitated", "down", "cross"),
-}
-
-
 def _unit(member: dict[str, Any], viewer: Membership) -> dict[str, Any]:
     injury = member["injury"]
     wounds, most = member["wounds"], member["max_wounds"]
     return {
         **member,
-        "look": LOOKS[injury],
+        "look": WARBAND_LOOKS[injury],
         "means": INJURY_MEANS[injury],
         "pips": [i < wounds for i in range(most)] if most is not None else None,
         "mine": member["owner"] == viewer.user_id,
@@ -161,7 +142,7 @@ def _after(membership: Membership, battle: Battle | None) -> list[dict[str, Any]
                     "id": unit.pk,
                     "name": unit.name,
                     "warband": sheet["warband"],
-                    "look": LOOKS[sheet["injury"]],
+                    "look": WARBAND_LOOKS[sheet["injury"]],
                     "action": "roll_scars" if sheet["injury"] == "incapacitated" else "recover",
                 }
             )

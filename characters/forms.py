@@ -36,6 +36,7 @@ CREATION_FIELDS: dict[str, tuple[str, ...]] = {
         "wisdom",
         "charisma",
     ),
+    "warband": ("warband", "max_wounds", "agility", "move"),
 }
 
 

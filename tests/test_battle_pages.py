@@ -5,7 +5,11 @@ after-battle list (recover, roll for scars). The browser test draws it for real.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from campaigns.models import Campaign
@@ -112,10 +116,10 @@ def test_the_board_draws_each_unit_with_icon_colour_word_and_pips(
     html = client.get(board(skirmish)).content.decode()
     archer = unit_html(html, units["archer"])
     assert f'state-stunned" id="unit-{units["archer"].pk}"' in html
-    assert "#i-star" in archer and "Stunned" in archer and "cannot act" in archer
+    assert 'data-icon="star"' in archer and "Stunned" in archer and "cannot act" in archer
     assert "Wounds: 0 of 1" in archer
     hero = unit_html(html, units["hero"])
-    assert "#i-shield" in hero and "Fighting fit" in hero
+    assert 'data-icon="shield"' in hero and "Fighting fit" in hero
     assert hero.count("pip pip-wound on") == 3
     assert "Rout" in html and "rout checks are due at 1" in html  # Red: 2 units -> 1
     # A player sees the board without controls, and wounds of their own units only.
@@ -269,3 +273,58 @@ def test_a_units_log_tells_its_battle(skirmish, units, web, referee):
     html = page.content.decode()
     assert "In battle: upkeep" in html
     assert "Recovers at its warband&#x27;s upkeep: stunned -&gt; dazed." in html
+
+
+# -- the unit's sheet and card ------------------------------------------------------------------
+
+
+def test_a_units_sheet_and_card_draw_its_state(skirmish, units, web, referee, player):
+    client = web(referee)
+    data = {"p.attack_roll": "16", "p.attack": "ranged"}
+    client.post(unit_url(skirmish, units["blue"], "injury_check"), data)
+    sheet = client.get(reverse("character", kwargs={"character_id": units["blue"].pk}))
+    html = sheet.content.decode()
+    assert 'class="pic pic-full state-stunned"' in html
+    assert 'data-icon="star"' in html and "Stunned" in html and "cannot act" in html
+    assert "Wounds: 0 of 1" in html and "No scars yet." in html
+    dashboard = client.get(reverse("campaign", kwargs={"campaign_id": skirmish.pk}))
+    cards = dashboard.content.decode()
+    assert cards.count('class="pic pic-card state-') == 4
+    assert "Wounds: 3 of 3" in cards  # the hero
+    # A player sees their own units' sheets and the others' states only.
+    party = web(player).get(reverse("campaign", kwargs={"campaign_id": skirmish.pk}))
+    page = party.content.decode()
+    assert page.count('class="pic pic-card state-') == 2
+    assert ">stunned</span>" in page  # Blue Blade's state word on its card
+
+
+def test_a_unit_is_created_from_the_dashboard_with_its_warband(skirmish, web, player):
+    client = web(player)
+    url = reverse("character-new", kwargs={"campaign_id": skirmish.pk})
+    refused = client.post(url, {"name": "Nobody"})
+    assert refused.status_code == 400
+    assert "A unit needs the name of its warband." in refused.content.decode()
+    created = client.post(url, {"name": "Vessa", "p.warband": "Red", "p.max_wounds": "3"})
+    assert created.status_code == 302
+    vessa = Character.objects.get(name="Vessa")
+    assert (vessa.sheet["warband"], vessa.sheet["wounds"], vessa.sheet["max_wounds"]) == (
+        "Red",
+        3,
+        3,
+    )
+
+
+def test_the_board_costs_the_same_queries_for_any_number_of_units(
+    skirmish, units, web, referee, player, make_unit
+):
+    battle_begin(campaign_id=skirmish.pk, warbands=["Red", "Blue"], actor=referee)
+
+    def count(user: Any) -> int:
+        with CaptureQueriesContext(connection) as captured:
+            assert web(user).get(board(skirmish)).status_code == 200
+        return len(captured)
+
+    before = (count(referee), count(player))
+    for number in range(12):
+        make_unit(skirmish, player, f"Red {number}", "Red")
+    assert (count(referee), count(player)) == before

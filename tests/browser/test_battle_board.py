@@ -84,7 +84,7 @@ def test_the_referee_runs_a_battle_and_the_player_watches_it_live(new_page, refe
     injury_check(ref, hookbill, 16, "Ranged")
     stunned = unit_card(ref, hookbill)
     expect(stunned.locator(".state-word")).to_have_text("Stunned")
-    expect(stunned.locator("use")).to_have_attribute("href", "#i-star")
+    expect(stunned.locator("svg.icon")).to_have_attribute("data-icon", "star")
     colour = stunned.locator(".state-word").evaluate("e => getComputedStyle(e).color")
     fit_colour = (
         unit_card(ref, units["Tallow"])

@@ -435,7 +435,7 @@ class Warband(Ruleset):
         given = copy.deepcopy(dict(initial))
         name = given.get("warband")
         if not isinstance(name, str) or not name.strip():
-            raise RuleError("invalid sheet: warband: a unit needs the name of its warband")
+            raise RuleError("A unit needs the name of its warband.")
         given["warband"] = name.strip()
         sheet = self.default_sheet()
         sheet.update(given)
