@@ -33,6 +33,9 @@ urlpatterns = [
         name="battle-unit-action",
     ),
     path(
+        "campaigns/<int:campaign_id>/dice/rotate/", campaign_views.dice_rotate, name="dice-rotate"
+    ),
+    path(
         "campaigns/<int:campaign_id>/characters/new/",
         character_views.character_new,
         name="character-new",
@@ -64,6 +67,11 @@ urlpatterns = [
         "characters/<int:character_id>/resolutions/<int:resolution_id>/reveal/",
         character_views.character_reveal,
         name="character-reveal",
+    ),
+    path(
+        "characters/<int:character_id>/resolutions/<int:resolution_id>/dice/",
+        character_views.resolution_dice,
+        name="resolution-dice",
     ),
     path(
         "characters/<int:character_id>/undo/",

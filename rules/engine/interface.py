@@ -22,6 +22,7 @@ import fastjsonschema
 import jsonschema
 
 from rules.engine.dice import Dice, Roll
+from rules.engine.odds import NoDice, Odds, RollWithoutOdds, certain
 
 Sheet = dict[str, Any]
 Params = dict[str, Any]
@@ -30,6 +31,10 @@ Who = Literal["owner", "referee"]
 
 class RuleError(ValueError):
     """The request does not make sense under the rules (answered 400)."""
+
+
+class OddsUnavailable(RuleError):
+    """The odds of this action are not computed yet (answered 400 with the reason)."""
 
 
 class ActionBlocked(RuntimeError):
@@ -218,6 +223,7 @@ def validate(instance: Any, schema: Mapping[str, Any], what: str) -> None:
 
 
 ActionHandler = Callable[[Sheet, Params, Dice, Context], Result]
+OddsHandler = Callable[[Sheet, Params, Context], Odds]
 
 
 class Ruleset(abc.ABC):
@@ -240,6 +246,10 @@ class Ruleset(abc.ABC):
     # The smallest ``initial`` that :meth:`new_sheet` accepts: empty unless the sheet
     # has a field without a default (a warband unit needs its warband's name).
     example_initial: ClassVar[Mapping[str, Any]] = {}
+    # Whether an action without ``odds_<action>`` may be resolved on a copy with dice
+    # that refuse to roll to tell its certain result. False where a result depends on
+    # secret state rather than dice (deckahedron's deck order): that would reveal it.
+    odds_by_resolving: ClassVar[bool] = True
 
     # -- sheets -----------------------------------------------------------------
     @abc.abstractmethod
@@ -308,6 +318,38 @@ class Ruleset(abc.ABC):
         result = handler(copy.deepcopy(dict(sheet)), copy.deepcopy(dict(params)), dice, context)
         self.validate_sheet(result.sheet)
         return result
+
+    def odds(
+        self,
+        sheet: Mapping[str, Any],
+        action: str,
+        params: Mapping[str, Any],
+        context: Context,
+    ) -> Odds:
+        """The exact odds of ``action`` with ``params`` on this sheet; nothing is rolled.
+
+        Params are checked as :meth:`resolve` checks them. A ruleset gives the odds of
+        an action that rolls in ``odds_<action>``; an action without one rolls nothing
+        (``rules/tests/engine/test_odds.py`` fails when an action that rolls has none).
+        """
+        spec = self.action(action)
+        validate(dict(params), spec.params, f"params for {action}")
+        handler: OddsHandler | None = getattr(self, f"odds_{action}", None)
+        if handler is not None:
+            return handler(copy.deepcopy(dict(sheet)), copy.deepcopy(dict(params)), context)
+        if not self.odds_by_resolving:
+            raise OddsUnavailable(f"The odds of {spec.label.lower()} are not computed yet.")
+        # No odds_<action>: resolve it on a copy with dice that refuse to roll. If it
+        # rolls nothing, the answer (or the refusal, 400 or 409) is exactly what the
+        # action would give; if it rolls, its odds are not written yet.
+        try:
+            result = self.resolve(sheet, action, params, Dice(NoDice()), context)
+        except RollWithoutOdds:
+            raise OddsUnavailable(
+                f"The odds of {spec.label.lower()} are not computed yet."
+            ) from None
+        summary = result.summary[:1].upper() + result.summary[1:]
+        return certain(action, summary)
 
     def choose(
         self,
