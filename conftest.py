@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
+from django.core.cache import cache
 from django.test import Client
 from rest_framework.test import APIClient
 
@@ -17,6 +18,14 @@ from characters.models import Character
 from characters.services import character_create
 from rules import dice as rules_dice
 from rules.engine.dice import ScriptedGenerator
+
+
+@pytest.fixture(autouse=True)
+def _fresh_throttles() -> Iterator[None]:
+    """Each test starts with no request counted by the throttles (the test settings'
+    cache is the test process's memory)."""
+    cache.clear()
+    yield
 
 
 @pytest.fixture

@@ -49,6 +49,8 @@ RULESET_BLURBS = {
     "hit_dice": "Hit points re-rolled at every rest; overflow damage forces injury saves.",
     "deckahedron": "A deck of cards is the character's stamina; harm and wounds as tokens.",
     "old_school": "Ability loss, wounds below zero, diseases, aging, hunger and thirst.",
+    "condition_monitor": "Soak the damage, then mark ten boxes; terminal and dying wounds "
+    "run against the clock.",
     "warband": "Skirmish battles: injuries from the attack's own d20, wounds as a buffer, "
     "falls, ledges, recovery turn by turn, rout.",
 }

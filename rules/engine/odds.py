@@ -14,22 +14,65 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 import icepool
 
 NO_ROLL = "no_roll"
+T = TypeVar("T")
 
 
-class RollWithoutOdds(RuntimeError):
-    """An action rolled dice but its ruleset gives no odds for it: a bug in the ruleset."""
+class TooManyPaths(RuntimeError):
+    """Enumerating every draw of an action would take too long: it needs odds_<action>."""
 
 
-class NoDice:
-    """A generator for actions that roll nothing: asking it for a number is a bug."""
+class PathGenerator:
+    """Walks every sequence of draws an action can make, one run per sequence.
+
+    Each run follows ``prefix`` (the draws chosen so far) and takes 0 for any draw past
+    it, remembering each draw's range; :meth:`next_prefix` then moves to the next
+    sequence like an odometer. Exact: each sequence has probability 1 / (product of
+    its ranges), and the sequences cover every way the dice can fall.
+    """
+
+    def __init__(self, prefix: list[int]) -> None:
+        self.prefix = prefix
+        self.ranges: list[int] = []
 
     def randbelow(self, n: int) -> int:
-        raise RollWithoutOdds("this action rolls dice, so its ruleset must define odds_<action>")
+        position = len(self.ranges)
+        self.ranges.append(n)
+        return self.prefix[position] if position < len(self.prefix) else 0
+
+    def probability(self) -> Fraction:
+        denominator = 1
+        for size in self.ranges:
+            denominator *= size
+        return Fraction(1, denominator)
+
+    def next_prefix(self) -> list[int] | None:
+        draws = [*self.prefix[: len(self.ranges)], *[0] * (len(self.ranges) - len(self.prefix))]
+        for position in range(len(draws) - 1, -1, -1):
+            if draws[position] + 1 < self.ranges[position]:
+                return [*draws[:position], draws[position] + 1]
+        return None
+
+
+def enumerate_draws(run: Callable[[PathGenerator], T], *, limit: int) -> list[tuple[T, Fraction]]:
+    """Every outcome of ``run`` over every sequence of draws, with its probability.
+
+    Raises :class:`TooManyPaths` past ``limit`` runs: a ruleset then computes the
+    action's odds with icepool in ``odds_<action>``.
+    """
+    outcomes: list[tuple[T, Fraction]] = []
+    prefix: list[int] | None = []
+    while prefix is not None:
+        if len(outcomes) >= limit:
+            raise TooManyPaths(f"more than {limit} ways for the dice to fall")
+        generator = PathGenerator(prefix)
+        outcomes.append((run(generator), generator.probability()))
+        prefix = generator.next_prefix()
+    return outcomes
 
 
 @dataclass(frozen=True)

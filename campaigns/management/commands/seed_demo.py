@@ -16,7 +16,6 @@ from django.db import transaction
 
 from campaigns.models import Campaign, Membership, Role
 from campaigns.services import campaign_create
-from characters.models import Character
 from characters.services import character_create
 from rules.battles import battle_advance, battle_begin, warband_rules
 from rules.engine.registry import all_rulesets
@@ -51,16 +50,41 @@ PARTIES: dict[str, list[tuple[int, str, dict[str, Any]]]] = {
         (2, "Wren", {"warband": "Grey Crows", "agility": 13}),
         (2, "Mossback", {"warband": "Grey Crows", "move": 5}),
     ],
+    # One character in each state: ok, incapacitated, dying, terminal, dead.
+    "condition_monitor": [
+        (1, "Sister Oda", {"strength": 2, "willpower": 4}),
+        (1, "Ines Vale", {"strength": 3, "willpower": 3}),
+        (2, "Brannoc", {"strength": 4, "willpower": 2}),
+        (0, "Courier Pim (NPC)", {"strength": 2}),
+        (0, "Old Garret (NPC)", {"strength": 1, "indomitable": True}),
+    ],
 }
-# The demo battle under way (ruling WB-6): the turn order, then what has happened so far
-# (unit, reported attack d20, attack kind), then how many phases it has moved on.
+# What happened to them before the session: actions the referee resolves after creation,
+# through the same service as the API (logged, with the campaign's dice).
+OPENING_ACTIONS: dict[tuple[str, str], list[tuple[str, dict[str, Any]]]] = {
+    ("condition_monitor", "Ines Vale"): [
+        ("damage", {"amount": 1, "kind": "lethal", "soak_dice": 0}),
+        ("damage", {"amount": 2, "kind": "normal"}),  # soaked with her strength
+    ],
+    ("condition_monitor", "Brannoc"): [("damage", {"amount": 4, "kind": "normal", "soak_dice": 0})],
+    ("condition_monitor", "Sister Oda"): [
+        ("damage", {"amount": 4, "kind": "lethal", "soak_dice": 0})
+    ],
+    ("condition_monitor", "Courier Pim (NPC)"): [
+        ("damage", {"amount": 5, "kind": "aggravated", "soak_dice": 0})
+    ],
+    ("condition_monitor", "Old Garret (NPC)"): [
+        ("damage", {"amount": 9, "kind": "normal", "soak_dice": 0})
+    ],
+    # The warband battle's first blows, the attack's d20 as the table rolled it (WB-1).
+    ("warband", "Hookbill"): [("injury_check", {"attack_roll": 16, "attack": "ranged"})],
+    ("warband", "Crow Captain"): [("injury_check", {"attack_roll": 18, "attack": "ranged"})],
+    ("warband", "Oskar"): [("injury_check", {"attack_roll": 12, "attack": "melee"})],
+    ("warband", "Tallow"): [("injury_check", {"attack_roll": 19, "attack": "melee"})],
+}
+# The demo battle under way (ruling WB-6): the turn order and how many phases it has
+# moved on; its first blows are in OPENING_ACTIONS.
 DEMO_BATTLE = ("Red Hand", "Grey Crows")
-DEMO_HITS = (
-    ("Hookbill", 16, "ranged"),
-    ("Crow Captain", 18, "ranged"),
-    ("Oskar", 12, "melee"),
-    ("Tallow", 19, "melee"),
-)
 DEMO_PHASES = 3
 
 
@@ -95,28 +119,22 @@ class Command(BaseCommand):
         for user in users[1:]:
             Membership.objects.create(campaign=campaign, user=user, role=Role.PLAYER)
         referee = Membership.objects.get(campaign=campaign, user=users[0])
-        units = {}
         for owner_index, character_name, sheet in PARTIES.get(ruleset, []):
-            units[character_name] = character_create(
+            character = character_create(
                 membership=referee,
                 name=character_name,
                 sheet=sheet,
                 owner_id=users[owner_index].pk,
             )
-        if warband_rules(campaign) is not None:
-            self._battle(campaign, units, users[0])
-
-    @staticmethod
-    def _battle(campaign: Campaign, units: dict[str, Character], referee: Any) -> None:
-        """A battle under way: a few hits taken, three phases into the first turn."""
-        battle_begin(campaign_id=campaign.pk, warbands=DEMO_BATTLE, actor=referee)
-        for name, attack_roll, attack in DEMO_HITS:
-            resolution_create_action(
-                character_id=units[name].pk,
-                actor=referee,
-                by_referee=True,
-                action="injury_check",
-                params={"attack_roll": attack_roll, "attack": attack},
-            )
-        for _ in range(DEMO_PHASES):
-            battle_advance(campaign_id=campaign.pk, actor=referee)
+            for action, params in OPENING_ACTIONS.get((ruleset, character_name), []):
+                resolution_create_action(
+                    character_id=character.pk,
+                    actor=users[0],
+                    by_referee=True,
+                    action=action,
+                    params=params,
+                )
+        if warband_rules(campaign) is not None:  # a battle under way, three phases in
+            battle_begin(campaign_id=campaign.pk, warbands=DEMO_BATTLE, actor=users[0])
+            for _ in range(DEMO_PHASES):
+                battle_advance(campaign_id=campaign.pk, actor=users[0])

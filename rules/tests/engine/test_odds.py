@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 from collections import Counter
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -17,6 +17,7 @@ from rules.engine.dice import Dice, HmacGenerator
 from rules.engine.interface import ActionBlocked, Context, OddsUnavailable, Result, RuleError
 from rules.engine.odds import Odds, Outcome
 from rules.engine.registry import get_ruleset
+from rules.engine.rulesets.old_school import OldSchool
 
 HIT_DICE = get_ruleset("hit_dice")
 
@@ -205,7 +206,28 @@ def chi_square(observed: Counter[str], odds: Odds, runs: int) -> float:
 
 
 # Critical values of chi-square at the 0.1% level, by degrees of freedom.
-CRITICAL_0_001 = {3: 16.27, 5: 20.52, 10: 29.59, 15: 37.70}
+CRITICAL_0_001 = {
+    1: 10.83,
+    2: 13.82,
+    3: 16.27,
+    4: 18.47,
+    5: 20.52,
+    6: 22.46,
+    7: 24.32,
+    8: 26.12,
+    9: 27.88,
+    10: 29.59,
+    11: 31.26,
+    12: 32.91,
+    13: 34.53,
+    14: 36.12,
+    15: 37.70,
+    16: 39.25,
+    17: 40.79,
+    18: 42.31,
+    19: 43.82,
+    20: 45.31,
+}
 
 
 def _runs(action: str, params: dict, sheet: dict, key, runs: int) -> Counter[str]:
@@ -243,3 +265,100 @@ def test_short_rest_rerolls_fit_their_odds():
 
     assert len(odds.outcomes) == 11
     assert chi_square(seen, odds, runs) < CRITICAL_0_001[10]
+
+
+# -- old_school: saves, search, damage and falls (rulings G-5, OS-3, OS-4, OS-8, OS-9) -----
+OLD_SCHOOL = cast(OldSchool, get_ruleset("old_school"))
+
+
+def os_sheet(**conditions: Any) -> dict[str, Any]:
+    sheet = OLD_SCHOOL.default_sheet()
+    sheet["conditions"].update(conditions)
+    return sheet
+
+
+def test_os3_a_save_against_its_target():
+    # d20 >= 12 (save vs poison 12): 9/20.
+    odds = OLD_SCHOOL.odds(os_sheet(), "save", {"category": "poison"}, Context())
+    assert fractions(odds) == {"pass": Fraction(9, 20), "fail": Fraction(11, 20)}
+
+
+def test_os8_os9_every_modifier_in_force_counts():
+    # Two days without sleep (-2) and drunk (-2), +1 from the referee: d20 - 3 >= 12.
+    sheet = os_sheet(sleep_deprived_days=2, drunk=True, drunk_until=600)
+    odds = OLD_SCHOOL.odds(sheet, "save", {"category": "poison", "modifier": 1}, Context())
+    assert fractions(odds)["pass"] == Fraction(6, 20)
+
+
+def test_os6_the_exposure_save_is_a_save_vs_poison():
+    odds = OLD_SCHOOL.odds(
+        os_sheet(), "expose_disease", {"disease": "Green River Fever"}, Context(by_referee=True)
+    )
+    assert fractions(odds) == {"pass": Fraction(9, 20), "fail": Fraction(11, 20)}
+    with pytest.raises(RuleError):
+        OLD_SCHOOL.odds(os_sheet(), "expose_disease", {"disease": "Nope"}, Context())
+
+
+def test_os9_search_is_one_in_six_less_a_point_a_day_without_sleep():
+    odds = OLD_SCHOOL.odds(os_sheet(), "search", {"squares": 1}, Context())
+    assert fractions(odds) == {"found": Fraction(1, 6), "nothing": Fraction(5, 6)}
+    tired = OLD_SCHOOL.odds(os_sheet(sleep_deprived_days=1), "search", {"squares": 1}, Context())
+    assert fractions(tired) == {"nothing": Fraction(1)}
+
+
+def test_os4_damage_below_zero_reads_the_critical_table():
+    # 6 wounds, 8 damage: 2 below 0, 1d10+2 on the project's table.
+    odds = OLD_SCHOOL.odds(os_sheet(), "damage", {"amount": 8}, Context())
+    table = OLD_SCHOOL.critical_table(Context())
+    expected: Counter[str] = Counter()
+    for roll in range(3, 13):
+        index = next(
+            i
+            for i, row in enumerate(table)
+            if row["min"] <= roll and (row["max"] is None or roll <= row["max"])
+        )
+        expected[f"critical:{index}"] += 1
+    assert fractions(odds) == {key: Fraction(n, 10) for key, n in expected.items()}
+    assert fractions(OLD_SCHOOL.odds(os_sheet(), "damage", {"amount": 6}, Context())) == {
+        "down": Fraction(1)
+    }
+    assert fractions(OLD_SCHOOL.odds(os_sheet(), "damage", {"amount": 2}, Context())) == {
+        "standing": Fraction(1)
+    }
+
+
+def _os_state_key(result: Result) -> str:
+    if result.sheet["state"] == "dead":
+        return "dead"
+    critical = result.outcome.get("critical_injury")
+    if critical:
+        table = OLD_SCHOOL.critical_table(Context())
+        return f"critical:{[r['description'] for r in table].index(critical['description'])}"
+    return "down" if result.sheet["wounds"] == 0 else "standing"
+
+
+def test_os9_falls_fit_their_odds():
+    sheet = os_sheet()
+    params = {"feet": 20}  # 2d6 on 6 wounds: standing, down, or 1-6 below 0
+    odds = OLD_SCHOOL.odds(sheet, "fall", params, Context())
+    generator = HmacGenerator(b"odds-fall")
+    runs = 3000
+    seen: Counter[str] = Counter()
+    for _ in range(runs):
+        result = OLD_SCHOOL.resolve(sheet, "fall", params, Dice(generator), Context())
+        seen[_os_state_key(result)] += 1
+    assert fractions(odds)["standing"] == Fraction(10, 36)  # 2-5 on 2d6
+    assert chi_square(seen, odds, runs) < CRITICAL_0_001[len(odds.outcomes) - 1]
+
+
+def test_os3_saves_fit_their_odds():
+    sheet = os_sheet()
+    params = {"category": "breath"}
+    odds = OLD_SCHOOL.odds(sheet, "save", params, Context())
+    generator = HmacGenerator(b"odds-save")
+    runs = 2000
+    seen: Counter[str] = Counter()
+    for _ in range(runs):
+        result = OLD_SCHOOL.resolve(sheet, "save", params, Dice(generator), Context())
+        seen["pass" if result.outcome["passed"] else "fail"] += 1
+    assert chi_square(seen, odds, runs) < CRITICAL_0_001[1]
