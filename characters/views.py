@@ -35,11 +35,12 @@ from characters.forms import (
 from characters.selectors import public_choice
 from characters.services import character_create
 from rules.engine.dice import DiceError
-from rules.engine.interface import ActionBlocked, ActionSpec, RuleError
+from rules.engine.interface import ActionBlocked, ActionSpec, OddsUnavailable, RuleError
 from rules.engine.registry import get_ruleset
 from rules.errors import NotAllowed, ResolutionConflict
 from rules.models import EffectState, Resolution, ResolutionKind
 from rules.selectors import (
+    action_odds,
     effects_for_viewer,
     resolution_dice_check,
     resolution_view,
@@ -328,6 +329,42 @@ def character_reveal(request: HttpRequest, character_id: int, resolution_id: int
         raise Http404("no such resolution")
     resolution_reveal(resolution=resolution)
     return _answer(request, character_id, 200, notice="The hidden rolls are shown to players now.")
+
+
+@login_required
+@require_POST
+def character_odds(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
+    """The chances of an action's outcomes for the values typed so far (htmx partial).
+
+    Reads only: nothing is rolled or changed (rules.selectors.action_odds).
+    """
+    access = access_character(request.user, character_id)
+    ruleset = get_ruleset(access.character.campaign.ruleset)
+    try:
+        spec = ruleset.action(action)
+    except RuleError:
+        raise Http404("no such action") from None
+    fields = schema_fields(
+        spec.params, ruleset=ruleset.key, sheet=ruleset.public_sheet(access.character.sheet)
+    )
+    context: dict[str, Any] = {"spec": spec}
+    try:
+        odds = action_odds(
+            access=access, action=spec.key, params=parse_params(fields, request.POST)
+        )
+    except OddsUnavailable:
+        context["message"] = "The chances of this are not worked out yet."
+    except BAD_INPUT:
+        context["message"] = "Fill in the form to see the chances."
+    except (*CONFLICT, NotAllowed) as error:
+        context["message"] = _message(error)
+    else:
+        context["outcomes"] = [
+            {**outcome.as_dict(), "permille": round(1000 * outcome.probability)}
+            for outcome in odds.outcomes
+        ]
+        context["notes"] = odds.notes
+    return render(request, "characters/_odds.html", context)
 
 
 @login_required

@@ -54,6 +54,11 @@ urlpatterns = [
         name="character-action",
     ),
     path(
+        "characters/<int:character_id>/odds/<str:action>/",
+        character_views.character_odds,
+        name="character-odds",
+    ),
+    path(
         "characters/<int:character_id>/choice/",
         character_views.character_choice,
         name="character-choice",
