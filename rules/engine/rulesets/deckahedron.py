@@ -44,6 +44,8 @@ from rules.engine.odds import Odds, certain, grouped
 from rules.engine.rulesets.deckahedron_odds import WOUND, Pile, flip_outcomes, pile
 
 RESULTS = ("xx", "x", "v", "vv")  # two crosses, cross, check, two checks (DK-1)
+# The results in words, for summaries people read.
+RESULT_WORDS = {"xx": "two crosses", "x": "a cross", "v": "a check", "vv": "two checks"}
 RANK_NAMES = {1: "Anchor", 2: "Bulb", 3: "Crescent", 4: "Dart"}  # ruling DK-2
 ATTRIBUTES = ("strength", "dexterity", "intelligence")
 BREATHER_ATTRIBUTES = ("intelligence", "dexterity")
@@ -215,7 +217,7 @@ def _flip_cards(
 def _flips_text(flips: list[dict[str, Any]]) -> str:
     parts = []
     for flip in flips:
-        text = f"{flip['card']} {flip['result']}"
+        text = f"card {flip['card']} shows {RESULT_WORDS[flip['result']]}"
         if flip["wound"]:
             text += " (wound card: a guttural noise, the flipping stops)"
         parts.append(text)
@@ -578,6 +580,14 @@ class Deckahedron(Ruleset):
         public["deck"] = sorted(public["deck"], key=_CARD_ORDER.__getitem__)
         public["deck_size"] = len(public["deck"])
         return public
+
+    def unavailable(self, sheet: Mapping[str, Any], action: str) -> str | None:
+        """The same refusals as ``_ready`` and clearing, said before anyone tries."""
+        if action == "clear_incapacitation":
+            return None if sheet["incapacitated"] else "The character is not incapacitated."
+        if sheet["incapacitated"] and action not in ("rest", "heal"):  # project ruling DK-P9
+            return "The character is incapacitated: only rest, healing or the referee end it."
+        return None
 
     # -- helpers ----------------------------------------------------------------
     def _ready(self, sheet: Sheet, action: str) -> None:
