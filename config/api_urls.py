@@ -24,6 +24,7 @@ from rules.api import (
     RulesetListApi,
     UndoApi,
 )
+from rules.battle_api import BattleApi, BattleEndApi, BattleNextApi
 from rules.character_api import CampaignCharactersApi, CharacterDetailApi
 from rules.clock_api import (
     CampaignEffectsApi,
@@ -109,4 +110,10 @@ urlpatterns = [
         DiceExportApi.as_view(),
         name="api-dice-export",
     ),
+    # Warband battles (docs/rulesets/warband.md).
+    path("campaigns/<int:campaign_id>/battle/", BattleApi.as_view(), name="api-battle"),
+    path(
+        "campaigns/<int:campaign_id>/battle/next/", BattleNextApi.as_view(), name="api-battle-next"
+    ),
+    path("campaigns/<int:campaign_id>/battle/end/", BattleEndApi.as_view(), name="api-battle-end"),
 ]
