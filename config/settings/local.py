@@ -9,3 +9,5 @@ DEBUG = True
 SECRET_KEY = _SECRET_KEY or "embedded-mode-only-not-a-secret"
 ALLOWED_HOSTS = ["127.0.0.1", "localhost", "[::1]"]
 SAWBONES_EMBEDDED = True
+# Webhooks may call this machine (the tests' receiver, a developer's bot).
+SAWBONES_WEBHOOK_ALLOW_PRIVATE = True
