@@ -25,6 +25,7 @@ from rules.api import (
     RulesetListApi,
     UndoApi,
 )
+from rules.battle_api import BattleApi, BattleEndApi, BattleNextApi
 from rules.clock_api import (
     CampaignEffectsApi,
     ClockAdvanceApi,
@@ -127,4 +128,10 @@ urlpatterns = [
         WebhookResendApi.as_view(),
         name="api-webhook-resend",
     ),
+    # Warband battles (docs/rulesets/warband.md).
+    path("campaigns/<int:campaign_id>/battle/", BattleApi.as_view(), name="api-battle"),
+    path(
+        "campaigns/<int:campaign_id>/battle/next/", BattleNextApi.as_view(), name="api-battle-next"
+    ),
+    path("campaigns/<int:campaign_id>/battle/end/", BattleEndApi.as_view(), name="api-battle-end"),
 ]

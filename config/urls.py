@@ -4,7 +4,9 @@ pages (config/web_urls.py)."""
 from csp.constants import UNSAFE_INLINE
 from csp.decorators import csp_update
 from django.contrib import admin
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 urlpatterns = [
@@ -20,5 +22,6 @@ urlpatterns = [
         name="api-docs",
     ),
     path("admin/", admin.site.urls),
+    path("favicon.ico", RedirectView.as_view(url=static("img/sawbones.svg"), permanent=True)),
     path("", include("config.web_urls")),
 ]

@@ -2,8 +2,10 @@
 
 from django.urls import include, path
 
+from campaigns import battle_views
 from campaigns import views as campaign_views
 from characters import views as character_views
+from rules import views as rules_views
 from webhooks import views as webhook_views
 
 urlpatterns = [
@@ -13,6 +15,25 @@ urlpatterns = [
     path("campaigns/<int:campaign_id>/", campaign_views.campaign_detail, name="campaign"),
     path("campaigns/<int:campaign_id>/live/", campaign_views.campaign_live, name="campaign-live"),
     path("campaigns/<int:campaign_id>/invites/", campaign_views.invite_new, name="invite-new"),
+    # The battle board of a warband campaign (campaigns/battle_views.py).
+    path("campaigns/<int:campaign_id>/battle/", battle_views.battle_board, name="battle"),
+    path("campaigns/<int:campaign_id>/battle/live/", battle_views.battle_live, name="battle-live"),
+    path(
+        "campaigns/<int:campaign_id>/battle/start/",
+        battle_views.battle_start,
+        name="battle-start",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/battle/next/",
+        battle_views.battle_next_phase,
+        name="battle-next",
+    ),
+    path("campaigns/<int:campaign_id>/battle/end/", battle_views.battle_stop, name="battle-end"),
+    path(
+        "campaigns/<int:campaign_id>/battle/units/<int:character_id>/<str:action>/",
+        battle_views.battle_unit_action,
+        name="battle-unit-action",
+    ),
     path(
         "campaigns/<int:campaign_id>/dice/rotate/", campaign_views.dice_rotate, name="dice-rotate"
     ),
@@ -21,6 +42,8 @@ urlpatterns = [
         character_views.character_new,
         name="character-new",
     ),
+    path("rules/", rules_views.rules_help_index, name="rules-help-index"),
+    path("rules/<str:key>/", rules_views.rules_help, name="rules-help"),
     path("join/", campaign_views.join, name="join"),
     path("join/<str:code>/", campaign_views.join, name="join-code"),
     path("characters/<int:character_id>/", character_views.character_detail, name="character"),
@@ -33,6 +56,16 @@ urlpatterns = [
         "characters/<int:character_id>/actions/<str:action>/",
         character_views.character_action,
         name="character-action",
+    ),
+    path(
+        "characters/<int:character_id>/actions/<str:action>/form/",
+        character_views.character_action_form,
+        name="character-action-form",
+    ),
+    path(
+        "characters/<int:character_id>/odds/<str:action>/",
+        character_views.character_odds,
+        name="character-odds",
     ),
     path(
         "characters/<int:character_id>/choice/",

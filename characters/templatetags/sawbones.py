@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from django import template
@@ -228,6 +229,7 @@ def old_school_view(
     kept from the player (ruling G-4), which ``public_sheet`` leaves out."""
     effects = list(effects)
     modifiers = sheet.get("modifiers", {})
+    roll_penalty = int(sheet.get("penalties", {}).get("rolls", 0))  # sleep deprivation, OS-8
     abilities = []
     for name in OLD_SCHOOL_ABILITIES:
         current, maximum = int(sheet[name]), int(sheet[f"max_{name}"])
@@ -241,6 +243,7 @@ def old_school_view(
                 "max_pct": percent(maximum, 18),
                 "lost": maximum - current,
                 "modifier": modifiers.get(name, 0),
+                "in_play": modifiers.get(name, 0) + roll_penalty,
             }
         )
     wounds, max_wounds = int(sheet["wounds"]), int(sheet["max_wounds"])
@@ -309,6 +312,8 @@ def old_school_view(
         )
     return {
         "abilities": abilities,
+        "roll_penalty": roll_penalty,
+        "critical_injuries": list(sheet.get("critical_injuries", [])),
         "wounds": wounds,
         "max_wounds": max_wounds,
         "wounds_pct": fraction,
@@ -373,12 +378,49 @@ def condition_monitor_view(
     }
 
 
+@dataclass(frozen=True)
+class Look:
+    """How a warband unit's state is drawn: a word, a colour (tone) and an icon."""
+
+    word: str
+    tone: str
+    icon: str
+
+
+# Each state has its own word, colour and picture, so no one needs to tell colours apart.
+WARBAND_LOOKS: dict[str, Look] = {
+    "none": Look("Fighting fit", "fit", "shield"),
+    "staggered": Look("Staggered", "staggered", "wobble"),
+    "dazed": Look("Dazed", "dazed", "spiral"),
+    "stunned": Look("Stunned", "stunned", "star"),
+    "incapacitated": Look("Incapacitated", "down", "cross"),
+}
+
+
+def warband_view(sheet: Mapping[str, Any], effects: Iterable[Any], **_: Any) -> dict[str, Any]:
+    """A unit: its state's look and meaning (from the public sheet), wounds as pips."""
+    wounds, most = int(sheet["wounds"]), int(sheet["max_wounds"])
+    return {
+        "warband": sheet["warband"],
+        "look": WARBAND_LOOKS[sheet["injury"]],
+        "means": sheet.get("injury_means", ""),
+        "wounds": pips(wounds, most, cap=20),
+        "wounds_left": wounds,
+        "max_wounds": most,
+        "move": sheet["move"],
+        "move_now": sheet.get("move_now", sheet["move"]),
+        "agility": sheet["agility"],
+        "scars": list(sheet["scars"]),
+    }
+
+
 Presenter = Callable[..., dict[str, Any]]
 PRESENTERS: dict[str, Presenter] = {
     "hit_dice": hit_dice_view,
     "deckahedron": deckahedron_view,
     "old_school": old_school_view,
     "condition_monitor": condition_monitor_view,
+    "warband": warband_view,
 }
 
 

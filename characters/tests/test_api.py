@@ -78,7 +78,9 @@ def test_a_character_with_the_default_sheet_in_every_ruleset(
     client_for, make_campaign, player, ruleset: str
 ) -> None:
     campaign = make_campaign(ruleset)
-    response = create(client_for(player), campaign, name="Plain")
+    initial = dict(get_ruleset(ruleset).example_initial)
+    body = {"name": "Plain", **({"sheet": initial} if initial else {})}
+    response = create(client_for(player), campaign, **body)
     assert response.status_code == 201, response.content
     assert response.json()["ruleset"] == ruleset
     character = Character.objects.get()
@@ -274,7 +276,11 @@ def test_detail_with_a_pending_choice(client_for, player, party, scripted_dice) 
         "prompt": aldo.pending_choice["prompt"],
         "options": [
             {"key": "major_wound", "label": aldo.pending_choice["options"][0]["label"]},
-            {"key": "death", "label": "Die outright"},
+            {
+                "key": "death",
+                "label": "Die outright",
+                "confirm": "Die outright? Only the referee's undo brings the character back.",
+            },
         ],
         "who": "owner",
     }

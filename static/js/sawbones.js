@@ -6,6 +6,8 @@
  *   that stops on a choice can be resumed (POST .../clock/jobs/{job}/resume/).
  * - The live clock's ratio is set with PUT .../clock/live/ {ratio}.
  * - "Copy" buttons copy an invite link.
+ * - A button with data-confirm (a lethal or irreversible action, a choice to die) asks
+ *   its question first; "Cancel" sends nothing.
  */
 (function () {
   "use strict";
@@ -166,6 +168,19 @@
     }
     advance(form, minutes);
   });
+
+  // Capture phase: before htmx or the browser submits the button's form.
+  document.addEventListener(
+    "click",
+    function (event) {
+      var asking = event.target.closest("[data-confirm]");
+      if (asking && !window.confirm(asking.dataset.confirm)) {
+        event.preventDefault();
+        event.stopImmediatePropagation();
+      }
+    },
+    true
+  );
 
   document.addEventListener("click", function (event) {
     var resume = event.target.closest("[data-clock-resume]");
