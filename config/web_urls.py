@@ -6,6 +6,7 @@ from rules import views as rules_views
 from web.views import battles as battle_views
 from web.views import campaigns as campaign_views
 from web.views import characters as character_views
+from webhooks import views as webhook_views
 
 urlpatterns = [
     path("", include("web.account_urls")),
@@ -90,5 +91,16 @@ urlpatterns = [
         "characters/<int:character_id>/undo/",
         character_views.character_undo,
         name="character-undo",
+    ),
+    path("campaigns/<int:campaign_id>/webhooks/", webhook_views.webhook_new, name="webhook-new"),
+    path(
+        "campaigns/<int:campaign_id>/webhooks/<int:webhook_id>/remove/",
+        webhook_views.webhook_remove,
+        name="webhook-remove",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/webhooks/<int:webhook_id>/deliveries/<int:delivery_id>/resend/",
+        webhook_views.webhook_resend,
+        name="webhook-resend",
     ),
 ]
