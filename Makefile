@@ -1,6 +1,6 @@
 # Two commands do all set-up on a fresh machine:
 #   make run   - Sawbones on http://127.0.0.1:8000 (SQLite, in-process tasks, demo logins)
-#   make test  - lint, type-check the rules engine, and run the whole suite
+#   make test  - lint, type-check the whole project, and run the whole suite
 # Both honour DATABASE_URL and REDIS_URL when set.
 PYTHON ?= python3
 VENV := .venv
@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 .PHONY: run test lint browser clean
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
-	$(PYTHON) -m venv $(VENV)
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -r requirements-dev.txt
 	touch $@

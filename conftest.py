@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
 from campaigns.models import Membership, Role
@@ -15,8 +16,8 @@ from rules.engine.dice import ScriptedGenerator
 
 
 @pytest.fixture
-def make_user(db: None) -> Callable[[str], object]:
-    def make(username: str) -> object:
+def make_user(db: None) -> Callable[[str], User]:
+    def make(username: str) -> User:
         return get_user_model().objects.create_user(username=username, password="pw-" + username)
 
     return make
@@ -61,8 +62,8 @@ def campaign(make_campaign):
 
 
 @pytest.fixture
-def client_for() -> Callable[[object | None], APIClient]:
-    def make(user: object | None) -> APIClient:
+def client_for() -> Callable[[User | None], APIClient]:
+    def make(user: User | None) -> APIClient:
         client = APIClient()
         if user is not None:
             client.force_authenticate(user)

@@ -17,6 +17,14 @@ from campaigns.services import campaign_create, campaign_join, campaign_update, 
 from rules.engine.registry import ruleset_keys
 
 
+class RulesetField(serializers.ChoiceField):
+    """A registered ruleset's key. The choices are read whenever a serializer is built
+    (DRF copies declared fields by calling ``__init__`` again)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(choices=list(ruleset_keys()), **kwargs)
+
+
 class CampaignOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
@@ -43,12 +51,8 @@ def campaign_output(membership: Membership) -> dict[str, Any]:
 class CampaignListApi(APIView):
     class InputSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=120)
-        ruleset = serializers.ChoiceField(choices=[])
+        ruleset = RulesetField()
         options = serializers.DictField(required=False)
-
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            self.fields["ruleset"].choices = list(ruleset_keys())
 
     @extend_schema(responses={200: CampaignOutputSerializer(many=True)})
     def get(self, request: Request) -> Response:
@@ -66,12 +70,8 @@ class CampaignListApi(APIView):
 class CampaignDetailApi(APIView):
     class UpdateSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=120, required=False)
-        ruleset = serializers.ChoiceField(choices=[], required=False)
+        ruleset = RulesetField(required=False)
         options = serializers.DictField(required=False)
-
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            self.fields["ruleset"].choices = list(ruleset_keys())
 
     @extend_schema(responses={200: CampaignOutputSerializer})
     def get(self, request: Request, campaign_id: int) -> Response:

@@ -218,7 +218,7 @@ def creation_fields(ruleset: Ruleset, values: dict[str, Any] | None = None) -> l
 
 
 def dashboard_context(request: HttpRequest, membership: Membership, **extra: Any) -> dict[str, Any]:
-    context = _live_context(membership, request.user.pk)
+    context = _live_context(membership, membership.user_id)
     campaign = membership.campaign
     if membership.is_referee:
         context["invite"] = Invite.objects.filter(campaign=campaign).order_by("-id").first()
@@ -250,7 +250,7 @@ def campaign_live(request: HttpRequest, campaign_id: int) -> HttpResponse:
     membership = access_campaign(request.user, campaign_id)
     if request.GET.get("v") == party_stamp(membership.campaign, referee=membership.is_referee):
         return HttpResponse(status=204)
-    context = _live_context(membership, request.user.pk)
+    context = _live_context(membership, membership.user_id)
     return render(request, "campaigns/_live.html", {**context, "oob": True})
 
 

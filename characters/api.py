@@ -19,7 +19,10 @@ from characters.services import character_create
 
 class ChoiceOptionSerializer(serializers.Serializer):
     key = serializers.CharField()
-    label = serializers.CharField()
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        # declared here: a class attribute "label" would hide the serializer's own label
+        return {**super().get_fields(), "label": serializers.CharField()}
 
 
 class PendingChoiceSerializer(serializers.Serializer):
@@ -80,7 +83,7 @@ class CampaignCharactersApi(APIView):
     def get(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id)
         rows = []
-        for member in party(membership.campaign, viewer_id=request.user.pk):
+        for member in party(membership.campaign, viewer_id=membership.user_id):
             visible = member.is_own or membership.is_referee
             character = member.character
             character.campaign = membership.campaign  # avoid a query per row

@@ -104,14 +104,14 @@ def sheet_context(
     effects_list = list(
         effects_for_viewer(  # hidden ones only for the referee (ruling G-4)
             campaign,
-            viewer_id=request.user.pk,
+            viewer_id=access.membership.user_id,
             viewer_is_referee=referee,
             state=EffectState.PENDING,
             character_id=character.pk,
         )
     )
 
-    forms = []
+    forms: list[dict[str, Any]] = []
     for spec in viewer_actions(access):
         forms.append(
             {

@@ -30,12 +30,15 @@ from rules.services import (
 
 
 class RollSerializer(serializers.Serializer):
-    label = serializers.CharField()
     expression = serializers.CharField()
     dice = serializers.ListField(child=serializers.IntegerField())
     kept = serializers.ListField(child=serializers.IntegerField())
     total = serializers.IntegerField()
     hidden = serializers.BooleanField()
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        # declared here: a class attribute "label" would hide the serializer's own label
+        return {"label": serializers.CharField(), **super().get_fields()}
 
 
 class ResolutionSerializer(serializers.Serializer):
@@ -60,10 +63,13 @@ class ResolutionSerializer(serializers.Serializer):
 
 class ActionSpecSerializer(serializers.Serializer):
     key = serializers.CharField()
-    label = serializers.CharField()
     params = serializers.DictField(help_text="JSON Schema of the params object")
     who = serializers.ChoiceField(choices=["owner", "referee"])
     description = serializers.CharField()
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        # declared here: a class attribute "label" would hide the serializer's own label
+        return {**super().get_fields(), "label": serializers.CharField()}
 
 
 class RulesetSerializer(serializers.Serializer):
@@ -208,8 +214,12 @@ class ResolutionListApi(APIView):
 
 class TableSerializer(serializers.Serializer):
     key = serializers.CharField()
-    data = serializers.JSONField(help_text="the table, in the ruleset's shape")
     edited = serializers.BooleanField(help_text="false while the ruleset's default is used")
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        # declared here: a class attribute "data" would hide Serializer.data
+        table = serializers.JSONField(help_text="the table, in the ruleset's shape")
+        return {**super().get_fields(), "data": table}
 
 
 class CampaignTableListApi(APIView):
@@ -225,7 +235,9 @@ class CampaignTableListApi(APIView):
 
 class CampaignTableDetailApi(APIView):
     class InputSerializer(serializers.Serializer):
-        data = serializers.JSONField()
+        def get_fields(self) -> dict[str, serializers.Field]:
+            # declared here: a class attribute "data" would hide Serializer.data
+            return {"data": serializers.JSONField()}
 
     def _table(self, membership: Any, key: str) -> dict[str, Any]:
         for table in campaign_tables_view(membership.campaign):

@@ -45,7 +45,7 @@ from django.db import (
     connection,
     transaction,
 )
-from django.db.models import Model
+from django.db.models import Field, Model
 from django.utils import timezone
 
 from campaigns.models import MAX_LIVE_RATIO, Campaign
@@ -422,7 +422,11 @@ def _bulk_set(
     quote = connection.ops.quote_name
     pk = model._meta.pk
     assert pk is not None
-    fields = [model._meta.get_field(name) for name in names]
+    fields: list[Field[Any, Any]] = []
+    for name in names:
+        field = model._meta.get_field(name)
+        assert isinstance(field, Field), name  # a column of the model, not a relation's far end
+        fields.append(field)
     columns = [pk, *fields]
     # Only quoted names from the model's metadata go into the text; values are parameters.
     table = quote(model._meta.db_table)

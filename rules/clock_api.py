@@ -210,7 +210,7 @@ class CampaignEffectsApi(APIView):
         filters.is_valid(raise_exception=True)
         effects = effects_for_viewer(
             membership.campaign,
-            viewer_id=request.user.pk,
+            viewer_id=membership.user_id,
             viewer_is_referee=membership.is_referee,
             state=filters.validated_data.get("state"),
             character_id=filters.validated_data.get("character"),

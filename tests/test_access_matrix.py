@@ -106,6 +106,7 @@ def job_kw(w: World) -> dict[str, Any]:
 
 def answer(w: World, role: str) -> dict[str, Any]:
     w.aldo.refresh_from_db()
+    assert w.aldo.pending_choice is not None
     return {"choice_id": w.aldo.pending_choice["id"], "option": "major_wound"}
 
 
@@ -299,7 +300,7 @@ def build_world(referee, player, other_player, outsider, scripted_dice):
             aldo=aldo,
             bo=bo,
             invite_code=invite.code,
-            resolution_id=Resolution.objects.filter(character=aldo).order_by("id").first().pk,
+            resolution_id=Resolution.objects.filter(character=aldo).earliest("id").pk,
             job_id=job.pk,
         )
 
@@ -363,7 +364,7 @@ def test_every_method_of_every_endpoint_is_in_the_matrix() -> None:
     """Each method a view answers (besides OPTIONS/HEAD) has a row."""
     rows = {(row.url_name, row.method) for row in MATRIX}
     for pattern in api_urls.urlpatterns:
-        view = pattern.callback.view_class
+        view = pattern.callback.view_class  # type: ignore[attr-defined]  # set by as_view()
         methods = {
             m for m in view.http_method_names if m not in {"options", "head"} and hasattr(view, m)
         }

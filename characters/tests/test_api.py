@@ -236,6 +236,7 @@ def test_party_list_shows_a_dead_character_as_dead(
         character_id=aldo.pk, actor=player, by_referee=False, action="damage", params={"amount": 7}
     )
     aldo.refresh_from_db()
+    assert aldo.pending_choice is not None
     resolution_answer_choice(
         character_id=aldo.pk,
         actor=player,
@@ -266,6 +267,7 @@ def test_detail_with_a_pending_choice(client_for, player, party, scripted_dice) 
     )
     choice = client_for(player).get(detail_url(aldo)).json()["pending_choice"]
     aldo.refresh_from_db()
+    assert aldo.pending_choice is not None
     assert choice == {
         "id": aldo.pending_choice["id"],
         "kind": aldo.pending_choice["kind"],

@@ -550,7 +550,7 @@ def _all_param_names() -> list[str]:
     return sorted(names)
 
 
-JSON_LEAVES = (
+JSON_LEAVES: st.SearchStrategy[Any] = (
     st.none()
     | st.booleans()
     | st.integers(min_value=-(2**70), max_value=2**70)

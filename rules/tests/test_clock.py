@@ -19,7 +19,7 @@ from rules.engine.registry import get_ruleset
 from rules.errors import ResolutionConflict
 from rules.models import ClockJob, Resolution, ResolutionKind, ScheduledEffect
 from rules.selectors import effects_for_viewer
-from rules.services import resolution_answer_choice, resolution_create_action, run_step
+from rules.services import Step, resolution_answer_choice, resolution_create_action, run_step
 from rules.tasks import advance_clock
 from rules.tests.clock_helpers import (
     FIXED_SEED,
@@ -37,6 +37,13 @@ pytestmark = pytest.mark.django_db
 
 def minutes_and_names(campaign: Campaign) -> list[tuple[int, str]]:
     return [(r.clock, r.character.name) for r in effect_resolutions(campaign)]
+
+
+def effect_step(effect: ScheduledEffect) -> Step:
+    """The engine step that applies ``effect``, as the clock does."""
+    return lambda rs, sheet, dice, ctx: rs.apply_effect(
+        sheet, effect.kind, effect.payload, dice, ctx
+    )
 
 
 def pending(campaign: Campaign) -> list[tuple[str, int]]:
@@ -138,9 +145,7 @@ def test_the_batched_advance_writes_what_run_step_writes_one_effect_at_a_time(
             resolution = run_step(
                 campaign=locked,
                 character=character,
-                step=lambda rs, sheet, dice, ctx, e=effect: rs.apply_effect(
-                    sheet, e.kind, e.payload, dice, ctx
-                ),
+                step=effect_step(effect),
                 kind=ResolutionKind.EFFECT,
                 action=effect.kind,
                 params={"scheduled_effect": effect.pk, "payload": effect.payload},
@@ -244,6 +249,7 @@ def test_catch_up_stops_at_a_choice_and_the_referee_resumes_once_it_is_answered(
     )
     assert (job.done, job.total, job.clock_reached, job.target) == (2, 4, 60, 300)
     assert minutes_and_names(campaign) == [(30, "Aldo"), (60, "Cato")]
+    assert cato.pending_choice is not None
     assert cato.pending_choice["kind"] == "death_or_major_wound"
 
     # when the referee resumes before the choice is answered: 409, nothing moves
@@ -271,6 +277,7 @@ def test_catch_up_stops_at_a_choice_and_the_referee_resumes_once_it_is_answered(
     assert minutes_and_names(campaign)[2:] == [(60, "Aldo"), (90, "Aldo"), (120, "Cato")]
 
     # when Cato chooses death (his wounds stop worsening) and the referee resumes
+    assert cato.pending_choice is not None
     resolution_answer_choice(
         character_id=cato.pk,
         actor=referee,
@@ -284,7 +291,7 @@ def test_catch_up_stops_at_a_choice_and_the_referee_resumes_once_it_is_answered(
     # then the job reaches its original target
     job.refresh_from_db()
     campaign.refresh_from_db()
-    assert (job.state, job.reason, job.waiting_on) == ("done", "", None)
+    assert (job.state, job.reason, job.waiting_on_id) == ("done", "", None)
     assert campaign.clock == 300
     assert [m for m, name in minutes_and_names(campaign) if name == "Aldo"] == list(
         range(30, 301, 30)
@@ -384,6 +391,7 @@ def test_a_job_behind_one_waiting_on_a_choice_waits_its_turn(campaign, player, r
     assert first.state == "waiting"
     assert (second.state, second.target, second.done) == ("queued", None, 0)
     aldo.refresh_from_db()
+    assert aldo.pending_choice is not None
     resolution_answer_choice(
         character_id=aldo.pk,
         actor=player,

@@ -96,6 +96,7 @@ def test_a_waiting_job_says_why_and_resume_is_409_until_the_choice_is_answered(
     assert refused.json()["detail"].startswith("Cato still waits on a choice")
 
     cato.refresh_from_db()
+    assert cato.pending_choice is not None
     client_for(player).post(
         f"/api/v1/characters/{cato.pk}/choices/",
         {"choice_id": cato.pending_choice["id"], "option": "death"},

@@ -6,6 +6,8 @@ Row locks need PostgreSQL (CI sets DATABASE_URL); SQLite locks the whole databas
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 from django.db import connection
 
@@ -77,7 +79,7 @@ def test_two_advances_at_once_serialize_and_add_up(campaign, player, other_playe
     jobs = []
     asking = [lambda: jobs.append(clock_advance_start(campaign_id=campaign.pk, minutes=300))] * 2
     assert run_in_threads(asking) == []
-    errors = run_in_threads([lambda j=job: clock_advance_run(job_id=j.pk) for job in jobs * 2])
+    errors = run_in_threads([partial(clock_advance_run, job_id=job.pk) for job in jobs * 2])
 
     # then they ran one after the other: ten hours, the same as one ten-hour advance
     assert errors == []

@@ -131,6 +131,7 @@ def test_the_live_clock_waits_on_a_choice_then_catches_up(campaign, player, tick
 
     # once answered and resumed, the job finishes, and the next tick catches up
     cato.refresh_from_db()
+    assert cato.pending_choice is not None
     resolution_answer_choice(
         character_id=cato.pk,
         actor=player,

@@ -125,8 +125,9 @@ class Worker:
 
 def _reset_broker_connections() -> None:
     kombu.pools.reset()  # close and forget every pooled connection and producer
-    celery_app._pool = None
-    celery_app.amqp._producer_pool = None
+    # the app's private pools: kombu.pools.reset() closed what they hold
+    celery_app._pool = None  # type: ignore[attr-defined]
+    celery_app.amqp._producer_pool = None  # type: ignore[attr-defined]
 
 
 @contextlib.contextmanager
@@ -142,10 +143,10 @@ def tasks_to_redis(queue: str) -> Iterator[None]:
         yield
     finally:
         with celery_app.connection_for_write() as broker:  # leave Redis as it was
-            client = broker.default_channel.client
-            keys = list(client.scan_iter(match=f"*{queue}*"))
-            if keys:
-                client.delete(*keys)
+            client = broker.default_channel.client  # type: ignore[attr-defined]  # Redis
+            leftover = list(client.scan_iter(match=f"*{queue}*"))
+            if leftover:
+                client.delete(*leftover)
         _reset_broker_connections()
         conf.update(saved)
 

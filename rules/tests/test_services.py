@@ -127,6 +127,7 @@ def test_undo_restores_the_sheet_and_is_itself_logged(aldo, player, referee):
     assert aldo.sheet["hp"] == 10
     assert aldo.version == 3
     assert undo.kind == ResolutionKind.UNDO
+    assert undo.undoes is not None
     assert undo.undoes.action == "damage"
     assert Resolution.objects.filter(character=aldo).count() == 3  # nothing deleted
     with pytest.raises(ResolutionConflict):

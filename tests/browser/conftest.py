@@ -15,7 +15,7 @@ import pytest
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
+from playwright.sync_api import Browser, Page, ViewportSize, sync_playwright  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -27,8 +27,8 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-DESKTOP = {"width": 1280, "height": 900}
-PHONE = {"width": 390, "height": 844}
+DESKTOP: ViewportSize = {"width": 1280, "height": 900}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 
 
 @pytest.fixture(scope="session")
@@ -46,7 +46,7 @@ def new_page(browser: Browser, live_server: Any) -> Iterator[Callable[..., Page]
     """A page in a fresh browser context (its own cookies: one person per context)."""
     contexts = []
 
-    def make(viewport: dict[str, int] | None = None) -> Page:
+    def make(viewport: ViewportSize | None = None) -> Page:
         context = browser.new_context(viewport=viewport or DESKTOP, base_url=live_server.url)
         contexts.append(context)
         page = context.new_page()

@@ -6,6 +6,8 @@ scripted: a Fisher-Yates shuffle of n cards draws n-1 dice of sizes n..2, and
 """
 
 import copy
+import csv
+import re
 from pathlib import Path
 
 import pytest
@@ -106,9 +108,18 @@ def test_dk1_the_deck_has_20_cards_10_with_stamina_and_two_wound_cards():
     assert CARDS["10"].result(2) == "xx"
 
 
-def test_dk1_the_card_data_is_the_shared_reference():
-    reference = Path(__file__).resolve().parents[4] / "shared/reference/deckahedron-deck.csv"
-    assert DECK_FILE.read_bytes() == reference.read_bytes()
+def test_dk1_the_card_data_is_the_table_in_the_referee_docs():
+    # The referee's page prints the whole deck; the server's data must be that table.
+    docs = Path(__file__).resolve().parents[3] / "docs/rulesets/deckahedron.md"
+    printed = [
+        [cell.strip() for cell in line.strip().strip("|").split("|")]
+        for line in docs.read_text().splitlines()
+        if re.match(r"^\| (\d+|W\d) \|", line)
+    ]
+    with DECK_FILE.open(newline="") as handle:
+        data = [list(row.values()) for row in csv.DictReader(handle)]
+    assert printed == data
+    assert len(printed) == 22
 
 
 # -- DK-2: sheets ------------------------------------------------------------------------

@@ -15,6 +15,7 @@ card's choice) run on a real generator seeded by hypothesis. After every step:
 
 import copy
 from collections import Counter
+from typing import Any
 
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
@@ -144,7 +145,7 @@ def test_any_sequence_of_actions_conserves_every_card(seed, data):
 def bad_values(schema):
     """Values that break one property's schema."""
     kind = schema.get("type")
-    options = [st.none(), st.lists(st.integers(), max_size=2)]
+    options: list[st.SearchStrategy[Any]] = [st.none(), st.lists(st.integers(), max_size=2)]
     if "enum" in schema:
         options += [st.text().filter(lambda v: v not in schema["enum"]), st.integers()]
     elif kind == "integer":
