@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -35,7 +35,7 @@ from tests.browser.test_screenshots import PARTIES, take
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-THEMES = ("light", "dark")
+THEMES: tuple[Literal["light", "dark"], ...] = ("light", "dark")
 WIDTHS = {"laptop": DESKTOP, "phone": PHONE}
 PEOPLE = (None, "referee", "player1")  # a visitor, the referee, a player
 

@@ -98,7 +98,7 @@ def test_the_main_loop_by_keyboard_alone(new_page, referee, player, scripted_dic
     page.goto("/login/")
     every_control_by_tab(page)
     page.goto("/login/")  # the username field has the focus when the page opens
-    assert focused(page) is not None and focused(page)["id"] == "id_username"
+    assert assert_visible_focus(page)["id"] == "id_username"
     page.keyboard.type("referee")
     tab_to(page, "^id_password$")
     page.keyboard.type("pw-referee")
@@ -196,4 +196,4 @@ def test_a_swap_keeps_focus_on_the_field_in_use(new_page, referee, player):
         character_id=aldo.pk, actor=referee, by_referee=True, action="damage", params={"amount": 1}
     )
     expect(page.locator(".log-entry").first).to_contain_text("Takes 1 damage", timeout=5000)
-    assert focused(page) is not None and focused(page)["id"] == "a-damage-f-p-amount"
+    assert assert_visible_focus(page)["id"] == "a-damage-f-p-amount"
