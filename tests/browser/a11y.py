@@ -172,10 +172,11 @@ def contrast(a: RGB, b: RGB) -> float:
 
 # What each picture is, what paints it and what it must stand out from.
 #   paint: "fill" (background colour or every stop of a gradient), "border" (the outline
-#   that draws an empty slot or a box's state edge), "svg" (an icon's fill),
-#   "before" (a ::before dot's border).
+#   that draws an empty slot or a box's state edge), "svg" (an icon's fill), "stroke"
+#   (an SVG line), "before" (a ::before dot's border).
 #   against: "parent" (the colour behind the element), "self" (the element's own
-#   background, for a coloured edge of a box).
+#   background, for a coloured edge of a box), "box" (the fill of the SVG box the mark
+#   is drawn in, else what is behind the picture).
 GRAPHICS: tuple[tuple[str, str, str, str], ...] = (
     ("hp, wound and score bars", ".bar-fill", "fill", "parent"),
     ("filled pips (fatigue, marks, ranks, stamina, disease saves)", ".pip.on", "fill", "parent"),
@@ -191,6 +192,10 @@ GRAPHICS: tuple[tuple[str, str, str, str], ...] = (
     ("timeline dots", ".tl-item", "before", "parent"),
     ("waiting dot", ".dot", "fill", "parent"),
     ("dice", ".die.kept", "fill", "parent"),
+    ("battle units' state edge", ".units .unit, .after-list .after", "border-left", "self"),
+    ("battle state icons", ".unit .icon, .after .icon", "svg", "parent"),
+    ("drawn boxes (SVG)", "svg[role=img] rect", "stroke", "parent"),
+    ("marks drawn in boxes (SVG)", "svg[role=img] line, svg[role=img] path", "stroke", "box"),
 )
 # Words and numbers drawn on a coloured shape: axe skips most of them (they sit inside a
 # picture hidden from assistive technology, which speaks its label instead), so their
@@ -214,12 +219,13 @@ def _grounds(layers: list[str]) -> list[RGB]:
     gradient or stripes, each of its stops over that."""
     base: RGB = (255.0, 255.0, 255.0)
     for layer in reversed(layers):
-        base = over(colours(layer)[0], base)
+        for colour in colours(layer)[:1]:
+            base = over(colour, base)
     for layer in layers:
         found = colours(layer)
         if len(found) > 1:
             return [over(stop, base) for stop in found[1:]]
-        if found[0][3] > 0:
+        if found and found[0][3] > 0:
             break
     return [base]
 

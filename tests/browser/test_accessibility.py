@@ -29,6 +29,7 @@ from characters.models import Character
 from rules import dice as rules_dice
 from rules.engine.dice import SystemGenerator
 from rules.engine.registry import ruleset_keys
+from rules.models import Resolution
 from tests.browser import a11y
 from tests.browser.conftest import DESKTOP, PHONE, log_in
 from tests.browser.test_screenshots import PARTIES, take
@@ -54,14 +55,18 @@ def routes() -> Iterator[str]:
     yield from walk(config.web_urls.urlpatterns, "/")
 
 
-def urls_for(route: str, values: dict[str, list[str]]) -> list[str]:
-    """The route filled with every known value of its parameters (none if one is unknown)."""
-    names = re.findall(r"<(?:\w+:)?(\w+)>", route)
+def urls_for(route: str, values: dict[tuple[str, ...], list[tuple[str, ...]]]) -> list[str]:
+    """The route filled with every known value of its parameters (none if they are unknown)."""
+    names = tuple(re.findall(r"<(?:\w+:)?(\w+)>", route))
     if not names:
         return [route]
-    if len(names) > 1 or names[0] not in values:
-        return []
-    return [re.sub(r"<[^>]+>", value, route) for value in values[names[0]]]
+    urls = []
+    for row in values.get(names, []):
+        url = route
+        for value in row:
+            url = re.sub(r"<[^>]+>", value, url, count=1)
+        urls.append(url)
+    return urls
 
 
 @pytest.fixture
@@ -93,14 +98,16 @@ def demo(settings: Any) -> dict[str, Any]:
 def whole_pages(client: Client) -> list[str]:
     """Every URL that answers this person with a whole page.
 
-    A route is tried with each known campaign, character or invite code until one is not
-    a 404 (another player's sheet); if that answer is a whole page (200, ``<html``), the
-    route is walked with every value (the browser skips the 404s), otherwise it is a
-    fragment or a form's target and is left out."""
+    A route is tried with each known campaign, character (with its latest resolution) or
+    invite code until one is not a 404 (another player's sheet); if that answer is a whole
+    page (200, ``<html``), the route is walked with every value (the browser skips the
+    404s), otherwise it is a fragment or a form's target and is left out."""
+    latest = {r.character_id: r for r in Resolution.objects.order_by("version")}.values()
     values = {
-        "campaign_id": [str(pk) for pk in Campaign.objects.values_list("pk", flat=True)],
-        "character_id": [str(pk) for pk in Character.objects.values_list("pk", flat=True)],
-        "code": list(Invite.objects.values_list("code", flat=True)[:1]),
+        ("campaign_id",): [(str(pk),) for pk in Campaign.objects.values_list("pk", flat=True)],
+        ("character_id",): [(str(pk),) for pk in Character.objects.values_list("pk", flat=True)],
+        ("code",): [(code,) for code in Invite.objects.values_list("code", flat=True)[:1]],
+        ("character_id", "resolution_id"): [(str(r.character_id), str(r.pk)) for r in latest],
     }
     found = []
     for route in routes():
@@ -209,3 +216,34 @@ def test_every_page_passes_axe_in_both_themes_at_both_widths(new_page, demo):
             audited += 1
     assert audited >= 3 * len(ruleset_keys()), audited
     assert not failures, f"{len(failures)} accessibility failures:\n" + "\n".join(failures)
+
+
+def paper(page: Page) -> float:
+    """The luminance of the page's background."""
+    css = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
+    r, g, b, _ = a11y.colours(css)[0]
+    return a11y.luminance((r, g, b))
+
+
+def test_the_theme_follows_the_system_and_the_menu_pins_it(new_page, referee):
+    page = new_page()
+    page.emulate_media(color_scheme="dark")
+    log_in(page, "referee")
+    assert paper(page) < 0.05  # dark, as the system says
+    page.emulate_media(color_scheme="light")
+    assert paper(page) > 0.8
+
+    # the menu pins a theme in this browser, whatever the system says, across pages
+    menu = page.get_by_label("Theme")
+    expect(menu).to_have_value("")
+    menu.select_option(label="Dark")
+    assert paper(page) < 0.05
+    page.goto("/campaigns/new/")
+    expect(page.get_by_label("Theme")).to_have_value("dark")
+    assert page.evaluate("() => document.documentElement.dataset.theme") == "dark"
+    assert paper(page) < 0.05
+    page.get_by_label("Theme").select_option(label="As the system")
+    assert paper(page) > 0.8
+    page.reload()
+    assert page.evaluate("() => document.documentElement.dataset.theme") is None
+    assert page.evaluate("() => localStorage.getItem('sawbones-theme')") is None

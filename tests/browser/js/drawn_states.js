@@ -19,6 +19,11 @@
     const text = (el.closest("[aria-label]") || el).getAttribute("aria-label") || el.textContent;
     return el.tagName.toLowerCase() + (cls ? "." + cls : "") + " in \"" + (text || "").trim().slice(0, 60) + "\"";
   };
+  // an SVG mark drawn inside a box: the box's fill is behind it (none: the page)
+  const boxFill = (el) => {
+    const box = el.parentElement.querySelector("rect");
+    return box && box !== el ? getComputedStyle(box).fill : "";
+  };
   const shapes = [];
   for (const [name, selector, paint, against] of graphics) {
     for (const el of document.querySelectorAll(selector)) {
@@ -28,6 +33,11 @@
       let painted = "", width = 1, lineStyle = "solid";
       if (paint === "fill") painted = style.backgroundColor + " " + style.backgroundImage;
       else if (paint === "svg") painted = style.fill;
+      else if (paint === "stroke") {
+        painted = style.stroke;
+        width = parseFloat(style.strokeWidth);
+        lineStyle = style.stroke === "none" ? "none" : "solid";
+      }
       else if (paint === "before") { painted = before.borderTopColor; width = parseFloat(before.borderTopWidth); lineStyle = before.borderTopStyle; }
       else {
         const side = paint === "border" ? "Top" : paint === "border-top" ? "Top" : "Left";
@@ -37,7 +47,9 @@
       }
       shapes.push({
         name, paint, painted, width, lineStyle, what: describe(el),
-        background: against === "self" ? behind(el) : behind(el.parentElement),
+        background: against === "self" ? behind(el)
+          : against === "box" ? [boxFill(el)].concat(behind(el.closest("svg").parentElement))
+          : behind(el.parentElement),
         fillOwn: style.backgroundColor + " " + style.backgroundImage,
       });
     }
