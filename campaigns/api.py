@@ -12,8 +12,19 @@ from rest_framework.views import APIView
 
 from campaigns.access import access_campaign
 from campaigns.models import Membership
-from campaigns.selectors import clock_display, memberships_for_user
-from campaigns.services import campaign_create, campaign_join, campaign_update, invite_create
+from campaigns.selectors import (
+    campaign_seed_periods,
+    clock_display,
+    dice_commitment,
+    memberships_for_user,
+)
+from campaigns.services import (
+    campaign_create,
+    campaign_dice_rotate,
+    campaign_join,
+    campaign_update,
+    invite_create,
+)
 from rules.engine.registry import ruleset_keys
 
 
@@ -33,6 +44,9 @@ class CampaignOutputSerializer(serializers.Serializer):
     clock_display = serializers.CharField(help_text='"Day N, HH:MM"')
     my_role = serializers.ChoiceField(choices=["referee", "player"])
     options = serializers.DictField()
+    dice_commitment = serializers.CharField(
+        help_text="SHA-256 (lower-case hex) of the current dice seed's bytes (docs/dice.md)"
+    )
 
 
 def campaign_output(membership: Membership) -> dict[str, Any]:
@@ -45,6 +59,7 @@ def campaign_output(membership: Membership) -> dict[str, Any]:
         "clock_display": clock_display(campaign.clock),
         "my_role": membership.role,
         "options": campaign.options,
+        "dice_commitment": dice_commitment(campaign.dice_seed),
     }
 
 
@@ -111,3 +126,48 @@ class JoinApi(APIView):
         data.is_valid(raise_exception=True)
         membership = campaign_join(user=request.user, code=data.validated_data["code"])
         return Response(campaign_output(access_campaign(request.user, membership.campaign_id)))
+
+
+class SeedPeriodSerializer(serializers.Serializer):
+    commitment = serializers.CharField(help_text="SHA-256 (lower-case hex) of the seed's bytes")
+    seed = serializers.CharField(
+        allow_null=True, help_text="the seed as lower-case hex; null until revealed"
+    )
+    first_counter = serializers.IntegerField()
+    last_counter = serializers.IntegerField(
+        allow_null=True, help_text="the last counter this seed drew; null if none"
+    )
+    revealed_at = serializers.DateTimeField(allow_null=True)
+
+
+class DiceSeedListApi(APIView):
+    @extend_schema(
+        responses={200: SeedPeriodSerializer(many=True)},
+        description="Every seed period of the campaign's dice, oldest first; the last is "
+        "the current one, whose seed stays secret until the referee rotates it.",
+    )
+    def get(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id)
+        periods = campaign_seed_periods(membership.campaign)
+        return Response(SeedPeriodSerializer(periods, many=True).data)
+
+
+class DiceRotateApi(APIView):
+    class OutputSerializer(serializers.Serializer):
+        revealed = SeedPeriodSerializer(help_text="the seed just revealed")
+        dice_commitment = serializers.CharField(help_text="the commitment to the new seed")
+
+    @extend_schema(
+        request=None,
+        responses={201: OutputSerializer},
+        description="Referee only. Reveals the current dice seed and commits to a new one.",
+    )
+    def post(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        revealed = campaign_dice_rotate(campaign_id=membership.campaign_id)
+        periods = campaign_seed_periods(revealed.campaign)
+        answer = {
+            "revealed": next(p for p in periods if p["seed"] == revealed.seed),
+            "dice_commitment": periods[-1]["commitment"],
+        }
+        return Response(self.OutputSerializer(answer).data, status=status.HTTP_201_CREATED)

@@ -33,6 +33,10 @@ class Campaign(models.Model):
     # every roll is derived from both, so any roll can be recomputed later.
     dice_seed = models.CharField(max_length=64, default=new_dice_seed, editable=False)
     dice_counter = models.PositiveBigIntegerField(default=0)
+    # The counter at which the current seed took over. The counter never goes back:
+    # a rotation keeps counting, so each counter value belongs to exactly one seed
+    # (docs/dice.md). Earlier seeds are revealed in RevealedSeed.
+    dice_seed_first_counter = models.PositiveBigIntegerField(default=0)
     # Live clock (docs/clock.md): in-game minutes per real minute; 0 means the clock moves
     # only when the referee advances it. Celery beat advances live campaigns by the real
     # time elapsed since ``live_last_tick`` times the ratio (rules.clock.clock_live_tick).
@@ -91,3 +95,23 @@ class Invite(models.Model):
 
     def __str__(self) -> str:
         return f"invite {self.code} to {self.campaign}"
+
+
+class RevealedSeed(models.Model):
+    """A dice seed the campaign has stopped using and shown to its members.
+
+    The seed drew every die from ``first_counter`` to ``last_counter`` (inclusive;
+    null when it drew none). Append-only: written once by a rotation, never changed.
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="revealed_seeds")
+    seed = models.CharField(max_length=64)
+    first_counter = models.PositiveBigIntegerField()
+    last_counter = models.PositiveBigIntegerField(null=True, blank=True)
+    revealed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["first_counter", "id"]
+
+    def __str__(self) -> str:
+        return f"seed of {self.campaign} from counter {self.first_counter}"

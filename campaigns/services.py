@@ -8,7 +8,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
-from campaigns.models import Campaign, Invite, Membership, Role
+from campaigns.models import Campaign, Invite, Membership, RevealedSeed, Role, new_dice_seed
 from rules.engine.interface import RuleError
 from rules.engine.registry import get_ruleset
 from rules.errors import ResolutionConflict
@@ -94,6 +94,28 @@ def campaign_update(
     campaign.full_clean()
     campaign.save(update_fields=sorted(set(fields)) or None)
     return campaign
+
+
+@transaction.atomic
+def campaign_dice_rotate(*, campaign_id: int) -> RevealedSeed:
+    """Reveal the campaign's current dice seed and commit to a fresh one (docs/dice.md).
+
+    Under the campaign's row lock, the first lock of every resolution and clock batch
+    (rules/services.py), so no die is drawn while the seed changes hands. The counter
+    keeps counting: the new seed takes over at the counter where the old one stopped.
+    """
+    campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
+    used = campaign.dice_counter > campaign.dice_seed_first_counter
+    revealed = RevealedSeed.objects.create(
+        campaign=campaign,
+        seed=campaign.dice_seed,
+        first_counter=campaign.dice_seed_first_counter,
+        last_counter=campaign.dice_counter - 1 if used else None,
+    )
+    campaign.dice_seed = new_dice_seed()
+    campaign.dice_seed_first_counter = campaign.dice_counter
+    campaign.save(update_fields=["dice_seed", "dice_seed_first_counter"])
+    return revealed
 
 
 def invite_create(*, campaign: Campaign, user: Any) -> Invite:

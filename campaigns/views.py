@@ -23,8 +23,13 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from campaigns.access import access_campaign
 from campaigns.models import Campaign, Invite, Membership
-from campaigns.selectors import clock_display
-from campaigns.services import campaign_create, campaign_join, invite_create
+from campaigns.selectors import campaign_seed_periods, clock_display
+from campaigns.services import (
+    campaign_create,
+    campaign_dice_rotate,
+    campaign_join,
+    invite_create,
+)
 from characters.forms import CREATION_FIELDS, FormField, humanize, schema_fields
 from characters.models import Character
 from characters.selectors import PartyMember, party, public_choice
@@ -241,7 +246,29 @@ def dashboard_context(request: HttpRequest, membership: Membership, **extra: Any
 def campaign_detail(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """The referee's dashboard; for a player, the party page."""
     membership = access_campaign(request.user, campaign_id)
-    return render(request, "campaigns/detail.html", dashboard_context(request, membership))
+    context = dashboard_context(request, membership)
+    context["seed_periods"] = campaign_seed_periods(membership.campaign)
+    return render(request, "campaigns/detail.html", context)
+
+
+@login_required
+@require_POST
+def dice_rotate(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The referee reveals the dice seed in use and commits to a new one (docs/dice.md)."""
+    try:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+    except NotAllowed as error:
+        raise PermissionDenied(str(error)) from None
+    campaign_dice_rotate(campaign_id=membership.campaign_id)
+    messages.success(
+        request, "The dice seed is revealed: every roll made with it can now be checked."
+    )
+    url = reverse("campaign", args=[campaign_id]) + "#dice"
+    if request.headers.get("HX-Request"):
+        answer = HttpResponse(status=204)
+        answer["HX-Redirect"] = url
+        return answer
+    return redirect(url)
 
 
 @login_required

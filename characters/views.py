@@ -39,7 +39,12 @@ from rules.engine.interface import ActionBlocked, ActionSpec, RuleError
 from rules.engine.registry import get_ruleset
 from rules.errors import NotAllowed, ResolutionConflict
 from rules.models import EffectState, Resolution, ResolutionKind
-from rules.selectors import effects_for_viewer, resolution_view, resolutions_for_character
+from rules.selectors import (
+    effects_for_viewer,
+    resolution_dice_check,
+    resolution_view,
+    resolutions_for_character,
+)
 from rules.services import (
     resolution_answer_choice,
     resolution_cancel_choice,
@@ -321,6 +326,22 @@ def character_reveal(request: HttpRequest, character_id: int, resolution_id: int
         raise Http404("no such resolution")
     resolution_reveal(resolution=resolution)
     return _answer(request, character_id, 200, notice="The hidden rolls are shown to players now.")
+
+
+@login_required
+def resolution_dice(request: HttpRequest, character_id: int, resolution_id: int) -> HttpResponse:
+    """A member checks the dice of one resolution (docs/dice.md)."""
+    access = access_character(request.user, character_id)
+    resolution = (
+        Resolution.objects.select_related("character__campaign")
+        .filter(pk=resolution_id, character=access.character)
+        .first()
+    )
+    if resolution is None:
+        raise Http404("no such resolution")
+    check = resolution_dice_check(resolution, viewer_is_referee=access.is_referee)
+    context = {"character": access.character, "campaign": access.character.campaign, **check}
+    return render(request, "characters/dice_check.html", context)
 
 
 @login_required

@@ -3,7 +3,14 @@
 from django.urls import path
 
 from accounts.api import RegisterApi, TokenApi
-from campaigns.api import CampaignDetailApi, CampaignListApi, InviteCreateApi, JoinApi
+from campaigns.api import (
+    CampaignDetailApi,
+    CampaignListApi,
+    DiceRotateApi,
+    DiceSeedListApi,
+    InviteCreateApi,
+    JoinApi,
+)
 from characters.api import CampaignCharactersApi, CharacterDetailApi
 from rules.api import (
     ActionApi,
@@ -11,6 +18,8 @@ from rules.api import (
     CampaignTableListApi,
     ChoiceApi,
     ChoiceCancelApi,
+    DiceExportApi,
+    OddsApi,
     ResolutionListApi,
     RevealApi,
     RulesetListApi,
@@ -51,6 +60,7 @@ urlpatterns = [
     ),
     path("characters/<int:character_id>/", CharacterDetailApi.as_view(), name="api-character"),
     path("characters/<int:character_id>/actions/", ActionApi.as_view(), name="api-actions"),
+    path("characters/<int:character_id>/odds/", OddsApi.as_view(), name="api-odds"),
     path("characters/<int:character_id>/choices/", ChoiceApi.as_view(), name="api-choices"),
     path(
         "characters/<int:character_id>/choices/cancel/",
@@ -84,4 +94,17 @@ urlpatterns = [
     ),
     path("campaigns/<int:campaign_id>/clock/live/", LiveClockApi.as_view(), name="api-clock-live"),
     path("campaigns/<int:campaign_id>/effects/", CampaignEffectsApi.as_view(), name="api-effects"),
+    path(
+        "campaigns/<int:campaign_id>/dice/seeds/", DiceSeedListApi.as_view(), name="api-dice-seeds"
+    ),
+    path(
+        "campaigns/<int:campaign_id>/dice/rotate/",
+        DiceRotateApi.as_view(),
+        name="api-dice-rotate",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/dice/export/",
+        DiceExportApi.as_view(),
+        name="api-dice-export",
+    ),
 ]

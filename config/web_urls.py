@@ -13,6 +13,9 @@ urlpatterns = [
     path("campaigns/<int:campaign_id>/live/", campaign_views.campaign_live, name="campaign-live"),
     path("campaigns/<int:campaign_id>/invites/", campaign_views.invite_new, name="invite-new"),
     path(
+        "campaigns/<int:campaign_id>/dice/rotate/", campaign_views.dice_rotate, name="dice-rotate"
+    ),
+    path(
         "campaigns/<int:campaign_id>/characters/new/",
         character_views.character_new,
         name="character-new",
@@ -44,6 +47,11 @@ urlpatterns = [
         "characters/<int:character_id>/resolutions/<int:resolution_id>/reveal/",
         character_views.character_reveal,
         name="character-reveal",
+    ),
+    path(
+        "characters/<int:character_id>/resolutions/<int:resolution_id>/dice/",
+        character_views.resolution_dice,
+        name="resolution-dice",
     ),
     path(
         "characters/<int:character_id>/undo/",

@@ -14,10 +14,17 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from campaigns.access import access_campaign
+from campaigns.api import SeedPeriodSerializer
 from characters.access import access_character
 from characters.api import PendingChoiceSerializer
 from rules.engine.registry import all_rulesets
-from rules.selectors import campaign_tables_view, resolution_view, resolutions_for_character
+from rules.selectors import (
+    action_odds,
+    campaign_tables_view,
+    dice_export,
+    resolution_view,
+    resolutions_for_character,
+)
 from rules.services import (
     campaign_table_reset,
     campaign_table_set,
@@ -59,6 +66,12 @@ class ResolutionSerializer(serializers.Serializer):
     actor = serializers.IntegerField(allow_null=True)
     undoes = serializers.IntegerField(allow_null=True)
     created_at = serializers.DateTimeField()
+    dice_counter_start = serializers.IntegerField(
+        help_text="the first dice counter this resolution used (docs/dice.md)"
+    )
+    dice_counter_end = serializers.IntegerField(
+        help_text="the counter after its last die: it used [start, end)"
+    )
 
 
 class ActionSpecSerializer(serializers.Serializer):
@@ -134,6 +147,50 @@ class ActionApi(APIView):
             expected_version=data.validated_data.get("expected_version"),
         )
         return Response(_view(resolution, access), status=status.HTTP_201_CREATED)
+
+
+class OddsOutcomeSerializer(serializers.Serializer):
+    key = serializers.CharField(
+        help_text="stable, machine-readable: a state, a save's pass/fail, or a number"
+    )
+    probability = serializers.FloatField()
+    fraction = serializers.CharField(help_text='the exact probability, e.g. "7/20"')
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        # declared here: a class attribute "label" would hide the serializer's own label
+        fields = super().get_fields()
+        return {
+            "key": fields.pop("key"),
+            "label": serializers.CharField(help_text="the outcome in words"),
+            **fields,
+        }
+
+
+class OddsSerializer(serializers.Serializer):
+    action = serializers.CharField()
+    outcomes = OddsOutcomeSerializer(many=True, help_text="probabilities add up to exactly 1")
+    notes = serializers.ListField(child=serializers.CharField())
+
+
+class OddsApi(APIView):
+    @extend_schema(
+        request=ActionApi.InputSerializer,
+        responses={200: OddsSerializer},
+        description=(
+            "The exact odds of an action before it is taken, with the same body as "
+            "`actions/`. Changes nothing, rolls nothing; 400 for bad params like the action."
+        ),
+    )
+    def post(self, request: Request, character_id: int) -> Response:
+        access = access_character(request.user, character_id)
+        data = ActionApi.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        odds = action_odds(
+            access=access,
+            action=data.validated_data["action"],
+            params=data.validated_data["params"],
+        )
+        return Response(OddsSerializer(odds.as_dict()).data)
 
 
 class ChoiceApi(APIView):
@@ -279,3 +336,39 @@ class RevealApi(APIView):
             resolutions_for_character(access.character), pk=resolution_id
         )
         return Response(_view(resolution_reveal(resolution=resolution), access))
+
+
+class ExportedRollSerializer(serializers.Serializer):
+    expression = serializers.CharField(help_text='"4d6kl2", "1d20", or "shuffle(N)"')
+    dice = serializers.ListField(child=serializers.IntegerField(), help_text="every die, in order")
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        # declared here: a class attribute "label" would hide the serializer's own label
+        return {"label": serializers.CharField(), **super().get_fields()}
+
+
+class ExportedResolutionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    character = serializers.IntegerField()
+    action = serializers.CharField()
+    dice_counter_start = serializers.IntegerField()
+    dice_counter_end = serializers.IntegerField()
+    rolls = ExportedRollSerializer(many=True)
+    withheld_rolls = serializers.IntegerField(help_text="rolls still hidden from this viewer")
+
+
+class DiceExportApi(APIView):
+    class OutputSerializer(serializers.Serializer):
+        campaign = serializers.IntegerField()
+        seeds = SeedPeriodSerializer(many=True)
+        resolutions = ExportedResolutionSerializer(many=True, help_text="in counter order")
+
+    @extend_schema(
+        responses={200: OutputSerializer},
+        description="The campaign's dice as this member may check them with "
+        "scripts/verify_dice.py (docs/dice.md): the referee gets every roll, a player the "
+        "rolls of their own characters that are not hidden from them.",
+    )
+    def get(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id)
+        return Response(self.OutputSerializer(dice_export(membership)).data)

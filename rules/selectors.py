@@ -8,14 +8,17 @@ from django.db.models import QuerySet
 from django.http import Http404
 
 from campaigns.access import valid_id
-from campaigns.models import Campaign
-from campaigns.selectors import clock_display
+from campaigns.models import Campaign, Membership
+from campaigns.selectors import campaign_seed_periods, clock_display, seed_for_counter
+from characters.access import CharacterAccess
 from characters.models import Character
 from characters.selectors import public_choice
-from rules.dice import campaign_generator
-from rules.engine.dice import DiceExpression
+from rules.engine.dice import DiceExpression, HmacGenerator
+from rules.engine.odds import Odds
 from rules.engine.registry import get_ruleset
+from rules.errors import NotAllowed
 from rules.models import ClockJob, Resolution, ScheduledEffect
+from rules.services import campaign_context, reject_nul_characters, whole_numbers
 
 REFEREE_ONLY = "referee_only"
 
@@ -54,29 +57,119 @@ def resolution_view(
         "actor": resolution.actor_id,
         "undoes": resolution.undoes_id,
         "created_at": resolution.created_at,
+        # The campaign's dice counters this resolution used: [start, end) (docs/dice.md).
+        "dice_counter_start": resolution.dice_counter_start,
+        "dice_counter_end": resolution.dice_counter_end,
     }
 
 
+def action_odds(*, access: CharacterAccess, action: str, params: dict[str, Any]) -> Odds:
+    """The exact odds of an action for this viewer, from the sheet as it is now.
+
+    Reads only: nothing is rolled, no dice counter moves, nothing is locked. Who may
+    ask is who may take the action; bad params are refused as the action refuses them.
+    """
+    character = access.character
+    campaign = character.campaign
+    ruleset = get_ruleset(campaign.ruleset)
+    spec = ruleset.action(action)
+    if not access.may_take(spec.who):
+        raise NotAllowed("only the campaign's referee may take this action")
+    reject_nul_characters(params, "params")
+    context = campaign_context(campaign, by_referee=access.is_referee)
+    return ruleset.odds(character.sheet, action, whole_numbers(params), context)
+
+
+def roll_die_sizes(roll: dict[str, Any]) -> list[int]:
+    """The size of each die a recorded roll drew, in order (docs/dice.md).
+
+    A shuffle of n items draws one die of each size n, n-1, ..., 2 (Fisher-Yates).
+    """
+    expression = str(roll["expression"])
+    if expression.startswith("shuffle("):
+        size = int(expression[len("shuffle(") : -1])
+        return list(range(size, 1, -1))
+    parsed = DiceExpression.parse(expression)
+    return [parsed.sides] * parsed.count
+
+
 def verify_resolution_rolls(resolution: Resolution, campaign: Campaign) -> bool:
-    """Recompute every die of the resolution from the campaign's seed and counter range.
+    """Recompute every die of the resolution from its seed and counter range.
 
     True when the recorded dice are exactly what the HMAC generator gives: proof that
-    no roll was altered after the fact.
+    no roll was altered after the fact. The seed is the one that owned the counter
+    (the current one, or a revealed one after a rotation).
     """
-    generator = campaign_generator(campaign)
-    generator.counter = resolution.dice_counter_start
+    seed = seed_for_counter(campaign, resolution.dice_counter_start)
+    generator = HmacGenerator(bytes.fromhex(seed), resolution.dice_counter_start)
     for roll in resolution.rolls:
-        expression = roll["expression"]
-        if expression.startswith("shuffle("):
-            size = int(expression[len("shuffle(") : -1])
-            sides = list(range(size, 1, -1))
-        else:
-            parsed = DiceExpression.parse(expression)
-            sides = [parsed.sides] * parsed.count
-        recomputed = [generator.randbelow(s) + 1 for s in sides]
+        recomputed = [generator.randbelow(sides) + 1 for sides in roll_die_sizes(roll)]
         if recomputed != list(roll["dice"]):
             return False
     return generator.counter == resolution.dice_counter_end
+
+
+def resolution_dice_check(resolution: Resolution, *, viewer_is_referee: bool) -> dict[str, Any]:
+    """What a member sees when checking one resolution's dice (docs/dice.md)."""
+    campaign = resolution.character.campaign
+    start = resolution.dice_counter_start
+    draws = resolution.dice_counter_end - start
+    period = next(
+        (
+            p
+            for p in campaign_seed_periods(campaign)
+            if p["last_counter"] is not None and p["first_counter"] <= start <= p["last_counter"]
+        ),
+        None,
+    )
+    show_hidden = viewer_is_referee or resolution.revealed
+    shown = [roll for roll in resolution.rolls if show_hidden or not roll.get("hidden")]
+    return {
+        "resolution": resolution,
+        "counter_start": start,
+        "counter_end": resolution.dice_counter_end,
+        "draws": draws,
+        "period": period if draws else None,
+        "rolls": shown,
+        "withheld": len(resolution.rolls) - len(shown),
+        "matches": verify_resolution_rolls(resolution, campaign),
+    }
+
+
+def dice_export(membership: Membership) -> dict[str, Any]:
+    """The campaign's dice as this member may check them (docs/dice.md), oldest first.
+
+    A referee gets every resolution with every roll. A player gets the resolutions of
+    their own characters; rolls still hidden from them (G-4) are withheld and counted,
+    so the gap in the counters shows that a roll happened, never what it was.
+    """
+    campaign = membership.campaign
+    resolutions = Resolution.objects.filter(character__campaign=campaign)
+    if not membership.is_referee:
+        resolutions = resolutions.filter(character__owner=membership.user)
+    exported = []
+    for resolution in resolutions.order_by("dice_counter_start", "id"):
+        show_hidden = membership.is_referee or resolution.revealed
+        shown = [roll for roll in resolution.rolls if show_hidden or not roll.get("hidden")]
+        exported.append(
+            {
+                "id": resolution.pk,
+                "character": resolution.character_id,
+                "action": resolution.action,
+                "dice_counter_start": resolution.dice_counter_start,
+                "dice_counter_end": resolution.dice_counter_end,
+                "rolls": [
+                    {"label": r["label"], "expression": r["expression"], "dice": r["dice"]}
+                    for r in shown
+                ],
+                "withheld_rolls": len(resolution.rolls) - len(shown),
+            }
+        )
+    return {
+        "campaign": campaign.pk,
+        "seeds": campaign_seed_periods(campaign),
+        "resolutions": exported,
+    }
 
 
 def campaign_tables_view(campaign: Campaign) -> list[dict[str, Any]]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 from django.urls import reverse
 
@@ -12,7 +14,16 @@ from rules.engine.registry import get_ruleset, ruleset_keys
 
 pytestmark = pytest.mark.django_db
 
-CAMPAIGN_FIELDS = {"id", "name", "ruleset", "clock", "clock_display", "my_role", "options"}
+CAMPAIGN_FIELDS = {
+    "id",
+    "name",
+    "ruleset",
+    "clock",
+    "clock_display",
+    "my_role",
+    "options",
+    "dice_commitment",
+}
 
 
 def detail_url(campaign: Campaign) -> str:
@@ -38,6 +49,7 @@ def test_the_creator_becomes_referee(client_for, outsider, ruleset: str) -> None
         "clock_display": "Day 1, 00:00",
         "my_role": "referee",
         "options": dict(get_ruleset(ruleset).options),
+        "dice_commitment": hashlib.sha256(bytes.fromhex(campaign.dice_seed)).hexdigest(),
     }
     assert Membership.objects.get(campaign=campaign, user=outsider).role == Role.REFEREE
 
@@ -129,6 +141,7 @@ def test_detail_as_referee_and_as_player(client_for, campaign, referee, player) 
         "clock_display": "Day 1, 00:00",
         "my_role": "referee",
         "options": {"bypass_hp_per_level": 10},
+        "dice_commitment": hashlib.sha256(bytes.fromhex(campaign.dice_seed)).hexdigest(),
     }
     assert as_player == {**as_referee, "my_role": "player"}
 

@@ -22,6 +22,7 @@ import fastjsonschema
 import jsonschema
 
 from rules.engine.dice import Dice, Roll
+from rules.engine.odds import Odds, TooManyPaths, certain, enumerate_draws, grouped
 
 Sheet = dict[str, Any]
 Params = dict[str, Any]
@@ -30,6 +31,15 @@ Who = Literal["owner", "referee"]
 
 class RuleError(ValueError):
     """The request does not make sense under the rules (answered 400)."""
+
+
+# The most ways for the dice to fall that Ruleset.odds walks through the real rules
+# (each a full resolution on a copy); past it a ruleset computes the odds with icepool.
+ODDS_PATH_LIMIT = 256
+
+
+class OddsUnavailable(RuleError):
+    """The odds of this action are not computed yet (answered 400 with the reason)."""
 
 
 class ActionBlocked(RuntimeError):
@@ -218,6 +228,7 @@ def validate(instance: Any, schema: Mapping[str, Any], what: str) -> None:
 
 
 ActionHandler = Callable[[Sheet, Params, Dice, Context], Result]
+OddsHandler = Callable[[Sheet, Params, Context], Odds]
 
 
 class Ruleset(abc.ABC):
@@ -237,6 +248,10 @@ class Ruleset(abc.ABC):
     # Editable tables with their default data (JSON); each campaign gets a copy the
     # referee can edit (rules.models.CampaignTable).
     tables: ClassVar[Mapping[str, Any]] = {}
+    # Whether an action without ``odds_<action>`` may be resolved on a copy with dice
+    # that refuse to roll to tell its certain result. False where a result depends on
+    # secret state rather than dice (deckahedron's deck order): that would reveal it.
+    odds_by_resolving: ClassVar[bool] = True
 
     # -- sheets -----------------------------------------------------------------
     @abc.abstractmethod
@@ -298,6 +313,66 @@ class Ruleset(abc.ABC):
         result = handler(copy.deepcopy(dict(sheet)), copy.deepcopy(dict(params)), dice, context)
         self.validate_sheet(result.sheet)
         return result
+
+    def odds(
+        self,
+        sheet: Mapping[str, Any],
+        action: str,
+        params: Mapping[str, Any],
+        context: Context,
+    ) -> Odds:
+        """The exact odds of ``action`` with ``params`` on this sheet; nothing is rolled.
+
+        Params are checked as :meth:`resolve` checks them. A ruleset computes the odds
+        of an action in ``odds_<action>`` (icepool); without one, the real action is
+        resolved on copies along every way its dice can fall, when those are few.
+        """
+        spec = self.action(action)
+        validate(dict(params), spec.params, f"params for {action}")
+        handler: OddsHandler | None = getattr(self, f"odds_{action}", None)
+        if handler is not None:
+            return handler(copy.deepcopy(dict(sheet)), copy.deepcopy(dict(params)), context)
+        return self.odds_by_walking(sheet, action, params, context)
+
+    def odds_by_walking(
+        self,
+        sheet: Mapping[str, Any],
+        action: str,
+        params: Mapping[str, Any],
+        context: Context,
+    ) -> Odds:
+        """Odds found by resolving copies of the sheet along every way the dice can fall.
+
+        For actions that roll nothing or little; the results are sorted by
+        :meth:`odds_key`. An action that rolls nothing answers exactly what it would do
+        (or refuse: 400, 409).
+        """
+        spec = self.action(action)
+        unavailable = OddsUnavailable(f"The odds of {spec.label.lower()} are not computed yet.")
+        if not self.odds_by_resolving:
+            raise unavailable
+        try:
+            paths = enumerate_draws(
+                lambda generator: self.resolve(sheet, action, params, Dice(generator), context),
+                limit=ODDS_PATH_LIMIT,
+            )
+        except TooManyPaths:
+            raise unavailable from None
+        if len(paths) == 1:
+            summary = paths[0][0].summary
+            return certain(action, summary[:1].upper() + summary[1:])
+        return grouped(
+            action, ((*self.odds_key(action, result), chance) for result, chance in paths)
+        )
+
+    def odds_key(self, action: str, result: Result) -> tuple[str, str]:
+        """How :meth:`odds` sorts the results it enumerates: (key, label).
+
+        By default, the character's state after the action; override for actions whose
+        dice decide something else (a save's pass or fail).
+        """
+        status = self.status(result.sheet)
+        return status, status.replace("_", " ").capitalize()
 
     def choose(
         self,

@@ -40,6 +40,8 @@ RESOLUTION_FIELDS = {
     "actor",
     "undoes",
     "created_at",
+    "dice_counter_start",
+    "dice_counter_end",
 }
 ROLL_FIELDS = {"label", "expression", "dice", "kept", "total", "hidden"}
 

@@ -429,6 +429,9 @@ def _minutes(context: Context, option: str, default: int) -> int:
 
 
 class Deckahedron(Ruleset):
+    # Results come from the deck's secret order, not from dice: resolving a copy to
+    # tell the odds would give that order away (see Ruleset.odds).
+    odds_by_resolving = False
     key = "deckahedron"
     name = "Deckahedron"
     sheet_schema = SHEET_SCHEMA

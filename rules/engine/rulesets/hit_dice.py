@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, ClassVar
 
 from rules.engine.dice import Dice, Roll
@@ -28,6 +29,7 @@ from rules.engine.interface import (
     Sheet,
     params_schema,
 )
+from rules.engine.odds import Odds, certain, chance_at_least, d, from_die, grouped
 
 INJURY_DC_BASE = 20  # 6.6 / ruling HD-4: DC 20 + overflow
 DEFAULT_WORSEN_DC = 20  # ruling HD-7
@@ -744,6 +746,83 @@ class HitDice(Ruleset):
         )
 
     # -- choices ----------------------------------------------------------------
+    # -- odds (exact, before the roll) -------------------------------------------
+    def _injury_odds(
+        self, sheet: Mapping[str, Any], action: str, dc: int, *, give_up: bool, notes: list[str]
+    ) -> Odds:
+        """The pair of injury saves at ``dc`` (rulings HD-4, HD-5, G-5), as four outcomes.
+
+        Keys give each save's verdict, strength first: ``strength:pass,will:fail``.
+        """
+        strength = chance_at_least(d(20) + int(sheet["strength_save"]), dc)
+        will = Fraction(0) if give_up else chance_at_least(d(20) + int(sheet["will_save"]), dc)
+        will_verdicts = (
+            [("given_up", Fraction(1), "collapses (gave up)")]
+            if give_up
+            else [("pass", will, "keeps standing"), ("fail", 1 - will, "collapses")]
+        )
+        doomed = int(sheet["major_wound_marks"]) >= int(sheet["level"])  # ruling HD-5
+        on_fail = "Dies" if doomed else "Chooses death or a major wound"
+        weighted = []
+        for s_key, s_chance, s_label in (
+            ("pass", strength, "Minor wound"),
+            ("fail", 1 - strength, on_fail),
+        ):
+            for w_key, w_chance, w_label in will_verdicts:
+                label = s_label if doomed and s_key == "fail" else f"{s_label}, {w_label}"
+                weighted.append((f"strength:{s_key},will:{w_key}", label, s_chance * w_chance))
+        notes.append(f"Both injury saves are against DC {dc}.")
+        return grouped(action, weighted, notes=notes)
+
+    def odds_damage(self, sheet: Sheet, params: Params, context: Context) -> Odds:
+        self._check_alive(sheet, "take damage")
+        amount, hp = int(params["amount"]), int(sheet["hp"])
+        if amount <= hp:
+            return certain(
+                "damage",
+                f"Hit points absorb it all ({hp} -> {hp - amount}): no injury save.",
+                key="no_injury",
+            )
+        overflow = amount - hp
+        notes = [f"{hp} hp absorb {hp} of the {amount} damage; {overflow} overflow."]
+        give_up = bool(params.get("give_up", False))
+        return self._injury_odds(
+            sheet, "damage", INJURY_DC_BASE + overflow, give_up=give_up, notes=notes
+        )
+
+    def odds_bypass(self, sheet: Sheet, params: Params, context: Context) -> Odds:
+        self._check_alive(sheet, "be hurt")
+        cost = self._bypass_cost_per_level(context) * int(params["attacker_level"])
+        notes = [
+            f"These are the odds if the character takes the injury saves; paying {cost} hp "
+            "instead rolls nothing."
+            if int(sheet["hp"]) >= cost
+            else f"Paying {cost} hp is not possible with {sheet['hp']} hp: the saves are taken."
+        ]
+        dc = INJURY_DC_BASE + int(params["damage"])
+        return self._injury_odds(sheet, "bypass", dc, give_up=False, notes=notes)
+
+    def _hp_odds(self, action: str, die: Any, note: str) -> Odds:
+        return from_die(action, die, lambda hp: (str(hp), f"hp {hp}"), notes=(note,))
+
+    def odds_short_rest(self, sheet: Sheet, params: Params, context: Context) -> Odds:
+        self._check_alive(sheet, "rest")
+        if not params["reroll"]:
+            return certain(
+                "short_rest", f"hp stays {sheet['hp']}, fatigue stays {sheet['fatigue']}."
+            )
+        hd, fatigue = int(sheet["hit_dice"]), int(sheet["fatigue"])
+        die = d(6).pool(hd + fatigue).lowest(hd).sum()  # ruling HD-2
+        return self._hp_odds(
+            "short_rest", die, f"hp re-rolled with {hd + fatigue}d6, keeping the lowest {hd}."
+        )
+
+    def odds_long_rest(self, sheet: Sheet, params: Params, context: Context) -> Odds:
+        self._check_alive(sheet, "rest")
+        hd = int(sheet["hit_dice"])
+        die = d(6).pool(hd).sum()  # ruling HD-3: fatigue resets first
+        return self._hp_odds("long_rest", die, f"hp re-rolled with {hd}d6.")
+
     def finish_choice(
         self,
         sheet: Sheet,

@@ -31,7 +31,8 @@ from rules.engine.interface import (
     params_schema,
     validate,
 )
-from rules.engine.rulesets.old_school import data
+from rules.engine.odds import Odds
+from rules.engine.rulesets.old_school import data, odds
 from rules.engine.rulesets.old_school.data import (
     ABILITIES,
     AGING,
@@ -795,6 +796,26 @@ class OldSchool(Ruleset):
         return None
 
     # -- actions -------------------------------------------------------------------------------
+    # -- odds of the actions whose dice decide something (odds.py) ------------------------
+    def odds_save(self, sheet: Sheet, params: Params, context: Context) -> Odds:
+        return odds.save(sheet, params, save_penalty(sheet))
+
+    def odds_expose_disease(self, sheet: Sheet, params: Params, context: Context) -> Odds:
+        self.disease(context, params["disease"])  # an unknown disease is refused (400)
+        return odds.expose_disease(sheet, params, save_penalty(sheet))
+
+    def odds_poison(self, sheet: Sheet, params: Params, context: Context) -> Odds:
+        return odds.poison(self, sheet, params, context, save_penalty(sheet))
+
+    def odds_search(self, sheet: Sheet, params: Params, context: Context) -> Odds:
+        return odds.search(self, sheet, params, context)
+
+    def odds_damage(self, sheet: Sheet, params: Params, context: Context) -> Odds:
+        return odds.damage(self, sheet, params, context)
+
+    def odds_fall(self, sheet: Sheet, params: Params, context: Context) -> Odds:
+        return odds.fall(self, sheet, params, context)
+
     def action_damage(self, sheet: Sheet, params: Params, dice: Dice, context: Context) -> Result:
         turn = self._turn(sheet, dice, context, "take damage")
         turn.take_damage(int(params["amount"]))

@@ -1,0 +1,364 @@
+"""Exact odds before the roll (rules/engine/odds.py, Ruleset.odds).
+
+Hand-computed fractions for a few cases, then the real action against its odds: over
+many seeded resolutions the outcomes seen fit the odds (chi-square).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from fractions import Fraction
+from typing import Any, cast
+
+import pytest
+
+from rules.engine.dice import Dice, HmacGenerator
+from rules.engine.interface import ActionBlocked, Context, OddsUnavailable, Result, RuleError
+from rules.engine.odds import Odds, Outcome
+from rules.engine.registry import get_ruleset
+from rules.engine.rulesets.old_school import OldSchool
+
+HIT_DICE = get_ruleset("hit_dice")
+
+
+def hd_sheet(**fields) -> dict:
+    sheet = HIT_DICE.default_sheet()
+    sheet.update({"level": 2, "hit_dice": 2, "hp": 5, **fields})
+    return sheet
+
+
+def fractions(odds: Odds) -> dict[str, Fraction]:
+    return {o.key: o.probability for o in odds.outcomes}
+
+
+# -- the Odds value ---------------------------------------------------------------------
+def test_odds_must_add_up_to_exactly_one():
+    with pytest.raises(ValueError, match="add up"):
+        Odds("x", (Outcome("a", "A", Fraction(1, 3)), Outcome("b", "B", Fraction(1, 3))))
+
+
+def test_odds_refuse_a_repeated_key():
+    with pytest.raises(ValueError, match="repeat"):
+        Odds("x", (Outcome("a", "A", Fraction(1, 2)), Outcome("a", "A", Fraction(1, 2))))
+
+
+def test_fractions_are_exact_strings():
+    odds = Odds("x", (Outcome("a", "A", Fraction(7, 20)), Outcome("b", "B", Fraction(13, 20))))
+    assert [o["fraction"] for o in odds.as_dict()["outcomes"]] == ["7/20", "13/20"]
+    assert odds.as_dict()["outcomes"][0]["probability"] == pytest.approx(0.35)
+
+
+# -- hit_dice: damage and bypass (rulings HD-4, HD-5, HD-8, G-5) ---------------------------
+def test_hd4_overflow_gives_four_outcomes_of_two_saves():
+    # 8 damage on 5 hp: overflow 3, DC 23; d20+10 >= 23 on 13-20: 8/20 = 2/5 per save.
+    odds = HIT_DICE.odds(hd_sheet(), "damage", {"amount": 8}, Context())
+    assert fractions(odds) == {
+        "strength:pass,will:pass": Fraction(4, 25),
+        "strength:pass,will:fail": Fraction(6, 25),
+        "strength:fail,will:pass": Fraction(6, 25),
+        "strength:fail,will:fail": Fraction(9, 25),
+    }
+    assert odds.outcomes[0].label == "Minor wound, keeps standing"
+    assert odds.outcomes[3].label == "Chooses death or a major wound, collapses"
+    assert "DC 23" in " ".join(odds.notes)
+
+
+def test_hd4_the_save_modifiers_on_the_sheet_count():
+    # Strength +14 passes DC 23 on 9-20 (12/20); will +3 on 20 only (1/20).
+    odds = HIT_DICE.odds(
+        hd_sheet(strength_save=14, will_save=3), "damage", {"amount": 8}, Context()
+    )
+    assert fractions(odds)["strength:pass,will:pass"] == Fraction(12, 20) * Fraction(1, 20)
+
+
+def test_hd4_giving_up_fails_the_will_save_for_sure():
+    odds = HIT_DICE.odds(hd_sheet(), "damage", {"amount": 8, "give_up": True}, Context())
+    assert fractions(odds) == {
+        "strength:pass,will:given_up": Fraction(2, 5),
+        "strength:fail,will:given_up": Fraction(3, 5),
+    }
+
+
+def test_hd4_damage_that_hp_absorb_is_certain():
+    odds = HIT_DICE.odds(hd_sheet(), "damage", {"amount": 5}, Context())
+    assert fractions(odds) == {"no_injury": Fraction(1)}
+
+
+def test_hd5_enough_marks_make_a_failed_strength_save_death():
+    odds = HIT_DICE.odds(hd_sheet(major_wound_marks=2), "damage", {"amount": 8}, Context())
+    assert odds.outcomes[2].label == "Dies"
+    assert odds.outcomes[3].label == "Dies"
+
+
+def test_an_impossible_save_has_no_passing_outcome():
+    # DC 20 + 100: no d20 + 10 reaches it; outcomes of probability 0 are left out.
+    odds = HIT_DICE.odds(hd_sheet(), "damage", {"amount": 105}, Context())
+    assert fractions(odds) == {"strength:fail,will:fail": Fraction(1)}
+
+
+def test_hd8_bypass_odds_are_those_of_the_saves_at_dc_20_plus_damage():
+    odds = HIT_DICE.odds(hd_sheet(), "bypass", {"damage": 2, "attacker_level": 1}, Context())
+    # DC 22: d20+10 >= 22 on 12-20, 9/20.
+    assert fractions(odds)["strength:pass,will:pass"] == Fraction(81, 400)
+    assert "Paying 10 hp is not possible" in odds.notes[0]
+
+
+# -- hit_dice: rests (rulings HD-2, HD-3) --------------------------------------------------
+def test_hd2_a_short_rest_reroll_keeps_the_lowest_hd():
+    # 1 HD with 1 fatigue: 2d6 keep the lowest; P(1) = 11/36, P(6) = 1/36.
+    odds = HIT_DICE.odds(
+        hd_sheet(hit_dice=1, level=1, fatigue=1), "short_rest", {"reroll": True}, Context()
+    )
+    assert fractions(odds)["1"] == Fraction(11, 36)
+    assert fractions(odds)["6"] == Fraction(1, 36)
+    assert [o.key for o in odds.outcomes] == ["1", "2", "3", "4", "5", "6"]
+
+
+def test_hd2_a_short_rest_without_reroll_is_certain():
+    odds = HIT_DICE.odds(hd_sheet(), "short_rest", {"reroll": False}, Context())
+    assert len(odds.outcomes) == 1 and odds.outcomes[0].probability == 1
+
+
+def test_hd3_a_nights_sleep_rerolls_hd_d6_without_fatigue():
+    odds = HIT_DICE.odds(hd_sheet(fatigue=3), "long_rest", {}, Context())
+    assert fractions(odds)["7"] == Fraction(6, 36)
+    assert fractions(odds)["2"] == Fraction(1, 36)
+
+
+# -- actions that roll nothing answer what the action would do -----------------------------
+def test_an_action_without_dice_answers_its_own_result():
+    sheet = hd_sheet(state="collapsed")
+    odds = HIT_DICE.odds(sheet, "stand_up", {}, Context(by_referee=True))
+    assert len(odds.outcomes) == 1
+    assert odds.outcomes[0].key == "no_roll"
+    assert "stands up" in odds.outcomes[0].label.lower()
+
+
+def test_odds_refuse_what_the_action_refuses():
+    with pytest.raises(RuleError):
+        HIT_DICE.odds(hd_sheet(), "treat_wound", {"wound": 9}, Context())
+    with pytest.raises(RuleError):
+        HIT_DICE.odds(hd_sheet(), "damage", {"amount": 0}, Context())
+    with pytest.raises(ActionBlocked):
+        HIT_DICE.odds(hd_sheet(state="dead"), "damage", {"amount": 3}, Context())
+
+
+def test_odds_never_change_the_sheet_they_read():
+    sheet = hd_sheet(state="collapsed")
+    before = copy.deepcopy(sheet)
+    for action, params in (("damage", {"amount": 9}), ("long_rest", {}), ("stand_up", {})):
+        HIT_DICE.odds(sheet, action, params, Context(by_referee=True))
+    assert sheet == before
+
+
+SAMPLE_PARAMS: dict[str, dict[str, Any]] = {
+    "damage": {"amount": 9},
+    "bypass": {"damage": 2, "attacker_level": 1},
+    "short_rest": {"reroll": True},
+    "treat_wound": {"wound": 1},
+    "describe_wound": {"wound": 1, "description": "A cut"},
+}
+
+
+@pytest.mark.parametrize("spec", HIT_DICE.actions, ids=lambda s: s.key)
+def test_every_hit_dice_action_has_odds(spec):
+    """An action that rolls without odds_<action> would answer OddsUnavailable."""
+    sheet = hd_sheet(
+        state="collapsed",
+        wounds=[
+            {
+                "id": 1,
+                "kind": "major",
+                "description": "A deep gash",
+                "treated": False,
+                "ability_losses": {},
+                "worsens_every": None,
+                "worsen_dc": 20,
+                "until_long_rest": False,
+                "expired": False,
+                "cause": "test",
+                "received_at": 0,
+            }
+        ],
+        major_wound_marks=1,
+    )
+    params = SAMPLE_PARAMS.get(spec.key, {})
+    HIT_DICE.validate_sheet(sheet)
+    odds = HIT_DICE.odds(sheet, spec.key, params, Context(by_referee=True))
+    assert sum(o.probability for o in odds.outcomes) == 1
+
+
+def test_deckahedron_odds_never_come_from_the_secret_deck_order():
+    ruleset = get_ruleset("deckahedron")
+    sheet = ruleset.new_sheet({}, Dice(HmacGenerator(b"seed")))
+    with pytest.raises(OddsUnavailable):
+        ruleset.odds(sheet, "flip", {"attribute": "strength"}, Context())
+
+
+# -- the real action fits its odds (chi-square) ---------------------------------------------
+def chi_square(observed: Counter[str], odds: Odds, runs: int) -> float:
+    assert set(observed) <= {o.key for o in odds.outcomes}
+    return sum(
+        (observed[o.key] - runs * float(o.probability)) ** 2 / (runs * float(o.probability))
+        for o in odds.outcomes
+    )
+
+
+# Critical values of chi-square at the 0.1% level, by degrees of freedom.
+CRITICAL_0_001 = {
+    1: 10.83,
+    2: 13.82,
+    3: 16.27,
+    4: 18.47,
+    5: 20.52,
+    6: 22.46,
+    7: 24.32,
+    8: 26.12,
+    9: 27.88,
+    10: 29.59,
+    11: 31.26,
+    12: 32.91,
+    13: 34.53,
+    14: 36.12,
+    15: 37.70,
+    16: 39.25,
+    17: 40.79,
+    18: 42.31,
+    19: 43.82,
+    20: 45.31,
+}
+
+
+def _runs(action: str, params: dict, sheet: dict, key, runs: int) -> Counter[str]:
+    generator = HmacGenerator(f"odds-{action}".encode())
+    seen: Counter[str] = Counter()
+    for _ in range(runs):
+        result: Result = HIT_DICE.resolve(sheet, action, params, Dice(generator), Context())
+        seen[key(result)] += 1
+    return seen
+
+
+def test_damage_outcomes_fit_their_odds():
+    sheet = hd_sheet(strength_save=12, will_save=8)
+    params = {"amount": 8}
+    odds = HIT_DICE.odds(sheet, "damage", params, Context())
+    runs = 4000
+
+    seen = _runs(
+        "damage",
+        params,
+        sheet,
+        lambda r: f"strength:{r.outcome['strength_save']},will:{r.outcome['will_save']}",
+        runs,
+    )
+
+    assert chi_square(seen, odds, runs) < CRITICAL_0_001[len(odds.outcomes) - 1]
+
+
+def test_short_rest_rerolls_fit_their_odds():
+    sheet = hd_sheet(hit_dice=2, level=2, fatigue=2)
+    odds = HIT_DICE.odds(sheet, "short_rest", {"reroll": True}, Context())
+    runs = 6000
+
+    seen = _runs("short_rest", {"reroll": True}, sheet, lambda r: str(r.sheet["hp"]), runs)
+
+    assert len(odds.outcomes) == 11
+    assert chi_square(seen, odds, runs) < CRITICAL_0_001[10]
+
+
+# -- old_school: saves, search, damage and falls (rulings G-5, OS-3, OS-4, OS-8, OS-9) -----
+OLD_SCHOOL = cast(OldSchool, get_ruleset("old_school"))
+
+
+def os_sheet(**conditions: Any) -> dict[str, Any]:
+    sheet = OLD_SCHOOL.default_sheet()
+    sheet["conditions"].update(conditions)
+    return sheet
+
+
+def test_os3_a_save_against_its_target():
+    # d20 >= 12 (save vs poison 12): 9/20.
+    odds = OLD_SCHOOL.odds(os_sheet(), "save", {"category": "poison"}, Context())
+    assert fractions(odds) == {"pass": Fraction(9, 20), "fail": Fraction(11, 20)}
+
+
+def test_os8_os9_every_modifier_in_force_counts():
+    # Two days without sleep (-2) and drunk (-2), +1 from the referee: d20 - 3 >= 12.
+    sheet = os_sheet(sleep_deprived_days=2, drunk=True, drunk_until=600)
+    odds = OLD_SCHOOL.odds(sheet, "save", {"category": "poison", "modifier": 1}, Context())
+    assert fractions(odds)["pass"] == Fraction(6, 20)
+
+
+def test_os6_the_exposure_save_is_a_save_vs_poison():
+    odds = OLD_SCHOOL.odds(
+        os_sheet(), "expose_disease", {"disease": "Green River Fever"}, Context(by_referee=True)
+    )
+    assert fractions(odds) == {"pass": Fraction(9, 20), "fail": Fraction(11, 20)}
+    with pytest.raises(RuleError):
+        OLD_SCHOOL.odds(os_sheet(), "expose_disease", {"disease": "Nope"}, Context())
+
+
+def test_os9_search_is_one_in_six_less_a_point_a_day_without_sleep():
+    odds = OLD_SCHOOL.odds(os_sheet(), "search", {"squares": 1}, Context())
+    assert fractions(odds) == {"found": Fraction(1, 6), "nothing": Fraction(5, 6)}
+    tired = OLD_SCHOOL.odds(os_sheet(sleep_deprived_days=1), "search", {"squares": 1}, Context())
+    assert fractions(tired) == {"nothing": Fraction(1)}
+
+
+def test_os4_damage_below_zero_reads_the_critical_table():
+    # 6 wounds, 8 damage: 2 below 0, 1d10+2 on the project's table.
+    odds = OLD_SCHOOL.odds(os_sheet(), "damage", {"amount": 8}, Context())
+    table = OLD_SCHOOL.critical_table(Context())
+    expected: Counter[str] = Counter()
+    for roll in range(3, 13):
+        index = next(
+            i
+            for i, row in enumerate(table)
+            if row["min"] <= roll and (row["max"] is None or roll <= row["max"])
+        )
+        expected[f"critical:{index}"] += 1
+    assert fractions(odds) == {key: Fraction(n, 10) for key, n in expected.items()}
+    assert fractions(OLD_SCHOOL.odds(os_sheet(), "damage", {"amount": 6}, Context())) == {
+        "down": Fraction(1)
+    }
+    assert fractions(OLD_SCHOOL.odds(os_sheet(), "damage", {"amount": 2}, Context())) == {
+        "standing": Fraction(1)
+    }
+
+
+def _os_state_key(result: Result) -> str:
+    if result.sheet["state"] == "dead":
+        return "dead"
+    critical = result.outcome.get("critical_injury")
+    if critical:
+        table = OLD_SCHOOL.critical_table(Context())
+        return f"critical:{[r['description'] for r in table].index(critical['description'])}"
+    return "down" if result.sheet["wounds"] == 0 else "standing"
+
+
+def test_os9_falls_fit_their_odds():
+    sheet = os_sheet()
+    params = {"feet": 20}  # 2d6 on 6 wounds: standing, down, or 1-6 below 0
+    odds = OLD_SCHOOL.odds(sheet, "fall", params, Context())
+    generator = HmacGenerator(b"odds-fall")
+    runs = 3000
+    seen: Counter[str] = Counter()
+    for _ in range(runs):
+        result = OLD_SCHOOL.resolve(sheet, "fall", params, Dice(generator), Context())
+        seen[_os_state_key(result)] += 1
+    assert fractions(odds)["standing"] == Fraction(10, 36)  # 2-5 on 2d6
+    assert chi_square(seen, odds, runs) < CRITICAL_0_001[len(odds.outcomes) - 1]
+
+
+def test_os3_saves_fit_their_odds():
+    sheet = os_sheet()
+    params = {"category": "breath"}
+    odds = OLD_SCHOOL.odds(sheet, "save", params, Context())
+    generator = HmacGenerator(b"odds-save")
+    runs = 2000
+    seen: Counter[str] = Counter()
+    for _ in range(runs):
+        result = OLD_SCHOOL.resolve(sheet, "save", params, Dice(generator), Context())
+        seen["pass" if result.outcome["passed"] else "fail"] += 1
+    assert chi_square(seen, odds, runs) < CRITICAL_0_001[1]
