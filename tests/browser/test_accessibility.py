@@ -103,7 +103,7 @@ def whole_pages(client: Client) -> list[str]:
     page (200, ``<html``), the route is walked with every value (the browser skips the
     404s), otherwise it is a fragment or a form's target and is left out."""
     latest = {r.character_id: r for r in Resolution.objects.order_by("version")}.values()
-    values = {
+    values: dict[tuple[str, ...], list[tuple[str, ...]]] = {
         ("campaign_id",): [(str(pk),) for pk in Campaign.objects.values_list("pk", flat=True)],
         ("character_id",): [(str(pk),) for pk in Character.objects.values_list("pk", flat=True)],
         ("code",): [(code,) for code in Invite.objects.values_list("code", flat=True)[:1]],
