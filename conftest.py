@@ -7,12 +7,21 @@ from collections.abc import Callable, Iterator
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
+from django.core.cache import cache
 from rest_framework.test import APIClient
 
 from campaigns.models import Membership, Role
 from campaigns.services import campaign_create
 from rules import dice as rules_dice
 from rules.engine.dice import ScriptedGenerator
+
+
+@pytest.fixture(autouse=True)
+def _fresh_throttles() -> Iterator[None]:
+    """Each test starts with no request counted by the throttles (the test settings'
+    cache is the test process's memory)."""
+    cache.clear()
+    yield
 
 
 @pytest.fixture

@@ -1,22 +1,30 @@
-"""API for accounts: register and obtain a token (API.md)."""
+"""API for accounts: register, obtain a token with a password, manage tokens (API.md)."""
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from typing import Any
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
-from rest_framework.authtoken.models import Token
-from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.services import user_register
+from accounts.models import ApiToken
+from accounts.selectors import tokens_for_user
+from accounts.services import token_create, token_revoke, user_authenticate, user_register
+from campaigns.access import MAX_ID, TokenScope, may_manage_tokens
+from config.throttles import AnonThrottle, IpThrottle, RegistrationThrottle
+
+# What auth/token/ (username and password) mints: a full-power token, as before.
+PASSWORD_TOKEN_NAME = "Signed in with a password"  # noqa: S105 - a label
 
 
 class RegisterApi(APIView):
     permission_classes = [AllowAny]
     authentication_classes: list[type] = []
+    throttle_classes = [RegistrationThrottle, AnonThrottle, IpThrottle]
 
     class InputSerializer(serializers.Serializer):
         username = serializers.CharField(max_length=150)
@@ -39,12 +47,112 @@ class TokenApi(APIView):
     permission_classes = [AllowAny]
     authentication_classes: list[type] = []
 
+    class InputSerializer(serializers.Serializer):
+        username = serializers.CharField(max_length=150)
+        password = serializers.CharField(
+            max_length=4096, trim_whitespace=False, style={"input_type": "password"}
+        )
+
     class OutputSerializer(serializers.Serializer):
         token = serializers.CharField()
 
-    @extend_schema(request=AuthTokenSerializer, responses={200: OutputSerializer})
+    @extend_schema(
+        request=InputSerializer,
+        responses={200: OutputSerializer},
+        description="A new token with the user's full powers (scope `referee`), named "
+        f'"{PASSWORD_TOKEN_NAME}"; it is listed by GET auth/tokens/ and can be revoked. '
+        "Shown once. After repeated wrong passwords for a username from one address, "
+        "429 with `Retry-After` until the pause ends.",
+    )
     def post(self, request: Request) -> Response:
-        data = AuthTokenSerializer(data=request.data, context={"request": request})
+        data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        token, _ = Token.objects.get_or_create(user=data.validated_data["user"])
-        return Response({"token": token.key})
+        # The Django request: django-axes counts failures on it and locks out (429).
+        user = user_authenticate(request=request._request, **data.validated_data)
+        _, secret = token_create(user=user, name=PASSWORD_TOKEN_NAME, scope=TokenScope.REFEREE)
+        return Response({"token": secret})
+
+
+class ApiTokenSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    scope = serializers.ChoiceField(choices=TokenScope.choices)
+    campaign = serializers.IntegerField(
+        allow_null=True, help_text="the one campaign the token reaches, or null for all"
+    )
+    created = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField(allow_null=True)
+    last_used_at = serializers.DateTimeField(allow_null=True, help_text="to the minute")
+
+
+class ApiTokenCreatedSerializer(ApiTokenSerializer):
+    token = serializers.CharField(help_text="the secret: shown this once, never again")
+
+
+def token_output(token: ApiToken) -> dict[str, Any]:
+    return {
+        "id": token.pk,
+        "name": token.name,
+        "scope": token.scope,
+        "campaign": token.campaign_id,
+        "created": token.created,
+        "expires_at": token.expiry,
+        "last_used_at": token.last_used_at,
+    }
+
+
+class TokenListApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=100)
+        scope = serializers.ChoiceField(choices=TokenScope.choices)
+        campaign = serializers.IntegerField(
+            required=False, allow_null=True, min_value=1, max_value=MAX_ID
+        )
+        expires_at = serializers.DateTimeField(required=False, allow_null=True)
+
+    @extend_schema(
+        responses={200: ApiTokenSerializer(many=True)},
+        description="The user's tokens, without their secrets. Signed-in people and "
+        "unlimited `referee` tokens only.",
+    )
+    def get(self, request: Request) -> Response:
+        may_manage_tokens(request.user)
+        return Response(
+            ApiTokenSerializer(
+                [token_output(t) for t in tokens_for_user(request.user)], many=True
+            ).data
+        )
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={201: ApiTokenCreatedSerializer},
+        description="A new token. `read`: GET only; `player`: what the user may do as a "
+        "player; `referee`: all the user may do. With `campaign` it reaches that campaign "
+        "only. The answer carries the secret, the only time it is shown.",
+    )
+    def post(self, request: Request) -> Response:
+        may_manage_tokens(request.user)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        token, secret = token_create(
+            user=request.user,
+            name=data.validated_data["name"],
+            scope=data.validated_data["scope"],
+            campaign_id=data.validated_data.get("campaign"),
+            expires_at=data.validated_data.get("expires_at"),
+        )
+        return Response(
+            ApiTokenCreatedSerializer({**token_output(token), "token": secret}).data,
+            status=status.HTTP_201_CREATED,
+        )
+
+
+class TokenDetailApi(APIView):
+    @extend_schema(
+        request=None,
+        responses={204: OpenApiResponse(description="revoked: the token is refused from now")},
+    )
+    def delete(self, request: Request, token_id: int) -> Response:
+        may_manage_tokens(request.user)
+        token_revoke(user=request.user, token_id=token_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -1,18 +1,31 @@
-"""Plain pages for people: home ("my campaigns"), sign-up, log-in, log-out."""
+"""Plain pages for people: home ("my campaigns"), sign-up, log-in, log-out, and the
+account page with its API tokens."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, time
+from typing import Any
+
 from django import forms
+from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.db.models import Count
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
 
-from accounts.services import user_register
+from accounts.selectors import tokens_for_user
+from accounts.services import token_create, token_revoke, user_register
+from campaigns.access import TokenScope
 from campaigns.models import Role
 from campaigns.selectors import memberships_for_user
+from config.middleware import is_api
+from config.throttles import RegistrationThrottle
 
 
 class SignupForm(forms.Form):
@@ -38,6 +51,30 @@ def home(request: HttpRequest) -> HttpResponse:
     )
 
 
+def registration_allowed(request: HttpRequest) -> bool:
+    """The sign-up page counts against the same limit as POST auth/register/."""
+    return RegistrationThrottle().allow_page(request)
+
+
+def locked_out(
+    request: HttpRequest, response: HttpResponse | None, credentials: dict[str, Any] | None
+) -> HttpResponse:
+    """django-axes' answer once a username fails too often from one address (429):
+    JSON for the API (with Retry-After), a page for people."""
+    minutes = int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)
+    message = (
+        "Too many wrong passwords for this username from your address: signing in is "
+        f"paused for {minutes} minutes."
+    )
+    answer: HttpResponse
+    if is_api(request):
+        answer = JsonResponse({"detail": message}, status=429)
+    else:
+        answer = render(request, "registration/locked_out.html", {"message": message}, status=429)
+    answer["Retry-After"] = str(int(settings.AXES_COOLOFF_TIME.total_seconds()))
+    return answer
+
+
 def _next_url(request: HttpRequest) -> str:
     target = request.POST.get("next") or request.GET.get("next") or ""
     if target and url_has_allowed_host_and_scheme(
@@ -49,6 +86,17 @@ def _next_url(request: HttpRequest) -> str:
 
 def signup(request: HttpRequest) -> HttpResponse:
     form = SignupForm(request.POST or None)
+    if request.method == "POST" and not registration_allowed(request):
+        form.is_valid()
+        form.add_error(
+            None, "Too many accounts were made from your address lately. Try again in an hour."
+        )
+        return render(
+            request,
+            "registration/signup.html",
+            {"form": form, "next": _next_url(request)},
+            status=429,
+        )
     if request.method == "POST" and form.is_valid():
         try:
             user = user_register(**form.cleaned_data)
@@ -65,3 +113,95 @@ def signup(request: HttpRequest) -> HttpResponse:
         {"form": form, "next": _next_url(request)},
         status=400 if form.errors else 200,
     )
+
+
+# -- API tokens on the account page ------------------------------------------------------
+_NEW_SECRET = "sawbones_new_token"  # noqa: S105 - the session key of a secret shown once
+
+
+class TokenForm(forms.Form):
+    name = forms.CharField(
+        max_length=100, label="Name", help_text="What will use it, e.g. “Discord bot”."
+    )
+    scope = forms.ChoiceField(
+        label="It may",
+        choices=[
+            (TokenScope.READ, "Look only: read campaigns, characters and logs"),
+            (TokenScope.PLAYER, "Play: what you may do as a player"),
+            (TokenScope.REFEREE, "Everything you may do, refereeing included"),
+        ],
+        initial=TokenScope.READ,
+    )
+    campaign = forms.TypedChoiceField(
+        label="Campaign", coerce=int, required=False, empty_value=None, choices=[]
+    )
+    expires_on = forms.DateField(
+        label="Expires on",
+        required=False,
+        widget=forms.DateInput(attrs={"type": "date"}),
+        help_text="Optional. Without a date it works until you revoke it.",
+    )
+
+    def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        campaign = self.fields["campaign"]
+        assert isinstance(campaign, forms.ChoiceField)
+        campaign.choices = [("", "All my campaigns")] + [
+            (m.campaign_id, m.campaign.name) for m in memberships_for_user(user)
+        ]
+
+
+def tokens_context(request: HttpRequest, form: TokenForm | None = None) -> dict[str, Any]:
+    """The tokens section of the account page; a new secret is shown this once."""
+    return {
+        "tokens": list(tokens_for_user(request.user)),
+        "token_form": form or TokenForm(user=request.user),
+        "new_token": request.session.pop(_NEW_SECRET, None),
+    }
+
+
+@login_required
+def account(request: HttpRequest) -> HttpResponse:
+    return render(request, "accounts/account.html", tokens_context(request))
+
+
+@login_required
+@require_POST
+def account_token_create(request: HttpRequest) -> HttpResponse:
+    form = TokenForm(request.POST, user=request.user)
+    if form.is_valid():
+        data = form.cleaned_data
+        expires_on = data["expires_on"]
+        try:
+            token, secret = token_create(
+                user=request.user,
+                name=data["name"],
+                scope=data["scope"],
+                campaign_id=data["campaign"],
+                expires_at=None
+                if expires_on is None
+                else datetime.combine(expires_on, time.max, tzinfo=UTC),
+            )
+        except ValidationError as error:
+            form.add_error(None, _token_refusal(error))
+        else:
+            request.session[_NEW_SECRET] = {"name": token.name, "secret": secret}
+            return redirect(reverse("account") + "#tokens")
+    return render(request, "accounts/account.html", tokens_context(request, form), status=400)
+
+
+def _token_refusal(error: ValidationError) -> str:
+    fields = error.message_dict
+    if "expires_at" in fields:
+        return "Pick an expiry date after today."
+    if "campaign" in fields:
+        return "You are not in that campaign."
+    return "You have too many tokens: revoke some you no longer use first."
+
+
+@login_required
+@require_POST
+def account_token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
+    token_revoke(user=request.user, token_id=token_id)
+    messages.success(request, "Token revoked: whatever used it is now turned away.")
+    return redirect(reverse("account") + "#tokens")

@@ -1,16 +1,36 @@
 """Who may see and do what in a campaign: decided here and nowhere else.
 
 Outsiders get 404 (``Http404``), never a hint that the campaign exists.
+
+API tokens (``accounts.models.ApiToken``) narrow what their user may do, and that too
+is decided here: the token's authentication attaches a :class:`Grant` to the user of
+the request, and every access function reads it.
+
+* ``read``: GET only (:class:`TokenScopePermission`), with all the user may see;
+* ``player``: what the user may do as a player; in a campaign they referee the token
+  acts as a player would (their own characters, the party list, no referee powers);
+* ``referee``: all the user may do;
+* a token limited to one campaign reaches nothing else: other campaigns and their
+  characters answer 404 as to an outsider, and it may not create or join campaigns.
+Only a signed-in person or an unlimited ``referee`` token may manage tokens.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
+from django.db import models
 from django.http import Http404
+from rest_framework.permissions import SAFE_METHODS, BasePermission
 
-from campaigns.models import Membership
+from campaigns.models import Membership, Role
+from campaigns.selectors import memberships_for_user
 from rules.errors import NotAllowed
+
+if TYPE_CHECKING:  # the API settings import this module's permission: no cycle at run time
+    from rest_framework.request import Request
+    from rest_framework.views import APIView
 
 MAX_ID = 2**63 - 1  # the largest primary key any of our databases stores
 
@@ -23,6 +43,92 @@ def valid_id(value: int | str) -> int:
     return number
 
 
+class TokenScope(models.TextChoices):
+    READ = "read", "Read only"
+    PLAYER = "player", "As a player"
+    REFEREE = "referee", "Everything I may do"
+
+
+@dataclass(frozen=True)
+class Grant:
+    """What the credential of a request allows: attached to its user by the token's
+    authentication (``accounts.authentication``); a session carries none."""
+
+    scope: str
+    campaign_id: int | None = None
+
+
+_GRANT = "sawbones_grant"
+
+
+def attach_grant(user: Any, grant: Grant) -> None:
+    """Mark ``user`` (this request's own instance) as acting through a token."""
+    setattr(user, _GRANT, grant)
+
+
+def grant_of(user: Any) -> Grant | None:
+    return getattr(user, _GRANT, None)
+
+
+def outside_grant(user: Any, campaign_id: int) -> bool:
+    """The request's token is limited to another campaign: this one is out of reach."""
+    grant = grant_of(user)
+    return grant is not None and grant.campaign_id not in (None, campaign_id)
+
+
+def as_granted(membership: Membership, user: Any) -> Membership:
+    """The membership as the request's credential may use it: a ``player`` token of
+    the referee acts as a player. The instance is this request's own and never saved."""
+    grant = grant_of(user)
+    if grant is not None and grant.scope == TokenScope.PLAYER and membership.is_referee:
+        membership.role = Role.PLAYER
+    return membership
+
+
+def token_refusal(grant: Grant | None, *, method: str, campaign_bound: bool) -> str | None:
+    """Why the credential may not send this request at all, or None."""
+    if grant is None:
+        return None
+    if grant.scope == TokenScope.READ and method not in SAFE_METHODS:
+        return "this token may only read"
+    if grant.campaign_id is not None and not campaign_bound and method not in SAFE_METHODS:
+        return "this token is limited to one campaign"
+    return None
+
+
+class TokenScopePermission(BasePermission):
+    """The method-level half of a token's scope, for every API view (403)."""
+
+    message = "this token may not do this"
+
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        kwargs = getattr(view, "kwargs", {}) or {}
+        refusal = token_refusal(
+            grant_of(request.user),
+            method=request.method or "GET",
+            campaign_bound="campaign_id" in kwargs or "character_id" in kwargs,
+        )
+        if refusal is not None:
+            self.message = refusal
+        return refusal is None
+
+
+def may_manage_tokens(user: Any) -> None:
+    """Tokens are made and revoked by the person (session) or a full-power token."""
+    grant = grant_of(user)
+    if grant is not None and (grant.scope != TokenScope.REFEREE or grant.campaign_id):
+        raise NotAllowed("only a signed-in person or an unlimited referee token may do this")
+
+
+def visible_memberships(user: Any) -> list[Membership]:
+    """The user's memberships that the request's credential reaches."""
+    grant = grant_of(user)
+    memberships = memberships_for_user(user)
+    if grant is not None and grant.campaign_id is not None:
+        memberships = memberships.filter(campaign_id=grant.campaign_id)
+    return [as_granted(membership, user) for membership in memberships]
+
+
 def access_campaign(user: Any, campaign_id: int | str, *, referee: bool = False) -> Membership:
     """The user's membership of the campaign; 404 for outsiders.
 
@@ -32,11 +138,15 @@ def access_campaign(user: Any, campaign_id: int | str, *, referee: bool = False)
     if not getattr(user, "is_authenticated", False):
         raise Http404("no such campaign")
     try:
+        number = valid_id(campaign_id)
+        if outside_grant(user, number):
+            raise Membership.DoesNotExist
         membership = Membership.objects.select_related("campaign").get(
-            campaign_id=valid_id(campaign_id), user=user
+            campaign_id=number, user=user
         )
     except (Membership.DoesNotExist, ValueError, TypeError):
         raise Http404("no such campaign") from None
+    membership = as_granted(membership, user)
     if referee and not membership.is_referee:
         raise NotAllowed("only the campaign's referee may do this")
     return membership

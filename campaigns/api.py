@@ -10,13 +10,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from campaigns.access import access_campaign
+from campaigns.access import access_campaign, visible_memberships
 from campaigns.models import Membership
 from campaigns.selectors import (
     campaign_seed_periods,
     clock_display,
     dice_commitment,
-    memberships_for_user,
 )
 from campaigns.services import (
     campaign_create,
@@ -71,7 +70,7 @@ class CampaignListApi(APIView):
 
     @extend_schema(responses={200: CampaignOutputSerializer(many=True)})
     def get(self, request: Request) -> Response:
-        return Response([campaign_output(m) for m in memberships_for_user(request.user)])
+        return Response([campaign_output(m) for m in visible_memberships(request.user)])
 
     @extend_schema(request=InputSerializer, responses={201: CampaignOutputSerializer})
     def post(self, request: Request) -> Response:

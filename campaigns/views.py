@@ -48,6 +48,8 @@ RULESET_BLURBS = {
     "hit_dice": "Hit points re-rolled at every rest; overflow damage forces injury saves.",
     "deckahedron": "A deck of cards is the character's stamina; harm and wounds as tokens.",
     "old_school": "Ability loss, wounds below zero, diseases, aging, hunger and thirst.",
+    "condition_monitor": "Soak the damage, then mark ten boxes; terminal and dying wounds "
+    "run against the clock.",
 }
 MORNING_HOUR = 6  # "next morning" on the clock buttons: the next 06:00
 # The live clock's choices: in-game minutes per real minute (rules.clock.clock_live_set).

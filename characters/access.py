@@ -3,7 +3,8 @@
 * outsiders (and anonymous users): 404;
 * players: the party's names and states (``characters.selectors.party``), their own
   characters in full; another player's character answers 404 like a stranger's;
-* the referee: everything in their campaigns.
+* the referee: everything in their campaigns;
+* API tokens narrow this as ``campaigns.access`` describes (scopes and one campaign).
 Actions marked ``who: owner`` may be taken by the owner or the referee,
 ``who: referee`` only by the referee (checked in ``rules.services``).
 """
@@ -15,7 +16,7 @@ from typing import Any
 
 from django.http import Http404
 
-from campaigns.access import valid_id
+from campaigns.access import as_granted, outside_grant, valid_id
 from campaigns.models import Membership
 from characters.models import Character
 from rules.errors import NotAllowed
@@ -58,8 +59,10 @@ def access_character(
         .select_related("campaign")
         .first()
     )
-    if membership is None:
+    if membership is None or outside_grant(user, character.campaign_id):
         raise Http404("no such character")
+    # A player token of the referee sees and acts as a player (campaigns.access).
+    membership = as_granted(membership, user)
     if not membership.is_referee and character.owner_id != user.pk:
         raise Http404("no such character")
     if referee and not membership.is_referee:

@@ -36,6 +36,7 @@ CREATION_FIELDS: dict[str, tuple[str, ...]] = {
         "wisdom",
         "charisma",
     ),
+    "condition_monitor": ("strength", "willpower", "indomitable"),
 }
 
 
@@ -96,11 +97,28 @@ def _deckahedron_ranks(sheet: Mapping[str, Any]) -> list[tuple[str, str]]:
     return [(str(rank), f"{rank} {name}") for rank, name in enumerate(names, start=1)]
 
 
+def _condition_monitor_lines(sheet: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The lines some box holds, with how many boxes hold each (ruling CM-7)."""
+    from rules.engine.rulesets.condition_monitor import LINE_NAMES
+
+    boxes = sheet.get("boxes")
+    boxes = boxes if isinstance(boxes, list) else []
+    choices = []
+    for line, name in LINE_NAMES.items():
+        held = sum(1 for box in boxes if isinstance(box, str) and line in box)
+        if held:
+            choices.append(
+                (line, f"{humanize(name)} {line} (in {held} box{'es' if held > 1 else ''})")
+            )
+    return choices or [(line, f"{humanize(name)} {line}") for line, name in LINE_NAMES.items()]
+
+
 SHEET_CHOICES: dict[tuple[str, str], ChoiceSource] = {
     ("hit_dice", "wound"): _hit_dice_wounds,
     ("deckahedron", "strength"): _deckahedron_ranks,
     ("deckahedron", "dexterity"): _deckahedron_ranks,
     ("deckahedron", "intelligence"): _deckahedron_ranks,
+    ("condition_monitor", "line"): _condition_monitor_lines,
 }
 
 

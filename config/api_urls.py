@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from accounts.api import RegisterApi, TokenApi
+from accounts.api import RegisterApi, TokenApi, TokenDetailApi, TokenListApi
 from campaigns.api import (
     CampaignDetailApi,
     CampaignListApi,
@@ -37,6 +37,8 @@ from rules.clock_api import (
 urlpatterns = [
     path("auth/register/", RegisterApi.as_view(), name="api-register"),
     path("auth/token/", TokenApi.as_view(), name="api-token"),
+    path("auth/tokens/", TokenListApi.as_view(), name="api-tokens"),
+    path("auth/tokens/<int:token_id>/", TokenDetailApi.as_view(), name="api-token-detail"),
     path("rulesets/", RulesetListApi.as_view(), name="api-rulesets"),
     path("campaigns/", CampaignListApi.as_view(), name="api-campaigns"),
     path("campaigns/join/", JoinApi.as_view(), name="api-campaign-join"),

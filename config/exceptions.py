@@ -2,6 +2,9 @@
 
 Rule errors are bad input (400); a character that cannot act, a stale version or a
 pending choice is a conflict (409). Anything else is left to DRF.
+
+Error answers are capped (:func:`cap_errors`): a body with a thousand unknown fields
+gets the first few named and a count of the rest, never an answer as large as the body.
 """
 
 from __future__ import annotations
@@ -24,6 +27,44 @@ class Conflict(exceptions.APIException):
     default_code = "conflict"
 
 
+# At most this many fields or messages are listed in an error answer, each message at
+# most this long; the rest are counted.
+MAX_LISTED_ERRORS = 20
+MAX_MESSAGE_LENGTH = 500
+
+
+def _cap_message(message: str) -> str:
+    if len(message) <= MAX_MESSAGE_LENGTH:
+        return message
+    rest = len(message) - MAX_MESSAGE_LENGTH
+    return f"{message[:MAX_MESSAGE_LENGTH]}... ({rest} more characters)"
+
+
+def cap_errors(detail: Any, depth: int = 0) -> Any:
+    """DRF error details with at most MAX_LISTED_ERRORS entries per level, short
+    messages, and no deeper than a few levels."""
+    if isinstance(detail, str):
+        return _cap_message(detail)
+    if depth >= 4:
+        return ["...(nested errors left out)"]
+    if isinstance(detail, dict):
+        keys = list(detail)
+        capped = {key: cap_errors(detail[key], depth + 1) for key in keys[:MAX_LISTED_ERRORS]}
+        if len(keys) > MAX_LISTED_ERRORS:
+            more = f"...and {len(keys) - MAX_LISTED_ERRORS} more fields with errors"
+            if depth == 0:
+                capped["non_field_errors"] = [*capped.get("non_field_errors", []), more]
+            else:
+                capped["..."] = [more]
+        return capped
+    if isinstance(detail, list):
+        items = [cap_errors(item, depth + 1) for item in detail[:MAX_LISTED_ERRORS]]
+        if len(detail) > MAX_LISTED_ERRORS:
+            items.append(f"...and {len(detail) - MAX_LISTED_ERRORS} more errors")
+        return items
+    return detail
+
+
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, RuleError | DiceError):
         exc = exceptions.ValidationError({"detail": str(exc)})
@@ -36,4 +77,7 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     elif isinstance(exc, DjangoValidationError):
         detail: Any = exc.message_dict if hasattr(exc, "error_dict") else {"detail": exc.messages}
         exc = exceptions.ValidationError(detail)
-    return exception_handler(exc, context)
+    response = exception_handler(exc, context)
+    if response is not None and response.data is not None:
+        response.data = cap_errors(response.data)
+    return response

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
 
 
@@ -22,3 +23,18 @@ class SawbonesAutoSchema(AutoSchema):
             if not name.startswith(outer):
                 name = outer + name
         return str(name)
+
+
+class ScopedTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]
+    """``Authorization: Token <secret>`` (accounts.authentication), as DRF's tokens were."""
+
+    target_class = "accounts.authentication.ScopedTokenAuthentication"
+    name = "tokenAuth"
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, Any]:
+        return {
+            "type": "apiKey",
+            "in": "header",
+            "name": "Authorization",
+            "description": "`Token <secret>`: a token from POST auth/tokens/ or auth/token/",
+        }

@@ -64,8 +64,13 @@ EXTRA_ERRORS: dict[str, dict[str, dict[str, str]]] = {
 ERROR_DESCRIPTIONS = {
     "400": "Bad input: field errors (`{field: [messages]}`), or `{detail}` for a request "
     "the rules reject.",
-    "403": "Not signed in (no session or token), or not allowed: referee only.",
+    "401": "Not signed in: no session or token, or the token is unknown, expired or "
+    "revoked (`WWW-Authenticate: Token`).",
+    "403": "Not allowed: referee only, or outside what the token's scope allows.",
     "404": "No such object, or not visible to you (outsiders, other players' characters).",
+    "413": "The request body is larger than the server accepts (1 MB unless configured).",
+    "429": "Too many requests (per person, per address, new accounts; or a username locked "
+    "after repeated wrong passwords): wait the `Retry-After` seconds.",
 }
 
 # Keywords of an OpenAPI 3.0 Schema Object (besides ``$ref`` and ``x-`` extensions).
@@ -516,10 +521,13 @@ def _document_errors(result: dict[str, Any]) -> None:
             errors: dict[str, tuple[str, dict[str, str]]] = {}
             if "requestBody" in operation:
                 errors["400"] = (ERROR_DESCRIPTIONS["400"], invalid)
+                errors["413"] = (ERROR_DESCRIPTIONS["413"], detail)
             if any(requirement for requirement in operation.get("security", [{}])):
+                errors["401"] = (ERROR_DESCRIPTIONS["401"], detail)
                 errors["403"] = (ERROR_DESCRIPTIONS["403"], detail)
             if "{" in path or any(p.get("name") == "page" for p in operation.get("parameters", [])):
                 errors["404"] = (ERROR_DESCRIPTIONS["404"], detail)
+            errors["429"] = (ERROR_DESCRIPTIONS["429"], detail)
             for status, why in EXTRA_ERRORS.get(url_name or "", {}).get(method, {}).items():
                 errors[status] = (why, invalid if status == "400" else detail)
             for status, (description, schema) in errors.items():

@@ -2,11 +2,15 @@
 
 Roles: ``anonymous`` (no session, no token), ``outsider`` (signed in, not in the
 campaign), ``player`` (owns the character the row is about), ``other_player`` (in the
-campaign, does not own it) and ``referee``.
+campaign, does not own it) and ``referee``; then API tokens (campaigns.access):
+``referee_read`` (the referee's ``read`` token), ``referee_as_player`` (the referee's
+``player`` token: the referee acts as a player who does not own Aldo),
+``player_read`` (the player's ``read`` token), ``referee_elsewhere`` (a ``referee``
+token of the referee limited to another campaign) and ``revoked`` (the referee's
+token after DELETE auth/tokens/{id}/).
 
-* Anonymous users get 403: with session authentication listed first, DRF answers
-  "not authenticated" with 403, not 401 (SessionAuthentication has no
-  WWW-Authenticate challenge).
+* Anonymous users and revoked tokens get 401 with ``WWW-Authenticate: Token``.
+* A token may not do what its scope leaves out: 403 (404 outside its campaign).
 * Outsiders get 404 on anything of the campaign: they must not learn it exists.
 * Another player's character answers 404 like a stranger's.
 * Players get 403 on referee-only things they can see.
@@ -29,6 +33,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
+from accounts.models import ApiToken
+from accounts.services import token_create, token_revoke
+from campaigns.access import TokenScope
 from campaigns.models import Campaign, Invite, Membership, RevealedSeed, Role
 from campaigns.services import campaign_create, invite_create
 from characters.models import Character
@@ -38,7 +45,26 @@ from rules.clock import clock_advance_start
 from rules.models import CampaignTable, ClockJob, ClockJobState, Resolution, ScheduledEffect
 from rules.services import resolution_create_action
 
-ROLES = ("anonymous", "outsider", "player", "other_player", "referee")
+ROLES = (
+    "anonymous",
+    "outsider",
+    "player",
+    "other_player",
+    "referee",
+    "referee_read",
+    "referee_as_player",
+    "player_read",
+    "referee_elsewhere",
+    "revoked",
+)
+# Token roles: (whose token, scope, limited to another campaign, revoked).
+TOKEN_ROLES = {
+    "referee_read": ("referee", TokenScope.READ, False, False),
+    "referee_as_player": ("referee", TokenScope.PLAYER, False, False),
+    "player_read": ("player", TokenScope.READ, False, False),
+    "referee_elsewhere": ("referee", TokenScope.REFEREE, True, False),
+    "revoked": ("referee", TokenScope.REFEREE, False, True),
+}
 
 
 @dataclass
@@ -52,6 +78,8 @@ class World:
     invite_code: str
     resolution_id: int
     job_id: int
+    tokens: dict[str, str]  # token role -> secret
+    spare_token_id: int  # one of the player's tokens, for DELETE auth/tokens/{id}/
 
 
 @dataclass(frozen=True)
@@ -73,7 +101,16 @@ class Row:
 
 
 def statuses(
-    anonymous: int, outsider: int, player: int, other_player: int, referee: int
+    anonymous: int,
+    outsider: int,
+    player: int,
+    other_player: int,
+    referee: int,
+    referee_read: int,
+    referee_as_player: int,
+    player_read: int,
+    referee_elsewhere: int,
+    revoked: int,
 ) -> dict[str, int]:
     return dict(
         anonymous=anonymous,
@@ -81,6 +118,11 @@ def statuses(
         player=player,
         other_player=other_player,
         referee=referee,
+        referee_read=referee_read,
+        referee_as_player=referee_as_player,
+        player_read=player_read,
+        referee_elsewhere=referee_elsewhere,
+        revoked=revoked,
     )
 
 
@@ -104,6 +146,10 @@ def job_kw(w: World) -> dict[str, Any]:
     return {"campaign_id": w.campaign.pk, "job_id": w.job_id}
 
 
+def token_kw(w: World) -> dict[str, Any]:
+    return {"token_id": w.spare_token_id}
+
+
 def answer(w: World, role: str) -> dict[str, Any]:
     w.aldo.refresh_from_db()
     assert w.aldo.pending_choice is not None
@@ -120,60 +166,92 @@ MATRIX = [
     Row(
         "api-register",
         "post",
-        statuses(201, 201, 201, 201, 201),
+        statuses(201, 201, 201, 201, 201, 201, 201, 201, 201, 201),
         body=lambda w, role: {"username": f"new-{role}", "password": "a long pass phrase 42"},
     ),
     Row(
         "api-token",
         "post",
-        statuses(200, 200, 200, 200, 200),
+        statuses(200, 200, 200, 200, 200, 200, 200, 200, 200, 200),
         body=lambda w, role: {"username": "player", "password": "pw-player"},
     ),
-    Row("api-rulesets", "get", statuses(403, 200, 200, 200, 200)),
-    Row("api-campaigns", "get", statuses(403, 200, 200, 200, 200)),
+    Row("api-tokens", "get", statuses(401, 200, 200, 200, 200, 403, 403, 403, 403, 401)),
+    Row(
+        "api-tokens",
+        "post",
+        statuses(401, 201, 201, 201, 201, 403, 403, 403, 403, 401),
+        body=lambda w, role: {"name": "A bot", "scope": "read"},
+    ),
+    Row(
+        "api-token-detail",
+        "delete",
+        statuses(401, 404, 204, 404, 404, 403, 403, 403, 403, 401),
+        kwargs=token_kw,
+    ),
+    Row("api-rulesets", "get", statuses(401, 200, 200, 200, 200, 200, 200, 200, 200, 401)),
+    Row("api-campaigns", "get", statuses(401, 200, 200, 200, 200, 200, 200, 200, 200, 401)),
     Row(
         "api-campaigns",
         "post",
-        statuses(403, 201, 201, 201, 201),
+        statuses(401, 201, 201, 201, 201, 403, 201, 403, 403, 401),
         body=lambda w, role: {"name": "Another", "ruleset": "hit_dice"},
     ),
     Row(
         "api-campaign-join",
         "post",
-        statuses(403, 200, 200, 200, 200),
+        statuses(401, 200, 200, 200, 200, 403, 200, 403, 403, 401),
         body=lambda w, role: {"code": w.invite_code},
     ),
-    Row("api-campaign", "get", statuses(403, 404, 200, 200, 200), kwargs=campaign_kw),
+    Row(
+        "api-campaign",
+        "get",
+        statuses(401, 404, 200, 200, 200, 200, 200, 200, 404, 401),
+        kwargs=campaign_kw,
+    ),
     Row(
         "api-campaign",
         "patch",
-        statuses(403, 404, 403, 403, 200),
+        statuses(401, 404, 403, 403, 200, 403, 403, 403, 404, 401),
         kwargs=campaign_kw,
         body=lambda w, role: {"name": "Renamed", "options": {"bypass_hp_per_level": 5}},
     ),
-    Row("api-invites", "post", statuses(403, 404, 403, 403, 201), kwargs=campaign_kw),
-    Row("api-campaign-characters", "get", statuses(403, 404, 200, 200, 200), kwargs=campaign_kw),
+    Row(
+        "api-invites",
+        "post",
+        statuses(401, 404, 403, 403, 201, 403, 403, 403, 404, 401),
+        kwargs=campaign_kw,
+    ),
+    Row(
+        "api-campaign-characters",
+        "get",
+        statuses(401, 404, 200, 200, 200, 200, 200, 200, 404, 401),
+        kwargs=campaign_kw,
+    ),
     Row(
         "api-campaign-characters",
         "post",
-        statuses(403, 404, 201, 201, 201),
+        statuses(401, 404, 201, 201, 201, 403, 201, 403, 404, 401),
         kwargs=campaign_kw,
         body=lambda w, role: {"name": "Cid", "sheet": {"level": 1, "hit_dice": 1, "hp": 4}},
     ),
     Row(
         "api-tables",
         "get",
-        statuses(403, 404, 403, 403, 200),
+        statuses(401, 404, 403, 403, 200, 200, 403, 403, 404, 401),
         kwargs=campaign_kw,
         ruleset="old_school",
     ),
     Row(
-        "api-table", "get", statuses(403, 404, 403, 403, 200), kwargs=table_kw, ruleset="old_school"
+        "api-table",
+        "get",
+        statuses(401, 404, 403, 403, 200, 200, 403, 403, 404, 401),
+        kwargs=table_kw,
+        ruleset="old_school",
     ),
     Row(
         "api-table",
         "put",
-        statuses(403, 404, 403, 403, 200),
+        statuses(401, 404, 403, 403, 200, 403, 403, 403, 404, 401),
         kwargs=table_kw,
         body=diseases_table,
         ruleset="old_school",
@@ -181,15 +259,20 @@ MATRIX = [
     Row(
         "api-table",
         "delete",
-        statuses(403, 404, 403, 403, 200),
+        statuses(401, 404, 403, 403, 200, 403, 403, 403, 404, 401),
         kwargs=table_kw,
         ruleset="old_school",
     ),
-    Row("api-character", "get", statuses(403, 404, 200, 404, 200), kwargs=aldo_kw),
+    Row(
+        "api-character",
+        "get",
+        statuses(401, 404, 200, 404, 200, 200, 404, 200, 404, 401),
+        kwargs=aldo_kw,
+    ),
     Row(
         "api-actions",
         "post",
-        statuses(403, 404, 201, 404, 201),
+        statuses(401, 404, 201, 404, 201, 403, 404, 403, 404, 401),
         kwargs=aldo_kw,
         body=lambda w, role: {"action": "damage", "params": {"amount": 2}},
         label="owner-action",
@@ -197,7 +280,7 @@ MATRIX = [
     Row(
         "api-actions",
         "post",
-        statuses(403, 404, 403, 404, 201),
+        statuses(401, 404, 403, 404, 201, 403, 404, 403, 404, 401),
         kwargs=aldo_kw,
         body=lambda w, role: {"action": "bypass", "params": {"damage": 3, "attacker_level": 1}},
         label="referee-action",
@@ -205,7 +288,7 @@ MATRIX = [
     Row(
         "api-odds",
         "post",
-        statuses(403, 404, 200, 404, 200),
+        statuses(401, 404, 200, 404, 200, 403, 404, 403, 404, 401),
         kwargs=aldo_kw,
         body=lambda w, role: {"action": "damage", "params": {"amount": 30}},
         label="owner-odds",
@@ -213,7 +296,7 @@ MATRIX = [
     Row(
         "api-odds",
         "post",
-        statuses(403, 404, 403, 404, 200),
+        statuses(401, 404, 403, 404, 200, 403, 404, 403, 404, 401),
         kwargs=aldo_kw,
         body=lambda w, role: {"action": "bypass", "params": {"damage": 3, "attacker_level": 1}},
         label="referee-odds",
@@ -221,7 +304,7 @@ MATRIX = [
     Row(
         "api-choices",
         "post",
-        statuses(403, 404, 201, 404, 201),
+        statuses(401, 404, 201, 404, 201, 403, 404, 403, 404, 401),
         kwargs=aldo_kw,
         body=answer,
         prepare="choice",
@@ -229,41 +312,91 @@ MATRIX = [
     Row(
         "api-choice-cancel",
         "post",
-        statuses(403, 404, 403, 404, 201),
+        statuses(401, 404, 403, 404, 201, 403, 404, 403, 404, 401),
         kwargs=aldo_kw,
         prepare="choice",
     ),
     Row(
         "api-undo",
         "post",
-        statuses(403, 404, 403, 404, 201),
+        statuses(401, 404, 403, 404, 201, 403, 404, 403, 404, 401),
         kwargs=aldo_kw,
         prepare="acted",
     ),
-    Row("api-resolutions", "get", statuses(403, 404, 200, 404, 200), kwargs=aldo_kw),
-    Row("api-reveal", "post", statuses(403, 404, 403, 404, 200), kwargs=reveal_kw),
+    Row(
+        "api-resolutions",
+        "get",
+        statuses(401, 404, 200, 404, 200, 200, 404, 200, 404, 401),
+        kwargs=aldo_kw,
+    ),
+    Row(
+        "api-reveal",
+        "post",
+        statuses(401, 404, 403, 404, 200, 403, 404, 403, 404, 401),
+        kwargs=reveal_kw,
+    ),
     Row(
         "api-clock-advance",
         "post",
-        statuses(403, 404, 403, 403, 202),
+        statuses(401, 404, 403, 403, 202, 403, 403, 403, 404, 401),
         kwargs=campaign_kw,
         body=lambda w, role: {"minutes": 60},
     ),
-    Row("api-clock-jobs", "get", statuses(403, 404, 403, 403, 200), kwargs=campaign_kw),
-    Row("api-clock-job", "get", statuses(403, 404, 403, 403, 200), kwargs=job_kw),
-    Row("api-clock-job-resume", "post", statuses(403, 404, 403, 403, 202), kwargs=job_kw),
-    Row("api-clock-live", "get", statuses(403, 404, 200, 200, 200), kwargs=campaign_kw),
+    Row(
+        "api-clock-jobs",
+        "get",
+        statuses(401, 404, 403, 403, 200, 200, 403, 403, 404, 401),
+        kwargs=campaign_kw,
+    ),
+    Row(
+        "api-clock-job",
+        "get",
+        statuses(401, 404, 403, 403, 200, 200, 403, 403, 404, 401),
+        kwargs=job_kw,
+    ),
+    Row(
+        "api-clock-job-resume",
+        "post",
+        statuses(401, 404, 403, 403, 202, 403, 403, 403, 404, 401),
+        kwargs=job_kw,
+    ),
+    Row(
+        "api-clock-live",
+        "get",
+        statuses(401, 404, 200, 200, 200, 200, 200, 200, 404, 401),
+        kwargs=campaign_kw,
+    ),
     Row(
         "api-clock-live",
         "put",
-        statuses(403, 404, 403, 403, 200),
+        statuses(401, 404, 403, 403, 200, 403, 403, 403, 404, 401),
         kwargs=campaign_kw,
         body=lambda w, role: {"ratio": "1.5"},
     ),
-    Row("api-effects", "get", statuses(403, 404, 200, 200, 200), kwargs=campaign_kw),
-    Row("api-dice-seeds", "get", statuses(403, 404, 200, 200, 200), kwargs=campaign_kw),
-    Row("api-dice-export", "get", statuses(403, 404, 200, 200, 200), kwargs=campaign_kw),
-    Row("api-dice-rotate", "post", statuses(403, 404, 403, 403, 201), kwargs=campaign_kw),
+    Row(
+        "api-effects",
+        "get",
+        statuses(401, 404, 200, 200, 200, 200, 200, 200, 404, 401),
+        kwargs=campaign_kw,
+    ),
+    Row(
+        "api-dice-seeds",
+        "get",
+        statuses(401, 404, 200, 200, 200, 200, 200, 200, 404, 401),
+        kwargs=campaign_kw,
+    ),
+    Row(
+        "api-dice-export",
+        "get",
+        statuses(401, 404, 200, 200, 200, 200, 200, 200, 404, 401),
+        kwargs=campaign_kw,
+    ),
+    Row(
+        "api-dice-rotate",
+        "post",
+        statuses(401, 404, 403, 403, 201, 403, 403, 403, 404, 401),
+        kwargs=campaign_kw,
+    ),
 ]
 
 CASES = [
@@ -307,6 +440,20 @@ def build_world(referee, player, other_player, outsider, scripted_dice):
         # referee may resume it.
         job = clock_advance_start(campaign_id=campaign.pk, minutes=30, requested_by=referee)
         ClockJob.objects.filter(pk=job.pk).update(state=ClockJobState.FAILED, reason="test")
+        elsewhere = campaign_create(user=referee, name="Elsewhere", ruleset="hit_dice")
+        tokens = {}
+        for role, (whose, scope, limited, revoked) in TOKEN_ROLES.items():
+            owner = referee if whose == "referee" else player
+            token, secret = token_create(
+                user=owner,
+                name=role,
+                scope=scope,
+                campaign_id=elsewhere.pk if limited else None,
+            )
+            if revoked:
+                token_revoke(user=owner, token_id=token.pk)
+            tokens[role] = secret
+        spare, _ = token_create(user=player, name="spare", scope=TokenScope.READ)
         return World(
             campaign=campaign,
             users={
@@ -321,6 +468,8 @@ def build_world(referee, player, other_player, outsider, scripted_dice):
             invite_code=invite.code,
             resolution_id=Resolution.objects.filter(character=aldo).earliest("id").pk,
             job_id=job.pk,
+            tokens=tokens,
+            spare_token_id=spare.pk,
         )
 
     return build
@@ -359,6 +508,7 @@ def snapshot() -> dict[str, Any]:
         "invites": Invite.objects.count(),
         "tables": list(CampaignTable.objects.order_by("pk").values_list("key", "data")),
         "users": get_user_model().objects.count(),
+        "tokens": list(ApiToken.objects.order_by("pk").values_list("pk", "user_id", "scope")),
     }
 
 
@@ -366,7 +516,11 @@ def snapshot() -> dict[str, Any]:
 @pytest.mark.parametrize(("row", "role"), CASES)
 def test_access(row: Row, role: str, build_world, client_for) -> None:
     world = build_world(row)
-    client = client_for(world.users[role])
+    if role in TOKEN_ROLES:
+        client = client_for(None)
+        client.credentials(HTTP_AUTHORIZATION=f"Token {world.tokens[role]}")
+    else:
+        client = client_for(world.users[role])
     url = reverse(row.url_name, kwargs=row.kwargs(world))
     body = row.body(world, role)
     before = snapshot()
@@ -378,8 +532,10 @@ def test_access(row: Row, role: str, build_world, client_for) -> None:
     if expected >= 400:
         assert snapshot() == before, "a denied request changed something"
         assert "detail" in response.json()
-    if role == "anonymous" and expected == 403:
+    if role == "anonymous" and expected == 401:
         assert response.json() == {"detail": "Authentication credentials were not provided."}
+    if expected == 401:
+        assert response["WWW-Authenticate"] == "Token"
 
 
 def test_every_endpoint_is_in_the_matrix() -> None:
@@ -416,11 +572,11 @@ def test_other_players_see_the_party_but_not_each_others_sheets(
     assert rows["Bo"]["version"] == 1
 
 
-def test_invalid_token_is_403_too(client_for, db) -> None:
+def test_invalid_token_is_401_too(client_for, db) -> None:
     client = client_for(None)
     client.credentials(HTTP_AUTHORIZATION="Token not-a-token")
     response = client.get(reverse("api-campaigns"))
-    assert response.status_code == 403
+    assert response.status_code == 401
     assert response.json() == {"detail": "Invalid token."}
 
 

@@ -26,6 +26,7 @@ from characters.models import Character
 from characters.services import character_create
 from rules.models import EffectState, Resolution, ResolutionKind, ScheduledEffect
 from rules.services import resolution_create_action
+from rules.tests.clock_helpers import run_job
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
@@ -842,3 +843,90 @@ def test_nul_characters_are_refused_not_a_server_error(web, campaign, aldo, refe
     assert not Character.objects.filter(name__startswith="Nul").exists()
     aldo.refresh_from_db()
     assert aldo.version == 1
+
+
+# -- condition_monitor: the track, the penalty, the clocks, the damage form ------------------
+@pytest.fixture
+def ines(make_campaign, player) -> Character:
+    campaign = make_campaign("condition_monitor")
+    return create(campaign, player, "Ines", strength=3, willpower=3)
+
+
+def cm_act(character: Character, referee: Any, action: str, **params: Any) -> None:
+    resolution_create_action(
+        character_id=character.pk, actor=referee, by_referee=True, action=action, params=params
+    )
+
+
+def test_condition_monitor_sheet_draws_the_track_the_penalty_and_the_dying_countdown(
+    web, ines, referee
+):
+    cm_act(ines, referee, "damage", amount=4, kind="lethal", soak_dice=0)  # dying (CM-4)
+    response = web(referee).get(reverse("character", args=[ines.pk]))
+    body = response.content.decode()
+    words = text(response)
+    assert 'aria-label="Condition monitor: 10 lethal of 10 boxes marked"' in body
+    assert "<title>Condition monitor: 10 lethal of 10 boxes marked</title>" in body
+    assert body.count('<g class="cm-box cm-lethal">') == 10
+    assert body.count('class="cm-forward"') == 10 and body.count('class="cm-back"') == 10
+    assert "[X]" * 10 in words
+    assert "Wound penalty −9" in words  # 10 boxes, one ignored for willpower 3 (CM-6)
+    assert "Dying: must be stabilized by Day 1, 01:00, 1 h left." in words
+
+    run_job(ines.campaign, 20)
+    words = text(web(referee).get(reverse("character", args=[ines.pk])))
+    assert "Dying: must be stabilized by Day 1, 01:00, 40 min left." in words
+
+
+def test_condition_monitor_terminal_countdown_and_aggravated_boxes(web, ines, referee, player):
+    cm_act(ines, referee, "damage", amount=5, kind="aggravated", soak_dice=0)  # terminal (CM-5)
+    response = web(player).get(reverse("character", args=[ines.pk]))
+    body = response.content.decode()
+    assert 'aria-label="Condition monitor: 10 aggravated of 10 boxes marked"' in body
+    assert body.count('class="cm-bar"') == 10
+    assert "[X-]" * 10 in text(response)
+    assert "Terminal wound: dies at Day 1, 00:05 unless stabilized, 5 min left." in text(response)
+    dashboard = text(web(referee).get(reverse("campaign", args=[ines.campaign_id])))
+    assert "Terminal wound: dies at Day 1, 00:05 unless stabilized, 5 min left." in dashboard
+
+
+def test_condition_monitor_damage_form_has_the_three_kinds_and_the_soak_pool(web, ines, player):
+    response = web(player).get(reverse("character", args=[ines.pk]))
+    form = next(f for f in response.context["forms"] if f["spec"].key == "damage")
+    fields = {field.key: field for field in form["fields"]}
+    assert fields["kind"].choices == [
+        ("normal", "Normal"),
+        ("lethal", "Lethal"),
+        ("aggravated", "Aggravated"),
+    ]
+    assert (fields["soak_dice"].label, fields["soak_dice"].kind) == ("Soak pool", "number")
+    body = response.content.decode()
+    assert 'name="p.kind"' in body and 'name="p.soak_dice"' in body
+    keys = [f["spec"].key for f in response.context["forms"]]
+    assert keys == ["damage", "stabilize"]  # heal and care are the referee's
+
+
+def test_condition_monitor_damage_through_the_form_and_bad_input(web, ines, player, scripted_dice):
+    scripted_dice([6, 2, 1])  # one hit of three: net 2, an ordinary wound
+    url = reverse("character-action", args=[ines.pk, "damage"])
+    response = web(player).post(url, {"p.amount": "3", "p.kind": "normal"}, **HTMX)
+    assert response.status_code == 200
+    ines.refresh_from_db()
+    assert ines.sheet["boxes"] == ["/"] * 3 + [""] * 7
+    assert "1 hit" in text(response)  # the soak roll in the log, with its hits
+    refused = web(player).post(url, {"p.amount": "-1", "p.kind": "normal"}, **HTMX)
+    assert refused.status_code == 400
+    assert 'id="err-damage"' in refused.content.decode()
+    ines.refresh_from_db()
+    assert ines.version == 2
+
+
+def test_condition_monitor_heal_offers_the_lines_the_boxes_hold(web, ines, referee):
+    cm_act(ines, referee, "damage", amount=2, kind="lethal", soak_dice=0)
+    response = web(referee).get(reverse("character", args=[ines.pk]))
+    form = next(f for f in response.context["forms"] if f["spec"].key == "heal")
+    line = next(field for field in form["fields"] if field.key == "line")
+    assert line.choices == [
+        ("/", "Forward slash / (in 3 boxes)"),
+        ("\\", "Back slash \\ (in 3 boxes)"),
+    ]

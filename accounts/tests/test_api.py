@@ -5,8 +5,11 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
-from rest_framework.authtoken.models import Token
+from knox.crypto import hash_token
 from rest_framework.test import APIClient
+
+from accounts.api import PASSWORD_TOKEN_NAME
+from accounts.models import ApiToken
 
 pytestmark = pytest.mark.django_db
 
@@ -77,15 +80,26 @@ def test_token_for_the_right_password(make_user) -> None:
         reverse("api-token"), {"username": "ada", "password": "pw-ada"}, format="json"
     )
     assert response.status_code == 200
-    assert response.json() == {"token": Token.objects.get(user=user).key}
+    secret = response.json()["token"]
+    assert list(response.json()) == ["token"]
+    stored = ApiToken.objects.get(user=user)
+    assert stored.digest == hash_token(secret)  # only the digest is kept
+    assert secret not in (stored.digest, stored.name)
+    assert (stored.name, stored.scope, stored.expiry) == (PASSWORD_TOKEN_NAME, "referee", None)
 
 
-def test_the_same_token_twice(make_user) -> None:
+def test_each_password_sign_in_is_a_token_of_its_own(make_user) -> None:
+    """The secret cannot be shown again, so a second sign-in mints a second token;
+    both work and both are listed (and revocable) on the account page."""
     make_user("ada")
     body = {"username": "ada", "password": "pw-ada"}
-    first = APIClient().post(reverse("api-token"), body, format="json").json()
-    second = APIClient().post(reverse("api-token"), body, format="json").json()
-    assert first == second
+    first = APIClient().post(reverse("api-token"), body, format="json").json()["token"]
+    second = APIClient().post(reverse("api-token"), body, format="json").json()["token"]
+    assert first != second
+    for secret in (first, second):
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {secret}")
+        assert client.get(reverse("api-campaigns")).status_code == 200
 
 
 @pytest.mark.parametrize(
@@ -102,7 +116,7 @@ def test_token_refused_is_400(make_user, body: dict[str, str]) -> None:
     make_user("ada")
     response = APIClient().post(reverse("api-token"), body, format="json")
     assert response.status_code == 400
-    assert not Token.objects.exists()
+    assert not ApiToken.objects.exists()
 
 
 def test_token_authentication_works_end_to_end() -> None:
@@ -113,7 +127,8 @@ def test_token_authentication_works_end_to_end() -> None:
     ).json()["token"]
 
     anonymous = client.get(reverse("api-campaigns"))
-    assert anonymous.status_code == 403
+    assert anonymous.status_code == 401
+    assert anonymous["WWW-Authenticate"] == "Token"
 
     client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     created = client.post(
@@ -130,14 +145,14 @@ def test_a_wrong_token_is_refused(make_user) -> None:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION="Token 0123456789abcdef0123456789abcdef01234567")
     response = client.get(reverse("api-campaigns"))
-    assert response.status_code == 403
+    assert response.status_code == 401
     assert response.json() == {"detail": "Invalid token."}
 
 
 def test_session_authentication_works(make_user) -> None:
     make_user("ada")
     client = APIClient()
-    assert client.login(username="ada", password="pw-ada")
+    client.force_login(get_user_model().objects.get(username="ada"))
     assert client.get(reverse("api-campaigns")).status_code == 200
 
 
@@ -145,7 +160,7 @@ def test_session_writes_need_the_csrf_token(make_user) -> None:
     """A browser session cannot be ridden by another site: POST without CSRF is 403."""
     make_user("ada")
     client = APIClient(enforce_csrf_checks=True)
-    assert client.login(username="ada", password="pw-ada")
+    client.force_login(get_user_model().objects.get(username="ada"))
     response = client.post(
         reverse("api-campaigns"), {"name": "x", "ruleset": "hit_dice"}, format="json"
     )

@@ -19,8 +19,8 @@ from characters.forms import humanize as _humanize
 
 register = template.Library()
 
-GOOD = {"standing", "fresh", "alive"}
-BAD = {"dead", "incapacitated"}
+GOOD = {"standing", "fresh", "alive", "ok"}
+BAD = {"dead", "incapacitated", "dying", "terminal"}
 
 
 @register.filter
@@ -96,8 +96,18 @@ def is_shuffle(roll: Mapping[str, Any]) -> bool:
 
 
 @register.filter
+def is_pool(roll: Mapping[str, Any]) -> bool:
+    """A dice pool (``3d6>=5``): its kept dice are the hits, its total how many."""
+    return ">=" in str(roll.get("expression", ""))
+
+
+@register.filter
 def dropped_any(roll: Mapping[str, Any]) -> bool:
-    return len(roll.get("kept", ())) < len(roll.get("dice", ())) and not is_shuffle(roll)
+    return (
+        len(roll.get("kept", ())) < len(roll.get("dice", ()))
+        and not is_shuffle(roll)
+        and not is_pool(roll)
+    )
 
 
 @register.filter
@@ -315,11 +325,60 @@ def old_school_view(
     }
 
 
+def condition_monitor_view(
+    sheet: Mapping[str, Any], effects: Iterable[Any], **_: Any
+) -> dict[str, Any]:
+    """The ten boxes as the text draws them, the penalty and the running clock."""
+    from rules.engine.rulesets import condition_monitor as cm
+
+    boxes = [cm.box_text(box) for box in sheet["boxes"]]
+    size, gap = 30, 6  # each box in the picture, and the space after it
+    drawn = []
+    counts: Counter[str] = Counter()
+    for index, box in enumerate(boxes):
+        kind = cm.box_kind(box)
+        counts[kind] += 1
+        x = index * (size + gap) + 2
+        lines = []
+        if cm.FORWARD in box:  # lower left to upper right
+            lines.append(
+                {"x1": x + 5, "y1": size - 3, "x2": x + size - 5, "y2": 7, "line": "forward"}
+            )
+        if cm.BACK in box:  # upper left to lower right
+            lines.append({"x1": x + 5, "y1": 7, "x2": x + size - 5, "y2": size - 3, "line": "back"})
+        if cm.BAR in box:
+            lines.append({"x1": x + 1, "y1": 17, "x2": x + size - 1, "y2": 17, "line": "bar"})
+        drawn.append({"x": x, "kind": kind, "lines": lines, "text": f"[{cm.box_picture(box)}]"})
+    described = [
+        f"{counts[kind]} {kind}"
+        for kind in ("aggravated", "lethal", "normal", "partial")
+        if counts[kind]
+    ]
+    return {
+        "boxes": drawn,
+        "width": len(boxes) * (size + gap),
+        "height": size + 4,
+        "size": size,
+        "track_text": cm.track_text(boxes),
+        "alt": (", ".join(described) + f" of {len(boxes)} boxes marked")
+        if described
+        else f"all {len(boxes)} boxes empty",
+        "penalty": int(sheet["penalty"]),
+        "willpower": int(sheet["willpower"]),
+        "strength": int(sheet["strength"]),
+        "indomitable": bool(sheet["indomitable"]),
+        "state": sheet["state"],
+        "terminal_until": sheet["terminal_until"],
+        "dying_until": sheet["dying_until"],
+    }
+
+
 Presenter = Callable[..., dict[str, Any]]
 PRESENTERS: dict[str, Presenter] = {
     "hit_dice": hit_dice_view,
     "deckahedron": deckahedron_view,
     "old_school": old_school_view,
+    "condition_monitor": condition_monitor_view,
 }
 
 

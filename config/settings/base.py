@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -37,9 +38,11 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    "rest_framework.authtoken",  # its old plain-text tokens moved to accounts.ApiToken
+    "knox",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI served locally: the docs work offline
+    "axes",
     "accounts",
     "campaigns",
     "characters",
@@ -47,6 +50,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.middleware.BodySizeLimitMiddleware",  # before anything reads a body
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -55,6 +59,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "config.middleware.PrivateCacheMiddleware",
+    "axes.middleware.AxesMiddleware",  # last, as django-axes asks
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -89,6 +95,11 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# django-axes first: it refuses a locked-out login before any password is checked.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
@@ -108,15 +119,55 @@ STORAGES = {
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        # First, so a refused or missing token is a 401 with WWW-Authenticate: Token.
+        "accounts.authentication.ScopedTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PERMISSION_CLASSES": [
+        "rest_framework.permissions.IsAuthenticated",
+        "campaigns.access.TokenScopePermission",
+    ],
     "DEFAULT_SCHEMA_CLASS": "config.openapi.SawbonesAutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "config.exceptions.api_exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": [
+        "config.throttles.UserThrottle",
+        "config.throttles.AnonThrottle",
+        "config.throttles.IpThrottle",
+    ],
+    # How many proxies in front of the app append to X-Forwarded-For (0: none, the
+    # client's address is REMOTE_ADDR). Every limit and django-axes use it.
+    "NUM_PROXIES": int(os.environ.get("DJANGO_NUM_PROXIES", "0")),
 }
+
+# Limits (docs/api.md). Generous: a referee's page polls a clock job 2.5 times a second.
+# Each rate is "<number>/<second|minute|hour|day>"; the environment may change any.
+SAWBONES_THROTTLE_RATES: dict[str, str | None] = {
+    "user": os.environ.get("SAWBONES_THROTTLE_USER", "600/min"),
+    "anon": os.environ.get("SAWBONES_THROTTLE_ANON", "120/min"),
+    "ip": os.environ.get("SAWBONES_THROTTLE_IP", "1200/min"),
+    "register": os.environ.get("SAWBONES_THROTTLE_REGISTER", "20/hour"),
+}
+# Request bodies: JSON bodies of this API are small; 1 MB leaves room for campaign tables.
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("SAWBONES_MAX_BODY_BYTES", str(1024 * 1024)))
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 1000
+# Logins (page and auth/token/) locked after repeated failures: per username and address.
+AXES_FAILURE_LIMIT = int(os.environ.get("SAWBONES_LOGIN_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("SAWBONES_LOGIN_COOLOFF_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "config.throttles.client_ip"
+AXES_LOCKOUT_CALLABLE = "accounts.views.locked_out"
+AXES_VERBOSE = False
+# API tokens (accounts.models.ApiToken): django-rest-knox keeps their SHA-512 digests.
+# A token expires only when its owner gave it an expiry.
+KNOX_TOKEN_MODEL = "accounts.ApiToken"  # noqa: S105 - a model name
+REST_KNOX = {"TOKEN_TTL": None, "AUTH_HEADER_PREFIX": "Token"}
+# Knox's own token table is swapped for accounts.ApiToken: its migrations would only
+# create an unused table (whose key to auth_user would block flushing users).
+MIGRATION_MODULES = {"knox": None}
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "Sawbones API",
     "DESCRIPTION": "Harm and recovery for tabletop campaigns, resolved on the server.",
@@ -142,6 +193,13 @@ SPECTACULAR_SETTINGS = {
 
 # Celery: with REDIS_URL tasks go to Redis; without it they run in-process.
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# The cache holds the throttles' counters: shared by every worker through Redis.
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    if REDIS_URL
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+}
+CACHES["default"]["KEY_PREFIX"] = "sawbones"
 CELERY_BROKER_URL = REDIS_URL or "memory://"
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL

@@ -13,3 +13,5 @@ STORAGES = {
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 WHITENOISE_AUTOREFRESH = True  # serve from the finders; no collectstatic in tests
+# Throttle counters in the test process only (conftest.py clears them for each test).
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}

@@ -134,7 +134,9 @@ class Roll:
         }
 
 
-_EXPRESSION = re.compile(r"^\s*(\d*)d(\d+)(?:k([hl])(\d+))?\s*(?:([+-])\s*(\d+))?\s*$")
+# ``NdS``, optionally keeping the highest/lowest K (``4d6kl2``) or counting hits, the
+# dice showing T or more (``3d6>=5``: a dice pool, ruling CM-1), then a modifier.
+_EXPRESSION = re.compile(r"^\s*(\d*)d(\d+)(?:k([hl])(\d+)|>=(\d+))?\s*(?:([+-])\s*(\d+))?\s*$")
 
 
 @dataclass(frozen=True)
@@ -144,6 +146,7 @@ class DiceExpression:
     keep: str | None  # "h" (highest) or "l" (lowest)
     keep_count: int
     modifier: int
+    hit_on: int | None = None  # a pool: the total counts the dice showing this or more
 
     @classmethod
     def parse(cls, text: str) -> DiceExpression:
@@ -154,17 +157,22 @@ class DiceExpression:
         sides = int(match.group(2))
         keep = match.group(3)
         keep_count = int(match.group(4)) if match.group(4) else count
-        modifier = int(match.group(6) or 0) * (-1 if match.group(5) == "-" else 1)
+        hit_on = int(match.group(5)) if match.group(5) else None
+        modifier = int(match.group(7) or 0) * (-1 if match.group(6) == "-" else 1)
         if not 1 <= count <= MAX_DICE or not 1 <= sides <= MAX_SIDES:
             raise DiceError(f"dice out of range in {text!r}")
         if keep is not None and not 1 <= keep_count <= count:
             raise DiceError(f"cannot keep {keep_count} of {count} dice")
-        return cls(count, sides, keep, keep_count, modifier)
+        if hit_on is not None and not 1 <= hit_on <= sides:
+            raise DiceError(f"a d{sides} cannot hit on {hit_on}")
+        return cls(count, sides, keep, keep_count, modifier, hit_on)
 
     def __str__(self) -> str:
         text = f"{self.count}d{self.sides}"
         if self.keep:
             text += f"k{self.keep}{self.keep_count}"
+        if self.hit_on is not None:
+            text += f">={self.hit_on}"
         if self.modifier:
             text += f"{self.modifier:+d}"
         return text
@@ -181,21 +189,29 @@ class Dice:
         return self.generator.randbelow(sides) + 1
 
     def roll(self, expression: str, label: str, *, hidden: bool = False) -> Roll:
-        """Roll ``expression`` (``4d6kl2``, ``1d20+10``, ``d6``) and record it."""
+        """Roll ``expression`` (``4d6kl2``, ``1d20+10``, ``d6``, ``3d6>=5``) and record it.
+
+        A pool (``3d6>=5``) keeps the hits, the dice showing 5 or more, and its total
+        is how many there are (plus any modifier).
+        """
         parsed = DiceExpression.parse(expression)
         dice = tuple(self._die(parsed.sides) for _ in range(parsed.count))
-        if parsed.keep == "h":
+        hit_on = parsed.hit_on
+        if hit_on is not None:
+            kept = tuple(face for face in dice if face >= hit_on)
+        elif parsed.keep == "h":
             kept = tuple(sorted(dice, reverse=True)[: parsed.keep_count])
         elif parsed.keep == "l":
             kept = tuple(sorted(dice)[: parsed.keep_count])
         else:
             kept = dice
+        total = (len(kept) if hit_on is not None else sum(kept)) + parsed.modifier
         result = Roll(
             label=label,
             expression=str(parsed),
             dice=dice,
             kept=kept,
-            total=sum(kept) + parsed.modifier,
+            total=total,
             hidden=hidden,
         )
         self.rolls.append(result)

@@ -15,6 +15,7 @@ RULESETS: dict[str, str] = {
     "hit_dice": "rules.engine.rulesets.hit_dice.HitDice",
     "deckahedron": "rules.engine.rulesets.deckahedron.Deckahedron",
     "old_school": "rules.engine.rulesets.old_school.OldSchool",
+    "condition_monitor": "rules.engine.rulesets.condition_monitor.ConditionMonitor",
 }
 
 

@@ -162,7 +162,7 @@ def test_referee_only_clock_endpoints(
     job = run_job(campaign, 30)
     path = url(campaign, rest.format(job=job.pk))
     before = world(campaign)
-    for user, status in ((player, 403), (outsider, 404), (None, 403)):
+    for user, status in ((player, 403), (outsider, 404), (None, 401)):
         answer = getattr(client_for(user), method)(path, body, format="json")
         assert answer.status_code == status, (user, answer.content)
         assert world(campaign) == before

@@ -15,6 +15,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from playwright.sync_api import Page
 
+from campaigns.management.commands import seed_demo
 from campaigns.models import Campaign, Membership, Role
 from campaigns.services import campaign_create
 from characters.models import Character
@@ -96,6 +97,13 @@ PARTIES: dict[str, list[tuple[int, str, dict[str, Any], list[tuple[str, dict[str
         ),
     ],
 }
+
+
+# The condition monitor party is the demo's: one character in each state (CM-4, CM-5).
+PARTIES["condition_monitor"] = [
+    (owner, name, fields, seed_demo.OPENING_ACTIONS[("condition_monitor", name)])
+    for owner, name, fields in seed_demo.PARTIES["condition_monitor"]
+]
 
 
 def build(ruleset: str, users: list[Any]) -> tuple[Campaign, Character]:

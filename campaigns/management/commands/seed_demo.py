@@ -18,6 +18,7 @@ from campaigns.models import Campaign, Membership, Role
 from campaigns.services import campaign_create
 from characters.services import character_create
 from rules.engine.registry import all_rulesets
+from rules.services import resolution_create_action
 
 DEMO_USERS = ("referee", "player1", "player2")
 # A party per ruleset: (owner index in DEMO_USERS, name, initial sheet fields).
@@ -34,6 +35,32 @@ PARTIES: dict[str, list[tuple[int, str, dict[str, Any]]]] = {
     "old_school": [
         (1, "Dorn Ironhand", {"race": "dwarf", "age": 60, "level": 2}),
         (2, "Pell of the Reeds", {"race": "halfling", "age": 34, "level": 1}),
+    ],
+    # One character in each state: ok, incapacitated, dying, terminal, dead.
+    "condition_monitor": [
+        (1, "Sister Oda", {"strength": 2, "willpower": 4}),
+        (1, "Ines Vale", {"strength": 3, "willpower": 3}),
+        (2, "Brannoc", {"strength": 4, "willpower": 2}),
+        (0, "Courier Pim (NPC)", {"strength": 2}),
+        (0, "Old Garret (NPC)", {"strength": 1, "indomitable": True}),
+    ],
+}
+# What happened to them before the session: actions the referee resolves after creation,
+# through the same service as the API (logged, with the campaign's dice).
+OPENING_ACTIONS: dict[tuple[str, str], list[tuple[str, dict[str, Any]]]] = {
+    ("condition_monitor", "Ines Vale"): [
+        ("damage", {"amount": 1, "kind": "lethal", "soak_dice": 0}),
+        ("damage", {"amount": 2, "kind": "normal"}),  # soaked with her strength
+    ],
+    ("condition_monitor", "Brannoc"): [("damage", {"amount": 4, "kind": "normal", "soak_dice": 0})],
+    ("condition_monitor", "Sister Oda"): [
+        ("damage", {"amount": 4, "kind": "lethal", "soak_dice": 0})
+    ],
+    ("condition_monitor", "Courier Pim (NPC)"): [
+        ("damage", {"amount": 5, "kind": "aggravated", "soak_dice": 0})
+    ],
+    ("condition_monitor", "Old Garret (NPC)"): [
+        ("damage", {"amount": 9, "kind": "normal", "soak_dice": 0})
     ],
 }
 
@@ -70,9 +97,17 @@ class Command(BaseCommand):
             Membership.objects.create(campaign=campaign, user=user, role=Role.PLAYER)
         referee = Membership.objects.get(campaign=campaign, user=users[0])
         for owner_index, character_name, sheet in PARTIES.get(ruleset, []):
-            character_create(
+            character = character_create(
                 membership=referee,
                 name=character_name,
                 sheet=sheet,
                 owner_id=users[owner_index].pk,
             )
+            for action, params in OPENING_ACTIONS.get((ruleset, character_name), []):
+                resolution_create_action(
+                    character_id=character.pk,
+                    actor=users[0],
+                    by_referee=True,
+                    action=action,
+                    params=params,
+                )

@@ -68,3 +68,20 @@ def test_shuffle_is_recorded_and_reproducible():
 def test_scripted_generator_refuses_faces_that_do_not_fit():
     with pytest.raises(ValueError):
         Dice(ScriptedGenerator([7])).roll("1d6", "x")
+
+
+def test_a_pool_keeps_its_hits_and_counts_them():
+    # Ruling CM-1: each die showing the threshold or more is a hit.
+    dice = Dice(ScriptedGenerator([5, 2, 6, 4]))
+    roll = dice.roll("4d6>=5", "soak")
+    assert roll.expression == "4d6>=5"
+    assert roll.dice == (5, 2, 6, 4)
+    assert roll.kept == (5, 6)
+    assert roll.total == 2
+    assert Dice(ScriptedGenerator([1, 1])).roll("2d10>=8", "soak").total == 0
+
+
+@pytest.mark.parametrize("text", ["3d6>=7", "3d6>=0", "3d6>=", "3d6kh2>=5"])
+def test_bad_pools_raise_dice_error(text):
+    with pytest.raises(DiceError):
+        Dice(SystemGenerator(1)).roll(text, "x")

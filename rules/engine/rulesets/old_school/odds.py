@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from rules.engine.interface import ActionBlocked, Context, Params, Sheet
-from rules.engine.odds import Odds, chance_at_least, d, die_outcomes, grouped
+from rules.engine.odds import Odds, chance_at_least, d, grouped
 from rules.engine.rulesets.old_school import data
 
 if TYPE_CHECKING:
@@ -89,40 +89,50 @@ def search(ruleset: OldSchool, sheet: Sheet, params: Params, context: Context) -
 
 
 # -- damage: the state it leaves, a critical injury by its row (ruling OS-4) ---------------
-def _critical_rows(ruleset: OldSchool, below: int, context: Context) -> Weighted:
-    """1d10 + how far below 0, read on the campaign's critical injury table."""
-    table = ruleset.critical_table(context)
-    weighted: Weighted = []
-    for roll, chance in die_outcomes(d(10) + below):
-        found = [
-            (index, entry)
-            for index, entry in enumerate(table)
-            if entry["min"] <= roll and (entry["max"] is None or roll <= entry["max"])
-        ]
-        if not found:
-            weighted.append(("critical:none", "Down, no entry on the critical table", chance))
-            continue
-        index, entry = found[0]
-        effect = entry.get("effect") or {}
-        # Death, or more damage while below 0, which kills (OS-4).
-        kills = effect.get("type") == "death" or (
-            effect.get("type") == "damage" and int(effect.get("amount", 1)) > 0
-        )
-        if kills:
-            weighted.append(("dead", "Dies", chance))
-        else:
-            described = str(entry["description"]).rstrip(".")
-            weighted.append((f"critical:{index}", f"Down: {described}", chance))
-    return weighted
+class _CriticalRows:
+    """1d10 + how far below 0, read on the campaign's table: read once, each depth once."""
+
+    def __init__(self, ruleset: OldSchool, context: Context) -> None:
+        self._ruleset = ruleset
+        self._context = context
+        self._table: list[dict[str, Any]] | None = None
+        self._rows: dict[int, Weighted] = {}
+
+    def __call__(self, below: int) -> Weighted:
+        if below not in self._rows:
+            if self._table is None:
+                self._table = self._ruleset.critical_table(self._context)
+            self._rows[below] = self._read(self._table, below)
+        return self._rows[below]
+
+    @staticmethod
+    def _read(table: list[dict[str, Any]], below: int) -> Weighted:
+        weighted: Weighted = []
+        chance = Fraction(1, 10)
+        for roll in range(1 + below, 11 + below):  # 1d10 + below, each face 1/10
+            found = [
+                (index, entry)
+                for index, entry in enumerate(table)
+                if entry["min"] <= roll and (entry["max"] is None or roll <= entry["max"])
+            ]
+            if not found:
+                weighted.append(("critical:none", "Down, no entry on the critical table", chance))
+                continue
+            index, entry = found[0]
+            effect = entry.get("effect") or {}
+            # Death, or more damage while below 0, which kills (OS-4).
+            kills = effect.get("type") == "death" or (
+                effect.get("type") == "damage" and int(effect.get("amount", 1)) > 0
+            )
+            if kills:
+                weighted.append(("dead", "Dies", chance))
+            else:
+                described = str(entry["description"]).rstrip(".")
+                weighted.append((f"critical:{index}", f"Down: {described}", chance))
+        return weighted
 
 
-def _after_damage(
-    ruleset: OldSchool,
-    sheet: Mapping[str, Any],
-    amount: int,
-    context: Context,
-    rows: dict[int, Weighted] | None = None,
-) -> Weighted:
+def _after_damage(sheet: Mapping[str, Any], amount: int, critical: _CriticalRows) -> Weighted:
     before = int(sheet["wounds"])
     if before < 0:
         return [("dead", "Dies", Fraction(1))]  # any damage below 0 kills (OS-4)
@@ -131,15 +141,13 @@ def _after_damage(
         return [("standing", "Keeps standing", Fraction(1))]
     if after == 0:
         return [("down", "Down at 0 wounds, out for 1d6 hours", Fraction(1))]
-    rows = {} if rows is None else rows  # the table read once per depth below 0
-    if -after not in rows:
-        rows[-after] = _critical_rows(ruleset, -after, context)
-    return rows[-after]
+    return critical(-after)
 
 
 def damage(ruleset: OldSchool, sheet: Sheet, params: Params, context: Context) -> Odds:
     _alive(sheet, "take damage")
-    return grouped("damage", _after_damage(ruleset, sheet, int(params["amount"]), context))
+    critical = _CriticalRows(ruleset, context)
+    return grouped("damage", _after_damage(sheet, int(params["amount"]), critical))
 
 
 def fall(ruleset: OldSchool, sheet: Sheet, params: Params, context: Context) -> Odds:
@@ -148,9 +156,16 @@ def fall(ruleset: OldSchool, sheet: Sheet, params: Params, context: Context) -> 
     count = min(int(params["feet"]) // 10, data.MAX_FALL_DICE)
     if count == 0:
         return grouped("fall", [("standing", "Less than 10 feet: no damage", Fraction(1))])
-    weighted: Weighted = []
-    rows: dict[int, Weighted] = {}
-    for amount, chance in die_outcomes(d(6).pool(count).sum()):
-        for key, label, p in _after_damage(ruleset, sheet, amount, context, rows):
-            weighted.append((key, label, chance * p))
+    critical = _CriticalRows(ruleset, context)
+    # Whole numbers over one denominator: up to 101 sums x 10 rows of the table, so
+    # adding Fractions one by one would be most of the time.
+    die = d(6).pool(count).sum()
+    denominator = die.denominator() * 10
+    totals: dict[str, int] = {}
+    labels: dict[str, str] = {}
+    for amount, quantity in die.items():
+        for key, label, chance in _after_damage(sheet, int(amount), critical):
+            totals[key] = totals.get(key, 0) + quantity * int(chance * 10)
+            labels.setdefault(key, label)
+    weighted = [(key, labels[key], Fraction(n, denominator)) for key, n in totals.items()]
     return grouped("fall", weighted, notes=(f"{count}d6 damage.",))

@@ -1,0 +1,62 @@
+"""Middleware of our own: a cap on request bodies before anything reads them, and
+``Cache-Control`` for answers about a person."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils.cache import patch_cache_control
+
+API_PREFIX = "/api/"
+
+
+def is_api(request: HttpRequest) -> bool:
+    return request.path.startswith(API_PREFIX)
+
+
+class BodySizeLimitMiddleware:
+    """413 for a body larger than ``DATA_UPLOAD_MAX_MEMORY_SIZE``, before any parsing.
+
+    Django enforces the limit only when ``request.body`` is read; DRF's parsers read the
+    stream themselves, so without this an unauthenticated request could make a worker
+    parse a body of any size. Django reads no more than ``Content-Length`` bytes, so the
+    header is what is checked.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = -1
+        if length < 0:
+            message = "The Content-Length header is not a number."
+            status = 400
+        elif limit is not None and length > limit:
+            message = f"The request body is larger than {limit} bytes."
+            status = 413
+        else:
+            return self.get_response(request)
+        if is_api(request):
+            return JsonResponse({"detail": message}, status=status)
+        return HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")
+
+
+class PrivateCacheMiddleware:
+    """``Cache-Control: private, no-store`` on every API answer and on every page for a
+    signed-in person: nothing about a campaign stays in a shared or browser cache."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        user = getattr(request, "user", None)
+        if is_api(request) or getattr(user, "is_authenticated", False):
+            patch_cache_control(response, private=True, no_store=True)
+        return response

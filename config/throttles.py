@@ -1,0 +1,83 @@
+"""API throttles: per person, per client address, and for new accounts (429 with
+``Retry-After``). Rates come from ``settings.SAWBONES_THROTTLE_RATES`` when a request
+is checked, so a deployment (or a test) can change them without a restart of DRF's
+class attributes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, cast
+
+from django.conf import settings
+from django.http import HttpRequest
+from rest_framework.request import Request
+from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
+
+if TYPE_CHECKING:  # DRF's settings import this module while rest_framework.views loads
+    from rest_framework.views import APIView
+
+
+def client_ip(request: HttpRequest | None) -> str | None:
+    """The client's address as every limit sees it (DRF's ``NUM_PROXIES`` decides how
+    many proxies' ``X-Forwarded-For`` entries to trust); also django-axes' address
+    (None for a log-in without a request, as in tests' ``force_login``)."""
+    if request is None or not hasattr(request, "META"):
+        return None
+    # DRF's get_ident reads only ``request.META``: a Django request serves as well.
+    ident = BaseThrottle().get_ident(cast(Request, request))
+    return str(ident) if ident else None
+
+
+class _SettingsRateThrottle(SimpleRateThrottle):
+    """DRF makes a throttle per request; its rate is read from the settings then."""
+
+    def get_rate(self) -> str | None:
+        rates: dict[str, str | None] = settings.SAWBONES_THROTTLE_RATES
+        return rates.get(self.scope or "")
+
+    def get_ident(self, request: Any) -> str:
+        return client_ip(request) or ""
+
+
+class UserThrottle(_SettingsRateThrottle):
+    """Each signed-in person (session or token)."""
+
+    scope = "user"
+
+    def get_cache_key(self, request: Any, view: Any) -> str | None:
+        if not request.user or not request.user.is_authenticated:
+            return None
+        return self.cache_format % {"scope": self.scope, "ident": request.user.pk}
+
+
+class AnonThrottle(_SettingsRateThrottle):
+    """Each address, for requests without a person."""
+
+    scope = "anon"
+
+    def get_cache_key(self, request: Any, view: Any) -> str | None:
+        if request.user and request.user.is_authenticated:
+            return None
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
+class IpThrottle(_SettingsRateThrottle):
+    """Each address, whoever sends: many people behind one address share it."""
+
+    scope = "ip"
+
+    def get_cache_key(self, request: Any, view: Any) -> str | None:
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
+class RegistrationThrottle(_SettingsRateThrottle):
+    """New accounts per address, from the API and from the sign-up page."""
+
+    scope = "register"
+
+    def get_cache_key(self, request: Any, view: Any) -> str | None:
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+    def allow_page(self, request: HttpRequest) -> bool:
+        """The same count for a page (the sign-up form) as for the API."""
+        return self.allow_request(cast(Request, request), cast("APIView", None))

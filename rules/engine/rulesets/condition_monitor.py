@@ -1,0 +1,800 @@
+"""Condition monitor: the soak test, the ten-box track and its lines, terminal and dying clocks.
+
+The rules read as ``docs/rulesets/condition_monitor.md`` explains them: rulings CM-1..CM-7
+and the project rulings CM-P1... it lists, cited beside the code that applies them.
+
+The track is ten boxes; each box holds up to three lines, kept in the order forward
+``/``, back ``\\``, horizontal ``-``: ``"/"`` is a normal box, ``"/\\"`` a lethal one,
+``"/\\-"`` an aggravated one, and healing leaves partial boxes such as ``"\\"``.
+The boxes are always kept in the order of ruling CM-3 (``BOX_ORDER``).
+
+Two clocks run on the campaign clock (ruling G-1), each a scheduled effect whose
+payload carries the minute it falls due, the token that must still match the sheet
+(``terminal_until``, ``dying_until``) for it to apply: a terminal wound kills five
+minutes after it was taken unless stabilized first (CM-5); a dying character who is
+not stabilized within the hour leaves the referee a choice (CM-4, G-3).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from rules.engine.dice import Dice
+from rules.engine.interface import (
+    ActionBlocked,
+    ActionSpec,
+    ChoiceOption,
+    Context,
+    Params,
+    PendingChoice,
+    Result,
+    RuleError,
+    Ruleset,
+    ScheduledEffect,
+    Sheet,
+    params_schema,
+    validate,
+)
+from rules.engine.odds import Odds, certain, d, from_die
+
+BOX_COUNT = 10
+FORWARD, BACK, BAR = "/", "\\", "-"
+LINES = (FORWARD, BACK, BAR)  # the order lines are written in a box
+LINE_NAMES = {FORWARD: "forward slash", BACK: "back slash", BAR: "horizontal bar"}
+LINE_PLURALS = {FORWARD: "forward slashes", BACK: "back slashes", BAR: "horizontal bars"}
+# Ruling CM-3: aggravated, lethal, normal, partial, empty. Partial boxes (left by
+# healing) go by how many lines they hold, then by their first line (project ruling CM-P2).
+BOX_ORDER: tuple[str, ...] = ("/\\-", "/\\", "/", "/-", "\\-", "\\", "-", "")
+_RANK = {box: rank for rank, box in enumerate(BOX_ORDER)}
+
+KINDS = ("normal", "lethal", "aggravated")
+KIND_LINES: Mapping[str, tuple[str, ...]] = {  # ruling CM-3
+    "normal": (FORWARD,),
+    "lethal": (FORWARD, BACK),
+    "aggravated": (FORWARD, BACK, BAR),
+}
+STATES = ("ok", "incapacitated", "dying", "terminal", "dead")
+
+TERMINAL_MINUTES = 5  # ruling CM-5
+DYING_MINUTES = 60  # ruling CM-4
+SERIOUS_BOXES = 6  # ruling CM-7: care turns an incapacitating wound into a serious one
+EFFECT_TERMINAL = "terminal_wound"
+EFFECT_DYING = "dying_hour"
+CHOICE_DYING = "dying_hour"
+MAX_ATTRIBUTE = 50
+MAX_DAMAGE = 1000
+
+
+@dataclass(frozen=True)
+class WoundRow:
+    """A row of the net damage table (ruling CM-2)."""
+
+    net: int
+    name: str
+    boxes: int
+    terminal: bool = False
+
+
+# Ruling CM-2: the text's table. Net damage from 5 up to the campaign's ``death_at``
+# (default 8) reads as the terminal row; ``death_at`` and above kill outright.
+WOUND_TABLE: tuple[WoundRow, ...] = (
+    WoundRow(1, "petty", 1),
+    WoundRow(2, "ordinary", 3),
+    WoundRow(3, "serious", 6),
+    WoundRow(4, "incapacitating", BOX_COUNT),
+    WoundRow(5, "terminal", BOX_COUNT, terminal=True),
+)
+TERMINAL_ROW = WOUND_TABLE[-1]
+
+OPTIONS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "soak_die_size": {
+            "type": "integer",
+            "minimum": 2,
+            "maximum": 100,
+            "default": 6,
+            "title": "Soak die size",
+            "description": "Sides of each die of the soak pool.",  # ruling CM-1
+        },
+        "soak_hit_threshold": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 100,
+            "default": 5,
+            "title": "Soak hit threshold",
+            "description": "A soak die showing this or more is a hit.",  # ruling CM-1
+        },
+        "death_at": {
+            "type": "integer",
+            "minimum": TERMINAL_ROW.net,
+            "maximum": MAX_DAMAGE,
+            "default": 8,
+            "title": "Death at net damage",
+            # Ruling CM-2: the text also says 7 kills outright; the referee may choose it.
+            "description": "Net damage that kills outright.",
+        },
+    },
+}
+
+_MINUTE = {"type": ["integer", "null"], "minimum": 0}
+SHEET_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "Condition monitor character sheet",
+    "type": "object",
+    "properties": {
+        "strength": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": MAX_ATTRIBUTE,
+            "default": 3,
+            "description": "The soak attribute: dice in the soak pool.",  # ruling CM-1
+        },
+        "willpower": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": MAX_ATTRIBUTE,
+            "default": 2,
+            "description": "Each point above 2 ignores one box of wound penalty.",  # CM-6
+        },
+        "indomitable": {
+            "type": "boolean",
+            "default": False,
+            "description": "Ignores wound penalties completely.",  # ruling CM-6
+        },
+        "boxes": {
+            "type": "array",
+            "items": {"enum": list(BOX_ORDER)},
+            "minItems": BOX_COUNT,
+            "maxItems": BOX_COUNT,
+            "description": "The ten boxes; each holds its lines in the order /, \\, -.",  # CM-3
+        },
+        "state": {"enum": list(STATES), "default": "ok"},
+        "penalty": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": BOX_COUNT,
+            "default": 0,
+            "description": "Wound penalty on the character's actions.",  # ruling CM-6
+        },
+        "terminal_until": {
+            **_MINUTE,
+            "description": "Campaign minute a terminal wound kills unless stabilized.",  # CM-5
+        },
+        "dying_until": {
+            **_MINUTE,
+            "description": "Campaign minute the dying hour ends.",  # ruling CM-4
+        },
+    },
+    "required": [
+        "strength",
+        "willpower",
+        "indomitable",
+        "boxes",
+        "state",
+        "penalty",
+        "terminal_until",
+        "dying_until",
+    ],
+    "additionalProperties": False,
+}
+# Kept by the rules: set by actions and clocks, never given at creation.
+MANAGED_FIELDS = ("state", "penalty", "terminal_until", "dying_until")
+
+EFFECT_PAYLOAD_SCHEMA: dict[str, Any] = params_schema(
+    {"until": {"type": "integer", "minimum": 0}}, required=("until",)
+)
+
+ACTIONS: tuple[ActionSpec, ...] = (
+    ActionSpec(
+        key="damage",
+        label="Take damage",
+        params=params_schema(
+            {
+                "amount": {"type": "integer", "minimum": 0, "maximum": MAX_DAMAGE},
+                "kind": {"type": "string", "enum": list(KINDS), "title": "Kind of damage"},
+                "soak_dice": {  # ruling CM-1, project ruling CM-P1
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": MAX_ATTRIBUTE,
+                    "title": "Soak pool",
+                    "description": "Dice rolled to soak; leave empty for the character's "
+                    "strength, 0 for no soak test.",
+                },
+            },
+            required=("amount", "kind"),
+        ),
+        # Rulings CM-1, CM-2, CM-3, CM-4, CM-5.
+        description="A soak test takes its hits off the damage; what is left marks the "
+        "boxes and may leave the character incapacitated, dying, terminally wounded or dead.",
+    ),
+    ActionSpec(
+        key="stabilize",
+        label="Stabilize",
+        params=params_schema({}),
+        # Rulings CM-4, CM-5.
+        description="Medical intervention in time: a terminal wound becomes an incapacitating "
+        "one, a dying character stops dying.",
+    ),
+    ActionSpec(
+        key="heal",
+        label="Heal lines",
+        params=params_schema(
+            {
+                "line": {"type": "string", "enum": list(LINES), "title": "Line to heal"},
+                "boxes": {"type": "integer", "minimum": 1, "maximum": BOX_COUNT},
+            },
+            required=("line", "boxes"),
+        ),
+        who="referee",
+        # Ruling CM-7, project ruling CM-P6.
+        description="Removes one kind of line from that many boxes, lightest wounds first.",
+    ),
+    ActionSpec(
+        key="medical_care",
+        label="Medical care or rest",
+        params=params_schema(
+            {
+                "means": {
+                    "type": "string",
+                    "enum": ["medical_care", "rest"],
+                    "default": "medical_care",
+                }
+            }
+        ),
+        who="referee",
+        # Ruling CM-7, project ruling CM-P7.
+        description="An incapacitating wound becomes a serious one: the six worst boxes stay, "
+        "the four lightest clear.",
+    ),
+)
+
+
+# -- the track, pure functions ---------------------------------------------------------
+def box_text(lines: str) -> str:
+    """A box's lines written in the order ``/``, ``\\``, ``-``."""
+    return "".join(line for line in LINES if line in lines)
+
+
+def ordered(boxes: Iterable[str]) -> list[str]:
+    """The boxes in the order of ruling CM-3."""
+    return sorted((box_text(box) for box in boxes), key=_RANK.__getitem__)
+
+
+def place_line(boxes: list[str], line: str) -> bool:
+    """Ruling CM-3: ``line`` goes to the first box that lacks it; False if none does."""
+    for index, box in enumerate(boxes):
+        if line not in box:
+            boxes[index] = box_text(box + line)
+            boxes[:] = ordered(boxes)
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class Marking:
+    """What a wound did to the track (ruling CM-3)."""
+
+    boxes: tuple[str, ...]
+    overflow: Mapping[str, int]  # line -> how many had nowhere to go
+    turned_lethal: int  # normal `/` that became `\` on a full normal track
+
+
+def mark_wound(boxes: Sequence[str], kind: str, count: int) -> Marking:
+    """Ruling CM-3: ``count`` of each of the kind's lines, each on the first box lacking it.
+
+    All the forward slashes first, then the back slashes, then the bars. A normal
+    wound's ``/`` with no box lacking one becomes a ``\\``; any other line with nowhere
+    to go is overflow.
+    """
+    track = ordered(boxes)
+    overflow = dict.fromkeys(LINES, 0)
+    turned = 0
+    for line in KIND_LINES[kind]:
+        for _ in range(count):
+            if place_line(track, line):
+                continue
+            if kind == "normal" and place_line(track, BACK):
+                turned += 1
+                continue
+            overflow[line] += 1
+    return Marking(tuple(track), {k: v for k, v in overflow.items() if v}, turned)
+
+
+def heal_lines(boxes: Sequence[str], line: str, count: int) -> tuple[tuple[str, ...], int]:
+    """Ruling CM-7: remove ``line`` from ``count`` boxes, the last boxes that hold it first
+    (the lightest wounds, project ruling CM-P6); the track re-ordered. Returns the new
+    track and how many boxes lost the line."""
+    track = ordered(boxes)
+    healed = 0
+    for index in range(len(track) - 1, -1, -1):
+        if healed == count:
+            break
+        if line in track[index]:
+            track[index] = track[index].replace(line, "")
+            healed += 1
+    return tuple(ordered(track)), healed
+
+
+def penalty(boxes: Sequence[str], willpower: int, indomitable: bool) -> int:
+    """Ruling CM-6: boxes with ``/``, less Willpower above 2, never below 0; none if
+    Indomitable."""
+    if indomitable:
+        return 0
+    marked = sum(1 for box in boxes if FORWARD in box)
+    return max(0, marked - max(0, willpower - 2))
+
+
+def all_marked(boxes: Sequence[str]) -> bool:
+    """Ruling CM-4: every box has a mark: incapacitated."""
+    return all(boxes)
+
+
+def all_back(boxes: Sequence[str]) -> bool:
+    """Ruling CM-4: every box has ``\\``: dying unless stabilized."""
+    return all(BACK in box for box in boxes)
+
+
+def wound_row(net: int, death_at: int) -> WoundRow | None:
+    """Ruling CM-2: the row for ``net`` >= 1 damage, or None for death."""
+    if net >= death_at:
+        return None
+    for row in WOUND_TABLE:
+        if row.net == net:
+            return row
+    return TERMINAL_ROW  # 5 up to death_at - 1
+
+
+def track_text(boxes: Sequence[str]) -> str:
+    """The track as the text draws it, for summaries: ``[X][X][/][ ]...``."""
+    return "".join(f"[{box_picture(box)}]" for box in boxes)
+
+
+def box_kind(box: str) -> str:
+    """What a box shows: aggravated, lethal, normal, partial (healed in part) or empty."""
+    return {"/\\-": "aggravated", "/\\": "lethal", "/": "normal", "": "empty"}.get(
+        box_text(box), "partial"
+    )
+
+
+def box_picture(box: str) -> str:
+    """A box as the text writes it: ``X-`` aggravated, ``X`` lethal, ``/`` normal, or its lines."""
+    if box == "/\\-":
+        return "X-"
+    if FORWARD in box and BACK in box:
+        return "X"
+    return box or " "
+
+
+def _sentence(parts: list[str]) -> str:
+    text = "; ".join(part for part in parts if part)
+    return text[:1].upper() + text[1:] + "."
+
+
+def _count(count: int, word: str, plural: str) -> str:
+    return f"{count} {word if count == 1 else plural}"
+
+
+def clock_effect(kind: str, until: int, clock: int) -> ScheduledEffect:
+    """A terminal or dying clock due at campaign minute ``until`` (rulings CM-4, CM-5)."""
+    return ScheduledEffect(
+        kind=kind, due_in=until - clock, payload={"until": until}, key=f"{kind}:{until}"
+    )
+
+
+def clock_keys(sheet: Mapping[str, Any]) -> tuple[str, ...]:
+    """Keys of the clocks the sheet is waiting for."""
+    keys = []
+    if sheet["terminal_until"] is not None:
+        keys.append(f"{EFFECT_TERMINAL}:{sheet['terminal_until']}")
+    if sheet["dying_until"] is not None:
+        keys.append(f"{EFFECT_DYING}:{sheet['dying_until']}")
+    return tuple(keys)
+
+
+class _Turn:
+    """One resolution's scratchpad: the sheet being changed, what it says, its clocks."""
+
+    def __init__(self, sheet: Sheet, dice: Dice, context: Context) -> None:
+        self.sheet = sheet
+        self.dice = dice
+        self.context = context
+        self.first_roll = len(dice.rolls)
+        self.parts: list[str] = []
+        self.effects: list[ScheduledEffect] = []
+        self.cancels: list[str] = []
+        self.outcome: dict[str, Any] = {}
+        self.pending: PendingChoice | None = None
+
+    def stop_clocks(self) -> None:
+        self.cancels.extend(clock_keys(self.sheet))
+        self.sheet["terminal_until"] = None
+        self.sheet["dying_until"] = None
+
+    def die(self, why: str) -> None:
+        self.stop_clocks()
+        self.sheet["state"] = "dead"
+        self.parts.append(f"dies: {why}")
+
+    def start_terminal(self) -> None:
+        """Ruling CM-5: five minutes to live unless stabilized; any dying hour is moot."""
+        self.stop_clocks()
+        until = self.context.clock + TERMINAL_MINUTES
+        self.sheet["state"] = "terminal"
+        self.sheet["terminal_until"] = until
+        self.effects.append(clock_effect(EFFECT_TERMINAL, until, self.context.clock))
+        self.parts.append(f"dies in {TERMINAL_MINUTES} minutes unless stabilized")
+
+    def start_dying(self) -> None:
+        """Ruling CM-4: every box has ``\\``: an hour for intervention."""
+        until = self.context.clock + DYING_MINUTES
+        self.sheet["state"] = "dying"
+        self.sheet["dying_until"] = until
+        self.effects.append(clock_effect(EFFECT_DYING, until, self.context.clock))
+        self.parts.append("is dying: every box holds a back slash; stabilize within the hour")
+
+    def settle(self) -> None:
+        """After the track changed without a new wound: incapacitated, ok, or dying no more."""
+        sheet = self.sheet
+        if sheet["state"] in ("dead", "terminal"):
+            return
+        boxes = sheet["boxes"]
+        if sheet["state"] == "dying":
+            if all_back(boxes):
+                return  # still a back slash in every box: the hour runs on
+            self.stop_clocks()
+            self.parts.append("is no longer dying")
+        sheet["state"] = "incapacitated" if all_marked(boxes) else "ok"
+
+    def result(self) -> Result:
+        sheet = self.sheet
+        sheet["penalty"] = penalty(sheet["boxes"], sheet["willpower"], sheet["indomitable"])
+        self.outcome.update({"state": sheet["state"], "penalty": sheet["penalty"]})
+        if sheet["state"] != "dead":
+            self.parts.append(f"wound penalty {sheet['penalty']}")
+        return Result(
+            sheet=sheet,
+            summary=_sentence(self.parts),
+            rolls=tuple(self.dice.rolls[self.first_roll :]),
+            pending_choice=self.pending,
+            effects=tuple(self.effects),
+            cancel_effects=tuple(dict.fromkeys(self.cancels)),
+            outcome=self.outcome,
+        )
+
+
+class ConditionMonitor(Ruleset):
+    """``seeds/condition-monitor.md``: wounds on a ten-box condition monitor."""
+
+    key = "condition_monitor"
+    name = "Condition monitor"
+    sheet_schema: ClassVar[Mapping[str, Any]] = SHEET_SCHEMA
+    actions: ClassVar[tuple[ActionSpec, ...]] = ACTIONS
+    options: ClassVar[Mapping[str, Any]] = {
+        key: schema["default"] for key, schema in OPTIONS_SCHEMA["properties"].items()
+    }
+
+    # -- sheets -------------------------------------------------------------------------
+    def default_sheet(self) -> Sheet:
+        return {
+            "strength": 3,
+            "willpower": 2,
+            "indomitable": False,
+            "boxes": [""] * BOX_COUNT,
+            "state": "ok",
+            "penalty": 0,
+            "terminal_until": None,
+            "dying_until": None,
+        }
+
+    def new_sheet(self, initial: Mapping[str, Any], dice: Dice) -> Sheet:
+        """Defaults, then ``initial``; the boxes put in CM-3 order, state and penalty derived.
+
+        A new character may start wounded but not dying (project ruling CM-P8): the
+        dying hour starts with the wound, on the campaign clock.
+        """
+        managed = sorted(set(initial) & set(MANAGED_FIELDS))
+        if managed:
+            raise RuleError(
+                "these fields are kept by the rules and cannot be set at creation: "
+                + ", ".join(managed)
+            )
+        sheet = self.default_sheet()
+        sheet.update(copy.deepcopy(dict(initial)))
+        validate(sheet, self.sheet_schema, "sheet")
+        boxes = ordered(sheet["boxes"])
+        if all_back(boxes):
+            raise RuleError(
+                "a new character cannot start with a back slash in every box (dying): "
+                "create them wounded less, then apply the wound"
+            )
+        sheet["boxes"] = boxes
+        sheet["state"] = "incapacitated" if all_marked(boxes) else "ok"
+        sheet["penalty"] = penalty(boxes, sheet["willpower"], sheet["indomitable"])
+        self.validate_sheet(sheet)
+        return sheet
+
+    def validate_sheet(self, sheet: Mapping[str, Any]) -> None:
+        """The schema, then the track invariants (rulings CM-3, CM-4, CM-5, CM-6)."""
+        super().validate_sheet(sheet)
+        problems = []
+        boxes = sheet["boxes"]
+        state = sheet["state"]
+        if list(boxes) != ordered(boxes):
+            problems.append("boxes: not in the order aggravated, lethal, normal, partial, empty")
+        if sheet["penalty"] != penalty(boxes, sheet["willpower"], sheet["indomitable"]):
+            problems.append("penalty: does not match the boxes and willpower")
+        if (sheet["terminal_until"] is not None) != (state == "terminal"):
+            problems.append("terminal_until: set exactly while terminal")
+        if (sheet["dying_until"] is not None) != (state == "dying"):
+            problems.append("dying_until: set exactly while dying")
+        if state in ("incapacitated", "dying", "terminal") and not all_marked(boxes):
+            problems.append(f"state: {state} needs every box marked")
+        if state == "dying" and not all_back(boxes):
+            problems.append("state: dying needs a back slash in every box")
+        if state == "ok" and all_marked(boxes):
+            problems.append("state: every box is marked, so the character is not ok")
+        if problems:
+            raise RuleError("invalid sheet: " + "; ".join(problems))
+
+    def status(self, sheet: Mapping[str, Any]) -> str:
+        """The state word: ok, incapacitated, dying, terminal or dead."""
+        return str(sheet["state"])
+
+    # -- options --------------------------------------------------------------------------
+    def option(self, context: Context, key: str) -> Any:
+        value = context.options.get(key, self.options[key])
+        validate({key: value}, OPTIONS_SCHEMA, "campaign options")
+        return value
+
+    @staticmethod
+    def _check_alive(sheet: Mapping[str, Any], doing: str) -> None:
+        if sheet["state"] == "dead":
+            raise ActionBlocked(f"The character is dead and cannot {doing}.")
+
+    def _turn(self, sheet: Sheet, dice: Dice, context: Context, doing: str) -> _Turn:
+        self._check_alive(sheet, doing)
+        return _Turn(sheet, dice, context)
+
+    # -- actions --------------------------------------------------------------------------
+    def action_damage(self, sheet: Sheet, params: Params, dice: Dice, context: Context) -> Result:
+        """Rulings CM-1 (soak), CM-2 (net damage), CM-3 (lines), CM-4 and CM-5 (states)."""
+        turn = self._turn(sheet, dice, context, "take damage")
+        amount, kind = int(params["amount"]), str(params["kind"])
+        pool: int = params["soak_dice"] if "soak_dice" in params else sheet["strength"]
+        turn.parts.append(f"takes {amount} {kind} damage")
+        hits = 0
+        if amount > 0 and pool > 0:
+            size = int(self.option(context, "soak_die_size"))
+            threshold = int(self.option(context, "soak_hit_threshold"))
+            if threshold > size:
+                raise RuleError(
+                    f"The campaign's soak dice (d{size}) cannot hit on {threshold} or more."
+                )
+            roll = dice.roll(f"{pool}d{size}>={threshold}", f"Soak test ({pool} dice)")
+            hits = roll.total
+            faces = ", ".join(map(str, roll.dice))
+            scored = _count(hits, "hit", "hits")
+            turn.parts.append(f"soak test {pool}d{size} rolls {faces}: {scored}")
+        elif amount > 0:
+            turn.parts.append("no soak test")
+        net = amount - hits  # ruling CM-1
+        turn.outcome.update({"amount": amount, "kind": kind, "soak_dice": pool, "hits": hits})
+        turn.outcome["net"] = max(0, net)
+        if net <= 0:
+            turn.parts.append("no wound" if amount else "no harm done")
+            turn.outcome["wound"] = None
+            return turn.result()
+        death_at = int(self.option(context, "death_at"))
+        row = wound_row(net, death_at)
+        if row is None:  # ruling CM-2; the track is left as it was (project ruling CM-P3)
+            turn.outcome["wound"] = "death"
+            turn.die(f"net damage {net} kills outright")
+            return turn.result()
+        marking = mark_wound(sheet["boxes"], kind, row.boxes)
+        sheet["boxes"] = list(marking.boxes)
+        turn.outcome.update(
+            {
+                "wound": row.name,
+                "boxes": row.boxes,
+                "overflow": dict(marking.overflow),
+                "turned_lethal": marking.turned_lethal,
+            }
+        )
+        turn.parts.append(
+            f"net damage {net}: {'an' if row.name[0] in 'aeiou' else 'a'} {row.name} wound, "
+            + _count(row.boxes, f"{kind} box", f"{kind} boxes")
+        )
+        if marking.turned_lethal:
+            turned = _count(marking.turned_lethal, "normal box turns", "normal boxes turn")
+            turn.parts.append(f"{turned} lethal on the full track")
+        if marking.overflow:
+            dropped = ", ".join(
+                _count(count, LINE_NAMES[line], LINE_PLURALS[line])
+                for line, count in marking.overflow.items()
+            )
+            turn.parts.append(f"no room left for {dropped}")
+        turn.parts.append(f"track {track_text(sheet['boxes'])}")
+        self._after_wound(turn, row)
+        return turn.result()
+
+    def odds_damage(self, sheet: Sheet, params: Params, context: Context) -> Odds:
+        """The wound the damage leaves, exactly: the soak pool's hits are binomial
+        (ruling CM-1), each number of hits a net damage and a row of the table (CM-2)."""
+        self._check_alive(sheet, "take damage")  # as the action: 409
+        amount = int(params["amount"])
+        pool: int = params["soak_dice"] if "soak_dice" in params else sheet["strength"]
+        death_at = int(self.option(context, "death_at"))
+
+        def wound(hits: int) -> tuple[str, str]:
+            net = amount - hits
+            row = wound_row(net, death_at) if net > 0 else None
+            if net <= 0:
+                return "none", "no wound"
+            if row is None:
+                return "death", f"death (net damage {net})"
+            return row.name, f"{'an' if row.name[0] in 'aeiou' else 'a'} {row.name} wound"
+
+        if amount == 0 or pool == 0:
+            key, label = wound(0)
+            return certain("damage", f"No soak test: {label}.", key=key)
+        size = int(self.option(context, "soak_die_size"))
+        threshold = int(self.option(context, "soak_hit_threshold"))
+        hits = pool @ (d(size) >= threshold)
+        note = f"Soak test: {pool}d{size}, each die showing {threshold} or more takes a point off."
+        return from_die("damage", hits, wound, notes=(note,))
+
+    @staticmethod
+    def _after_wound(turn: _Turn, row: WoundRow) -> None:
+        """The state a new wound leaves (rulings CM-4, CM-5; project ruling CM-P4)."""
+        sheet = turn.sheet
+        boxes = sheet["boxes"]
+        if row.terminal:
+            if sheet["state"] == "terminal":  # the first deadline stands (CM-P4)
+                turn.parts.append("is still dying of the terminal wound")
+            else:
+                turn.start_terminal()
+        elif sheet["state"] == "terminal":
+            turn.parts.append("is still dying of the terminal wound")
+        elif all_back(boxes):
+            if sheet["state"] == "dying":  # the hour already running stands (CM-P4)
+                turn.parts.append("is still dying")
+            else:  # a new wound on a stabilized track starts a new hour (CM-P4)
+                turn.start_dying()
+        else:
+            sheet["state"] = "incapacitated" if all_marked(boxes) else "ok"
+            if sheet["state"] == "incapacitated":
+                turn.parts.append("is incapacitated")
+        if sheet["terminal_until"] is not None:
+            turn.outcome["dies_at"] = sheet["terminal_until"]
+        if sheet["dying_until"] is not None:
+            turn.outcome["dying_until"] = sheet["dying_until"]
+
+    def action_stabilize(
+        self, sheet: Sheet, params: Params, dice: Dice, context: Context
+    ) -> Result:
+        """Rulings CM-4 and CM-5: medical intervention before the clock runs out."""
+        turn = self._turn(sheet, dice, context, "be stabilized")
+        state = sheet["state"]
+        if state not in ("terminal", "dying"):
+            raise RuleError("The character is neither dying nor terminally wounded.")
+        until = sheet["terminal_until"] if state == "terminal" else sheet["dying_until"]
+        if context.clock >= until:  # the clock's effect decides now
+            raise ActionBlocked("Too late: the time to stabilize the character has run out.")
+        turn.stop_clocks()
+        sheet["state"] = "incapacitated"
+        if state == "terminal":
+            turn.parts.append("is stabilized: the terminal wound is now an incapacitating one")
+        else:
+            turn.parts.append("is stabilized and stops dying")
+        turn.outcome["stabilized"] = state
+        return turn.result()
+
+    def action_heal(self, sheet: Sheet, params: Params, dice: Dice, context: Context) -> Result:
+        """Ruling CM-7; a terminal character must be stabilized first (project ruling CM-P5)."""
+        turn = self._turn(sheet, dice, context, "heal")
+        if sheet["state"] == "terminal":
+            raise ActionBlocked("The character is terminally wounded: stabilize them first.")
+        line, count = str(params["line"]), int(params["boxes"])
+        boxes, healed = heal_lines(sheet["boxes"], line, count)
+        if healed == 0:
+            raise RuleError(f"No box holds a {LINE_NAMES[line]} to heal.")
+        sheet["boxes"] = list(boxes)
+        turn.parts.append(
+            f"heals the {LINE_NAMES[line]} from {_count(healed, 'box', 'boxes')}"
+            + (f" (only {healed} held one)" if healed < count else "")
+        )
+        turn.parts.append(f"track {track_text(boxes)}")
+        turn.outcome.update({"line": line, "healed": healed})
+        turn.settle()
+        return turn.result()
+
+    def action_medical_care(
+        self, sheet: Sheet, params: Params, dice: Dice, context: Context
+    ) -> Result:
+        """Ruling CM-7: an incapacitating wound becomes a serious one (project ruling CM-P7)."""
+        turn = self._turn(sheet, dice, context, "receive care")
+        if sheet["state"] in ("terminal", "dying"):
+            raise ActionBlocked(f"The character is {sheet['state']}: stabilize them first.")
+        if not all_marked(sheet["boxes"]):
+            raise RuleError("The character is not incapacitated: care has no wound to reduce.")
+        boxes = ordered(sheet["boxes"])
+        cleared = boxes[SERIOUS_BOXES:]
+        sheet["boxes"] = boxes[:SERIOUS_BOXES] + [""] * (BOX_COUNT - SERIOUS_BOXES)
+        means = "medical care" if params.get("means", "medical_care") == "medical_care" else "rest"
+        turn.parts.append(
+            f"{means} turns the incapacitating wound into a serious one: "
+            f"{BOX_COUNT - SERIOUS_BOXES} boxes clear"
+        )
+        turn.parts.append(f"track {track_text(sheet['boxes'])}")
+        turn.outcome.update({"means": means, "cleared": cleared})
+        turn.settle()
+        return turn.result()
+
+    # -- the clocks -------------------------------------------------------------------------
+    def apply_effect(
+        self,
+        sheet: Mapping[str, Any],
+        kind: str,
+        payload: Mapping[str, Any],
+        dice: Dice,
+        context: Context,
+    ) -> Result:
+        """``terminal_wound`` (CM-5) and ``dying_hour`` (CM-4), each applying only while
+        its minute still matches the sheet: a stabilized or dead character is spared."""
+        if kind not in (EFFECT_TERMINAL, EFFECT_DYING):
+            return super().apply_effect(sheet, kind, payload, dice, context)
+        validate(dict(payload), EFFECT_PAYLOAD_SCHEMA, f"payload of {kind}")
+        turn = _Turn(copy.deepcopy(dict(sheet)), dice, context)
+        until = int(payload["until"])
+        state = turn.sheet["state"]
+        if kind == EFFECT_TERMINAL:
+            if state == "terminal" and turn.sheet["terminal_until"] == until:
+                turn.die("the terminal wound was not stabilized in time")
+            else:
+                turn.parts.append("the terminal wound's five minutes pass harmlessly")
+        elif state == "dying" and turn.sheet["dying_until"] == until:
+            turn.parts.append("the hour passes without intervention; the referee decides")
+            turn.pending = PendingChoice(
+                kind=CHOICE_DYING,
+                prompt="The hour has passed and no one stabilized the character. "
+                "Does the character stabilize by itself, or die?",
+                options=(
+                    ChoiceOption("stabilizes", "Stabilizes by itself"),
+                    ChoiceOption("dies", "Degrades to death"),
+                ),
+                state={"until": until},
+                who="referee",
+            )
+        else:
+            turn.parts.append("the dying hour passes harmlessly")
+        turn.outcome["clock"] = kind
+        result = turn.result()
+        self.validate_sheet(result.sheet)
+        return result
+
+    def finish_choice(
+        self,
+        sheet: Sheet,
+        choice: PendingChoice,
+        option: str,
+        dice: Dice,
+        context: Context,
+    ) -> Result:
+        """The referee's answer when the dying hour has passed (ruling CM-4)."""
+        if choice.kind != CHOICE_DYING:
+            return super().finish_choice(sheet, choice, option, dice, context)
+        turn = self._turn(sheet, dice, context, "answer a choice")
+        if sheet["state"] != "dying" or sheet["dying_until"] != choice.state.get("until"):
+            raise RuleError("The character is no longer dying of that wound.")
+        if option == "dies":
+            turn.die("the wounds degrade to death")
+        else:
+            turn.stop_clocks()
+            sheet["state"] = "incapacitated"
+            turn.parts.append("stabilizes by itself")
+        turn.outcome["answer"] = option
+        return turn.result()
