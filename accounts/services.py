@@ -37,6 +37,14 @@ def user_register(*, username: str, password: str, email: str = "") -> Any:
     return user
 
 
+def user_change_email(*, user: Any, email: str) -> Any:
+    """Set the user's e-mail address (empty removes it), validated like the sign-up's."""
+    user.email = (email or "").strip()
+    user.full_clean(exclude=["password"])
+    user.save(update_fields=["email"])
+    return user
+
+
 def user_authenticate(*, request: Any, username: str, password: str) -> Any:
     """The user with these credentials, or a 400 (the same for an unknown username)."""
     user = authenticate(request, username=username, password=password)

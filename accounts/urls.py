@@ -1,4 +1,5 @@
-"""Account pages: home (my campaigns), sign-up, log-in, log-out, the account page."""
+"""Account pages: home (my campaigns), sign-up, log-in, log-out, the account page
+(e-mail, password, API tokens) and password reset by e-mail."""
 
 from django.contrib.auth import views as auth_views
 from django.urls import path
@@ -8,9 +9,34 @@ from accounts import views
 urlpatterns = [
     path("", views.home, name="home"),
     path("signup/", views.signup, name="signup"),
-    path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("login/", views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("account/", views.account, name="account"),
+    path("account/email/", views.account_email, name="account-email"),
+    path("account/password/", views.account_password, name="account-password"),
+    path(
+        "password-reset/",
+        auth_views.PasswordResetView.as_view(
+            email_template_name="registration/password_reset_email.txt",
+            subject_template_name="registration/password_reset_subject.txt",
+        ),
+        name="password_reset",
+    ),
+    path(
+        "password-reset/sent/",
+        auth_views.PasswordResetDoneView.as_view(),
+        name="password_reset_done",
+    ),
+    path(
+        "password-reset/<uidb64>/<token>/",
+        auth_views.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path(
+        "password-reset/done/",
+        auth_views.PasswordResetCompleteView.as_view(),
+        name="password_reset_complete",
+    ),
     path("account/tokens/", views.account_token_create, name="account-token-create"),
     path(
         "account/tokens/<int:token_id>/revoke/",

@@ -32,6 +32,7 @@ from campaigns.services import (
 )
 from characters.forms import CREATION_FIELDS, FormField, humanize, schema_fields
 from characters.models import Character
+from characters.plain import plain_message
 from characters.selectors import PartyMember, party, public_choice
 from characters.templatetags.sawbones import effect_text
 from rules.engine.interface import RuleError, Ruleset
@@ -51,6 +52,7 @@ RULESET_BLURBS = {
     "condition_monitor": "Soak the damage, then mark ten boxes; terminal and dying wounds "
     "run against the clock.",
 }
+PENDING_INVITE = "pending_invite"  # session key: the invite code opened while logged out
 MORNING_HOUR = 6  # "next morning" on the clock buttons: the next 06:00
 # The live clock's choices: in-game minutes per real minute (rules.clock.clock_live_set).
 LIVE_RATIOS = (
@@ -232,6 +234,7 @@ def dashboard_context(request: HttpRequest, membership: Membership, **extra: Any
         context["members"] = list(
             Membership.objects.filter(campaign=campaign).select_related("user").order_by("id")
         )
+    context["own_characters"] = [card.character for card in context["cards"] if card.member.is_own]
     context["creation_fields"] = creation_fields(context["ruleset"], extra.pop("values", None))
     context["morning_hour"] = MORNING_HOUR
     ratio = format(campaign.live_ratio.normalize(), "f")  # "60", "2.5"
@@ -357,14 +360,14 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
             options = _posted_options(chosen, request.POST)
             values = options
             if not name:
-                raise ValidationError({"name": ["give the campaign a name"]})
+                raise ValidationError({"name": ["Give the campaign a name."]})
             campaign = campaign_create(
                 user=request.user, name=name, ruleset=chosen.key, options=options
             )
         except ValidationError as error:
             errors = error.message_dict
         except RuleError as error:
-            errors = {"__all__": [str(error)]}
+            errors = {"__all__": [plain_message(str(error))]}
         else:
             messages.success(request, f"{campaign.name} is ready. Invite your players.")
             return redirect("campaign", campaign_id=campaign.pk)
@@ -414,12 +417,21 @@ def invite_new(request: HttpRequest, campaign_id: int) -> HttpResponse:
     except NotAllowed as error:
         raise PermissionDenied(str(error)) from None
     invite = invite_create(campaign=membership.campaign, user=request.user)
-    messages.success(request, "New invite link ready: send it to your players.")
-    if request.headers.get("HX-Request"):
+    notice = "New invite link ready: send it to your players."
+    if request.headers.get("HX-Request"):  # said beside the link, not on the next page
         return render(
-            request, "campaigns/_invite.html", {"invite": invite, "campaign": membership.campaign}
+            request,
+            "campaigns/_invite.html",
+            {"invite": invite, "campaign": membership.campaign, "invite_notice": notice},
         )
+    messages.success(request, notice)
     return redirect(reverse("campaign", args=[campaign_id]) + "#invite")
+
+
+def pending_invite_url(request: HttpRequest) -> str:
+    """The join page of the invite link opened before logging in or signing up, if any."""
+    code = request.session.get(PENDING_INVITE)
+    return reverse("join-code", args=[code]) if isinstance(code, str) and code else ""
 
 
 @require_http_methods(["GET", "POST"])
@@ -427,6 +439,8 @@ def join(request: HttpRequest, code: str = "") -> HttpResponse:
     """``/join/<code>/``: see which campaign the link is for, then join it as a player."""
     code = (request.POST.get("code") or code).strip().replace("\x00", "")
     if not request.user.is_authenticated:
+        if code:  # kept through log-in or sign-up, whichever link they follow
+            request.session[PENDING_INVITE] = code[:64]
         return redirect_to_login(request.get_full_path())
     invite = (
         Invite.objects.select_related("campaign", "created_by").filter(code=code).first()
@@ -438,8 +452,9 @@ def join(request: HttpRequest, code: str = "") -> HttpResponse:
         try:
             membership = campaign_join(user=request.user, code=code)
         except ValidationError as exc:
-            error = "; ".join(exc.messages)
+            error = " ".join(plain_message(message) for message in exc.messages)
         else:
+            request.session.pop(PENDING_INVITE, None)
             messages.success(request, f"Welcome to {membership.campaign.name}.")
             return redirect("campaign", campaign_id=membership.campaign_id)
     elif code and invite is None:

@@ -19,6 +19,10 @@ from characters.services import character_create
 
 class ChoiceOptionSerializer(serializers.Serializer):
     key = serializers.CharField()
+    confirm = serializers.CharField(
+        required=False,
+        help_text="Only on a lethal or irreversible option: the question to ask before it.",
+    )
 
     def get_fields(self) -> dict[str, serializers.Field]:
         # declared here: a class attribute "label" would hide the serializer's own label

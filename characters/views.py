@@ -26,20 +26,23 @@ from campaigns.access import access_campaign
 from campaigns.views import creation_fields, dashboard_context, posted_text, sheet_templates
 from characters.access import CharacterAccess, access_character
 from characters.forms import (
+    PREFIX,
     ParamsError,
     humanize,
     parse_params,
     posted_values,
     schema_fields,
 )
+from characters.plain import field_labels, plain_message
 from characters.selectors import public_choice
 from characters.services import character_create
 from rules.engine.dice import DiceError
-from rules.engine.interface import ActionBlocked, ActionSpec, RuleError
+from rules.engine.interface import ActionBlocked, ActionSpec, OddsUnavailable, RuleError
 from rules.engine.registry import get_ruleset
 from rules.errors import NotAllowed, ResolutionConflict
 from rules.models import EffectState, Resolution, ResolutionKind
 from rules.selectors import (
+    action_odds,
     effects_for_viewer,
     resolution_dice_check,
     resolution_view,
@@ -59,10 +62,12 @@ BAD_INPUT = (ParamsError, RuleError, DiceError, ValidationError)
 CONFLICT = (ResolutionConflict, ActionBlocked)
 
 
-def _message(error: Exception) -> str:
+def _message(error: Exception, labels: dict[str, str] | None = None) -> str:
+    """What went wrong, in the page's words (characters.plain): the API keeps the
+    precise field errors, a page says it with the form's labels."""
     if isinstance(error, ValidationError):
-        return "; ".join(error.messages)
-    return str(error)
+        return " ".join(plain_message(message, labels) for message in error.messages)
+    return plain_message(str(error), labels)
 
 
 def _status(error: Exception) -> int:
@@ -117,17 +122,14 @@ def sheet_context(
     )
 
     forms: list[dict[str, Any]] = []
+    unavailable: dict[str, list[str]] = {}  # reason -> the actions it rules out
     for spec in viewer_actions(access):
-        forms.append(
-            {
-                "spec": spec,
-                "fields": schema_fields(
-                    spec.params, values=values.get(spec.key), ruleset=ruleset.key, sheet=sheet
-                ),
-                "error": errors.get(spec.key, ""),
-                "open": spec.key == open_action,
-            }
-        )
+        reason = ruleset.unavailable(character.sheet, spec.key)
+        if reason is not None and spec.key not in errors:
+            unavailable.setdefault(reason, []).append(spec.label)
+            continue
+        forms.append(action_form(access, spec, values.get(spec.key), errors.get(spec.key, "")))
+        forms[-1]["open"] = spec.key == open_action
 
     log_query = resolutions_for_character(character).select_related("actor")
     if before is not None:
@@ -164,6 +166,7 @@ def sheet_context(
         "can_answer": choice is not None and access.may_take(choice["who"]),
         "choice_error": choice_error,
         "forms": forms,
+        "unavailable": list(unavailable.items()),
         # an error about an action the viewer has no form for (a player trying a
         # referee's action by hand) is still said, above the forms
         "stray_errors": [
@@ -178,6 +181,36 @@ def sheet_context(
         "sheet_templates": sheet_templates(ruleset.key, "full"),
         "stamp": stamp(access),
         "notice": notice,
+    }
+
+
+def action_form(
+    access: CharacterAccess,
+    spec: ActionSpec,
+    posted: dict[str, Any] | None = None,
+    error: str = "",
+    chosen: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """One action's form: what was posted beside its error, else the values in force
+    for an action that edits what the sheet holds (``Ruleset.edit_values``), so fields
+    left alone keep their value."""
+    ruleset = get_ruleset(access.character.campaign.ruleset)
+    sheet = ruleset.public_sheet(access.character.sheet)
+    current = ruleset.edit_values(access.character.sheet, spec.key, chosen or {})
+    fields = schema_fields(
+        spec.params,
+        values=posted if posted is not None else current,
+        ruleset=ruleset.key,
+        sheet=sheet,
+    )
+    # the control picking what to edit (a wound): changing it fetches that one's values
+    pickers = [f.name for f in fields if f.integer_choices] if current else []
+    return {
+        "spec": spec,
+        "fields": fields,
+        "error": error,
+        "open": False,
+        "picker": pickers[0] if pickers else "",
     }
 
 
@@ -262,11 +295,33 @@ def character_action(request: HttpRequest, character_id: int, action: str) -> Ht
             request,
             character_id,
             _status(error),
-            errors={spec.key: _message(error)},
+            errors={spec.key: _message(error, field_labels(fields))},
             values={spec.key: posted_values(fields, request.POST)},
             open_action=spec.key,
         )
     return _answer(request, character_id, 200, notice=resolution.summary, open_action=spec.key)
+
+
+@login_required
+def character_action_form(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
+    """An editing action's form again, from the values of what was picked (htmx: the
+    wound chosen in "Describe a wound")."""
+    access = access_character(request.user, character_id)
+    ruleset = get_ruleset(access.character.campaign.ruleset)
+    try:
+        spec = ruleset.action(action)
+    except RuleError:
+        raise Http404("no such action") from None
+    if not access.may_take(spec.who):
+        raise Http404("no such action")
+    chosen = {
+        key.removeprefix(PREFIX): value
+        for key, value in request.GET.items()
+        if key.startswith(PREFIX) and "." not in key.removeprefix(PREFIX)
+    }
+    form = action_form(access, spec, chosen=chosen)
+    form["open"] = True
+    return render(request, "characters/_action.html", {"form": form, "character": access.character})
 
 
 @login_required
@@ -329,6 +384,42 @@ def character_reveal(request: HttpRequest, character_id: int, resolution_id: int
 
 
 @login_required
+@require_POST
+def character_odds(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
+    """The chances of an action's outcomes for the values typed so far (htmx partial).
+
+    Reads only: nothing is rolled or changed (rules.selectors.action_odds).
+    """
+    access = access_character(request.user, character_id)
+    ruleset = get_ruleset(access.character.campaign.ruleset)
+    try:
+        spec = ruleset.action(action)
+    except RuleError:
+        raise Http404("no such action") from None
+    fields = schema_fields(
+        spec.params, ruleset=ruleset.key, sheet=ruleset.public_sheet(access.character.sheet)
+    )
+    context: dict[str, Any] = {"spec": spec}
+    try:
+        odds = action_odds(
+            access=access, action=spec.key, params=parse_params(fields, request.POST)
+        )
+    except OddsUnavailable:
+        context["message"] = "The chances of this are not worked out yet."
+    except BAD_INPUT:
+        context["message"] = "Fill in the form to see the chances."
+    except (*CONFLICT, NotAllowed) as error:
+        context["message"] = _message(error)
+    else:
+        context["outcomes"] = [
+            {**outcome.as_dict(), "permille": round(1000 * outcome.probability)}
+            for outcome in odds.outcomes
+        ]
+        context["notes"] = odds.notes
+    return render(request, "characters/_odds.html", context)
+
+
+@login_required
 def resolution_dice(request: HttpRequest, character_id: int, resolution_id: int) -> HttpResponse:
     """A member checks the dice of one resolution (docs/dice.md)."""
     access = access_character(request.user, character_id)
@@ -370,7 +461,7 @@ def character_new(request: HttpRequest, campaign_id: int) -> HttpResponse:
             request,
             membership,
             values=posted_values(fields, request.POST),
-            create_error=_message(error),
+            create_error=_message(error, field_labels(fields)),
             create_name=request.POST.get("name", ""),
         )
         return render(request, "campaigns/detail.html", context, status=400)

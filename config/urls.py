@@ -2,7 +2,9 @@
 pages (config/web_urls.py)."""
 
 from django.contrib import admin
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 urlpatterns = [
@@ -10,5 +12,6 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("admin/", admin.site.urls),
+    path("favicon.ico", RedirectView.as_view(url=static("img/sawbones.svg"), permanent=True)),
     path("", include("config.web_urls")),
 ]

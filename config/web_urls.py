@@ -4,6 +4,7 @@ from django.urls import include, path
 
 from campaigns import views as campaign_views
 from characters import views as character_views
+from rules import views as rules_views
 
 urlpatterns = [
     path("", include("accounts.urls")),
@@ -20,6 +21,8 @@ urlpatterns = [
         character_views.character_new,
         name="character-new",
     ),
+    path("rules/", rules_views.rules_help_index, name="rules-help-index"),
+    path("rules/<str:key>/", rules_views.rules_help, name="rules-help"),
     path("join/", campaign_views.join, name="join"),
     path("join/<str:code>/", campaign_views.join, name="join-code"),
     path("characters/<int:character_id>/", character_views.character_detail, name="character"),
@@ -32,6 +35,16 @@ urlpatterns = [
         "characters/<int:character_id>/actions/<str:action>/",
         character_views.character_action,
         name="character-action",
+    ),
+    path(
+        "characters/<int:character_id>/actions/<str:action>/form/",
+        character_views.character_action_form,
+        name="character-action-form",
+    ),
+    path(
+        "characters/<int:character_id>/odds/<str:action>/",
+        character_views.character_odds,
+        name="character-odds",
     ),
     path(
         "characters/<int:character_id>/choice/",

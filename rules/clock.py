@@ -49,7 +49,6 @@ from django.db.models import Field, Model
 from django.utils import timezone
 
 from campaigns.models import MAX_LIVE_RATIO, Campaign
-from campaigns.selectors import clock_display
 from characters.models import Character
 from rules.dice import campaign_dice
 from rules.engine.interface import ActionBlocked, Context, RuleError
@@ -85,6 +84,17 @@ _UPDATE_CHUNK = 2000  # rows per UPDATE statement: well under PostgreSQL's 65,53
 
 class ClockConflict(RuntimeError):
     """An effect changed under a batch that held the campaign lock: roll the batch back."""
+
+
+def effect_words(effect: ScheduledEffect) -> str:
+    """A scheduled effect in words, for the reason the clock stopped: "wound 2 worsens"."""
+    words = effect.kind.replace("_", " ")
+    payload = effect.payload or {}
+    if payload.get("wound") is not None and words.startswith("wound "):
+        return f"wound {payload['wound']} {words.removeprefix('wound ')}"
+    if payload.get("disease"):
+        return f"{words} ({payload['disease']})"
+    return words
 
 
 def _batch_size() -> int:
@@ -149,8 +159,9 @@ def clock_job_resume(*, job_id: int) -> ClockJob:
             character = Character.objects.get(pk=job.waiting_on_id)
             if character.pending_choice is not None:
                 raise ResolutionConflict(
+                    # ruling G-3: the clock waits on the decision
                     f"{character.name} still waits on a choice: "
-                    f"{character.pending_choice['prompt']} Answer it first (ruling G-3)."
+                    f"{character.pending_choice['prompt']} Answer it first."
                 )
         if job.state in (ClockJobState.WAITING, ClockJobState.FAILED):
             job.state = ClockJobState.RUNNING if job.target is not None else ClockJobState.QUEUED
@@ -299,10 +310,9 @@ def _run_effects(campaign: Campaign, loaded: list[ScheduledEffect]) -> _Batch:
             break
         character = characters[effect.character_id]
         if character.pending_choice is not None:  # ruling G-3
-            batch.stop = (
-                f"The clock stops at {clock_display(effect.due_at)}: {character.name} waits on "
-                f"a choice ({character.pending_choice['prompt']}) before {effect.kind} can "
-                "apply. Answer it, then resume.",
+            batch.stop = (  # the page says where the clock stopped; the reason says why
+                f"{character.name} waits on a choice ({character.pending_choice['prompt']}) "
+                f"before “{effect_words(effect)}” can happen. Answer it, then resume.",
                 character,
                 effect.due_at,
             )
@@ -365,9 +375,8 @@ def _run_effects(campaign: Campaign, loaded: list[ScheduledEffect]) -> _Batch:
         batch.last_minute = effect.due_at
         if choice is not None:  # ruling G-3: catch-up stops at a decision
             batch.stop = (
-                f"The clock stops at {clock_display(effect.due_at)}: {effect.kind} for "
-                f"{character.name} ends on a choice ({choice['prompt']}). Answer it, "
-                "then resume.",
+                f"{character.name} has a choice to make after “{effect_words(effect)}” "
+                f"({choice['prompt']}). Answer it, then resume.",
                 character,
                 effect.due_at,
             )

@@ -228,6 +228,7 @@ def old_school_view(
     kept from the player (ruling G-4), which ``public_sheet`` leaves out."""
     effects = list(effects)
     modifiers = sheet.get("modifiers", {})
+    roll_penalty = int(sheet.get("penalties", {}).get("rolls", 0))  # sleep deprivation, OS-8
     abilities = []
     for name in OLD_SCHOOL_ABILITIES:
         current, maximum = int(sheet[name]), int(sheet[f"max_{name}"])
@@ -241,6 +242,7 @@ def old_school_view(
                 "max_pct": percent(maximum, 18),
                 "lost": maximum - current,
                 "modifier": modifiers.get(name, 0),
+                "in_play": modifiers.get(name, 0) + roll_penalty,
             }
         )
     wounds, max_wounds = int(sheet["wounds"]), int(sheet["max_wounds"])
@@ -309,6 +311,8 @@ def old_school_view(
         )
     return {
         "abilities": abilities,
+        "roll_penalty": roll_penalty,
+        "critical_injuries": list(sheet.get("critical_injuries", [])),
         "wounds": wounds,
         "max_wounds": max_wounds,
         "wounds_pct": fraction,

@@ -274,7 +274,11 @@ def test_detail_with_a_pending_choice(client_for, player, party, scripted_dice) 
         "prompt": aldo.pending_choice["prompt"],
         "options": [
             {"key": "major_wound", "label": aldo.pending_choice["options"][0]["label"]},
-            {"key": "death", "label": "Die outright"},
+            {
+                "key": "death",
+                "label": "Die outright",
+                "confirm": "Die outright? Only the referee's undo brings the character back.",
+            },
         ],
         "who": "owner",
     }

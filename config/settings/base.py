@@ -59,6 +59,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "rules.ticker.TickerMiddleware",  # embedded mode's live clock (SAWBONES_TICKER_SECONDS)
     "config.middleware.PrivateCacheMiddleware",
     "axes.middleware.AxesMiddleware",  # last, as django-axes asks
 ]
@@ -95,6 +96,20 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# E-mail (password reset): SMTP configured from the environment; embedded mode prints
+# messages on the console instead (config/settings/local.py).
+EMAIL_BACKEND = os.environ.get(
+    "DJANGO_EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend"
+)
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Sawbones <sawbones@localhost>")
+PASSWORD_RESET_TIMEOUT = 3 * 24 * 60 * 60  # seconds: a reset link works for three days
+
 # django-axes first: it refuses a locked-out login before any password is checked.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
@@ -220,6 +235,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
 
 # Local embedded mode prints demo logins; nowhere else has them.
 SAWBONES_EMBEDDED = False
+# Seconds between live clock ticks by a thread of the web process (rules.ticker); 0: none,
+# Celery beat ticks instead. Only the embedded mode sets it.
+SAWBONES_TICKER_SECONDS = 0.0
+# The app's own page for a refused form (CSRF), like its 403 page.
+CSRF_FAILURE_VIEW = "config.errors.csrf_failure"
 
 LOGGING = {
     "version": 1,

@@ -50,6 +50,9 @@ class ActionBlocked(RuntimeError):
 class ChoiceOption:
     key: str
     label: str
+    # A question the page asks before this option is taken, for a lethal or
+    # irreversible one ("Die outright?"); empty for the others.
+    confirm: str = ""
 
 
 @dataclass(frozen=True)
@@ -74,7 +77,10 @@ class PendingChoice:
         return {
             "kind": self.kind,
             "prompt": self.prompt,
-            "options": [{"key": o.key, "label": o.label} for o in self.options],
+            "options": [
+                {"key": o.key, "label": o.label, **({"confirm": o.confirm} if o.confirm else {})}
+                for o in self.options
+            ],
             "state": copy.deepcopy(dict(self.state)),
             "who": self.who,
         }
@@ -84,7 +90,9 @@ class PendingChoice:
         return cls(
             kind=data["kind"],
             prompt=data["prompt"],
-            options=tuple(ChoiceOption(o["key"], o["label"]) for o in data["options"]),
+            options=tuple(
+                ChoiceOption(o["key"], o["label"], o.get("confirm", "")) for o in data["options"]
+            ),
             state=copy.deepcopy(dict(data.get("state", {}))),
             who=data.get("who", "owner"),
         )
@@ -147,6 +155,8 @@ class ActionSpec:
     params: Mapping[str, Any]  # JSON Schema of the params object
     who: Who = "owner"
     description: str = ""
+    # A question the page asks before acting, for a lethal or irreversible action.
+    confirm: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -292,6 +302,23 @@ class Ruleset(abc.ABC):
         return copy.deepcopy(dict(sheet))
 
     # -- actions ----------------------------------------------------------------
+    def unavailable(self, sheet: Mapping[str, Any], action: str) -> str | None:
+        """Why ``action`` cannot be taken on ``sheet`` now, as a sentence; None if it can.
+
+        Pages offer only the actions that can be taken and say why the others cannot.
+        :meth:`resolve` still refuses them (ActionBlocked or RuleError) whatever this says.
+        """
+        return None
+
+    def edit_values(
+        self, sheet: Mapping[str, Any], action: str, chosen: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """For an action that sets again what the sheet already holds (describing a wound
+        again...), the params that would keep it as it is: forms start from these, so
+        what a person leaves untouched stays. ``chosen`` holds the params picking what to
+        edit (the wound's id); a missing or unknown one means the first. {} otherwise."""
+        return {}
+
     def action(self, key: str) -> ActionSpec:
         for spec in self.actions:
             if spec.key == key:

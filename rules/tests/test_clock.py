@@ -243,9 +243,8 @@ def test_catch_up_stops_at_a_choice_and_the_referee_resumes_once_it_is_answered(
     assert job.state == "waiting"
     assert job.waiting_on == cato
     assert job.reason == (
-        "The clock stops at Day 1, 01:00: wound_worsens for Cato ends on a choice (The "
-        "strength injury save vs DC 100 failed: die outright, or take a major wound?). "
-        "Answer it, then resume."
+        "Cato has a choice to make after “wound 1 worsens” (The strength injury save vs "
+        "DC 100 failed: die outright, or take a major wound?). Answer it, then resume."
     )
     assert (job.done, job.total, job.clock_reached, job.target) == (2, 4, 60, 300)
     assert minutes_and_names(campaign) == [(30, "Aldo"), (60, "Cato")]
@@ -327,10 +326,8 @@ def test_an_effect_due_for_a_character_waiting_on_a_choice_stops_the_clock_befor
     campaign.refresh_from_db()
     assert minutes_and_names(campaign) == [(45, "Bea")]
     assert (job.state, job.done, job.clock_reached, campaign.clock) == ("waiting", 1, 60, 60)
-    assert job.reason.startswith(
-        "The clock stops at Day 1, 01:00: Aldo waits on a choice (An effect bypasses hit points"
-    )
-    assert job.reason.endswith("before wound_worsens can apply. Answer it, then resume.")
+    assert job.reason.startswith("Aldo waits on a choice (An effect bypasses hit points")
+    assert job.reason.endswith("before “wound 1 worsens” can happen. Answer it, then resume.")
     assert aldo.version == version
     assert ScheduledEffect.objects.get(character=aldo, due_at=60).state == "pending"
 

@@ -89,7 +89,7 @@ def test_a_waiting_job_says_why_and_resume_is_409_until_the_choice_is_answered(
 
     body = client_for(referee).get(job_url).json()
     assert (body["state"], body["waiting_on"], body["clock"]) == ("waiting", cato.pk, 60)
-    assert body["reason"].startswith("The clock stops at Day 1, 01:00: wound_worsens for Cato")
+    assert body["reason"].startswith("Cato has a choice to make after “wound")
 
     refused = client_for(referee).post(job_url + "resume/")
     assert refused.status_code == 409

@@ -91,7 +91,7 @@ def test_a_dead_character_has_no_odds_to_give(client_for, player, aldo):
     assert response.status_code == 409
 
 
-def test_a_deckahedron_flip_says_its_odds_are_not_computed_yet(make_campaign, player, client_for):
+def test_a_deckahedron_flip_answers_from_the_deck_composition(make_campaign, player, client_for):
     campaign = make_campaign("deckahedron")
     membership = Membership.objects.get(campaign=campaign, user=player)
     dora = character_create(membership=membership, name="Dora", sheet={})
@@ -99,6 +99,18 @@ def test_a_deckahedron_flip_says_its_odds_are_not_computed_yet(make_campaign, pl
     response = odds(
         client_for(player), dora, {"action": "flip", "params": {"attribute": "strength"}}
     )
+    assert response.status_code == 200
+    # Anchor (rank 1): vv on 2 of the 20 cards, whatever their order.
+    assert {o["key"]: o["fraction"] for o in response.json()["outcomes"]}["vv"] == "1/10"
+    assert world(dora) == before
+
+
+def test_odds_not_computed_yet_are_a_400_that_says_so(make_campaign, referee, client_for):
+    campaign = make_campaign("old_school")
+    membership = Membership.objects.get(campaign=campaign, user=referee)
+    ossie = character_create(membership=membership, name="Ossie", sheet={})
+    response = odds(
+        client_for(referee), ossie, {"action": "magical_aging", "params": {"years": 40}}
+    )
     assert response.status_code == 400
     assert "not computed yet" in response.json()["detail"]
-    assert world(dora) == before

@@ -13,6 +13,8 @@
  *   notice, and the next Tab reaches what follows it (the choice's options). The result
  *   is also said in the page's polite live region (#announce, base.html), as is the
  *   in-game time when it moves.
+ * - A button with data-confirm (a lethal or irreversible action, a choice to die) asks
+ *   its question first; "Cancel" sends nothing.
  */
 (function () {
   "use strict";
@@ -308,6 +310,19 @@
     }
     advance(form, minutes);
   });
+
+  // Capture phase: before htmx or the browser submits the button's form.
+  document.addEventListener(
+    "click",
+    function (event) {
+      var asking = event.target.closest("[data-confirm]");
+      if (asking && !window.confirm(asking.dataset.confirm)) {
+        event.preventDefault();
+        event.stopImmediatePropagation();
+      }
+    },
+    true
+  );
 
   document.addEventListener("click", function (event) {
     var resume = event.target.closest("[data-clock-resume]");

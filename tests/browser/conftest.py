@@ -90,7 +90,7 @@ def new_page(
 def log_in(page: Page, username: str, password: str | None = None) -> None:
     page.goto("/login/")
     page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(password or f"pw-{username}")
+    page.get_by_label("Password", exact=True).fill(password or f"pw-{username}")
     page.get_by_role("button", name="Log in").click()
     page.wait_for_url("**/")
 

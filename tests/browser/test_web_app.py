@@ -29,7 +29,8 @@ PASSWORD = "a long pass phrase 42"
 
 def sign_up(page: Page, username: str) -> None:
     page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_label("Password", exact=True).fill(PASSWORD)
+    page.get_by_label("Password again").fill(PASSWORD)
     page.get_by_role("button", name="Create account").click()
 
 
@@ -87,7 +88,7 @@ def test_referee_and_player_play_a_campaign(new_page, scripted_dice, other_playe
     referee.get_by_text("Take damage", exact=True).first.click()
     referee.locator("#a-damage-f-p-amount").fill("0")
     referee.locator("#action-damage button[type=submit]").click()
-    expect(referee.locator("#err-damage")).to_contain_text("0 is less than the minimum of 1")
+    expect(referee.locator("#err-damage")).to_contain_text("Amount must be at least 1.")
     wren.refresh_from_db()
     assert wren.version == 1
 
@@ -196,6 +197,7 @@ def test_a_clock_stopped_by_a_choice_is_shown_and_resumed(new_page, referee, pla
     expect(status).to_contain_text("The clock stopped at Day 1, 00:30", timeout=5000)
     expect(page.locator(".pc-card.is-waiting")).to_contain_text("Waiting on a choice")
     page.get_by_role("link", name="Answer the choice").click()
+    page.once("dialog", lambda dialog: dialog.accept())  # dying asks first
     page.get_by_role("button", name="Die outright").click()
     expect(page.locator("#choice")).to_have_count(0)
     page.go_back()

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rules.engine.dice import Dice
+from rules.engine.dice import Dice, SystemGenerator
 from rules.engine.interface import (
     ActionBlocked,
     ActionSpec,
@@ -40,8 +40,12 @@ from rules.engine.interface import (
     params_schema,
     validate,
 )
+from rules.engine.odds import Odds, certain, grouped
+from rules.engine.rulesets.deckahedron_odds import WOUND, Pile, flip_outcomes, pile
 
 RESULTS = ("xx", "x", "v", "vv")  # two crosses, cross, check, two checks (DK-1)
+# The results in words, for summaries people read.
+RESULT_WORDS = {"xx": "two crosses", "x": "a cross", "v": "a check", "vv": "two checks"}
 RANK_NAMES = {1: "Anchor", 2: "Bulb", 3: "Crescent", 4: "Dart"}  # ruling DK-2
 ATTRIBUTES = ("strength", "dexterity", "intelligence")
 BREATHER_ATTRIBUTES = ("intelligence", "dexterity")
@@ -213,7 +217,7 @@ def _flip_cards(
 def _flips_text(flips: list[dict[str, Any]]) -> str:
     parts = []
     for flip in flips:
-        text = f"{flip['card']} {flip['result']}"
+        text = f"card {flip['card']} shows {RESULT_WORDS[flip['result']]}"
         if flip["wound"]:
             text += " (wound card: a guttural noise, the flipping stops)"
         parts.append(text)
@@ -577,6 +581,14 @@ class Deckahedron(Ruleset):
         public["deck_size"] = len(public["deck"])
         return public
 
+    def unavailable(self, sheet: Mapping[str, Any], action: str) -> str | None:
+        """The same refusals as ``_ready`` and clearing, said before anyone tries."""
+        if action == "clear_incapacitation":
+            return None if sheet["incapacitated"] else "The character is not incapacitated."
+        if sheet["incapacitated"] and action not in ("rest", "heal"):  # project ruling DK-P9
+            return "The character is incapacitated: only rest, healing or the referee end it."
+        return None
+
     # -- helpers ----------------------------------------------------------------
     def _ready(self, sheet: Sheet, action: str) -> None:
         """Actions other than rest, heal and the referee's clearing need a standing one."""
@@ -807,6 +819,75 @@ class Deckahedron(Ruleset):
         )
 
     # -- choices ----------------------------------------------------------------
+    # -- odds: from the piles' composition, never the deck's order -----------------
+    def _piles(self, sheet: Sheet, rank: int) -> tuple[Pile, Pile]:
+        def kinds(cards: list[str]) -> Pile:
+            return pile(WOUND if CARDS[c].wound else CARDS[c].result(rank) for c in cards)
+
+        return kinds(sheet["deck"]), kinds(sheet["discard"])
+
+    @staticmethod
+    def _odds_notes(sheet: Sheet) -> list[str]:
+        notes = [
+            f"The deck holds {len(sheet['deck'])} cards; their order is secret, so every "
+            "order counts as equally likely."
+        ]
+        if any(CARDS[c].wound for c in sheet["deck"] + sheet["discard"]):
+            notes.append("A wound card costs 1 Stamina.")
+        return notes
+
+    def odds_flip(self, sheet: Sheet, params: Params, context: Context) -> Odds:
+        self._ready(sheet, "flip cards")
+        rank = int(sheet[str(params["attribute"])])
+        deck, discard = self._piles(sheet, rank)
+        weighted = flip_outcomes(deck, discard, int(params.get("count", 1)))
+        return grouped("flip", weighted, notes=self._odds_notes(sheet))
+
+    def odds_take_breather(self, sheet: Sheet, params: Params, context: Context) -> Odds:
+        # Ruling DK-6: the result of one flip decides what is regained.
+        self._ready(sheet, "take a breather")
+        rank = int(sheet[str(params["attribute"])])
+        deck, discard = self._piles(sheet, rank)
+        regained = {
+            "vv": "Two checks: regains 1d4 Stamina",
+            "v": "A check: regains 1d4 Stamina, the foe moves to a superior position",
+            "x": "A cross: regains 1 Stamina, the foe moves to a superior position",
+            "xx": "Two crosses: regains nothing, the foe moves to a superior position",
+            WOUND: "A wound card: costs 1 Stamina instead",
+        }
+        weighted = [
+            (key, regained[key], chance) for key, _, chance in flip_outcomes(deck, discard, 1)
+        ]
+        return grouped("take_breather", weighted, notes=self._odds_notes(sheet))
+
+    def _status_odds(self, sheet: Sheet, action: str, params: Params, context: Context) -> Odds:
+        """Actions whose dice only reorder cards: the state they leave does not depend on
+        the order, so one resolution on a copy (with throwaway dice) tells it, and only
+        the state is told, never which cards moved."""
+        result = self.resolve(sheet, action, params, Dice(SystemGenerator()), context)
+        if result.pending_choice is not None:
+            return certain(action, "A question comes first: " + result.pending_choice.prompt)
+        status = self.status(result.sheet)
+        return certain(action, f"Ends {status}", key=status)
+
+    def odds_lose_stamina(self, sheet: Sheet, params: Params, context: Context) -> Odds:
+        return self._status_odds(sheet, "lose_stamina", params, context)
+
+    def odds_take_harm(self, sheet: Sheet, params: Params, context: Context) -> Odds:
+        return self._status_odds(sheet, "take_harm", params, context)
+
+    def odds_take_wound(self, sheet: Sheet, params: Params, context: Context) -> Odds:
+        return self._status_odds(sheet, "take_wound", params, context)
+
+    def odds_rest(self, sheet: Sheet, params: Params, context: Context) -> Odds:
+        return self._status_odds(sheet, "rest", params, context)
+
+    def odds_heal(self, sheet: Sheet, params: Params, context: Context) -> Odds:
+        return self._status_odds(sheet, "heal", params, context)
+
+    def odds_clear_incapacitation(self, sheet: Sheet, params: Params, context: Context) -> Odds:
+        return self._status_odds(sheet, "clear_incapacitation", params, context)
+
     def finish_choice(
         self,
         sheet: Sheet,

@@ -51,16 +51,20 @@ _ABILITY_LOSSES_SCHEMA: dict[str, Any] = {
     "propertyNames": {"pattern": "^[a-z][a-z_]{0,29}$"},
     "additionalProperties": {"type": "integer", "minimum": 1, "maximum": 30},
     "maxProperties": 12,
-    "description": "Ability score losses: lower-case ability name -> points lost.",
+    "title": "Ability losses",
+    "description": "Each ability the wound lowers, with the points it loses.",
 }
 _WORSENS_EVERY_SCHEMA: dict[str, Any] = {
     "type": ["integer", "null"],
     "minimum": 1,
     "maximum": MAX_MINUTES,
-    "description": "Minutes between worsenings while untreated (ruling HD-7); null: never.",
+    "title": "Worsens every (minutes)",
+    # ruling HD-7; null: never
+    "description": "How often the wound worsens while untreated; leave empty if it never does.",
 }
 _WORSEN_DC_SCHEMA: dict[str, Any] = {
     "type": "integer",
+    "title": "Difficulty of the worsening's injury saves",
     "minimum": 1,
     "maximum": 100,
     "default": DEFAULT_WORSEN_DC,
@@ -220,7 +224,10 @@ ACTIONS: tuple[ActionSpec, ...] = (
         key="die_of_wounds",
         label="Die of wounds",
         params=params_schema({}),
-        description="The player lets the character die of their major wounds (6.10, HD-9).",
+        # 6.10, ruling HD-9
+        description="The player lets the character die of their major wounds.",
+        confirm="Let this character die of their major wounds? Only the referee's undo "
+        "brings them back.",
     ),
     ActionSpec(
         key="stand_up",
@@ -321,6 +328,40 @@ class HitDice(Ruleset):
     def status(self, sheet: Mapping[str, Any]) -> str:
         """The sheet's state word: standing, collapsed or dead (project ruling HD-P1)."""
         return str(sheet["state"])
+
+    def unavailable(self, sheet: Mapping[str, Any], action: str) -> str | None:
+        """The same refusals as the actions' own checks, said before anyone tries."""
+        if sheet["state"] == "dead":
+            return "The character is dead."
+        if action == "die_of_wounds" and not any(w["kind"] == "major" for w in sheet["wounds"]):
+            return "The character has no major wound to die of."  # project ruling HD-P9
+        if action == "stand_up" and sheet["state"] != "collapsed":
+            return "The character is not collapsed."  # project ruling HD-P1
+        if action in ("describe_wound", "treat_wound") and not sheet["wounds"]:
+            return "The character has no wound."
+        if action == "treat_wound" and all(w.get("treated") for w in sheet["wounds"]):
+            return "Every wound is treated already."
+        return None
+
+    def edit_values(
+        self, sheet: Mapping[str, Any], action: str, chosen: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """Describing a wound again starts from its description, losses and worsening."""
+        if action != "describe_wound" or not sheet["wounds"]:
+            return {}
+        wounds = {int(w["id"]): w for w in sheet["wounds"]}
+        try:
+            wound = wounds[int(chosen.get("wound", 0))]
+        except (KeyError, TypeError, ValueError):
+            wound = sheet["wounds"][0]
+        return {
+            "wound": wound["id"],
+            "description": wound["description"],
+            "ability_losses": dict(wound["ability_losses"]),
+            "worsens_every": wound["worsens_every"],
+            "worsen_dc": wound["worsen_dc"],
+            "until_long_rest": wound["until_long_rest"],
+        }
 
     # -- helpers ----------------------------------------------------------------
     @staticmethod
@@ -429,7 +470,11 @@ class HitDice(Ruleset):
                         f"Take a major wound (major wound mark {marks + 1}; at {level} marks "
                         "a failed strength injury save kills)",
                     ),
-                    ChoiceOption("death", "Die outright"),
+                    ChoiceOption(
+                        "death",
+                        "Die outright",
+                        confirm="Die outright? Only the referee's undo brings the character back.",
+                    ),
                 ),
                 state={"dc": dc, "cause": cause},
                 who="owner",

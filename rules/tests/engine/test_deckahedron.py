@@ -26,6 +26,7 @@ from rules.engine.rulesets.deckahedron import (
     CARDS,
     DECK_CARD_IDS,
     DECK_FILE,
+    RESULT_WORDS,
     STAMINA_CARD_IDS,
     WOUND_CHOICE,
     Deckahedron,
@@ -263,7 +264,10 @@ def test_status_is_one_word_worst_first(fields, status):
 def test_dk3_flip_reads_each_card_at_the_attributes_rank_and_discards_it():
     sheet = make_sheet(["2", "3", "4", REST], strength=2)
     result = run(sheet, "flip", {"attribute": "strength", "count": 3})
-    assert result.summary == "Flips 3 at Strength (Bulb): 2 x, 3 x, 4 vv."
+    assert result.summary == (
+        "Flips 3 at Strength (Bulb): card 2 shows a cross, card 3 shows a cross, card 4 "
+        "shows two checks."
+    )
     assert result.outcome == {
         "attribute": "strength",
         "rank": 2,
@@ -281,7 +285,7 @@ def test_dk3_flip_reads_each_card_at_the_attributes_rank_and_discards_it():
 def test_dk3_flip_uses_the_named_attribute_and_flips_one_by_default():
     sheet = make_sheet(["2", REST], strength=2, intelligence=3)
     result = run(sheet, "flip", {"attribute": "intelligence"})
-    assert result.summary == "Flips 1 at Intelligence (Crescent): 2 vv."
+    assert result.summary == "Flips 1 at Intelligence (Crescent): card 2 shows two checks."
     assert result.outcome["cards"] == [flip("2", "vv")]
 
 
@@ -301,7 +305,8 @@ def test_dk3_an_empty_deck_is_refilled_by_shuffling_the_discard_pile_in():
         True,
     )
     assert result.summary == (
-        "Flips 2 at Strength (Anchor): 5 x, 10 v (the deck ran out: discard pile shuffled in x1)."
+        "Flips 2 at Strength (Anchor): card 5 shows a cross, card 10 shows a check (the "
+        "deck ran out: discard pile shuffled in x1)."
     )
 
 
@@ -322,7 +327,8 @@ def test_dk3_a_wound_card_stops_the_flip_and_asks_about_the_stamina_search():
     assert choice.option_keys() == ("search", "reshuffle")
     assert choice.who == "owner"
     assert result.summary == (
-        "Flips 3 at Strength (Anchor): 12 xx, W1 xx (wound card: a guttural noise, the flipping "
+        "Flips 3 at Strength (Anchor): card 12 shows two crosses, card W1 shows two "
+        "crosses (wound card: a guttural noise, the flipping "
         "stops); the Stamina search for wound card W1 waits on a choice."
     )
 
@@ -346,7 +352,8 @@ def test_dk3_the_wound_card_costs_one_stamina_searching_the_deck_as_it_lies():
     assert result.pending_choice is None
     assert result.rolls == ()
     assert result.summary == (
-        "Flips 3 at Strength (Anchor): 12 xx, W1 xx (wound card: a guttural noise, the flipping "
+        "Flips 3 at Strength (Anchor): card 12 shows two crosses, card W1 shows two "
+        "crosses (wound card: a guttural noise, the flipping "
         "stops); wound card W1 costs 1 Stamina: loses 1 Stamina (13 to the exhaustion pile, "
         "0 other cards to discard)."
     )
@@ -498,7 +505,8 @@ def test_dk6_breather_results_as_the_text_lists_them(card, result, faces, regain
     assert outcome.sheet["deck"] == deck_after_flip + regained
     assert outcome.sheet["exhaustion"] == [c for c in ["11", "12", "14"] if c not in regained]
     assert outcome.sheet["discard"] == [card]
-    expected = f"Takes a breather with Dexterity (Anchor): {card} {result}; {text}"
+    words = RESULT_WORDS[result]
+    expected = f"Takes a breather with Dexterity (Anchor): card {card} shows {words}; {text}"
     if regained:
         expected += " into the deck"
     if foe:
@@ -539,7 +547,8 @@ def test_dk5_regained_stamina_never_leaves_fewer_cards_than_tokens():
     assert result.outcome["regain"] == 4
     assert result.outcome["stamina_regained"] == 3
     assert result.summary == (
-        "Takes a breather with Intelligence (Anchor): 19 vv; regains 3 of 4 Stamina (1d4 = 4): "
+        "Takes a breather with Intelligence (Anchor): card 19 shows two checks; regains 3 "
+        "of 4 Stamina (1d4 = 4): "
         "11, 12, 13 shuffled into the deck (harm and wound tokens hold the rest on the "
         "exhaustion pile)."
     )
@@ -570,7 +579,8 @@ def test_dk6_a_wound_card_on_a_breather_costs_stamina_first_then_the_result_appl
     assert result.outcome["regained_cards"] == ["11"]
     assert result.outcome["foe_superior_position"] is True
     assert result.summary == (
-        "Takes a breather with Dexterity (Dart): W1 x (wound card: a guttural noise, the "
+        "Takes a breather with Dexterity (Dart): card W1 shows a cross (wound card: a "
+        "guttural noise, the "
         "flipping stops); wound card W1 costs 1 Stamina: loses 1 Stamina (11 to the "
         "exhaustion pile, 10 other cards to discard); the breather regains 1 Stamina: 11 "
         "shuffled into the deck; the foe moves to a superior position."

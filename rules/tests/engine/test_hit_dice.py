@@ -412,7 +412,11 @@ def test_6_7_g_3_failing_the_strength_save_asks_death_or_major_wound():
                 "Take a major wound (major wound mark 1; at 2 marks a failed strength injury "
                 "save kills)",
             ),
-            ChoiceOption("death", "Die outright"),
+            ChoiceOption(
+                "death",
+                "Die outright",
+                "Die outright? Only the referee's undo brings the character back.",
+            ),
         ),
         state={"dc": 24, "cause": "7 damage, overflow 4"},
         who="owner",

@@ -189,11 +189,10 @@ def test_every_hit_dice_action_has_odds(spec):
     assert sum(o.probability for o in odds.outcomes) == 1
 
 
-def test_deckahedron_odds_never_come_from_the_secret_deck_order():
-    ruleset = get_ruleset("deckahedron")
-    sheet = ruleset.new_sheet({}, Dice(HmacGenerator(b"seed")))
-    with pytest.raises(OddsUnavailable):
-        ruleset.odds(sheet, "flip", {"attribute": "strength"}, Context())
+def test_an_action_with_too_many_ways_to_fall_says_its_odds_are_not_computed_yet():
+    old_school = get_ruleset("old_school")
+    with pytest.raises(OddsUnavailable, match="not computed yet"):
+        old_school.odds(old_school.default_sheet(), "magical_aging", {"years": 40}, Context())
 
 
 # -- the real action fits its odds (chi-square) ---------------------------------------------
@@ -362,3 +361,84 @@ def test_os3_saves_fit_their_odds():
         result = OLD_SCHOOL.resolve(sheet, "save", params, Dice(generator), Context())
         seen["pass" if result.outcome["passed"] else "fail"] += 1
     assert chi_square(seen, odds, runs) < CRITICAL_0_001[1]
+
+
+# -- deckahedron: from the piles' composition, never the deck's order (DK-1, DK-3, DK-6) ---
+DECKAHEDRON = get_ruleset("deckahedron")
+
+
+def dk_sheet(seed: bytes = b"deck", **fields: Any) -> dict[str, Any]:
+    sheet = DECKAHEDRON.new_sheet({"strength": 2}, Dice(HmacGenerator(seed)))
+    sheet.update(fields)
+    return sheet
+
+
+def test_dk1_one_flip_reads_the_rank_column_of_the_cards_in_the_deck():
+    # Bulb (rank 2) over the 20 cards: xx on 1, 7, 8, 10, 14; x on 2, 3, 5, 9, 15, 16;
+    # v on 6, 12, 13, 19, 20; vv on 4, 11, 17, 18.
+    odds = DECKAHEDRON.odds(dk_sheet(), "flip", {"attribute": "strength"}, Context())
+    assert fractions(odds) == {
+        "xx": Fraction(5, 20),
+        "x": Fraction(6, 20),
+        "v": Fraction(5, 20),
+        "vv": Fraction(4, 20),
+    }
+
+
+def test_dk1_the_deck_order_does_not_change_the_odds():
+    one, other = dk_sheet(b"one"), dk_sheet(b"other")
+    assert one["deck"] != other["deck"]
+    for params in ({"attribute": "strength"}, {"attribute": "dexterity", "count": 3}):
+        assert DECKAHEDRON.odds(one, "flip", params, Context()) == DECKAHEDRON.odds(
+            other, "flip", params, Context()
+        )
+
+
+def test_dk3_a_wound_card_stops_the_flipping():
+    # Deck: card 11 (vv everywhere) and W1; card 12 exhausted for the wound; two flips.
+    everything = dk_sheet()["deck"]
+    sheet = dk_sheet(
+        deck=["11", "W1"],
+        discard=[c for c in everything if c not in {"11", "12"}],
+        exhaustion=["12"],
+        wounds=1,
+    )
+    odds = DECKAHEDRON.odds(sheet, "flip", {"attribute": "strength", "count": 2}, Context())
+    # W1 first (1/2): stops. Card 11 first (1/2): then W1 for sure.
+    assert fractions(odds) == {"wound": Fraction(1, 2), "vv+wound": Fraction(1, 2)}
+
+
+def test_dk3_an_empty_deck_is_refilled_from_the_discard_pile():
+    everything = dk_sheet()["deck"]
+    sheet = dk_sheet(deck=["11"], discard=[c for c in everything if c != "11"])
+    # Card 11 first, onto the discard pile; the second flip draws from all 20 shuffled
+    # in again: vv at rank 2 on cards 4, 11, 17 and 18.
+    odds = DECKAHEDRON.odds(sheet, "flip", {"attribute": "strength", "count": 2}, Context())
+    assert fractions(odds)["vv+vv"] == Fraction(4, 20)
+
+
+def test_dk6_a_breather_regains_by_its_result():
+    # Dexterity at rank 1 (Anchor): vv on cards 11 and 19, xx on 1, 2, 3, 4, 7, 12, 15, 17.
+    odds = DECKAHEDRON.odds(dk_sheet(), "take_breather", {"attribute": "dexterity"}, Context())
+    assert fractions(odds)["vv"] == Fraction(2, 20)
+    assert fractions(odds)["xx"] == Fraction(8, 20)
+    labels = {o.key: o.label for o in odds.outcomes}
+    assert labels["vv"] == "Two checks: regains 1d4 Stamina"
+
+
+def test_dk_flips_fit_their_odds_over_shuffled_decks():
+    params = {"attribute": "strength", "count": 2}
+    odds = DECKAHEDRON.odds(dk_sheet(), "flip", params, Context())
+    generator = HmacGenerator(b"odds-flip")
+    runs = 3000
+    seen: Counter[str] = Counter()
+    for _ in range(runs):
+        sheet = DECKAHEDRON.new_sheet({"strength": 2}, Dice(generator))
+        result = DECKAHEDRON.resolve(sheet, "flip", params, Dice(generator), Context())
+        order = ["vv", "v", "x", "xx", "wound"]
+        drawn = sorted(
+            ("wound" if c["wound"] else c["result"] for c in result.outcome["cards"]),
+            key=order.index,
+        )
+        seen["+".join(drawn)] += 1
+    assert chi_square(seen, odds, runs) < CRITICAL_0_001[len(odds.outcomes) - 1]

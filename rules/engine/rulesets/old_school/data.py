@@ -442,6 +442,25 @@ SHEET_SCHEMA: dict[str, Any] = {
 }
 
 
+# The critical injuries the character suffered (ruling OS-4), newest last, so the sheet
+# shows them and not only the log. Optional: sheets from before it have none.
+CRITICAL_INJURIES_KEPT = 50
+SHEET_SCHEMA["properties"]["critical_injuries"] = {
+    "type": "array",
+    "maxItems": CRITICAL_INJURIES_KEPT,
+    "items": {
+        "type": "object",
+        "properties": {
+            "roll": {"type": "integer"},
+            "description": {"type": "string", "maxLength": 500},
+            "at": {"type": "integer", "minimum": 0, "description": "Campaign minute."},
+        },
+        "required": ["roll", "description", "at"],
+        "additionalProperties": False,
+    },
+}
+
+
 def default_sheet() -> dict[str, Any]:
     sheet: dict[str, Any] = {}
     for ability in ABILITIES:

@@ -58,6 +58,7 @@ MANAGED_FIELDS: tuple[str, ...] = (
     "diseases",
     "modifiers",
     "penalties",
+    "critical_injuries",
 )
 
 OPTIONS_SCHEMA: dict[str, Any] = {
@@ -87,8 +88,8 @@ _MODIFIER: dict[str, Any] = {
 def _supplies_schema() -> dict[str, Any]:
     schema = params_schema(
         {
-            "food": {"type": "boolean", "description": "false: food is lacking (OS-7)."},
-            "water": {"type": "boolean", "description": "false: water is lacking (OS-7)."},
+            "food": {"type": "boolean", "description": "Unticked: food is lacking (OS-7)."},
+            "water": {"type": "boolean", "description": "Unticked: water is lacking (OS-7)."},
         }
     )
     schema["minProperties"] = 1
@@ -101,7 +102,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
         "Take damage",
         params_schema({"amount": {"type": "integer", "minimum": 1, "maximum": 1000}}, ("amount",)),
         who="referee",
-        description="Wounds drop; below 0 a critical injury roll; any damage below 0 kills (OS-4).",
+        description="Wounds drop; falling below 0 means a critical injury roll, and once below 0 "
+        "any further damage kills (OS-4).",
     ),
     ActionSpec(
         "heal",
@@ -180,7 +182,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
                 "save": {
                     "type": "boolean",
                     "default": True,
-                    "description": "false: no save (a drug taken on purpose).",
+                    "description": "No save when a drug is taken on purpose.",
                 },
                 "modifier": _MODIFIER,
                 "effect": data.EFFECT_SCHEMA,
@@ -509,6 +511,11 @@ class _Turn:
             return
         described = str(entry["description"]).rstrip(".")
         self.note(f"critical injury 1d10+{below}={roll.total}: {described}")
+        injuries = self.sheet.setdefault("critical_injuries", [])
+        injuries.append(
+            {"roll": roll.total, "description": str(entry["description"])[:500], "at": self.clock}
+        )
+        del injuries[: -data.CRITICAL_INJURIES_KEPT]
         self.outcome["critical_injury"] = {"roll": roll.total, "description": entry["description"]}
         effect = entry.get("effect")
         if effect is not None:
@@ -768,6 +775,27 @@ class OldSchool(Ruleset):
             raise RuleError(f"no disease {name!r} in the campaign's disease table (known: {known})")
         entry: dict[str, Any] = table[name]
         return entry
+
+    def unavailable(self, sheet: Mapping[str, Any], action: str) -> str | None:
+        """The same refusals as ``_turn`` and ``_awake``, said before anyone tries."""
+        if sheet["state"] == "dead":
+            return "The character is dead."
+        if action in ("drink", "sleep", "search") and sheet["conditions"]["unconscious"]:
+            return "The character is unconscious."
+        if action == "search" and sheet["state"] == "down":
+            return "The character is down."
+        return None
+
+    def edit_values(
+        self, sheet: Mapping[str, Any], action: str, chosen: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """Supplies and resting start from what the sheet says now."""
+        if action == "set_supplies":
+            conditions = sheet["conditions"]
+            return {"food": not conditions["starving"], "water": not conditions["thirsty"]}
+        if action == "set_resting":
+            return {"resting": bool(sheet["resting"])}
+        return {}
 
     # -- helpers ------------------------------------------------------------------------------
     def _turn(self, sheet: Sheet, dice: Dice, context: Context, doing: str) -> _Turn:

@@ -1,0 +1,143 @@
+"""Plain words for pages: the engine's and JSON Schema's messages as sentences a player
+reads (issue 12). The API keeps the precise field errors; only pages go through here.
+
+* :func:`plain_message` words any message a page shows: a RuleError's
+  "invalid params for damage: amount: 0 is less than the minimum of 1" becomes
+  "Amount must be at least 1." and "'amount' is a required property" becomes
+  "Amount is needed." (with the form's own labels); ruling ids ("(ruling G-3)",
+  "HD-4") and snake_case names ("wound_worsens") never reach the page.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from characters.forms import humanize
+
+# A ruling id as code, tests and docs cite it: G-3, HD-P7, OS-1..OS-10.
+RULING_ID = re.compile(r"\b(?:G|HD|DK|WB|OS|CM)-P?\d+\b")
+_RULING_RANGE = r"(?:G|HD|DK|WB|OS|CM)-P?\d+(?:\.\.(?:G|HD|DK|WB|OS|CM)-P?\d+)?"
+_PAREN_WITH_RULING = re.compile(r"\s*\([^()]*\b(?:G|HD|DK|WB|OS|CM)-P?\d+\b[^()]*\)")
+_BARE_RULING = re.compile(
+    r"(?:,\s*|\s+)?\b(?:project\s+)?(?:rulings?\s+)?"
+    + _RULING_RANGE
+    + r"(?:,\s*"
+    + _RULING_RANGE
+    + r")*"
+)
+_SNAKE = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b")
+_INVALID = re.compile(r"^invalid (?:params for \w+|sheet|[\w ]+?): (?P<rest>.*)$", re.DOTALL)
+
+# JSON Schema's wording (jsonschema's messages), matched to say it in words.
+_LESS = re.compile(r"^(?P<value>.+?) is less than the minimum of (?P<n>\S+)$")
+_GREATER = re.compile(r"^(?P<value>.+?) is greater than the maximum of (?P<n>\S+)$")
+_REQUIRED = re.compile(r"^'(?P<key>[^']+)' is a required property$")
+_TYPE = re.compile(r"^(?P<value>.+?) is not of type (?P<types>.+)$")
+_ENUM = re.compile(r"^(?P<value>.+?) is not one of (?P<options>\[.*\])$")
+_SHORT = re.compile(r"^(?P<value>.+?) (?:is too short|should be non-empty)$")
+_LONG = re.compile(r"^(?P<value>.+?) (?:is too long|is expected to be empty)$")
+_EXTRA = re.compile(r"^Additional properties are not allowed")
+_FEW = re.compile(r"does not have enough properties|should be non-empty$")
+
+# Raw JSON Schema wording that must never reach a page (tests look for these).
+RAW_SCHEMA_WORDS = (
+    "is a required property",
+    "is less than the minimum of",
+    "is greater than the maximum of",
+    "is not of type",
+    "is not one of",
+    "Additional properties are not allowed",
+    "invalid params for",
+    "invalid sheet:",
+)
+
+
+def strip_rulings(text: str) -> str:
+    """The text without the ruling ids it cites: they are for code, tests and docs."""
+    text = _PAREN_WITH_RULING.sub("", text)
+    text = _BARE_RULING.sub("", text)
+    return re.sub(r"\s+([.,;:])", r"\1", text).strip()
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    if not text:
+        return text
+    text = text[:1].upper() + text[1:]
+    return text if text[-1] in ".!?" else text + "."
+
+
+def _label(path: str, labels: Mapping[str, str]) -> str:
+    """The label people saw for a field path ("wounds.0.description" -> its last part)."""
+    parts = [p for p in path.split(".") if p and not p.isdigit()]
+    if not parts:
+        return ""
+    key = parts[-1]
+    if key in labels:
+        return labels[key]
+    if key.startswith("max_") and key[4:] in labels:  # the maximum follows the score
+        return labels[key[4:]]
+    return humanize(key)
+
+
+def _one(path: str, message: str, labels: Mapping[str, str]) -> str:
+    label = _label(path, labels)
+    what = label or "This value"
+    if match := _REQUIRED.match(message):
+        return f"{_label(match['key'], labels)} is needed"
+    if match := _LESS.match(message):
+        return f"{what} must be at least {match['n']}"
+    if match := _GREATER.match(message):
+        return f"{what} can be at most {match['n']}"
+    if match := _TYPE.match(message):
+        if "integer" in match["types"]:
+            return f"{what} must be a whole number"
+        if "number" in match["types"]:
+            return f"{what} must be a number"
+        return f"{what} is not the right kind of value"
+    if match := _ENUM.match(message):
+        options = re.findall(r"'([^']*)'", match["options"])
+        listed = ", ".join(humanize(o) for o in options)
+        return f"{what} must be one of: {listed}" if listed else f"{what} is not allowed"
+    if _EXTRA.match(message):
+        return "The form sent something the rules do not know; reload the page"
+    if _FEW.search(message):
+        return f"Fill in at least one of {what.lower()}" if label else "Fill in at least one field"
+    if match := _SHORT.match(message):
+        return f"{what} cannot be empty"
+    if match := _LONG.match(message):
+        return f"{what} is too long"
+    return f"{what} is not allowed here"
+
+
+def _split_item(item: str) -> tuple[str, str]:
+    """ "amount: 0 is less..." -> ("amount", "0 is less..."); a message without a path."""
+    head, sep, rest = item.partition(": ")
+    if sep and re.fullmatch(r"[\w.]+", head) and not head.isdigit():
+        return head, rest
+    return "", item
+
+
+def plain_message(message: str, labels: Mapping[str, str] | None = None) -> str:
+    """Any message a page shows, in words: schema errors worded with the form's labels,
+    ruling ids left out, snake_case names as words, a capital and a full stop."""
+    labels = labels or {}
+    message = str(message).strip()
+    match = _INVALID.match(message)
+    if match:
+        items = [i for i in match["rest"].split("; ") if i]
+        return " ".join(_sentence(_one(*_split_item(item), labels)) for item in items)
+    message = strip_rulings(message)
+    message = _SNAKE.sub(lambda m: labels.get(m.group(0), m.group(0).replace("_", " ")), message)
+    return _sentence(message)
+
+
+def field_labels(fields: Iterable[Any]) -> dict[str, str]:
+    """key -> label of schema-built form fields, nested groups included."""
+    labels: dict[str, str] = {}
+    for field in fields:
+        labels[field.key] = field.label
+        labels.update(field_labels(getattr(field, "children", ())))
+    return labels

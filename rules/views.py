@@ -1,0 +1,51 @@
+"""The rules help pages: each ruleset's ``docs/rulesets/<key>.md``, rendered in the app.
+
+The Markdown is the project's own, but it is rendered safely all the same: raw HTML in
+it is shown as text (markdown-it with ``html`` off), and only http(s), mailto and
+relative links are kept.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from django.conf import settings
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.safestring import SafeString, mark_safe
+from markdown_it import MarkdownIt
+
+from rules.engine.registry import get_ruleset, ruleset_keys
+
+_MARKDOWN = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
+
+
+def rules_doc_path(key: str) -> Path:
+    return Path(settings.BASE_DIR) / "docs" / "rulesets" / f"{key}.md"
+
+
+@lru_cache(maxsize=16)
+def _rendered(key: str, mtime: float) -> SafeString:
+    text = rules_doc_path(key).read_text(encoding="utf-8")
+    return mark_safe(_MARKDOWN.render(text))  # noqa: S308 - html off: raw HTML is escaped
+
+
+def rules_html(key: str) -> SafeString:
+    """The ruleset's help page as HTML; 404 for an unknown ruleset or a missing page."""
+    if key not in ruleset_keys():
+        raise Http404("no such ruleset")
+    path = rules_doc_path(key)
+    if not path.is_file():
+        raise Http404("no help for this ruleset")
+    return _rendered(key, path.stat().st_mtime)
+
+
+def rules_help_index(request: HttpRequest) -> HttpResponse:
+    rulesets = [get_ruleset(key) for key in ruleset_keys()]
+    return render(request, "rules/help_index.html", {"rulesets": rulesets})
+
+
+def rules_help(request: HttpRequest, key: str) -> HttpResponse:
+    body = rules_html(key)
+    return render(request, "rules/help.html", {"ruleset": get_ruleset(key), "body": body})

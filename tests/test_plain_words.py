@@ -1,0 +1,230 @@
+"""No page says a ruling id or JSON Schema's wording (issue 12): the whole demo of
+every ruleset, walked as its referee and as a player, with the error paths.
+
+Ruling ids (G-3, HD-P7, OS-4...) stay in code, tests and docs; JSON Schema's messages
+stay in the API. The rules help pages (/rules/<key>/, docs/rulesets/*.md rendered) are
+that documentation and are left out on purpose: there a referee reads the rulings by
+their ids.
+
+Every action of every ruleset is tried on every character the viewer may act on: with
+nothing filled in, with numbers far too big and far too small, with words where numbers
+go, then with plausible values so the roll log fills up; and a new character with
+impossible scores.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from html.parser import HTMLParser
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.test import Client
+from django.urls import reverse
+
+from campaigns.models import Campaign
+from characters.forms import PREFIX, FormField, schema_fields
+from characters.models import Character
+from characters.plain import RAW_SCHEMA_WORDS, RULING_ID, plain_message, strip_rulings
+from rules.engine.registry import get_ruleset
+
+pytestmark = pytest.mark.django_db
+
+SNAKE = re.compile(r"\b[a-z]+_[a-z_]+\b")
+SHOWN_ATTRIBUTES = {"title", "aria-label", "placeholder", "alt", "hx-confirm", "data-confirm"}
+
+
+class _Words(HTMLParser):
+    """What a person reads: text outside script and style, and the attributes shown.
+    Text in <code> (a file to run, a seed) is quoted on purpose and left out."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+        self._skip = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in {"script", "style", "code"}:
+            self._skip += 1
+        self.parts.extend(value for name, value in attrs if name in SHOWN_ATTRIBUTES and value)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in {"script", "style", "code"}:
+            self._skip -= 1
+
+    def handle_data(self, data: str) -> None:
+        if not self._skip:
+            self.parts.append(data)
+
+
+def words(html: str) -> str:
+    parser = _Words()
+    parser.feed(html)
+    return re.sub(r"\s+", " ", " ".join(parser.parts))
+
+
+def assert_plain(response: Any, where: str) -> None:
+    assert response.status_code < 500, where
+    shown = words(response.content.decode())
+    found = RULING_ID.findall(shown)
+    assert not found, f"{where}: ruling ids {found} in {shown[:3000]}"
+    for raw in RAW_SCHEMA_WORDS:
+        assert raw not in shown, f"{where}: {raw!r} in {shown[:3000]}"
+    snake = SNAKE.findall(shown)
+    assert not snake, f"{where}: internal names {snake}"
+
+
+@pytest.fixture
+def demo(settings) -> dict[str, Client]:
+    settings.SAWBONES_EMBEDDED = True
+    call_command("seed_demo", stdout=io.StringIO())
+    clients = {}
+    for username in ("referee", "player1"):
+        client = Client()
+        client.force_login(get_user_model().objects.get(username=username))
+        clients[username] = client
+    return clients
+
+
+def _number_fields(fields: list[FormField]) -> list[FormField]:
+    found = []
+    for field in fields:
+        if field.kind == "number":
+            found.append(field)
+        found.extend(_number_fields(field.children))
+    return found
+
+
+def _plausible(fields: list[FormField]) -> dict[str, str]:
+    """A value for every control a person would fill in, within its bounds."""
+    data: dict[str, str] = {}
+    for field in fields:
+        if field.kind == "group":
+            data.update(_plausible(field.children))
+        elif field.kind == "number":
+            low = field.minimum if field.minimum is not None else 1
+            data[field.name] = str(max(int(low), min(3, int(field.maximum or 3))))
+        elif field.kind == "select" and field.choices:
+            data[field.name] = field.choices[0][0]
+        elif field.kind in {"text", "textarea"}:
+            data[field.name] = "A deep cut"
+        elif field.kind == "checkbox":
+            data[field.name] = "on"
+    return data
+
+
+def _bad_posts(fields: list[FormField]) -> list[dict[str, str]]:
+    numbers = _number_fields(fields)
+    posts: list[dict[str, str]] = [{}, {f"{PREFIX}unknown_field": "1"}]
+    if numbers:
+        posts.append({f.name: "1000000000" for f in numbers})
+        posts.append({f.name: "-1000000000" for f in numbers})
+        posts.append({f.name: "lots" for f in numbers})
+    return posts
+
+
+def _walk_character(client: Client, character: Character, who: str) -> None:
+    ruleset = get_ruleset(character.campaign.ruleset)
+    sheet_url = reverse("character", args=[character.pk])
+    for spec in ruleset.actions:
+        url = reverse("character-action", args=[character.pk, spec.key])
+        character.refresh_from_db()
+        fields = schema_fields(
+            spec.params, ruleset=ruleset.key, sheet=ruleset.public_sheet(character.sheet)
+        )
+        for data in [*_bad_posts(fields), _plausible(fields)]:
+            character.refresh_from_db()
+            body = {**data, "expected_version": str(character.version)}
+            where = f"{who} {ruleset.key} {spec.key} {data}"
+            assert_plain(client.post(url, body, HTTP_HX_REQUEST="true"), where)
+            character.refresh_from_db()
+            if character.pending_choice:  # a decision first: answer with a stale id, then
+                choice_url = reverse("character-choice", args=[character.pk])
+                stale = client.post(choice_url, {"choice_id": "nope", "option": "x"})
+                assert_plain(stale, where + " stale choice")
+                option = character.pending_choice["options"][-1]["key"]
+                answer = {"choice_id": character.pending_choice["id"], "option": option}
+                assert_plain(client.post(choice_url, answer, follow=True), where + " choice")
+    assert_plain(client.get(sheet_url), f"{who} sheet of {character.name}")
+    assert_plain(client.get(reverse("character-live", args=[character.pk])), f"{who} live sheet")
+
+
+def test_no_page_of_the_demo_shows_a_ruling_id_or_schema_wording(demo):
+    for who, client in demo.items():
+        for url in (reverse("home"), reverse("campaign-new"), reverse("account")):
+            assert_plain(client.get(url), f"{who} {url}")
+        assert_plain(client.get("/no/such/page/"), f"{who} 404")
+        assert_plain(client.get(reverse("join-code", args=["no-such-code"])), f"{who} join")
+        for campaign in Campaign.objects.all():
+            ruleset = get_ruleset(campaign.ruleset)
+            dashboard = reverse("campaign", args=[campaign.pk])
+            assert_plain(client.get(dashboard), f"{who} dashboard {ruleset.key}")
+            # a new character with impossible scores, and without a name
+            fields = schema_fields(
+                ruleset.sheet_schema,
+                only=tuple(f.key for f in schema_fields(ruleset.sheet_schema)),
+                defaults=ruleset.default_sheet(),
+            )
+            new_url = reverse("character-new", args=[campaign.pk])
+            for data in _bad_posts(fields):
+                assert_plain(client.post(new_url, {"name": "Zed", **data}), f"{who} new {data}")
+            assert_plain(client.post(new_url, {"name": ""}), f"{who} nameless character")
+            # the referee walks the first character, the player their own: every action
+            # of every ruleset as each of them
+            party = Character.objects.filter(campaign=campaign).order_by("pk")
+            mine = party if who == "referee" else party.filter(owner__username=who)
+            character = mine.first()
+            if character is not None:
+                _walk_character(client, character, who)
+                nojs = client.post(
+                    reverse("character-action", args=[character.pk, ruleset.actions[0].key]),
+                    {"expected_version": "0"},
+                )
+                assert_plain(nojs, f"{who} {ruleset.key} without htmx, stale")
+            assert_plain(client.get(dashboard), f"{who} dashboard {ruleset.key} after")
+            live = client.get(reverse("campaign-live", args=[campaign.pk]))
+            assert_plain(live, f"{who} dashboard fragment")
+    # the campaign form's errors
+    referee = demo["referee"]
+    for ruleset_key in ("hit_dice", "deckahedron", "old_school"):
+        ruleset = get_ruleset(ruleset_key)
+        bad = {f"opt.{key}": "lots" for key in ruleset.options}
+        posted = referee.post(reverse("campaign-new"), {"ruleset": ruleset_key, "name": "", **bad})
+        assert_plain(posted, f"new campaign {ruleset_key}")
+
+
+@pytest.mark.parametrize(
+    ("raw", "said"),
+    [
+        (
+            "invalid params for damage: amount: 0 is less than the minimum of 1",
+            "Amount must be at least 1.",
+        ),
+        ("invalid params for damage: 'amount' is a required property", "Amount is needed."),
+        (
+            "invalid sheet: max_strength: 25 is greater than the maximum of 18",
+            "Strength can be at most 18.",
+        ),
+        (
+            "Actions wait until the decision is made (ruling G-3)",
+            "Actions wait until the decision is made.",
+        ),
+        ("any damage below 0 wounds kills, OS-4", "Any damage below 0 wounds kills."),
+        (
+            "A wound_worsens effect needs the wound's id.",
+            "A wound worsens effect needs the wound's id.",
+        ),
+    ],
+)
+def test_messages_in_plain_words(raw, said):
+    assert plain_message(raw, {"amount": "Amount", "strength": "Strength"}) == said
+
+
+def test_strip_rulings_leaves_the_sentence():
+    assert strip_rulings("Eight hours; fatigue back to 0 (6.5, ruling HD-3).") == (
+        "Eight hours; fatigue back to 0."
+    )
+    assert strip_rulings("Ages at once (OS-5), every save due.") == "Ages at once, every save due."
