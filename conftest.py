@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.core.cache import cache
+from django.test import Client
 from rest_framework.test import APIClient
 
 from campaigns.models import Membership, Role
 from campaigns.services import campaign_create
+from characters.models import Character
+from characters.services import character_create
 from rules import dice as rules_dice
 from rules.engine.dice import ScriptedGenerator
 
@@ -77,6 +81,31 @@ def client_for() -> Callable[[User | None], APIClient]:
         if user is not None:
             client.force_authenticate(user)
         return client
+
+    return make
+
+
+@pytest.fixture
+def web() -> Callable[[User | None], Client]:
+    """A browser-less client of the pages, signed in as ``user`` (None: signed out)."""
+
+    def make(user: User | None) -> Client:
+        client = Client()
+        if user is not None:
+            client.force_login(user)
+        return client
+
+    return make
+
+
+@pytest.fixture
+def make_unit() -> Callable[..., Character]:
+    """A warband unit of ``user`` in ``campaign`` (a warband campaign)."""
+
+    def make(campaign: Any, user: User, name: str, warband: str, **fields: Any) -> Character:
+        membership = Membership.objects.get(campaign=campaign, user=user)
+        sheet = {"warband": warband, **fields}
+        return character_create(membership=membership, name=name, sheet=sheet)
 
     return make
 

@@ -48,6 +48,10 @@ def _merged_options(ruleset_key: str, options: Mapping[str, Any] | None) -> dict
             )
         _check_option_value(key, value, default)
         merged[key] = value
+    try:
+        ruleset.validate_options(merged)
+    except RuleError as error:
+        raise ValidationError({"options": [str(error)]}) from None
     return merged
 
 

@@ -35,6 +35,7 @@ from characters.models import Character
 from characters.plain import plain_message
 from characters.selectors import PartyMember, party, public_choice
 from characters.templatetags.sawbones import effect_text
+from rules.battles import warband_rules
 from rules.engine.interface import RuleError, Ruleset
 from rules.engine.registry import get_ruleset, ruleset_keys
 from rules.errors import NotAllowed
@@ -51,6 +52,8 @@ RULESET_BLURBS = {
     "old_school": "Ability loss, wounds below zero, diseases, aging, hunger and thirst.",
     "condition_monitor": "Soak the damage, then mark ten boxes; terminal and dying wounds "
     "run against the clock.",
+    "warband": "Skirmish battles: injuries from the attack's own d20, wounds as a buffer, "
+    "falls, ledges, recovery turn by turn, rout.",
 }
 PENDING_INVITE = "pending_invite"  # session key: the invite code opened while logged out
 MORNING_HOUR = 6  # "next morning" on the clock buttons: the next 06:00
@@ -237,6 +240,7 @@ def dashboard_context(request: HttpRequest, membership: Membership, **extra: Any
     context["own_characters"] = [card.character for card in context["cards"] if card.member.is_own]
     context["creation_fields"] = creation_fields(context["ruleset"], extra.pop("values", None))
     context["morning_hour"] = MORNING_HOUR
+    context["has_battles"] = warband_rules(campaign) is not None
     ratio = format(campaign.live_ratio.normalize(), "f")  # "60", "2.5"
     known = dict(LIVE_RATIOS)
     context["live_ratio"] = ratio
@@ -299,6 +303,10 @@ def option_fields(ruleset: Ruleset, values: dict[str, Any] | None = None) -> lis
             kind = "checkbox"
         elif isinstance(default, int | float):
             kind = "number"
+        elif isinstance(default, list):  # a list of words (a warband turn's phases)
+            kind = "list"
+            value = ", ".join(map(str, value)) if isinstance(value, list) else value
+            default = ", ".join(map(str, default))
         else:
             kind = "text"
         fields.append(
@@ -338,6 +346,8 @@ def _posted_options(ruleset: Ruleset, data: Any) -> dict[str, Any]:
                 raise ValidationError(
                     {"options": [f"{humanize(key)}: enter a number, not {raw!r}"]}
                 ) from None
+        elif isinstance(default, list):
+            options[key] = [word.strip() for word in raw.split(",") if word.strip()]
         else:
             options[key] = raw.strip()
     return options

@@ -37,6 +37,7 @@ CREATION_FIELDS: dict[str, tuple[str, ...]] = {
         "charisma",
     ),
     "condition_monitor": ("strength", "willpower", "indomitable"),
+    "warband": ("warband", "max_wounds", "agility", "move"),
 }
 
 

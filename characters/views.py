@@ -224,6 +224,8 @@ def log_title(kind: str, action: str, labels: dict[str, str]) -> str:
         return "Decision"
     if kind == ResolutionKind.CREATE:
         return "Joins the party"
+    if kind == ResolutionKind.BATTLE:  # a warband unit recovering as the battle moves on
+        return "In battle: " + ("upkeep" if action == "battle_upkeep" else "end of its turn")
     return str(ResolutionKind(kind).label) if kind in ResolutionKind.values else humanize(kind)
 
 

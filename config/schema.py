@@ -59,6 +59,7 @@ EXTRA_ERRORS: dict[str, dict[str, dict[str, str]]] = {
         "post": {"409": "Conflict: the choice the job waits on is still open, or the job is done."}
     },
     "api-effects": {"get": {"400": "Bad filter: an unknown `state` or a bad `character` id."}},
+    "api-battle": {"post": {"409": "Conflict: a battle is already under way in the campaign."}},
 }
 
 ERROR_DESCRIPTIONS = {

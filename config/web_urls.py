@@ -2,9 +2,11 @@
 
 from django.urls import include, path
 
+from campaigns import battle_views
 from campaigns import views as campaign_views
 from characters import views as character_views
 from rules import views as rules_views
+from webhooks import views as webhook_views
 
 urlpatterns = [
     path("", include("accounts.urls")),
@@ -13,6 +15,25 @@ urlpatterns = [
     path("campaigns/<int:campaign_id>/", campaign_views.campaign_detail, name="campaign"),
     path("campaigns/<int:campaign_id>/live/", campaign_views.campaign_live, name="campaign-live"),
     path("campaigns/<int:campaign_id>/invites/", campaign_views.invite_new, name="invite-new"),
+    # The battle board of a warband campaign (campaigns/battle_views.py).
+    path("campaigns/<int:campaign_id>/battle/", battle_views.battle_board, name="battle"),
+    path("campaigns/<int:campaign_id>/battle/live/", battle_views.battle_live, name="battle-live"),
+    path(
+        "campaigns/<int:campaign_id>/battle/start/",
+        battle_views.battle_start,
+        name="battle-start",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/battle/next/",
+        battle_views.battle_next_phase,
+        name="battle-next",
+    ),
+    path("campaigns/<int:campaign_id>/battle/end/", battle_views.battle_stop, name="battle-end"),
+    path(
+        "campaigns/<int:campaign_id>/battle/units/<int:character_id>/<str:action>/",
+        battle_views.battle_unit_action,
+        name="battle-unit-action",
+    ),
     path(
         "campaigns/<int:campaign_id>/dice/rotate/", campaign_views.dice_rotate, name="dice-rotate"
     ),
@@ -70,5 +91,16 @@ urlpatterns = [
         "characters/<int:character_id>/undo/",
         character_views.character_undo,
         name="character-undo",
+    ),
+    path("campaigns/<int:campaign_id>/webhooks/", webhook_views.webhook_new, name="webhook-new"),
+    path(
+        "campaigns/<int:campaign_id>/webhooks/<int:webhook_id>/remove/",
+        webhook_views.webhook_remove,
+        name="webhook-remove",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/webhooks/<int:webhook_id>/deliveries/<int:delivery_id>/resend/",
+        webhook_views.webhook_resend,
+        name="webhook-resend",
     ),
 ]

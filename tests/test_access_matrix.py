@@ -41,9 +41,19 @@ from campaigns.services import campaign_create, invite_create
 from characters.models import Character
 from characters.services import character_create
 from config import api_urls
+from rules.battles import battle_begin
 from rules.clock import clock_advance_start
-from rules.models import CampaignTable, ClockJob, ClockJobState, Resolution, ScheduledEffect
+from rules.models import (
+    Battle,
+    CampaignTable,
+    ClockJob,
+    ClockJobState,
+    Resolution,
+    ScheduledEffect,
+)
 from rules.services import resolution_create_action
+from webhooks.models import WebhookDelivery, WebhookEndpoint
+from webhooks.services import events_record, webhook_create
 
 ROLES = (
     "anonymous",
@@ -78,6 +88,8 @@ class World:
     invite_code: str
     resolution_id: int
     job_id: int
+    webhook_id: int
+    delivery_id: int
     tokens: dict[str, str]  # token role -> secret
     spare_token_id: int  # one of the player's tokens, for DELETE auth/tokens/{id}/
 
@@ -92,7 +104,8 @@ class Row:
     kwargs: Callable[[World], dict[str, Any]] = lambda w: {}
     body: Callable[[World, str], Any] = lambda w, role: None
     ruleset: str = "hit_dice"
-    prepare: str = ""  # "choice": Aldo waits on a choice; "acted": Aldo took damage
+    # "choice": Aldo waits on a choice; "acted": Aldo took damage; "battle": one runs
+    prepare: str = ""
     label: str = ""
 
     @property
@@ -144,6 +157,14 @@ def reveal_kw(w: World) -> dict[str, Any]:
 
 def job_kw(w: World) -> dict[str, Any]:
     return {"campaign_id": w.campaign.pk, "job_id": w.job_id}
+
+
+def webhook_kw(w: World) -> dict[str, Any]:
+    return {"campaign_id": w.campaign.pk, "webhook_id": w.webhook_id}
+
+
+def delivery_kw(w: World) -> dict[str, Any]:
+    return {**webhook_kw(w), "delivery_id": w.delivery_id}
 
 
 def token_kw(w: World) -> dict[str, Any]:
@@ -397,6 +418,70 @@ MATRIX = [
         statuses(401, 404, 403, 403, 201, 403, 403, 403, 404, 401),
         kwargs=campaign_kw,
     ),
+    Row(
+        "api-webhooks",
+        "get",
+        statuses(401, 404, 403, 403, 200, 200, 403, 403, 404, 401),
+        kwargs=campaign_kw,
+    ),
+    Row(
+        "api-webhooks",
+        "post",
+        statuses(401, 404, 403, 403, 201, 403, 403, 403, 404, 401),
+        kwargs=campaign_kw,
+        body=lambda w, role: {"url": "https://example.org/another"},
+    ),
+    Row(
+        "api-webhook",
+        "delete",
+        statuses(401, 404, 403, 403, 204, 403, 403, 403, 404, 401),
+        kwargs=webhook_kw,
+    ),
+    Row(
+        "api-webhook-deliveries",
+        "get",
+        statuses(401, 404, 403, 403, 200, 200, 403, 403, 404, 401),
+        kwargs=webhook_kw,
+    ),
+    Row(
+        "api-webhook-resend",
+        "post",
+        statuses(401, 404, 403, 403, 202, 403, 403, 403, 404, 401),
+        kwargs=delivery_kw,
+    ),
+    # Warband battles: a warband campaign where Aldo fights for Red and Bo for Blue.
+    Row(
+        "api-battle",
+        "get",
+        statuses(401, 404, 200, 200, 200, 200, 200, 200, 404, 401),
+        kwargs=campaign_kw,
+        ruleset="warband",
+        prepare="battle",
+    ),
+    Row(
+        "api-battle",
+        "post",
+        statuses(401, 404, 403, 403, 201, 403, 403, 403, 404, 401),
+        kwargs=campaign_kw,
+        body=lambda w, role: {"warbands": ["Red", "Blue"]},
+        ruleset="warband",
+    ),
+    Row(
+        "api-battle-next",
+        "post",
+        statuses(401, 404, 403, 403, 200, 403, 403, 403, 404, 401),
+        kwargs=campaign_kw,
+        ruleset="warband",
+        prepare="battle",
+    ),
+    Row(
+        "api-battle-end",
+        "post",
+        statuses(401, 404, 403, 403, 200, 403, 403, 403, 404, 401),
+        kwargs=campaign_kw,
+        ruleset="warband",
+        prepare="battle",
+    ),
 ]
 
 CASES = [
@@ -411,9 +496,13 @@ def build_world(referee, player, other_player, outsider, scripted_dice):
         for user in (player, other_player):
             Membership.objects.create(campaign=campaign, user=user, role=Role.PLAYER)
         members = {m.user_id: m for m in Membership.objects.filter(campaign=campaign)}
-        sheet = {"level": 2, "hit_dice": 2, "hp": 10} if row.ruleset == "hit_dice" else None
-        aldo = character_create(membership=members[player.pk], name="Aldo", sheet=sheet)
-        bo = character_create(membership=members[other_player.pk], name="Bo", sheet=sheet)
+        by_ruleset: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
+            "hit_dice": ({"level": 2, "hit_dice": 2, "hp": 10},) * 2,
+            "warband": ({"warband": "Red"}, {"warband": "Blue"}),
+        }
+        sheets = by_ruleset.get(row.ruleset, (None, None))
+        aldo = character_create(membership=members[player.pk], name="Aldo", sheet=sheets[0])
+        bo = character_create(membership=members[other_player.pk], name="Bo", sheet=sheets[1])
         if row.prepare == "choice":
             # 12 damage on 10 hp: strength save 1+10 fails, will save 20+10 passes: the
             # player chooses death or a major wound (rulings HD-4, G-3).
@@ -427,6 +516,8 @@ def build_world(referee, player, other_player, outsider, scripted_dice):
             )
             aldo.refresh_from_db()
             assert aldo.pending_choice is not None
+        elif row.prepare == "battle":
+            battle_begin(campaign_id=campaign.pk, warbands=["Red", "Blue"], actor=referee)
         elif row.prepare == "acted":
             resolution_create_action(
                 character_id=aldo.pk,
@@ -454,6 +545,8 @@ def build_world(referee, player, other_player, outsider, scripted_dice):
                 token_revoke(user=owner, token_id=token.pk)
             tokens[role] = secret
         spare, _ = token_create(user=player, name="spare", scope=TokenScope.READ)
+        webhook = webhook_create(campaign=campaign, url="https://example.org/hook", user=referee)
+        events_record(campaign_id=campaign.pk, events=lambda: [("test.event", {})])
         return World(
             campaign=campaign,
             users={
@@ -470,6 +563,8 @@ def build_world(referee, player, other_player, outsider, scripted_dice):
             job_id=job.pk,
             tokens=tokens,
             spare_token_id=spare.pk,
+            webhook_id=webhook.pk,
+            delivery_id=WebhookDelivery.objects.get(endpoint=webhook).pk,
         )
 
     return build
@@ -507,8 +602,13 @@ def snapshot() -> dict[str, Any]:
         ),
         "invites": Invite.objects.count(),
         "tables": list(CampaignTable.objects.order_by("pk").values_list("key", "data")),
+        "battles": list(
+            Battle.objects.order_by("pk").values_list("pk", "turn", "active", "phase", "ended_at")
+        ),
         "users": get_user_model().objects.count(),
         "tokens": list(ApiToken.objects.order_by("pk").values_list("pk", "user_id", "scope")),
+        "webhooks": list(WebhookEndpoint.objects.order_by("pk").values_list("pk", "url")),
+        "deliveries": list(WebhookDelivery.objects.order_by("pk").values_list("pk", "state")),
     }
 
 

@@ -10,7 +10,6 @@ not grow with the party.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -32,17 +31,6 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 PHRASE = "a long pass phrase 42"
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def web() -> Callable[[Any], Client]:
-    def make(user: Any) -> Client:
-        client = Client()
-        if user is not None:
-            client.force_login(user)
-        return client
-
-    return make
 
 
 def member(campaign: Campaign, user: Any) -> Membership:

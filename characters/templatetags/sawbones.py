@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from django import template
@@ -377,12 +378,49 @@ def condition_monitor_view(
     }
 
 
+@dataclass(frozen=True)
+class Look:
+    """How a warband unit's state is drawn: a word, a colour (tone) and an icon."""
+
+    word: str
+    tone: str
+    icon: str
+
+
+# Each state has its own word, colour and picture, so no one needs to tell colours apart.
+WARBAND_LOOKS: dict[str, Look] = {
+    "none": Look("Fighting fit", "fit", "shield"),
+    "staggered": Look("Staggered", "staggered", "wobble"),
+    "dazed": Look("Dazed", "dazed", "spiral"),
+    "stunned": Look("Stunned", "stunned", "star"),
+    "incapacitated": Look("Incapacitated", "down", "cross"),
+}
+
+
+def warband_view(sheet: Mapping[str, Any], effects: Iterable[Any], **_: Any) -> dict[str, Any]:
+    """A unit: its state's look and meaning (from the public sheet), wounds as pips."""
+    wounds, most = int(sheet["wounds"]), int(sheet["max_wounds"])
+    return {
+        "warband": sheet["warband"],
+        "look": WARBAND_LOOKS[sheet["injury"]],
+        "means": sheet.get("injury_means", ""),
+        "wounds": pips(wounds, most, cap=20),
+        "wounds_left": wounds,
+        "max_wounds": most,
+        "move": sheet["move"],
+        "move_now": sheet.get("move_now", sheet["move"]),
+        "agility": sheet["agility"],
+        "scars": list(sheet["scars"]),
+    }
+
+
 Presenter = Callable[..., dict[str, Any]]
 PRESENTERS: dict[str, Presenter] = {
     "hit_dice": hit_dice_view,
     "deckahedron": deckahedron_view,
     "old_school": old_school_view,
     "condition_monitor": condition_monitor_view,
+    "warband": warband_view,
 }
 
 

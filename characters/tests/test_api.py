@@ -78,7 +78,9 @@ def test_a_character_with_the_default_sheet_in_every_ruleset(
     client_for, make_campaign, player, ruleset: str
 ) -> None:
     campaign = make_campaign(ruleset)
-    response = create(client_for(player), campaign, name="Plain")
+    initial = dict(get_ruleset(ruleset).example_initial)
+    body = {"name": "Plain", **({"sheet": initial} if initial else {})}
+    response = create(client_for(player), campaign, **body)
     assert response.status_code == 201, response.content
     assert response.json()["ruleset"] == ruleset
     character = Character.objects.get()

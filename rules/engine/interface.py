@@ -258,6 +258,9 @@ class Ruleset(abc.ABC):
     # Editable tables with their default data (JSON); each campaign gets a copy the
     # referee can edit (rules.models.CampaignTable).
     tables: ClassVar[Mapping[str, Any]] = {}
+    # The smallest ``initial`` that :meth:`new_sheet` accepts: empty unless the sheet
+    # has a field without a default (a warband unit needs its warband's name).
+    example_initial: ClassVar[Mapping[str, Any]] = {}
     # Whether an action without ``odds_<action>`` may be resolved on a copy with dice
     # that refuse to roll to tell its certain result. False where a result depends on
     # secret state rather than dice (deckahedron's deck order): that would reveal it.
@@ -292,6 +295,13 @@ class Ruleset(abc.ABC):
 
     def validate_sheet(self, sheet: Mapping[str, Any]) -> None:
         validate(sheet, self.sheet_schema, "sheet")
+
+    def validate_options(self, options: Mapping[str, Any]) -> None:
+        """Check a campaign's options beyond their types (:class:`RuleError` if bad).
+
+        By default every value of the right type is fine.
+        """
+        return None
 
     @abc.abstractmethod
     def status(self, sheet: Mapping[str, Any]) -> str:

@@ -16,6 +16,7 @@ RULESETS: dict[str, str] = {
     "deckahedron": "rules.engine.rulesets.deckahedron.Deckahedron",
     "old_school": "rules.engine.rulesets.old_school.OldSchool",
     "condition_monitor": "rules.engine.rulesets.condition_monitor.ConditionMonitor",
+    "warband": "rules.engine.rulesets.warband.Warband",
 }
 
 

@@ -110,7 +110,8 @@ def test_rulesets_list_every_registered_ruleset(client_for, player) -> None:
         assert described["options"] == dict(ruleset.options)
         assert described["tables"] == sorted(ruleset.tables)
         jsonschema.Draft202012Validator.check_schema(described["sheet_schema"])
-        jsonschema.validate(ruleset.default_sheet(), described["sheet_schema"])
+        fresh = {**ruleset.default_sheet(), **ruleset.example_initial}
+        jsonschema.validate(fresh, described["sheet_schema"])
         assert [a["key"] for a in described["actions"]] == [s.key for s in ruleset.actions]
         for action in described["actions"]:
             assert set(action) == {"key", "label", "params", "who", "description"}
@@ -593,7 +594,9 @@ def test_random_bodies_never_break_the_server(
 ) -> None:
     campaign = Campaign.objects.filter(ruleset=ruleset).first() or make_campaign(ruleset)
     character = Character.objects.filter(campaign=campaign).first() or character_create(
-        membership=Membership.objects.get(campaign=campaign, user=player), name="Fuzz", sheet=None
+        membership=Membership.objects.get(campaign=campaign, user=player),
+        name="Fuzz",
+        sheet=get_ruleset(ruleset).example_initial,
     )
     before = state(character)
     for user in (referee, player):
@@ -688,7 +691,9 @@ def test_plausible_action_sequences_never_break_the_server(
     """Runs of actions with params near their schemas' limits, answering any choice."""
     campaign = Campaign.objects.filter(ruleset=ruleset).first() or make_campaign(ruleset)
     character = character_create(
-        membership=Membership.objects.get(campaign=campaign, user=player), name="Fuzz", sheet=None
+        membership=Membership.objects.get(campaign=campaign, user=player),
+        name="Fuzz",
+        sheet=get_ruleset(ruleset).example_initial,
     )
     client = client_for(referee)
     for body in data.draw(st.lists(_plausible_actions(ruleset), min_size=1, max_size=6)):

@@ -103,3 +103,65 @@ def test_concurrent_compare_and_set_lets_exactly_one_win(campaign: Campaign, pla
     assert sorted(outcomes) == ["conflict"] * (THREADS - 1) + ["won"]
     aldo = Character.objects.get(pk=aldo.pk)
     assert (aldo.sheet["hp"], aldo.version) == (18, 2)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_battle_steps_and_injuries_never_deadlock_or_skip(
+    make_campaign, referee, player, make_unit
+) -> None:
+    """Referees moving a warband battle on while units are hurt: every step counts once,
+    recoveries and injuries interleave under the lock order (campaign, battle, units in
+    pk order) with no deadlock and no lost update (rulings WB-3, WB-6)."""
+    from rules.battles import battle_advance, battle_begin
+    from rules.models import Battle
+
+    skirmish = make_campaign("warband")
+    units = [
+        make_unit(skirmish, player, f"{band} {n}", band)
+        for band in ("Red", "Blue", "Grey")
+        for n in range(3)
+    ]
+    for index, unit in enumerate(units):  # stunned units that upkeeps will recover
+        resolution_create_action(
+            character_id=unit.pk,
+            actor=referee,
+            by_referee=True,
+            action="injury_check",
+            params={"attack_roll": 15 + index % 2, "attack": "ranged"},
+        )
+    starts: list[str] = []
+
+    def start(_: int) -> None:
+        try:
+            battle_begin(campaign_id=skirmish.pk, warbands=["Red", "Blue", "Grey"], actor=referee)
+            starts.append("started")
+        except ResolutionConflict:
+            starts.append("conflict")
+
+    assert _run_in_threads(start, THREADS) == []
+    assert sorted(starts) == ["conflict"] * (THREADS - 1) + ["started"]
+
+    def step(index: int) -> None:
+        for _ in range(2):
+            battle_advance(campaign_id=skirmish.pk, actor=referee)
+            if index % 2:  # half the threads also hurt a unit between steps
+                resolution_create_action(
+                    character_id=units[index].pk,
+                    actor=referee,
+                    by_referee=True,
+                    action="injury_check",
+                    params={"attack_roll": 3, "attack": "spell"},
+                )
+
+    assert _run_in_threads(step, THREADS) == []
+    battle = Battle.objects.get(campaign=skirmish)
+    # 16 steps through 15 phases a turn (5 x 3 warbands) from turn 1, Red, upkeep:
+    assert (battle.turn, battle.active, battle.phase) == (2, 0, "move")
+    for unit in units:
+        versions = list(
+            Resolution.objects.filter(character=unit)
+            .order_by("version")
+            .values_list("version", flat=True)
+        )
+        assert versions == list(range(1, len(versions) + 1))
+        assert Character.objects.get(pk=unit.pk).version == len(versions)

@@ -17,6 +17,7 @@ from django.db import transaction
 from campaigns.models import Campaign, Membership, Role
 from campaigns.services import campaign_create
 from characters.services import character_create
+from rules.battles import battle_advance, battle_begin, warband_rules
 from rules.engine.registry import all_rulesets
 from rules.services import resolution_create_action
 
@@ -35,6 +36,19 @@ PARTIES: dict[str, list[tuple[int, str, dict[str, Any]]]] = {
     "old_school": [
         (1, "Dorn Ironhand", {"race": "dwarf", "age": 60, "level": 2}),
         (2, "Pell of the Reeds", {"race": "halfling", "age": 34, "level": 1}),
+    ],
+    # Two warbands of five, each led by a hero with 3 wounds.
+    "warband": [
+        (1, "Vessa the Red", {"warband": "Red Hand", "max_wounds": 3, "agility": 12}),
+        (1, "Oskar", {"warband": "Red Hand"}),
+        (1, "Brannoc", {"warband": "Red Hand", "move": 5}),
+        (1, "Ilse", {"warband": "Red Hand", "agility": 12}),
+        (1, "Tam the Quick", {"warband": "Red Hand", "move": 7}),
+        (2, "Crow Captain", {"warband": "Grey Crows", "max_wounds": 3}),
+        (2, "Hookbill", {"warband": "Grey Crows"}),
+        (2, "Tallow", {"warband": "Grey Crows"}),
+        (2, "Wren", {"warband": "Grey Crows", "agility": 13}),
+        (2, "Mossback", {"warband": "Grey Crows", "move": 5}),
     ],
     # One character in each state: ok, incapacitated, dying, terminal, dead.
     "condition_monitor": [
@@ -62,7 +76,16 @@ OPENING_ACTIONS: dict[tuple[str, str], list[tuple[str, dict[str, Any]]]] = {
     ("condition_monitor", "Old Garret (NPC)"): [
         ("damage", {"amount": 9, "kind": "normal", "soak_dice": 0})
     ],
+    # The warband battle's first blows, the attack's d20 as the table rolled it (WB-1).
+    ("warband", "Hookbill"): [("injury_check", {"attack_roll": 16, "attack": "ranged"})],
+    ("warband", "Crow Captain"): [("injury_check", {"attack_roll": 18, "attack": "ranged"})],
+    ("warband", "Oskar"): [("injury_check", {"attack_roll": 12, "attack": "melee"})],
+    ("warband", "Tallow"): [("injury_check", {"attack_roll": 19, "attack": "melee"})],
 }
+# The demo battle under way (ruling WB-6): the turn order and how many phases it has
+# moved on; its first blows are in OPENING_ACTIONS.
+DEMO_BATTLE = ("Red Hand", "Grey Crows")
+DEMO_PHASES = 3
 
 
 class Command(BaseCommand):
@@ -111,3 +134,7 @@ class Command(BaseCommand):
                     action=action,
                     params=params,
                 )
+        if warband_rules(campaign) is not None:  # a battle under way, three phases in
+            battle_begin(campaign_id=campaign.pk, warbands=DEMO_BATTLE, actor=users[0])
+            for _ in range(DEMO_PHASES):
+                battle_advance(campaign_id=campaign.pk, actor=users[0])

@@ -77,7 +77,9 @@ def _agree(instance: Any, schema: Any) -> None:
 @settings(max_examples=150, deadline=None)
 @given(data=st.data())
 def test_fast_and_full_validation_agree_on_sheets(ruleset, data):
-    sheet = ruleset.new_sheet({}, Dice(SystemGenerator(data.draw(st.integers(0, 1000)))))
+    sheet = ruleset.new_sheet(
+        ruleset.example_initial, Dice(SystemGenerator(data.draw(st.integers(0, 1000))))
+    )
     _agree(sheet, ruleset.sheet_schema)
     for _ in range(3):
         sheet = _mutate(sheet, data)
@@ -107,7 +109,7 @@ def test_fast_and_full_validation_agree_on_params(ruleset, action, data):
 
 def test_an_invalid_instance_still_gets_the_authoritys_message():
     ruleset = RULESETS[0]
-    sheet = ruleset.new_sheet({}, Dice(SystemGenerator(1)))
+    sheet = ruleset.new_sheet(ruleset.example_initial, Dice(SystemGenerator(1)))
     sheet["state"] = 7
     with pytest.raises(RuleError, match="invalid sheet: state"):
         validate(sheet, ruleset.sheet_schema, "sheet")

@@ -1,0 +1,342 @@
+"""The battle board: a warband battle's page (rulings WB-3, WB-6).
+
+The referee sees the warbands side by side, each unit with its state (a picture, a
+colour and a word), its wounds as pips, the turn, the phase and the active warband,
+one button for the next phase, a rout meter per warband and quick forms per unit
+(injury check with the table's d20, injury roll, fall, ledge). Players see the same
+board without the controls, with wounds on their own units only. The board polls like
+the dashboard (204 while nothing changed).
+
+Access and writes are ``rules.battles``'s and ``rules.services``'s: this module only
+reads the posted forms and draws.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Count, Sum
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from campaigns.models import Membership
+from characters.access import access_character
+from characters.forms import FormField, ParamsError, humanize, parse_params, schema_fields
+from characters.models import Character
+from characters.templatetags.sawbones import WARBAND_LOOKS
+from rules.battles import (
+    access_battles,
+    battle_advance,
+    battle_begin,
+    battle_finish,
+    battle_view,
+    running_battle,
+    warband_names,
+    warband_rules,
+)
+from rules.engine.dice import DiceError
+from rules.engine.interface import ActionBlocked, RuleError
+from rules.engine.rulesets.warband import INJURY_MEANS, Warband
+from rules.errors import NotAllowed, ResolutionConflict
+from rules.models import Battle
+from rules.services import resolution_create_action
+
+# The quick forms of a unit on the board, and after the battle.
+BOARD_ACTIONS = ("injury_check", "injury_roll", "fall", "ledge_check")
+AFTER_ACTIONS = ("recover", "roll_scars")
+BAD_INPUT = (ParamsError, RuleError, DiceError, ValidationError)
+CONFLICT = (ResolutionConflict, ActionBlocked)
+
+
+def is_htmx(request: HttpRequest) -> bool:
+    return request.headers.get("HX-Request") == "true"
+
+
+def _unit(member: dict[str, Any], viewer: Membership) -> dict[str, Any]:
+    injury = member["injury"]
+    wounds, most = member["wounds"], member["max_wounds"]
+    return {
+        **member,
+        "look": WARBAND_LOOKS[injury],
+        "means": INJURY_MEANS[injury],
+        "pips": [i < wounds for i in range(most)] if most is not None else None,
+        "mine": member["owner"] == viewer.user_id,
+    }
+
+
+def _warband(band: dict[str, Any], active: bool, viewer: Membership) -> dict[str, Any]:
+    threshold = band["rout_threshold"]
+    down = band["incapacitated"]
+    return {
+        **band,
+        "active": active,
+        "members": [_unit(member, viewer) for member in band["members"]],
+        "rout_marks": [i < down for i in range(max(threshold, down))],
+        "rout_left": max(0, threshold - down),
+    }
+
+
+# What the quick forms call each param, for their error sentences.
+QUICK_LABELS = {
+    "attack_roll": ("The attack's d20", ""),
+    "attack": ("The attack", ""),
+    "modifiers": ("Modifiers", ""),
+    "height_inches": ("The fall", " inches"),
+    "drop_inches": ("The drop", " inches"),
+}
+
+
+def read_quick_form(ruleset: Warband, action: str, data: Any) -> dict[str, Any]:
+    """The params a quick form means, or :class:`ParamsError` with a sentence for people.
+
+    The rules check the params again (the API's precise field errors); this only says
+    what is out of bounds the way the board's labels say it.
+    """
+    fields = _quick_fields(ruleset)[action]
+    params = parse_params(fields, data)
+    for control in fields:
+        label, unit = QUICK_LABELS.get(control.key, (control.label, ""))
+        if control.key not in params:
+            if control.required:
+                raise ParamsError(f"{label} is missing.")
+            continue
+        value = params[control.key]
+        if control.choices and value not in {key for key, _ in control.choices}:
+            allowed = ", ".join(text.lower() for _, text in control.choices)
+            raise ParamsError(f"{label} must be one of: {allowed}.")
+        low, high = control.minimum, control.maximum
+        if isinstance(value, int | float) and (
+            (low is not None and value < low) or (high is not None and value > high)
+        ):
+            raise ParamsError(f"{label} must be from {low:g} to {high:g}{unit}.")
+    return params
+
+
+def _quick_fields(ruleset: Warband) -> dict[str, list[FormField]]:
+    return {
+        key: schema_fields(ruleset.action(key).params, ruleset=ruleset.key)
+        for key in (*BOARD_ACTIONS, *AFTER_ACTIONS)
+    }
+
+
+def _after(membership: Membership, battle: Battle | None) -> list[dict[str, Any]]:
+    """With no battle running: the units of the last battle still to be seen to."""
+    if battle is not None:
+        return []
+    last = Battle.objects.filter(campaign=membership.campaign).order_by("-id").first()
+    if last is None:
+        return []
+    units = Character.objects.filter(campaign=membership.campaign).order_by("pk")
+    rows = []
+    for unit in units:
+        sheet = unit.sheet
+        if sheet.get("warband") not in last.warbands:
+            continue
+        hurt = sheet["injury"] != "none" or sheet["wounds"] < sheet["max_wounds"]
+        if hurt:
+            rows.append(
+                {
+                    "id": unit.pk,
+                    "name": unit.name,
+                    "warband": sheet["warband"],
+                    "look": WARBAND_LOOKS[sheet["injury"]],
+                    "action": "roll_scars" if sheet["injury"] == "incapacitated" else "recover",
+                }
+            )
+    return rows
+
+
+def board_stamp(membership: Membership) -> str:
+    """Changes whenever the board would: the battle's step, any unit's version."""
+    campaign = membership.campaign
+    battle = Battle.objects.filter(campaign=campaign).order_by("-id").first()
+    totals = Character.objects.filter(campaign=campaign).aggregate(n=Count("id"), v=Sum("version"))
+    step = "-"
+    if battle is not None:
+        step = f"{battle.pk}.{battle.turn}.{battle.active}.{battle.phase}.{battle.ended_at is None}"
+    return f"{step}.{totals['n']}.{totals['v'] or 0}"
+
+
+def board_context(
+    membership: Membership,
+    *,
+    errors: dict[int, str] | None = None,
+    error: str = "",
+    notice: str = "",
+    values: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    campaign = membership.campaign
+    ruleset = access_battles_rules(membership)
+    battle = running_battle(campaign)
+    view = battle_view(battle, membership) if battle is not None else None
+    warbands = (
+        [
+            _warband(band, index == view["active_index"], membership)
+            for index, band in enumerate(view["warbands"])
+        ]
+        if view is not None
+        else []
+    )
+    names = warband_names(campaign)
+    picked = list((values or {}).get("warbands", names))
+    return {
+        "campaign": campaign,
+        "membership": membership,
+        "is_referee": membership.is_referee,
+        "battle": view,
+        "warbands": warbands,
+        "known_warbands": names,
+        "start_slots": [
+            (n, picked[n - 1] if n <= len(picked) else "") for n in range(1, len(names) + 1)
+        ],
+        "next_label": _next_label(view),
+        "after": _after(membership, battle) if membership.is_referee else [],
+        "fields": _quick_fields(ruleset),
+        "errors": errors or {},
+        "error": error,
+        "notice": notice,
+        "stamp": board_stamp(membership),
+    }
+
+
+def _next_label(view: dict[str, Any] | None) -> str:
+    """What the next-phase button leads to, for its label."""
+    if view is None:
+        return ""
+    phases, phase = view["phases"], view["phase"]
+    index = phases.index(phase) if phase in phases else len(phases) - 1
+    if index + 1 < len(phases):
+        return humanize(phases[index + 1])
+    following = (view["active_index"] + 1) % len(view["warbands"])
+    return f"{view['warbands'][following]['name']}'s upkeep"
+
+
+def access_battles_rules(membership: Membership) -> Warband:
+    ruleset = warband_rules(membership.campaign)
+    if ruleset is None:
+        raise Http404("only warband campaigns fight battles")
+    return ruleset
+
+
+def _referee(request: HttpRequest, campaign_id: int) -> Membership:
+    try:
+        return access_battles(request.user, campaign_id, referee=True)
+    except NotAllowed as denied:
+        raise PermissionDenied(str(denied)) from None
+
+
+def _answer(
+    request: HttpRequest, membership: Membership, status: int = 200, **extra: Any
+) -> HttpResponse:
+    """The board (or its live part, for htmx) after a post, with what went wrong."""
+    if status < 400 and not is_htmx(request):
+        return redirect("battle", campaign_id=membership.campaign_id)
+    template = "campaigns/_battle_live.html" if is_htmx(request) else "campaigns/battle.html"
+    return render(request, template, board_context(membership, **extra), status=status)
+
+
+def _status(error: Exception) -> int:
+    return 409 if isinstance(error, CONFLICT) else 400
+
+
+def _message(error: Exception) -> str:
+    if isinstance(error, ValidationError):
+        return "; ".join(error.messages)
+    if isinstance(error, Http404):
+        return "The battle is already over."
+    return str(error)
+
+
+@login_required
+def battle_board(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    membership = access_battles(request.user, campaign_id)
+    return render(request, "campaigns/battle.html", board_context(membership))
+
+
+@login_required
+def battle_live(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """Polled by the board: 204 while nothing changed, else the fresh board."""
+    membership = access_battles(request.user, campaign_id)
+    if request.GET.get("v") == board_stamp(membership):
+        return HttpResponse(status=204)
+    return render(request, "campaigns/_battle_live.html", board_context(membership))
+
+
+@login_required
+@require_POST
+def battle_start(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The start form: one select per turn slot; empty slots are left out."""
+    membership = _referee(request, campaign_id)
+    picked = [request.POST.get(f"slot{n}", "").strip() for n in range(1, 13)]
+    order = [name for name in picked if name]
+    try:
+        battle_begin(campaign_id=membership.campaign_id, warbands=order, actor=request.user)
+    except (*BAD_INPUT, *CONFLICT) as error:
+        return _answer(
+            request,
+            membership,
+            _status(error),
+            error=_battle_error(error),
+            values={"warbands": picked},
+        )
+    return _answer(request, membership, notice="The battle begins.")
+
+
+def _battle_error(error: Exception) -> str:
+    """A sentence for the start form (the API's says which field)."""
+    return _message(error).removeprefix("warbands: ").capitalize()
+
+
+@login_required
+@require_POST
+def battle_next_phase(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    membership = _referee(request, campaign_id)
+    try:
+        battle_advance(campaign_id=membership.campaign_id, actor=request.user)
+    except Http404 as error:
+        return _answer(request, membership, 409, error=_message(error))
+    return _answer(request, membership)
+
+
+@login_required
+@require_POST
+def battle_stop(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    membership = _referee(request, campaign_id)
+    try:
+        _, due = battle_finish(campaign_id=membership.campaign_id)
+    except Http404 as error:
+        return _answer(request, membership, 409, error=_message(error))
+    names = ", ".join(unit["name"] for unit in due)
+    notice = "The battle is over." + (f" Due a roll for scars: {names}." if names else "")
+    return _answer(request, membership, notice=notice)
+
+
+@login_required
+@require_POST
+def battle_unit_action(
+    request: HttpRequest, campaign_id: int, character_id: int, action: str
+) -> HttpResponse:
+    """A quick form of the board: one action of one unit, by the referee."""
+    membership = _referee(request, campaign_id)
+    ruleset = access_battles_rules(membership)
+    access = access_character(request.user, character_id)
+    if access.character.campaign_id != membership.campaign_id or action not in (
+        *BOARD_ACTIONS,
+        *AFTER_ACTIONS,
+    ):
+        raise Http404("no such unit or action")
+    try:
+        params = read_quick_form(ruleset, action, request.POST)
+        resolution = resolution_create_action(
+            character_id=character_id,
+            actor=request.user,
+            by_referee=True,
+            action=action,
+            params=params,
+        )
+    except (*BAD_INPUT, *CONFLICT) as error:
+        return _answer(request, membership, _status(error), errors={character_id: _message(error)})
+    return _answer(request, membership, notice=resolution.summary)

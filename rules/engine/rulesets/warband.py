@@ -1,0 +1,773 @@
+"""Warband: skirmish injuries, the wounds buffer, falls and ledges.
+
+Units are characters; a warband is the group of units whose sheets carry its name. An
+attack that got through reads its injury off the Injury Check chart from the attack's
+own d20 as the table reports it (ruling WB-1); falls and some spells roll the Injury
+Roll table on the server's dice. Wounds are a buffer in front of both (WB-2). States
+go from worst: incapacitated, stunned, dazed, staggered, none, and recover one step at
+the warband's upkeep and at the end of its turn (WB-3), driven by the battle's phases.
+
+The two tables are data below (``INJURY_CHECK_CHART``, ``INJURY_ROLL_TABLE``);
+``docs/rulesets/warband.md`` prints them for referees (a test keeps the two equal) and
+lists the rulings WB-1..WB-6 and the project rulings WB-P1.. cited beside the code.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Final, Literal
+
+from rules.engine.dice import Dice, DiceError, DiceExpression, Roll
+from rules.engine.interface import (
+    ActionBlocked,
+    ActionSpec,
+    Context,
+    Params,
+    Result,
+    RuleError,
+    Ruleset,
+    Sheet,
+    params_schema,
+    validate,
+)
+
+# -- data ----------------------------------------------------------------------------------
+
+# Ruling WB-3: states from the least to the most severe; the index is the severity.
+INJURIES: tuple[str, ...] = ("none", "staggered", "dazed", "stunned", "incapacitated")
+SEVERITY: dict[str, int] = {injury: rank for rank, injury in enumerate(INJURIES)}
+ATTACKS: tuple[str, ...] = ("melee", "ranged", "spell")
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """One row of a d20 table: totals ``low``..``high`` give ``injury``."""
+
+    low: int
+    high: int
+    injury: str
+
+
+# The Injury Check chart: the successful attack check's d20, with injury modifiers.
+INJURY_CHECK_CHART: tuple[TableRow, ...] = (
+    TableRow(1, 14, "dazed"),
+    TableRow(15, 17, "stunned"),
+    TableRow(18, 20, "incapacitated"),
+)
+# The Injury Roll table: a d20 the server rolls (falls, some spells); 1-11 does nothing.
+INJURY_ROLL_TABLE: tuple[TableRow, ...] = (
+    TableRow(1, 11, "none"),
+    TableRow(12, 14, "dazed"),
+    TableRow(15, 17, "stunned"),
+    TableRow(18, 20, "incapacitated"),
+)
+TABLE_LOW, TABLE_HIGH = 1, 20  # ruling WB-1: a value below 1 reads as 1, above 20 as 20
+
+FALL_FREE_INCHES = 2  # ruling WB-5: +2 per full inch above 2"
+FALL_BONUS_PER_INCH = 2
+LEDGE_MIN_DROP = 2  # ruling WB-5: a drop of at least 2"
+DAZED_MOVE = 1  # a dazed unit moves 1" at most
+
+DEFAULT_PHASES: tuple[str, ...] = ("upkeep", "move", "ranged", "melee", "end")
+UPKEEP: Final = "upkeep"
+END: Final = "end"
+DEFAULT_ROUT_PERCENT = 50  # ruling WB-6: half the warband's units, rounded up
+
+# What each state means at the table, for the sheet's public form and the pages.
+INJURY_MEANS: dict[str, str] = {
+    "none": "Fighting fit: it moves and acts normally.",
+    "staggered": (
+        "Staggered: it moves at half speed and makes every check with disadvantage until "
+        "the end of its turn."
+    ),
+    "dazed": (
+        'Dazed: it can only move 1"; attackers have advantage, and if it fails a defence in '
+        "melee it is incapacitated."
+    ),
+    "stunned": "Stunned: it cannot act, and any melee attack on it incapacitates it.",
+    "incapacitated": (
+        "Incapacitated: it is off the board for the rest of the battle and rolls on the Scars "
+        "table afterwards."
+    ),
+}
+
+SCARS_TABLE = "scars"
+# Ruling WB-6: the Scars table is the referee's; the project ships it empty.
+DEFAULT_SCARS_TABLE: dict[str, Any] = {"dice": "1d20", "rows": []}
+
+# -- schemas -------------------------------------------------------------------------------
+
+_WARBAND_NAME: dict[str, Any] = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": 60,
+    "pattern": r"\S",
+    "description": "The name of the unit's warband.",
+}
+_SCAR_TEXT: dict[str, Any] = {"type": "string", "minLength": 1, "maxLength": 300}
+
+SHEET_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "Warband unit sheet",
+    "type": "object",
+    "properties": {
+        "warband": _WARBAND_NAME,
+        "wounds": {"type": "integer", "minimum": 0, "maximum": 20, "default": 1},
+        "max_wounds": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 20,
+            "default": 1,
+            "description": "Wounds when fit; heroes have more than 1.",  # ruling WB-2
+        },
+        "injury": {"enum": list(INJURIES), "default": "none"},
+        "agility": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 40,
+            "default": 10,
+            "description": "Target number of the unit's agility checks.",
+        },
+        "move": {
+            "type": "number",
+            "minimum": 0,
+            "maximum": 60,
+            "default": 6,
+            "description": "Move in inches.",
+        },
+        "scars": {"type": "array", "items": _SCAR_TEXT, "maxItems": 100, "default": []},
+    },
+    "required": ["warband", "wounds", "max_wounds", "injury", "agility", "move", "scars"],
+    "additionalProperties": False,
+}
+
+OPTIONS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "phases": {
+            "type": "array",
+            "items": {"type": "string", "pattern": "^[a-z][a-z_]{0,29}$"},
+            "minItems": 2,
+            "maxItems": 12,
+            "uniqueItems": True,
+            "description": "The phases of a warband's turn, from upkeep to end.",
+        },
+        "rout_threshold_percent": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 100,
+            "description": "Rout checks are due once this share of a warband's units, "
+            "rounded up, is incapacitated.",
+        },
+    },
+    "additionalProperties": True,
+}
+
+SCARS_TABLE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "dice": {
+            "type": "string",
+            "maxLength": 20,
+            "description": "What the referee rolls on the table: 1d20, 2d6, 1d66 is not one.",
+        },
+        "rows": {
+            "type": "array",
+            "maxItems": 200,
+            "items": {
+                "type": "object",
+                "properties": {
+                    "min": {"type": "integer", "minimum": -1000, "maximum": 1000},
+                    "max": {"type": "integer", "minimum": -1000, "maximum": 1000},
+                    "scar": _SCAR_TEXT,
+                },
+                "required": ["min", "max", "scar"],
+                "additionalProperties": False,
+            },
+        },
+    },
+    "required": ["dice", "rows"],
+    "additionalProperties": False,
+}
+
+_MODIFIERS: dict[str, Any] = {
+    "type": "integer",
+    "minimum": -50,
+    "maximum": 50,
+    "default": 0,
+    "description": "Injury modifiers (or agility modifiers for a ledge), added to the d20.",
+}
+_INCHES: dict[str, Any] = {"type": "number", "minimum": 0, "maximum": 1000}
+
+ACTIONS: tuple[ActionSpec, ...] = (
+    # rulings WB-1, WB-2, WB-4
+    ActionSpec(
+        key="injury_check",
+        label="Injury check",
+        params=params_schema(
+            {
+                "attack_roll": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 20,
+                    "description": "The d20 of the successful attack check, as rolled at the "
+                    "table.",
+                },
+                "attack": {"enum": list(ATTACKS)},
+                "modifiers": _MODIFIERS,
+            },
+            required=("attack_roll", "attack"),
+        ),
+        description="A successful attack reads its injury off the Injury Check chart; wounds "
+        "absorb it first.",
+    ),
+    # ruling WB-2
+    ActionSpec(
+        key="injury_roll",
+        label="Injury roll",
+        params=params_schema({"modifiers": _MODIFIERS}),
+        description="The server rolls a d20 on the Injury Roll table; only an injuring result "
+        "costs a wound.",
+    ),
+    # ruling WB-5
+    ActionSpec(
+        key="fall",
+        label="Fall",
+        params=params_schema(
+            {
+                "height_inches": {**_INCHES, "description": "How far it falls."},
+                "modifiers": _MODIFIERS,
+            },
+            required=("height_inches",),
+        ),
+        description='An injury roll with +2 for every full inch above 2".',
+    ),
+    # rulings G-5, WB-5
+    ActionSpec(
+        key="ledge_check",
+        label="Ledge check",
+        params=params_schema(
+            {
+                "drop_inches": {**_INCHES, "minimum": LEDGE_MIN_DROP},
+                "modifiers": _MODIFIERS,
+            },
+            required=("drop_inches",),
+        ),
+        description='A dazed or stunned unit within 1" of a drop of 2" or more makes an '
+        "agility check; failing, it falls.",
+    ),
+    # ruling WB-3
+    ActionSpec(
+        key="recover",
+        label="Recover after the battle",
+        params=params_schema({}),
+        who="referee",
+        description="A unit that was not incapacitated is back to full wounds, unhurt.",
+    ),
+    # ruling WB-6, project ruling WB-P5
+    ActionSpec(
+        key="roll_scars",
+        label="Roll for scars",
+        params=params_schema({}),
+        who="referee",
+        description="An incapacitated unit rolls on the campaign's Scars table after the "
+        "battle and keeps the scar.",
+    ),
+)
+
+# -- the tables as functions ---------------------------------------------------------------
+
+
+def clamp_table_value(value: int) -> int:
+    """Ruling WB-1 (and project ruling WB-P3 for rolls): read below 1 as 1, above 20 as 20."""
+    return max(TABLE_LOW, min(TABLE_HIGH, value))
+
+
+def _read(table: Sequence[TableRow], value: int) -> str:
+    clamped = clamp_table_value(value)
+    for row in table:
+        if row.low <= clamped <= row.high:
+            return row.injury
+    raise AssertionError(f"the table has no row for {clamped}")  # the tables cover 1-20
+
+
+def injury_check_result(value: int) -> str:
+    """The Injury Check chart on the (clamped) value."""
+    return _read(INJURY_CHECK_CHART, value)
+
+
+def injury_roll_result(value: int) -> str:
+    """The Injury Roll table on the (clamped) total; ``none`` is no effect."""
+    return _read(INJURY_ROLL_TABLE, value)
+
+
+def fall_modifier(height_inches: float) -> int:
+    """Ruling WB-5: +2 for every full inch above 2" (2.9" +0, 3" +2, 4.5" +4, 10" +16)."""
+    full_inches = math.floor(height_inches)
+    return FALL_BONUS_PER_INCH * max(0, full_inches - FALL_FREE_INCHES)
+
+
+def move_now(sheet: Mapping[str, Any]) -> float:
+    """Inches the unit may move in its state (the text's Injury Types)."""
+    injury = sheet["injury"]
+    move = float(sheet["move"])
+    if injury == "staggered":
+        return move / 2
+    if injury == "dazed":
+        return min(float(DAZED_MOVE), move)
+    if injury in ("stunned", "incapacitated"):
+        return 0.0
+    return move
+
+
+def _inches(value: float) -> str:
+    return f'{value:g}"'
+
+
+def _signed(value: int) -> str:
+    """ " + 2", " - 3" or nothing, to write a d20 and its modifiers for people."""
+    if not value:
+        return ""
+    return f" {'+' if value > 0 else '-'} {abs(value)}"
+
+
+def _sentence(parts: Sequence[str]) -> str:
+    text = "; ".join(part for part in parts if part)
+    return text[:1].upper() + text[1:] + "."
+
+
+# -- battles (pure: the Django side stores the state) --------------------------------------
+
+Moment = Literal["upkeep", "end"]
+
+
+@dataclass(frozen=True)
+class BattleState:
+    """Where a battle stands: turn number, index of the active warband, phase."""
+
+    turn: int
+    active: int
+    phase: str
+
+
+@dataclass(frozen=True)
+class Recovery:
+    """A warband whose units recover as the battle moves on (ruling WB-3)."""
+
+    warband: int  # index in the battle's turn order
+    moment: Moment
+
+
+def battle_start(phases: Sequence[str]) -> BattleState:
+    """Turn 1, the first warband active, in its upkeep (ruling WB-6)."""
+    return BattleState(turn=1, active=0, phase=phases[0])
+
+
+def battle_next(
+    state: BattleState, phases: Sequence[str], warbands: int
+) -> tuple[BattleState, tuple[Recovery, ...]]:
+    """The next phase, and the recoveries it brings (rulings WB-3, WB-6).
+
+    After the active warband's last phase comes the next warband's upkeep; after the
+    last warband the turn number goes up. Leaving a warband's end phase recovers its
+    staggered units; entering a warband's upkeep recovers its stunned and dazed ones.
+    A phase that the campaign's options no longer list counts as the last one
+    (project ruling WB-P7).
+    """
+    if warbands < 1:
+        raise RuleError("a battle needs at least one warband")
+    index = phases.index(state.phase) if state.phase in phases else len(phases) - 1
+    if index + 1 < len(phases):
+        return BattleState(state.turn, state.active, phases[index + 1]), ()
+    following = state.active + 1
+    turn = state.turn
+    if following >= warbands:
+        following, turn = 0, turn + 1
+    recoveries = (Recovery(state.active, END), Recovery(following, UPKEEP))
+    return BattleState(turn, following, phases[0]), recoveries
+
+
+def rout_threshold(units: int, percent: int) -> int:
+    """Ruling WB-6: ``percent`` of the warband's units, rounded up (default half)."""
+    return math.ceil(units * percent / 100)
+
+
+def rout_checks_due(units: int, incapacitated: int, percent: int) -> bool:
+    """True once the warband's incapacitated units reach its rout threshold (WB-6)."""
+    return units > 0 and incapacitated >= rout_threshold(units, percent)
+
+
+# -- the ruleset ---------------------------------------------------------------------------
+
+
+class Warband(Ruleset):
+    """The injury chapter of the warband text, with rulings WB-1..WB-6."""
+
+    key = "warband"
+    name = "Warband"
+    sheet_schema: ClassVar[Mapping[str, Any]] = SHEET_SCHEMA
+    actions: ClassVar[tuple[ActionSpec, ...]] = ACTIONS
+    options: ClassVar[Mapping[str, Any]] = {
+        "phases": list(DEFAULT_PHASES),  # ruling WB-6
+        "rout_threshold_percent": DEFAULT_ROUT_PERCENT,  # ruling WB-6
+    }
+    tables: ClassVar[Mapping[str, Any]] = {SCARS_TABLE: DEFAULT_SCARS_TABLE}  # ruling WB-6
+    example_initial: ClassVar[Mapping[str, Any]] = {"warband": "The Grey Company"}
+
+    # -- sheets ----------------------------------------------------------------------------
+    def default_sheet(self) -> Sheet:
+        """Every field at its default; ``warband`` has none and must be given."""
+        return {
+            "warband": "",
+            "wounds": 1,
+            "max_wounds": 1,
+            "injury": "none",
+            "agility": 10,
+            "move": 6,
+            "scars": [],
+        }
+
+    def new_sheet(self, initial: Mapping[str, Any], dice: Dice) -> Sheet:
+        """Defaults, then ``initial``; wounds not given start full (project ruling WB-P1)."""
+        given = copy.deepcopy(dict(initial))
+        name = given.get("warband")
+        if not isinstance(name, str) or not name.strip():
+            raise RuleError("A unit needs the name of its warband.")
+        given["warband"] = name.strip()
+        sheet = self.default_sheet()
+        sheet.update(given)
+        if "wounds" not in given:
+            sheet["wounds"] = sheet["max_wounds"]
+        self.validate_sheet(sheet)
+        return sheet
+
+    def validate_sheet(self, sheet: Mapping[str, Any]) -> None:
+        super().validate_sheet(sheet)
+        if sheet["wounds"] > sheet["max_wounds"]:
+            raise RuleError(
+                f"invalid sheet: wounds: {sheet['wounds']} is more than max_wounds "
+                f"{sheet['max_wounds']}"
+            )
+
+    def status(self, sheet: Mapping[str, Any]) -> str:
+        """The injury word; an unhurt unit is "standing"."""
+        injury = str(sheet["injury"])
+        return "standing" if injury == "none" else injury
+
+    def public_sheet(self, sheet: Mapping[str, Any]) -> Sheet:
+        """The sheet, plus what its state means now and how far it may move."""
+        public = copy.deepcopy(dict(sheet))
+        public["injury_means"] = INJURY_MEANS[sheet["injury"]]
+        public["move_now"] = move_now(sheet)
+        return public
+
+    # -- options and tables ----------------------------------------------------------------
+    def validate_options(self, options: Mapping[str, Any]) -> None:
+        """Phases from ``upkeep`` to ``end`` (project ruling WB-P6), a rout percentage."""
+        validate(dict(options), OPTIONS_SCHEMA, "campaign options")
+        phases = options.get("phases", self.options["phases"])
+        if phases[0] != UPKEEP or phases[-1] != END:
+            raise RuleError(
+                "The phases of a turn must begin with upkeep and finish with end, so that "
+                "units recover when they should."
+            )
+
+    def phases(self, context: Context) -> list[str]:
+        self.validate_options(context.options)
+        phases: list[str] = list(context.options.get("phases", self.options["phases"]))
+        return phases
+
+    def rout_percent(self, context: Context) -> int:
+        self.validate_options(context.options)
+        return int(context.options.get("rout_threshold_percent", DEFAULT_ROUT_PERCENT))
+
+    def validate_table(self, key: str, data: Any) -> None:
+        """The Scars table: a dice expression and rows covering each total once."""
+        if key != SCARS_TABLE:
+            super().validate_table(key, data)
+            return
+        validate(data, SCARS_TABLE_SCHEMA, "scars table")
+        try:
+            expression = DiceExpression.parse(data["dice"])
+        except DiceError as error:
+            raise RuleError(f"invalid scars table: dice: {error}") from None
+        if not data["rows"]:
+            return  # empty is allowed: it is what the project ships (ruling WB-6)
+        kept = expression.keep_count
+        low = kept + expression.modifier
+        high = kept * expression.sides + expression.modifier
+        covered: dict[int, str] = {}
+        for row in data["rows"]:
+            if row["max"] < row["min"]:
+                raise RuleError(
+                    f"invalid scars table: the row {row['min']}-{row['max']} ends before it starts"
+                )
+            for total in range(row["min"], row["max"] + 1):
+                if total in covered:
+                    raise RuleError(
+                        f"invalid scars table: {total} is in two rows ({covered[total]!r} and "
+                        f"{row['scar']!r})"
+                    )
+                covered[total] = row["scar"]
+        missing = [total for total in range(low, high + 1) if total not in covered]
+        if missing:
+            raise RuleError(
+                f"invalid scars table: {expression} can roll {missing[0]}, which no row covers"
+            )
+
+    # -- shared steps ----------------------------------------------------------------------
+    @staticmethod
+    def _on_board(sheet: Mapping[str, Any], doing: str) -> None:
+        if sheet["injury"] == "incapacitated":
+            raise ActionBlocked(
+                f"The unit is incapacitated and off the board for this battle, so it cannot "
+                f"{doing}."
+            )
+
+    @staticmethod
+    def _injure(sheet: Sheet, injury: str, *, never_lessens: bool) -> tuple[str, dict[str, Any]]:
+        """Apply ``injury`` through the wounds buffer (ruling WB-2); text and facts.
+
+        With ``never_lessens`` (ranged and spell checks, ruling WB-4; injury rolls,
+        project ruling WB-P2) an injury no worse than the current one changes nothing
+        and costs no wound.
+        """
+        before = str(sheet["injury"])
+        wounds = int(sheet["wounds"])
+        if injury == "none":
+            return "no effect", {"injury": before, "wounds": wounds, "changed": False}
+        if never_lessens and SEVERITY[injury] <= SEVERITY[before]:
+            return (
+                f"that is no worse than being {before} already, so nothing changes",
+                {"injury": before, "wounds": wounds, "changed": False},
+            )
+        if wounds > 1:  # ruling WB-2: loses a wound instead
+            sheet["wounds"] = wounds - 1
+            return (
+                f"it loses a wound instead (wounds {wounds} -> {wounds - 1})",
+                {"injury": before, "wounds": wounds - 1, "changed": True, "absorbed": injury},
+            )
+        # Here the injury is worse than the current one: melee reaches this only for an
+        # unhurt or staggered unit (WB-4 took the dazed and stunned ones).
+        sheet["wounds"] = 0
+        sheet["injury"] = injury
+        text = f"it is now {injury}" if wounds == 0 else f"wounds 1 -> 0 and it is {injury}"
+        return text, {"injury": injury, "wounds": 0, "changed": True}
+
+    def _injury_roll(
+        self, sheet: Sheet, modifiers: int, dice: Dice, label: str
+    ) -> tuple[list[str], dict[str, Any]]:
+        """Roll the Injury Roll table; only an injuring result costs a wound (WB-2)."""
+        roll = dice.roll(f"1d20{modifiers:+d}" if modifiers else "1d20", label)
+        result = injury_roll_result(roll.total)
+        text, facts = self._injure(sheet, result, never_lessens=True)
+        shown = _roll_text(roll, modifiers)
+        return (
+            [f"injury roll {shown}: {_table_word(result)}", text if result != "none" else ""],
+            {"injury_roll": roll.total, "table_result": result, **facts},
+        )
+
+    # -- actions ---------------------------------------------------------------------------
+    def action_injury_check(
+        self, sheet: Sheet, params: Params, dice: Dice, context: Context
+    ) -> Result:
+        """Rulings WB-1 (the table's d20, clamped), WB-2 (wounds), WB-4 (melee, ranged)."""
+        self._on_board(sheet, "be injured again")
+        attack = str(params["attack"])
+        attack_roll = int(params["attack_roll"])
+        modifiers = int(params.get("modifiers", 0))
+        before = str(sheet["injury"])
+        outcome: dict[str, Any] = {"attack": attack, "attack_roll": attack_roll}
+        if attack == "melee" and before in ("stunned", "dazed"):
+            # Ruling WB-4: incapacitated outright, no check and no roll; its wounds are
+            # already spent (project ruling WB-P4).
+            sheet["injury"] = "incapacitated"
+            sheet["wounds"] = 0
+            why = "cannot defend itself" if before == "stunned" else "fails its defence"
+            return Result(
+                sheet=sheet,
+                summary=_sentence(
+                    [f"attacked in melee while {before}, it {why} and is incapacitated"]
+                ),
+                rolls=tuple(dice.rolls),
+                outcome={**outcome, "injury": "incapacitated", "wounds": 0, "changed": True},
+            )
+        value = clamp_table_value(attack_roll + modifiers)
+        result = injury_check_result(value)
+        text, facts = self._injure(sheet, result, never_lessens=attack != "melee")
+        reading = f"{attack_roll}{_signed(modifiers)}"
+        if value != attack_roll + modifiers:
+            reading += f" = {attack_roll + modifiers}, read as {value}"  # ruling WB-1
+        elif modifiers:
+            reading += f" = {value}"
+        return Result(
+            sheet=sheet,
+            summary=_sentence([f"{attack} injury check on {reading}: {result}", text]),
+            rolls=tuple(dice.rolls),
+            outcome={**outcome, "value": value, "table_result": result, **facts},
+        )
+
+    def action_injury_roll(
+        self, sheet: Sheet, params: Params, dice: Dice, context: Context
+    ) -> Result:
+        """The Injury Roll table on a server d20 (rulings G-2, WB-2)."""
+        self._on_board(sheet, "be injured again")
+        parts, outcome = self._injury_roll(
+            sheet, int(params.get("modifiers", 0)), dice, "Injury roll"
+        )
+        return Result(
+            sheet=sheet, summary=_sentence(parts), rolls=tuple(dice.rolls), outcome=outcome
+        )
+
+    def action_fall(self, sheet: Sheet, params: Params, dice: Dice, context: Context) -> Result:
+        """Ruling WB-5: an injury roll, +2 per full inch above 2"."""
+        self._on_board(sheet, "fall")
+        height = float(params["height_inches"])
+        bonus = fall_modifier(height)
+        parts, outcome = self._injury_roll(
+            sheet,
+            bonus + int(params.get("modifiers", 0)),
+            dice,
+            f"Injury roll for a {_inches(height)} fall",
+        )
+        head = f"falls {_inches(height)}" + (f" (+{bonus} for the height)" if bonus else "")
+        return Result(
+            sheet=sheet,
+            summary=_sentence([head, *parts]),
+            rolls=tuple(dice.rolls),
+            outcome={"height_inches": height, "fall_modifier": bonus, **outcome},
+        )
+
+    def action_ledge_check(
+        self, sheet: Sheet, params: Params, dice: Dice, context: Context
+    ) -> Result:
+        """Ruling WB-5: the agility check (G-5); a failure falls the drop at once."""
+        self._on_board(sheet, "check its footing")
+        if sheet["injury"] not in ("dazed", "stunned"):
+            raise ActionBlocked(
+                f"Only a dazed or stunned unit must check its footing at a ledge; this one is "
+                f"{_state_word(sheet['injury'])}."
+            )
+        drop = float(params["drop_inches"])
+        modifiers = int(params.get("modifiers", 0))
+        target = int(sheet["agility"])
+        roll = dice.roll(
+            f"1d20{modifiers:+d}" if modifiers else "1d20", f"Agility check vs {target}"
+        )
+        passed = roll.total >= target  # ruling G-5: no automatic success or failure
+        head = (
+            f"agility check at a {_inches(drop)} drop {_roll_text(roll, modifiers)} vs {target}: "
+            + ("keeps its footing" if passed else "fails and falls")
+        )
+        outcome: dict[str, Any] = {"agility_roll": roll.total, "passed": passed}
+        if passed:
+            return Result(
+                sheet=sheet, summary=_sentence([head]), rolls=tuple(dice.rolls), outcome=outcome
+            )
+        bonus = fall_modifier(drop)
+        parts, fall = self._injury_roll(
+            sheet, bonus, dice, f"Injury roll for a {_inches(drop)} fall"
+        )
+        if bonus:
+            parts[0] = parts[0].replace("injury roll", f"injury roll (+{bonus} for the height)", 1)
+        return Result(
+            sheet=sheet,
+            summary=_sentence([head, *parts]),
+            rolls=tuple(dice.rolls),
+            outcome={**outcome, "fall_modifier": bonus, **fall},
+        )
+
+    def action_recover(self, sheet: Sheet, params: Params, dice: Dice, context: Context) -> Result:
+        """After a battle, full wounds and no injury, unless incapacitated (scars instead)."""
+        if sheet["injury"] == "incapacitated":
+            raise ActionBlocked(
+                "The unit was incapacitated: roll on the Scars table for it instead, which "
+                "brings it back for the next battle."
+            )
+        before = f"{sheet['injury']}, wounds {sheet['wounds']}/{sheet['max_wounds']}"
+        sheet["wounds"] = sheet["max_wounds"]
+        sheet["injury"] = "none"
+        return Result(
+            sheet=sheet,
+            summary=_sentence([f"recovers after the battle: from {before} to full wounds, unhurt"]),
+            rolls=tuple(dice.rolls),
+            outcome={"injury": "none", "wounds": sheet["wounds"]},
+        )
+
+    def action_roll_scars(
+        self, sheet: Sheet, params: Params, dice: Dice, context: Context
+    ) -> Result:
+        """Ruling WB-6 and project ruling WB-P5: the scar, then back for the next battle."""
+        if sheet["injury"] != "incapacitated":
+            raise ActionBlocked(
+                "Only a unit incapacitated in the battle rolls for scars; this one is "
+                f"{_state_word(sheet['injury'])}."
+            )
+        table = context.table(self, SCARS_TABLE)
+        self.validate_table(SCARS_TABLE, table)
+        if not table["rows"]:
+            raise ActionBlocked(
+                "The campaign's Scars table is empty: the referee must fill it in before a "
+                "unit can roll on it."
+            )
+        if len(sheet["scars"]) >= SHEET_SCHEMA["properties"]["scars"]["maxItems"]:
+            raise RuleError("The unit has as many scars as a sheet can hold.")
+        roll = dice.roll(str(DiceExpression.parse(table["dice"])), "Scars table")
+        scar = next(
+            str(row["scar"]) for row in table["rows"] if row["min"] <= roll.total <= row["max"]
+        )
+        sheet["scars"].append(scar)
+        sheet["injury"] = "none"
+        sheet["wounds"] = sheet["max_wounds"]
+        return Result(
+            sheet=sheet,
+            summary=_sentence(
+                [
+                    f"rolls {roll.expression} = {roll.total} on the Scars table: {scar}",
+                    "back for the next battle with full wounds",
+                ]
+            ),
+            rolls=tuple(dice.rolls),
+            outcome={"scar": scar, "scars_roll": roll.total},
+        )
+
+    # -- battle recovery (rulings WB-3, WB-6) ----------------------------------------------
+    def battle_recovery(self, sheet: Mapping[str, Any], moment: Moment) -> Result | None:
+        """The recovery ``moment`` brings this unit, or None when it has nothing to recover.
+
+        At its warband's upkeep: stunned -> dazed, dazed -> staggered. Leaving its end
+        phase: staggered -> none. Incapacitated lasts the battle. Wounds do not come
+        back during a battle (project ruling WB-P1).
+        """
+        before = str(sheet["injury"])
+        steps = {UPKEEP: {"stunned": "dazed", "dazed": "staggered"}, END: {"staggered": "none"}}
+        after = steps[moment].get(before)
+        if after is None:
+            return None
+        new_sheet: Sheet = copy.deepcopy(dict(sheet))
+        new_sheet["injury"] = after
+        self.validate_sheet(new_sheet)
+        when = "at its warband's upkeep" if moment == UPKEEP else "at the end of its turn"
+        return Result(
+            sheet=new_sheet,
+            summary=_sentence([f"recovers {when}: {before} -> {_state_word(after)}"]),
+            outcome={"moment": moment, "from": before, "injury": after},
+        )
+
+
+def _roll_text(roll: Roll, modifiers: int) -> str:
+    die = roll.dice[0]
+    if not modifiers:
+        return str(die)
+    return f"{die}{_signed(modifiers)} = {roll.total}"
+
+
+def _table_word(result: str) -> str:
+    return "no effect" if result == "none" else result
+
+
+def _state_word(injury: str) -> str:
+    return "unhurt" if injury == "none" else str(injury)
