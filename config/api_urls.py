@@ -34,6 +34,7 @@ from rules.clock_api import (
     ClockJobResumeApi,
     LiveClockApi,
 )
+from webhooks.api import WebhookDeliveriesApi, WebhookDetailApi, WebhookListApi, WebhookResendApi
 
 urlpatterns = [
     path("auth/register/", RegisterApi.as_view(), name="api-register"),
@@ -109,6 +110,23 @@ urlpatterns = [
         "campaigns/<int:campaign_id>/dice/export/",
         DiceExportApi.as_view(),
         name="api-dice-export",
+    ),
+    # Webhooks (docs/webhooks.md).
+    path("campaigns/<int:campaign_id>/webhooks/", WebhookListApi.as_view(), name="api-webhooks"),
+    path(
+        "campaigns/<int:campaign_id>/webhooks/<int:webhook_id>/",
+        WebhookDetailApi.as_view(),
+        name="api-webhook",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/webhooks/<int:webhook_id>/deliveries/",
+        WebhookDeliveriesApi.as_view(),
+        name="api-webhook-deliveries",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/webhooks/<int:webhook_id>/deliveries/<int:delivery_id>/resend/",
+        WebhookResendApi.as_view(),
+        name="api-webhook-resend",
     ),
     # Warband battles (docs/rulesets/warband.md).
     path("campaigns/<int:campaign_id>/battle/", BattleApi.as_view(), name="api-battle"),

@@ -6,6 +6,7 @@ from campaigns import battle_views
 from campaigns import views as campaign_views
 from characters import views as character_views
 from rules import views as rules_views
+from webhooks import views as webhook_views
 
 urlpatterns = [
     path("", include("accounts.urls")),
@@ -90,5 +91,16 @@ urlpatterns = [
         "characters/<int:character_id>/undo/",
         character_views.character_undo,
         name="character-undo",
+    ),
+    path("campaigns/<int:campaign_id>/webhooks/", webhook_views.webhook_new, name="webhook-new"),
+    path(
+        "campaigns/<int:campaign_id>/webhooks/<int:webhook_id>/remove/",
+        webhook_views.webhook_remove,
+        name="webhook-remove",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/webhooks/<int:webhook_id>/deliveries/<int:delivery_id>/resend/",
+        webhook_views.webhook_resend,
+        name="webhook-resend",
     ),
 ]

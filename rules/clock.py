@@ -54,6 +54,7 @@ from rules.dice import campaign_dice
 from rules.engine.interface import ActionBlocked, Context, RuleError
 from rules.engine.registry import get_ruleset
 from rules.errors import ResolutionConflict
+from rules.events import record_clock_job, record_resolutions
 from rules.models import (
     UNFINISHED_JOB_STATES,
     ClockJob,
@@ -190,12 +191,16 @@ def clock_advance_run(*, job_id: int) -> ClockJob | None:
         raise  # the database went away: the task retries, the job stays as it was
     except Exception as error:
         logger.exception("clock job %s failed", job_id)
-        ClockJob.objects.filter(pk=job_id, state__in=UNFINISHED_JOB_STATES).update(
-            state=ClockJobState.FAILED,
-            reason=f"failed: {type(error).__name__}: {error}"[:2000],
-            finished_at=timezone.now(),
-            updated_at=timezone.now(),
-        )
+        with transaction.atomic():
+            failed = ClockJob.objects.filter(pk=job_id, state__in=UNFINISHED_JOB_STATES).update(
+                state=ClockJobState.FAILED,
+                reason=f"failed: {type(error).__name__}: {error}"[:2000],
+                finished_at=timezone.now(),
+                updated_at=timezone.now(),
+            )
+            job = ClockJob.objects.filter(pk=job_id).first()
+            if failed and job is not None:
+                record_clock_job(job)
     return ClockJob.objects.filter(pk=job_id).first()
 
 
@@ -286,6 +291,9 @@ def _advance_batch(job_id: int) -> bool:
         job.skipped = [*job.skipped, *batch.skipped]
         job.clock_reached = campaign.clock
         job.save()
+        record_resolutions(campaign.pk, campaign.ruleset, batch.resolutions)
+        if job.state != ClockJobState.RUNNING:
+            record_clock_job(job)
         return job.pk != job_id or job.state == ClockJobState.RUNNING
 
 

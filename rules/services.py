@@ -205,6 +205,9 @@ def persist_result(
         ScheduledEffect.objects.bulk_create(
             build_scheduled_effects(resolution=resolution, result=result)
         )
+    from rules.events import record_resolutions  # rules.selectors imports this module
+
+    record_resolutions(campaign.pk, campaign.ruleset, [resolution])
     return resolution
 
 

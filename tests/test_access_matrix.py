@@ -52,6 +52,8 @@ from rules.models import (
     ScheduledEffect,
 )
 from rules.services import resolution_create_action
+from webhooks.models import WebhookDelivery, WebhookEndpoint
+from webhooks.services import events_record, webhook_create
 
 ROLES = (
     "anonymous",
@@ -86,6 +88,8 @@ class World:
     invite_code: str
     resolution_id: int
     job_id: int
+    webhook_id: int
+    delivery_id: int
     tokens: dict[str, str]  # token role -> secret
     spare_token_id: int  # one of the player's tokens, for DELETE auth/tokens/{id}/
 
@@ -153,6 +157,14 @@ def reveal_kw(w: World) -> dict[str, Any]:
 
 def job_kw(w: World) -> dict[str, Any]:
     return {"campaign_id": w.campaign.pk, "job_id": w.job_id}
+
+
+def webhook_kw(w: World) -> dict[str, Any]:
+    return {"campaign_id": w.campaign.pk, "webhook_id": w.webhook_id}
+
+
+def delivery_kw(w: World) -> dict[str, Any]:
+    return {**webhook_kw(w), "delivery_id": w.delivery_id}
 
 
 def token_kw(w: World) -> dict[str, Any]:
@@ -406,6 +418,37 @@ MATRIX = [
         statuses(401, 404, 403, 403, 201, 403, 403, 403, 404, 401),
         kwargs=campaign_kw,
     ),
+    Row(
+        "api-webhooks",
+        "get",
+        statuses(401, 404, 403, 403, 200, 200, 403, 403, 404, 401),
+        kwargs=campaign_kw,
+    ),
+    Row(
+        "api-webhooks",
+        "post",
+        statuses(401, 404, 403, 403, 201, 403, 403, 403, 404, 401),
+        kwargs=campaign_kw,
+        body=lambda w, role: {"url": "https://example.org/another"},
+    ),
+    Row(
+        "api-webhook",
+        "delete",
+        statuses(401, 404, 403, 403, 204, 403, 403, 403, 404, 401),
+        kwargs=webhook_kw,
+    ),
+    Row(
+        "api-webhook-deliveries",
+        "get",
+        statuses(401, 404, 403, 403, 200, 200, 403, 403, 404, 401),
+        kwargs=webhook_kw,
+    ),
+    Row(
+        "api-webhook-resend",
+        "post",
+        statuses(401, 404, 403, 403, 202, 403, 403, 403, 404, 401),
+        kwargs=delivery_kw,
+    ),
     # Warband battles: a warband campaign where Aldo fights for Red and Bo for Blue.
     Row(
         "api-battle",
@@ -502,6 +545,8 @@ def build_world(referee, player, other_player, outsider, scripted_dice):
                 token_revoke(user=owner, token_id=token.pk)
             tokens[role] = secret
         spare, _ = token_create(user=player, name="spare", scope=TokenScope.READ)
+        webhook = webhook_create(campaign=campaign, url="https://example.org/hook", user=referee)
+        events_record(campaign_id=campaign.pk, events=lambda: [("test.event", {})])
         return World(
             campaign=campaign,
             users={
@@ -518,6 +563,8 @@ def build_world(referee, player, other_player, outsider, scripted_dice):
             job_id=job.pk,
             tokens=tokens,
             spare_token_id=spare.pk,
+            webhook_id=webhook.pk,
+            delivery_id=WebhookDelivery.objects.get(endpoint=webhook).pk,
         )
 
     return build
@@ -560,6 +607,8 @@ def snapshot() -> dict[str, Any]:
         ),
         "users": get_user_model().objects.count(),
         "tokens": list(ApiToken.objects.order_by("pk").values_list("pk", "user_id", "scope")),
+        "webhooks": list(WebhookEndpoint.objects.order_by("pk").values_list("pk", "url")),
+        "deliveries": list(WebhookDelivery.objects.order_by("pk").values_list("pk", "state")),
     }
 
 

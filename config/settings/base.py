@@ -11,6 +11,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF, UNSAFE_INLINE
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -43,22 +44,27 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI served locally: the docs work offline
     "axes",
+    "corsheaders",
+    "csp",
     "accounts",
     "campaigns",
     "characters",
     "rules",
+    "webhooks",
 ]
 
 MIDDLEWARE = [
     "config.middleware.BodySizeLimitMiddleware",  # before anything reads a body
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "corsheaders.middleware.CorsMiddleware",  # /api/ only (CORS_URLS_REGEX)
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
     "rules.ticker.TickerMiddleware",  # embedded mode's live clock (SAWBONES_TICKER_SECONDS)
     "config.middleware.PrivateCacheMiddleware",
     "axes.middleware.AxesMiddleware",  # last, as django-axes asks
@@ -231,6 +237,47 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         "schedule": 60.0,
         "options": {"expires": 50},  # a missed tick is caught up by the next one
     },
+    # Webhook deliveries whose task was lost, or whose retry is due (docs/webhooks.md).
+    "deliver-due-webhooks": {
+        "task": "webhooks.tasks.deliver_due_webhooks",
+        "schedule": 60.0,
+        "options": {"expires": 50},
+    },
+}
+
+# Webhooks (docs/webhooks.md): only public addresses unless allowed (embedded, tests).
+SAWBONES_WEBHOOK_ALLOW_PRIVATE = env_bool("SAWBONES_WEBHOOK_ALLOW_PRIVATE", False)
+SAWBONES_WEBHOOK_TIMEOUT = 5
+SAWBONES_WEBHOOK_BACKOFF_SECONDS = float(os.environ.get("SAWBONES_WEBHOOK_BACKOFF_SECONDS", "10"))
+SAWBONES_WEBHOOK_MAX_ATTEMPTS = int(os.environ.get("SAWBONES_WEBHOOK_MAX_ATTEMPTS", "10"))
+
+# CORS for the API only, for browser-based tabletop modules using a token: origins
+# listed in SAWBONES_CORS_ALLOWED_ORIGINS (comma-separated), none by default. No
+# cookies cross-origin: such a module sends a token.
+CORS_URLS_REGEX = r"^/api/.*$"
+CORS_ALLOWED_ORIGINS = [
+    o.strip() for o in os.environ.get("SAWBONES_CORS_ALLOWED_ORIGINS", "").split(",") if o.strip()
+]
+CORS_ALLOW_CREDENTIALS = False
+CORS_EXPOSE_HEADERS = ["Retry-After", "WWW-Authenticate"]
+
+# Content-Security-Policy on every answer (django-csp): scripts and styles from this
+# site only, no inline script. Style attributes stay allowed (bars drawn to a width);
+# they cannot run code.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "style-src-attr": [UNSAFE_INLINE],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
 }
 
 # Local embedded mode prints demo logins; nowhere else has them.

@@ -19,6 +19,8 @@ DEBUG = env_bool("DJANGO_DEBUG", False)
 SECRET_KEY = _SECRET_KEY or "embedded-mode-only-not-a-secret"
 ALLOWED_HOSTS = ["127.0.0.1", "localhost", "[::1]"]
 SAWBONES_EMBEDDED = True
+# Webhooks may call this machine (the tests' receiver, a developer's bot).
+SAWBONES_WEBHOOK_ALLOW_PRIVATE = True
 # Static files straight from static/ (no collectstatic), whatever DEBUG says.
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True

@@ -15,3 +15,5 @@ STORAGES = {
 WHITENOISE_AUTOREFRESH = True  # serve from the finders; no collectstatic in tests
 # Throttle counters in the test process only (conftest.py clears them for each test).
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# Webhooks may call this machine (the tests' receiver, a developer's bot).
+SAWBONES_WEBHOOK_ALLOW_PRIVATE = True

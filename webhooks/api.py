@@ -1,0 +1,150 @@
+"""API for a campaign's webhooks (docs/webhooks.md): the referee's URLs, their
+delivery log, re-sending. Referee only; thin: access, services, selectors."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from campaigns.access import access_campaign
+from webhooks.models import DeliveryState
+from webhooks.selectors import (
+    deliveries_for_webhook,
+    delivery_view,
+    webhook_for_campaign,
+    webhook_view,
+    webhooks_for_campaign,
+)
+from webhooks.services import delivery_resend, webhook_create, webhook_delete
+
+EVENTS_HELP = (
+    "Each event is POSTed as JSON `{id, type, campaign, created_at, data}` with the "
+    "headers `X-Sawbones-Event`, `X-Sawbones-Event-Id`, `X-Sawbones-Timestamp` and "
+    '`X-Sawbones-Signature: sha256=<hex HMAC-SHA256 of "<timestamp>.<body>" under the '
+    "secret>`. Types: `resolution.created` (data: the resolution as the referee sees "
+    "it), `choice.pending` (data: `{character, resolution, choice}`), "
+    "`clock_job.updated` (data: the clock job when it is done, waits or failed)."
+)
+
+
+class WebhookSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    url = serializers.URLField()
+    created_at = serializers.DateTimeField()
+
+
+class WebhookCreatedSerializer(WebhookSerializer):
+    secret = serializers.CharField(help_text="signs every delivery; shown this once")
+
+
+class DeliverySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    event_id = serializers.UUIDField()
+    event = serializers.CharField(help_text="the event's type")
+    state = serializers.ChoiceField(choices=DeliveryState.choices)
+    attempts = serializers.IntegerField()
+    last_status = serializers.IntegerField(allow_null=True, help_text="the receiver's answer")
+    last_error = serializers.CharField()
+    next_attempt_at = serializers.DateTimeField()
+    delivered_at = serializers.DateTimeField(allow_null=True)
+    created_at = serializers.DateTimeField()
+    resend_of = serializers.IntegerField(allow_null=True)
+
+
+class DeliveryPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = DeliverySerializer(many=True, help_text="newest first")
+
+
+class DeliveryPagination(PageNumberPagination):
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 200
+
+
+class WebhookListApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        url = serializers.URLField(max_length=500, help_text="http:// or https://")
+
+    @extend_schema(responses={200: WebhookSerializer(many=True)}, description="Referee only.")
+    def get(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        return Response(
+            WebhookSerializer(
+                [webhook_view(w) for w in webhooks_for_campaign(membership.campaign)], many=True
+            ).data
+        )
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={201: WebhookCreatedSerializer},
+        description="Referee only: events of this campaign go to the URL from now on. "
+        + EVENTS_HELP,
+    )
+    def post(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        endpoint = webhook_create(
+            campaign=membership.campaign, url=data.validated_data["url"], user=request.user
+        )
+        return Response(
+            WebhookCreatedSerializer({**webhook_view(endpoint), "secret": endpoint.secret}).data,
+            status=status.HTTP_201_CREATED,
+        )
+
+
+class WebhookDetailApi(APIView):
+    @extend_schema(
+        request=None,
+        responses={204: OpenApiResponse(description="removed with its delivery log")},
+        description="Referee only.",
+    )
+    def delete(self, request: Request, campaign_id: int, webhook_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        endpoint = webhook_for_campaign(membership.campaign, webhook_id)
+        webhook_delete(campaign=membership.campaign, webhook_id=endpoint.pk)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class WebhookDeliveriesApi(APIView):
+    @extend_schema(
+        responses={200: DeliveryPageSerializer},
+        parameters=[
+            OpenApiParameter("page", int, description="page number, from 1"),
+            OpenApiParameter("page_size", int, description="up to 200, default 50"),
+        ],
+        description="Referee only: the delivery log, newest first.",
+    )
+    def get(self, request: Request, campaign_id: int, webhook_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        endpoint = webhook_for_campaign(membership.campaign, webhook_id)
+        paginator = DeliveryPagination()
+        page = paginator.paginate_queryset(deliveries_for_webhook(endpoint), request, view=self)
+        return paginator.get_paginated_response(
+            DeliverySerializer([delivery_view(d) for d in page or []], many=True).data
+        )
+
+
+class WebhookResendApi(APIView):
+    @extend_schema(
+        request=None,
+        responses={202: DeliverySerializer},
+        description="Referee only: send the delivery's event again (same event id), after "
+        "the URL's other pending events.",
+    )
+    def post(
+        self, request: Request, campaign_id: int, webhook_id: int, delivery_id: int
+    ) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        endpoint = webhook_for_campaign(membership.campaign, webhook_id)
+        delivery = delivery_resend(endpoint=endpoint, delivery_id=delivery_id)
+        return Response(
+            DeliverySerializer(delivery_view(delivery)).data, status=status.HTTP_202_ACCEPTED
+        )

@@ -1,0 +1,327 @@
+"""Webhooks against a real HTTP receiver (http.server in a thread on 127.0.0.1):
+signed events for resolutions, pending choices and clock jobs, in order per URL, at
+least once with backoff, the delivery log, re-sending."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import threading
+import time
+from collections.abc import Iterator
+from datetime import timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from django.test import override_settings
+from django.urls import reverse
+from django.utils import timezone
+
+from campaigns.models import Membership
+from characters.models import Character
+from characters.services import character_create
+from webhooks.models import DeliveryState, WebhookDelivery, WebhookEndpoint, WebhookEvent
+from webhooks.services import backoff, events_record, webhook_deliver
+
+pytestmark = pytest.mark.django_db
+
+
+class Receiver:
+    """A local HTTP server that records each POST and answers the scripted statuses
+    (then 200)."""
+
+    def __init__(self, statuses: list[int] | None = None) -> None:
+        self.statuses = list(statuses or [])
+        self.received: list[dict[str, Any]] = []
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                length = int(self.headers["Content-Length"])
+                body = self.rfile.read(length).decode()
+                receiver.received.append({"headers": dict(self.headers), "body": body})
+                status = receiver.statuses.pop(0) if receiver.statuses else 200
+                self.send_response(status)
+                self.send_header("Content-Length", "2")
+                self.end_headers()
+                self.wfile.write(b"ok")
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def events(self) -> list[dict[str, Any]]:
+        return [json.loads(item["body"]) for item in self.received]
+
+
+@pytest.fixture
+def receiver() -> Iterator[Any]:
+    made: list[Receiver] = []
+
+    def make(statuses: list[int] | None = None) -> Receiver:
+        made.append(Receiver(statuses))
+        return made[-1]
+
+    yield make
+    for item in made:
+        item.close()
+
+
+@pytest.fixture
+def aldo(campaign, player) -> Character:
+    membership = Membership.objects.get(campaign=campaign, user=player)
+    return character_create(
+        membership=membership, name="Aldo", sheet={"level": 2, "hit_dice": 2, "hp": 10}
+    )
+
+
+def register(client, campaign, url: str) -> dict[str, Any]:
+    response = client.post(
+        reverse("api-webhooks", kwargs={"campaign_id": campaign.pk}), {"url": url}, format="json"
+    )
+    assert response.status_code == 201, response.content
+    return response.json()
+
+
+def damage(client, character, amount: int = 2):
+    url = reverse("api-actions", kwargs={"character_id": character.pk})
+    response = client.post(url, {"action": "damage", "params": {"amount": amount}}, format="json")
+    assert response.status_code == 201, response.content
+    return response.json()
+
+
+def verify(item: dict[str, Any], secret: str) -> None:
+    """What a receiver does: recompute the signature over timestamp and body."""
+    headers = item["headers"]
+    timestamp = headers["X-Sawbones-Timestamp"]
+    expected = hmac.new(
+        secret.encode(), f"{timestamp}.{item['body']}".encode(), hashlib.sha256
+    ).hexdigest()
+    assert hmac.compare_digest(headers["X-Sawbones-Signature"], f"sha256={expected}")
+    assert abs(int(timestamp) - time.time()) < 60
+    body = json.loads(item["body"])
+    assert headers["X-Sawbones-Event-Id"] == body["id"]
+    assert headers["X-Sawbones-Event"] == body["type"]
+    assert headers["Content-Type"] == "application/json"
+
+
+def test_an_action_posts_a_signed_event(
+    receiver, client_for, referee, campaign, aldo, django_capture_on_commit_callbacks
+):
+    hook = receiver()
+    client = client_for(referee)
+    created = register(client, campaign, hook.url)
+    assert set(created) == {"id", "url", "created_at", "secret"}
+    with django_capture_on_commit_callbacks(execute=True):
+        resolution = damage(client, aldo)
+
+    assert len(hook.received) == 1
+    verify(hook.received[0], created["secret"])
+    event = hook.events()[0]
+    assert event["type"] == "resolution.created"
+    assert event["campaign"] == campaign.pk
+    assert event["data"]["id"] == resolution["id"]
+    assert event["data"]["summary"] == resolution["summary"]
+    assert event["data"]["sheet"]["hp"] == 8
+
+    log = client.get(
+        reverse(
+            "api-webhook-deliveries",
+            kwargs={"campaign_id": campaign.pk, "webhook_id": created["id"]},
+        )
+    ).json()
+    assert log["count"] == 1
+    entry = log["results"][0]
+    assert (entry["state"], entry["attempts"], entry["last_status"]) == ("delivered", 1, 200)
+    assert entry["event_id"] == event["id"]
+    assert "secret" not in json.dumps(
+        client.get(reverse("api-webhooks", kwargs={"campaign_id": campaign.pk})).json()
+    )
+
+
+def test_a_forged_signature_does_not_verify(
+    receiver, client_for, referee, campaign, aldo, django_capture_on_commit_callbacks
+):
+    hook = receiver()
+    created = register(client_for(referee), campaign, hook.url)
+    with django_capture_on_commit_callbacks(execute=True):
+        damage(client_for(referee), aldo)
+    with pytest.raises(AssertionError):
+        verify(hook.received[0], created["secret"][::-1])
+    tampered = {**hook.received[0], "body": hook.received[0]["body"].replace('"hp":8', '"hp":80')}
+    with pytest.raises(AssertionError):
+        verify(tampered, created["secret"])
+
+
+def test_failures_are_retried_with_backoff_and_later_events_wait(
+    receiver, client_for, referee, campaign, aldo, django_capture_on_commit_callbacks
+):
+    hook = receiver([500, 503])
+    client = client_for(referee)
+    created = register(client, campaign, hook.url)
+    with django_capture_on_commit_callbacks(execute=True):
+        first = damage(client, aldo, 1)
+    with django_capture_on_commit_callbacks(execute=True):
+        second = damage(client, aldo, 1)
+    # The first event failed once; the second waits behind it (order per URL).
+    assert [e["data"]["id"] for e in hook.events()] == [first["id"]]
+    early, late = WebhookDelivery.objects.order_by("id")
+    assert (early.state, early.attempts, early.last_status) == ("pending", 1, 500)
+    assert (late.state, late.attempts) == ("pending", 0)
+
+    start = early.next_attempt_at - backoff(1)
+    assert webhook_deliver(endpoint_id=created["id"], now=start + timedelta(seconds=5)) == 5
+    assert len(hook.received) == 1  # not due yet: nothing sent
+
+    webhook_deliver(endpoint_id=created["id"], now=start + timedelta(seconds=11))
+    early.refresh_from_db()
+    assert (early.attempts, early.last_status) == (2, 503)
+    assert early.next_attempt_at - (start + timedelta(seconds=11)) == backoff(2)
+    assert backoff(2) == 2 * backoff(1)
+
+    assert webhook_deliver(endpoint_id=created["id"], now=start + timedelta(seconds=40)) is None
+    ids = [e["data"]["id"] for e in hook.events()]
+    assert ids == [first["id"], first["id"], first["id"], second["id"]]
+    assert set(WebhookDelivery.objects.values_list("state", flat=True)) == {"delivered"}
+    for item in hook.received:
+        verify(item, created["secret"])
+
+
+@override_settings(SAWBONES_WEBHOOK_MAX_ATTEMPTS=2)
+def test_a_delivery_that_keeps_failing_is_given_up_and_can_be_resent(
+    receiver, client_for, referee, campaign, aldo, django_capture_on_commit_callbacks
+):
+    hook = receiver([500, 500])
+    client = client_for(referee)
+    created = register(client, campaign, hook.url)
+    with django_capture_on_commit_callbacks(execute=True):
+        damage(client, aldo, 1)
+    delivery = WebhookDelivery.objects.get()
+    webhook_deliver(endpoint_id=created["id"], now=delivery.next_attempt_at)
+    delivery.refresh_from_db()
+    assert (delivery.state, delivery.attempts) == (DeliveryState.FAILED, 2)
+
+    url = reverse(
+        "api-webhook-resend",
+        kwargs={
+            "campaign_id": campaign.pk,
+            "webhook_id": created["id"],
+            "delivery_id": delivery.pk,
+        },
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        again = client.post(url)
+    assert again.status_code == 202
+    assert again.json()["resend_of"] == delivery.pk
+    events = hook.events()
+    assert len(events) == 3
+    assert events[2]["id"] == events[0]["id"]  # the same event id: a receiver can dedupe
+    assert WebhookDelivery.objects.get(pk=again.json()["id"]).state == DeliveryState.DELIVERED
+
+
+def test_a_pending_choice_is_an_event(
+    receiver, client_for, referee, campaign, aldo, scripted_dice, django_capture_on_commit_callbacks
+):
+    hook = receiver()
+    register(client_for(referee), campaign, hook.url)
+    # 12 damage on 10 hp: strength save fails, will save passes: a choice (HD-4, G-3).
+    scripted_dice([1, 20])
+    with django_capture_on_commit_callbacks(execute=True):
+        damage(client_for(referee), aldo, 12)
+    types = [e["type"] for e in hook.events()]
+    assert types == ["resolution.created", "choice.pending"]
+    choice = hook.events()[1]["data"]
+    assert choice["character"] == aldo.pk
+    assert {o["key"] for o in choice["choice"]["options"]} >= {"major_wound"}
+
+
+def test_a_clock_advance_posts_its_effects_and_the_job(
+    receiver, client_for, referee, make_campaign, player, django_capture_on_commit_callbacks
+):
+    campaign = make_campaign("old_school")
+    membership = Membership.objects.get(campaign=campaign, user=player)
+    character_create(membership=membership, name="Ida")
+    hook = receiver()
+    client = client_for(referee)
+    register(client, campaign, hook.url)
+    url = reverse("api-clock-advance", kwargs={"campaign_id": campaign.pk})
+    with django_capture_on_commit_callbacks(execute=True):
+        assert client.post(url, {"minutes": 60}, format="json").status_code == 202
+    events = hook.events()
+    assert events[-1]["type"] == "clock_job.updated"
+    assert events[-1]["data"]["state"] == "done"
+    assert events[-1]["data"]["clock"] == 60
+
+
+@override_settings(SAWBONES_WEBHOOK_ALLOW_PRIVATE=False)
+def test_private_addresses_are_refused_in_deployments(
+    receiver, client_for, referee, campaign, aldo, django_capture_on_commit_callbacks
+):
+    hook = receiver()
+    register(client_for(referee), campaign, hook.url)
+    with django_capture_on_commit_callbacks(execute=True):
+        damage(client_for(referee), aldo)
+    assert hook.received == []
+    delivery = WebhookDelivery.objects.get()
+    assert "private or local address" in delivery.last_error
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["ftp://example.org/x", "not a url", "http://user:pw@example.org/", "", "http://" + "a" * 600],
+    ids=["ftp", "garbage", "credentials", "empty", "too-long"],
+)
+def test_bad_urls_are_400(client_for, referee, campaign, url):
+    response = client_for(referee).post(
+        reverse("api-webhooks", kwargs={"campaign_id": campaign.pk}), {"url": url}, format="json"
+    )
+    assert response.status_code == 400
+    assert not WebhookEndpoint.objects.exists()
+
+
+def test_at_most_five_webhooks_per_campaign(client_for, referee, campaign):
+    client = client_for(referee)
+    for number in range(5):
+        register(client, campaign, f"https://example.org/{number}")
+    response = client.post(
+        reverse("api-webhooks", kwargs={"campaign_id": campaign.pk}),
+        {"url": "https://example.org/6"},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert WebhookEndpoint.objects.count() == 5
+
+
+def test_without_webhooks_no_event_is_built(campaign):
+    def never() -> list[tuple[str, dict[str, Any]]]:
+        raise AssertionError("built events for a campaign without webhooks")
+
+    events_record(campaign_id=campaign.pk, events=never)
+    assert not WebhookEvent.objects.exists()
+
+
+def test_one_worker_at_a_time_per_url(client_for, referee, campaign):
+    created = register(client_for(referee), campaign, "https://example.org/hook")
+    now = timezone.now()
+    WebhookEndpoint.objects.filter(pk=created["id"]).update(lease_until=now + timedelta(minutes=1))
+    assert webhook_deliver(endpoint_id=created["id"], now=now) is None  # held by another
+
+
+def test_removing_a_webhook_stops_deliveries(client_for, referee, campaign, aldo):
+    client = client_for(referee)
+    created = register(client, campaign, "https://example.org/hook")
+    url = reverse("api-webhook", kwargs={"campaign_id": campaign.pk, "webhook_id": created["id"]})
+    assert client.delete(url).status_code == 204
+    damage(client, aldo)
+    assert not WebhookEvent.objects.exists()
+    assert client.delete(url).status_code == 404
