@@ -709,7 +709,7 @@ def test_old_school_sheet_draws_scores_wounds_and_diseases(web, make_campaign, r
 
     assert f"Next save: {clock_display(save.due_at)}" in body
     dashboard = web(referee).get(reverse("campaign", args=[campaign.pk])).content.decode()
-    assert 'aria-label="Strength 11 of 14"' in dashboard
+    assert '<span class="visually-hidden">Strength 11 of 14</span>' in dashboard
 
 
 def test_old_school_hidden_disease_is_the_referees(web, make_campaign, referee, player):

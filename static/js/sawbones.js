@@ -6,6 +6,13 @@
  *   that stops on a choice can be resumed (POST .../clock/jobs/{job}/resume/).
  * - The live clock's ratio is set with PUT .../clock/live/ {ratio}.
  * - "Copy" buttons copy an invite link.
+ * - Focus stays where the person was across htmx swaps: the focused control is found
+ *   again in the new content (by id, else by its form, name, value and words). After
+ *   the person's own action, when the control is gone or was a button (an action opened
+ *   a choice, a choice was answered, an undo was done), focus moves to the result
+ *   notice, and the next Tab reaches what follows it (the choice's options). The result
+ *   is also said in the page's polite live region (#announce, base.html), as is the
+ *   in-game time when it moves.
  * - A button with data-confirm (a lethal or irreversible action, a choice to die) asks
  *   its question first; "Cancel" sends nothing.
  */
@@ -40,12 +47,147 @@
     box.hidden = !message;
   }
 
+  // Disabling the focused button drops focus to the page; it comes back when the job ends.
+  var busyFocus = null;
+
   function setBusy(form, busy) {
+    if (busy && form.contains(document.activeElement)) busyFocus = document.activeElement;
     form.querySelectorAll("button, input, select").forEach(function (control) {
       control.disabled = busy;
     });
     form.setAttribute("aria-busy", busy ? "true" : "false");
+    if (!busy && busyFocus) {
+      if (lostFocus() && document.contains(busyFocus)) busyFocus.focus();
+      busyFocus = null;
+    }
   }
+
+  // -- focus and announcements across htmx swaps ------------------------------------------
+
+  function announce(text) {
+    var region = document.getElementById("announce");
+    if (!region || !text) return;
+    region.textContent = "";
+    // a fresh text node in the next frame, so the same words are said again
+    window.requestAnimationFrame(function () {
+      region.textContent = text;
+    });
+  }
+
+  function lostFocus() {
+    var active = document.activeElement;
+    return !active || active === document.body || !document.contains(active);
+  }
+
+  function words(element) {
+    return (element.textContent || "").replace(/\s+/g, " ").trim();
+  }
+
+  function describe(element) {
+    var form = element.closest("form");
+    return {
+      id: element.id,
+      tag: element.tagName,
+      name: element.getAttribute("name") || "",
+      value: element.getAttribute("value") || "",
+      href: element.getAttribute("href") || "",
+      form: form ? form.getAttribute("action") || "" : "",
+      words: element.matches("input, select, textarea") ? "" : words(element),
+    };
+  }
+
+  function findAgain(root, key) {
+    if (key.id) {
+      var same = document.getElementById(key.id);
+      if (same && root.contains(same)) return same;
+    }
+    var candidates = root.querySelectorAll(key.tag);
+    for (var i = 0; i < candidates.length; i++) {
+      var candidate = describe(candidates[i]);
+      if (
+        !key.id &&
+        candidate.name === key.name &&
+        candidate.value === key.value &&
+        candidate.href === key.href &&
+        candidate.form === key.form &&
+        candidate.words === key.words
+      ) {
+        return candidates[i];
+      }
+    }
+    return null;
+  }
+
+  function focusResult(root) {
+    var target =
+      root.querySelector("[autofocus]") ||
+      root.querySelector(".notice") ||
+      root.querySelector("[role=alert]") ||
+      root.querySelector("h1, h2");
+    if (!target) return;
+    if (!target.matches("a[href], button, input, select, textarea, summary, [tabindex]")) {
+      target.setAttribute("tabindex", "-1");
+    }
+    target.focus();
+  }
+
+  var swapFocus = null;
+  var openDetails = []; // the action forms the person had open stay open
+  var clockText = null;
+
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var active = document.activeElement;
+    var target = event.detail.target;
+    var trigger = event.detail.requestConfig && event.detail.requestConfig.triggeringEvent;
+    swapFocus = null;
+    openDetails = [];
+    if (target && target.querySelectorAll) {
+      target.querySelectorAll("details[open][id]").forEach(function (details) {
+        openDetails.push(details.id);
+      });
+    }
+    if (target && active && active !== document.body && target.contains(active)) {
+      // acted: the person sent a form; else the content changed under them (polling)
+      swapFocus = {
+        container: target.id,
+        key: describe(active),
+        acted: !!trigger && trigger.type === "submit",
+      };
+    }
+  });
+
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var target = event.detail.target;
+    var root = (target && target.id && document.getElementById(target.id)) || target;
+    var clock = document.getElementById("clock-display");
+    if (clock) {
+      var now = words(clock);
+      if (clockText !== null && now !== clockText) announce("In-game time: " + now);
+      clockText = now;
+    }
+    if (!root || !document.contains(root)) return;
+    openDetails.forEach(function (id) {
+      var details = document.getElementById(id);
+      if (details && root.contains(details)) details.open = true;
+    });
+    openDetails = [];
+    var notice = root.querySelector(".notice");
+    if (notice && swapFocus) announce(words(notice));
+    if (swapFocus && swapFocus.container === root.id && lostFocus()) {
+      // after an action, only a field with its own id is the same place again (a refused
+      // form keeps its field); a button of another log entry is not
+      var key = swapFocus.key;
+      var again = swapFocus.acted && !key.id ? null : findAgain(root, key);
+      if (again) again.focus();
+      else focusResult(root);
+    }
+    swapFocus = null;
+  });
+
+  document.addEventListener("DOMContentLoaded", function () {
+    var clock = document.getElementById("clock-display");
+    if (clock) clockText = words(clock);
+  });
 
   function refreshDashboard() {
     if (window.htmx) window.htmx.trigger(document.body, "sawbones:refresh");

@@ -41,9 +41,25 @@ def browser() -> Iterator[Browser]:
         launched.close()
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: Any) -> Any:
+    """Keep each phase's report on the test, for new_page to know whether it passed."""
+    report = yield
+    setattr(item, f"report_{report.when}", report)
+    return report
+
+
 @pytest.fixture
-def new_page(browser: Browser, live_server: Any) -> Iterator[Callable[..., Page]]:
-    """A page in a fresh browser context (its own cookies: one person per context)."""
+def new_page(
+    browser: Browser, live_server: Any, request: pytest.FixtureRequest
+) -> Iterator[Callable[..., Page]]:
+    """A page in a fresh browser context (its own cookies: one person per context).
+
+    When the test has passed, every page it opened is audited with axe-core as the test
+    left it, after its clicks and htmx swaps (tests/browser/a11y.py): a violation of
+    impact moderate or worse fails the test."""
+    from tests.browser.a11y import audit, failing
+
     contexts = []
 
     def make(viewport: ViewportSize | None = None) -> Page:
@@ -54,8 +70,21 @@ def new_page(browser: Browser, live_server: Any) -> Iterator[Callable[..., Page]
         return page
 
     yield make
-    for context in contexts:
-        context.close()
+    found: list[str] = []
+    try:
+        report = getattr(request.node, "report_call", None)
+        if report is not None and report.passed:
+            for context in contexts:
+                for page in context.pages:
+                    if not page.url.startswith(live_server.url):
+                        continue
+                    page.wait_for_load_state()
+                    label = f"{request.node.name}, last page {page.url[len(live_server.url) :]}"
+                    found.extend(f"{label}: {v}" for v in failing(audit(page, label)))
+    finally:
+        for context in contexts:
+            context.close()
+    assert not found, "accessibility violations:\n" + "\n".join(found)
 
 
 def log_in(page: Page, username: str, password: str | None = None) -> None:
@@ -64,3 +93,18 @@ def log_in(page: Page, username: str, password: str | None = None) -> None:
     page.get_by_label("Password", exact=True).fill(password or f"pw-{username}")
     page.get_by_role("button", name="Log in").click()
     page.wait_for_url("**/")
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """List what axe found below the failing impacts (tests/browser/a11y.py)."""
+    from tests.browser.a11y import AXE_VERSION, FINDINGS
+
+    if not FINDINGS.audits:
+        return
+    write = terminalreporter.write_line
+    terminalreporter.section(f"axe-core {AXE_VERSION}")
+    write(f"{FINDINGS.audits} audits of {len(FINDINGS.labels)} page states")
+    for violation, labels in sorted(FINDINGS.minor.items()):
+        write(f"minor, on {len(labels)} audits: {violation}")
+        for label in labels[:3]:
+            write(f"    {label[:300]}")

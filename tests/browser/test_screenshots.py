@@ -121,18 +121,23 @@ def build(ruleset: str, users: list[Any]) -> tuple[Campaign, Character]:
                 membership=referee, name=name, sheet=fields, owner_id=users[owner].pk
             )
             first = first or character
-            for action, params in actions:
-                resolution_create_action(
-                    character_id=character.pk,
-                    actor=users[0],
-                    by_referee=True,
-                    action=action,
-                    params=params,
-                )
+            take(users[0], character, actions)
     finally:
         rules_dice._generator_override.clear()
     assert first is not None
     return campaign, first
+
+
+def take(referee: Any, character: Character, actions: list[tuple[str, dict[str, Any]]]) -> None:
+    """The referee takes the actions on the character, one resolution each."""
+    for action, params in actions:
+        resolution_create_action(
+            character_id=character.pk,
+            actor=referee,
+            by_referee=True,
+            action=action,
+            params=params,
+        )
 
 
 def shoot(page: Page, path: str, name: str) -> None:

@@ -33,6 +33,8 @@ from rules.engine.interface import (
     params_schema,
     validate,
 )
+from rules.engine.odds import Odds, grouped
+from rules.engine.rulesets.warband_odds import injury_roll_outcomes, ledge_outcomes
 
 # -- data ----------------------------------------------------------------------------------
 
@@ -571,6 +573,35 @@ class Warband(Ruleset):
         )
 
     # -- actions ---------------------------------------------------------------------------
+    # -- odds: one d20 on the Injury Roll table, through the wounds buffer -------------
+    def odds_injury_roll(self, sheet: Sheet, params: Params, context: Context) -> Odds:
+        self._on_board(sheet, "be injured again")
+        modifiers = int(params.get("modifiers", 0))
+        weighted = injury_roll_outcomes(sheet, modifiers, injury_roll_result, self._injure)
+        return grouped("injury_roll", weighted)
+
+    def odds_fall(self, sheet: Sheet, params: Params, context: Context) -> Odds:
+        self._on_board(sheet, "fall")
+        bonus = fall_modifier(float(params["height_inches"]))  # ruling WB-5
+        modifiers = bonus + int(params.get("modifiers", 0))
+        weighted = injury_roll_outcomes(sheet, modifiers, injury_roll_result, self._injure)
+        return grouped("fall", weighted, notes=(f"+{bonus} on the injury roll for the height.",))
+
+    def odds_ledge_check(self, sheet: Sheet, params: Params, context: Context) -> Odds:
+        self._on_board(sheet, "check its footing")
+        if sheet["injury"] not in ("dazed", "stunned"):
+            raise ActionBlocked(
+                f"Only a dazed or stunned unit must check its footing at a ledge; this one is "
+                f"{_state_word(sheet['injury'])}."
+            )
+        bonus = fall_modifier(float(params["drop_inches"]))
+        weighted, _ = ledge_outcomes(
+            sheet, int(params.get("modifiers", 0)), bonus, injury_roll_result, self._injure
+        )
+        return grouped(
+            "ledge_check", weighted, notes=(f"Agility check against {sheet['agility']}.",)
+        )
+
     def action_injury_check(
         self, sheet: Sheet, params: Params, dice: Dice, context: Context
     ) -> Result:

@@ -442,3 +442,51 @@ def test_dk_flips_fit_their_odds_over_shuffled_decks():
         )
         seen["+".join(drawn)] += 1
     assert chi_square(seen, odds, runs) < CRITICAL_0_001[len(odds.outcomes) - 1]
+
+
+# -- warband: the injury roll, falls and ledges (rulings WB-2, WB-5, G-5) ---------------------
+WARBAND = get_ruleset("warband")
+
+
+def wb_sheet(**fields: Any) -> dict[str, Any]:
+    return {**WARBAND.default_sheet(), "warband": "Reds", **fields}
+
+
+def test_wb5_a_fall_from_four_and_a_half_inches():
+    # The example: +4 on the injury roll.
+    odds = WARBAND.odds(wb_sheet(), "fall", {"height_inches": 4.5}, Context())
+    assert fractions(odds) == {
+        "none": Fraction(7, 20),
+        "dazed": Fraction(3, 20),
+        "stunned": Fraction(3, 20),
+        "incapacitated": Fraction(7, 20),
+    }
+
+
+def test_wb2_a_hero_loses_a_wound_instead():
+    sheet = wb_sheet(wounds=3, max_wounds=3)
+    odds = WARBAND.odds(sheet, "fall", {"height_inches": 4.5}, Context())
+    assert fractions(odds) == {"none": Fraction(7, 20), "loses_wound": Fraction(13, 20)}
+
+
+def test_wb5_a_ledge_is_an_agility_check_then_the_fall():
+    sheet = wb_sheet(injury="dazed")
+    odds = WARBAND.odds(sheet, "ledge_check", {"drop_inches": 2}, Context())
+    assert fractions(odds)["keeps_footing"] == Fraction(11, 20)  # d20 >= 10
+    assert sum(fractions(odds).values()) == 1
+    with pytest.raises(ActionBlocked):
+        WARBAND.odds(wb_sheet(), "ledge_check", {"drop_inches": 2}, Context())
+
+
+def test_wb_injury_rolls_fit_their_odds():
+    sheet = wb_sheet(injury="staggered")
+    params = {"modifiers": 2}
+    odds = WARBAND.odds(sheet, "injury_roll", params, Context())
+    generator = HmacGenerator(b"odds-injury-roll")
+    runs = 3000
+    seen: Counter[str] = Counter()
+    for _ in range(runs):
+        result = WARBAND.resolve(sheet, "injury_roll", params, Dice(generator), Context())
+        injury = result.sheet["injury"]
+        seen["unchanged" if injury == "staggered" else injury] += 1
+    assert chi_square(seen, odds, runs) < CRITICAL_0_001[len(odds.outcomes) - 1]
