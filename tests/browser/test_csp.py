@@ -26,9 +26,14 @@ def watched(new_page: Any) -> tuple[Page, list[str]]:
     page = new_page()
     page.add_init_script(WATCH)
     problems: list[str] = []
+    # Chromium reports a blocked script, style or connection as a console error
+    # "Refused to ... Content Security Policy"; other errors (a poll aborted by the next
+    # navigation) are not the policy's.
     page.on(
         "console",
-        lambda message: problems.append(message.text) if message.type == "error" else None,
+        lambda message: (
+            problems.append(message.text) if "Content Security Policy" in message.text else None
+        ),
     )
     return page, problems
 
