@@ -23,11 +23,31 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from rules.engine.dice import Dice, HmacGenerator
-from rules.engine.interface import Context, OddsUnavailable, RuleError, Ruleset
+from rules.engine.interface import (
+    ActionBlocked,
+    Context,
+    OddsUnavailable,
+    RuleError,
+    Ruleset,
+)
 from rules.engine.registry import all_rulesets
 
 # Sample params per (ruleset, action); an action not listed is tried with {}.
 SAMPLES: dict[str, dict[str, dict[str, Any]]] = {
+    "deckahedron": {
+        "flip": {"attribute": "strength", "count": 3},
+        "take_breather": {"attribute": "dexterity"},
+        "lose_stamina": {"amount": 2},
+    },
+    "condition_monitor": {
+        "damage": {"amount": 6, "kind": "lethal"},
+        "heal": {"line": "/", "boxes": 1},
+    },
+    "warband": {
+        "injury_check": {"attack_roll": 16, "attack": "ranged"},
+        "injury_roll": {"modifiers": 1},
+        "fall": {"height_inches": 4.5},
+    },
     "hit_dice": {
         "damage": {"amount": 9},
         "bypass": {"damage": 3, "attacker_level": 2},
@@ -50,6 +70,7 @@ SAMPLES: dict[str, dict[str, dict[str, Any]]] = {
 }
 SHEETS: dict[str, Callable[[Ruleset], dict[str, Any]]] = {
     "hit_dice": lambda r: {**r.default_sheet(), "level": 3, "hit_dice": 3, "hp": 6},
+    "warband": lambda r: {**r.default_sheet(), "warband": "Reds", "wounds": 3, "max_wounds": 3},
 }
 
 
@@ -77,7 +98,7 @@ def main() -> None:
             except OddsUnavailable:
                 print(f"{ruleset.key:<18}{spec.key:<22}{'not computed yet':>30}")
                 continue
-            except RuleError as error:
+            except (RuleError, ActionBlocked) as error:
                 print(f"{ruleset.key:<18}{spec.key:<22}  refused: {error}")
                 continue
             times = []
