@@ -1,6 +1,6 @@
 # Two commands do all set-up on a fresh machine:
 #   make run   - Sawbones on http://127.0.0.1:8000 (SQLite, in-process tasks, demo logins)
-#   make test  - lint, type-check the whole project, and run the whole suite
+#   make test  - lint, type-check, check the import layers, and run the whole suite
 # Both honour DATABASE_URL and REDIS_URL when set.
 PYTHON ?= python3
 VENV := .venv
@@ -23,6 +23,7 @@ lint: $(BIN)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 # Browser tests drive Debian's chromium; install it when missing (needs root).
 browser:

@@ -14,8 +14,9 @@ from rest_framework.views import APIView
 from accounts.models import ApiToken
 from accounts.selectors import tokens_for_user
 from accounts.services import token_create, token_revoke, user_authenticate, user_register
-from campaigns.access import MAX_ID, TokenScope, may_manage_tokens
-from config.throttles import AnonThrottle, IpThrottle, RegistrationThrottle
+from campaigns.access import TokenScope, may_manage_tokens
+from core.cleaning import MAX_ID
+from core.throttles import AnonThrottle, IpThrottle, RegistrationThrottle
 
 # What auth/token/ (username and password) mints: a full-power token, as before.
 PASSWORD_TOKEN_NAME = "Signed in with a password"  # noqa: S105 - a label

@@ -38,11 +38,13 @@ from django.test.utils import CaptureQueriesContext  # noqa: E402
 
 from campaigns.models import Membership  # noqa: E402
 from campaigns.services import campaign_create  # noqa: E402
-from characters.services import character_create  # noqa: E402
 from rules.clock import clock_advance_start  # noqa: E402
 from rules.engine.registry import get_ruleset  # noqa: E402
 from rules.models import Resolution, ResolutionKind, ScheduledEffect  # noqa: E402
-from rules.services import resolution_create_action  # noqa: E402
+from rules.services import (  # noqa: E402
+    character_create,
+    resolution_create_action,
+)
 
 DISEASE = "Green River Fever"
 DAY = 24 * 60

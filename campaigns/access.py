@@ -26,21 +26,12 @@ from rest_framework.permissions import SAFE_METHODS, BasePermission
 
 from campaigns.models import Membership, Role
 from campaigns.selectors import memberships_for_user
-from rules.errors import NotAllowed
+from core.cleaning import valid_id
+from core.errors import NotAllowed
 
 if TYPE_CHECKING:  # the API settings import this module's permission: no cycle at run time
     from rest_framework.request import Request
     from rest_framework.views import APIView
-
-MAX_ID = 2**63 - 1  # the largest primary key any of our databases stores
-
-
-def valid_id(value: int | str) -> int:
-    """``value`` as a primary key; ValueError if it cannot be one (answered 404)."""
-    number = int(value)
-    if not 1 <= number <= MAX_ID:
-        raise ValueError(f"{value!r} is not a valid id")
-    return number
 
 
 class TokenScope(models.TextChoices):

@@ -9,10 +9,10 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from campaigns.models import Campaign, Invite, Membership, RevealedSeed, Role, new_dice_seed
+from core.cleaning import reject_nul_characters
+from core.errors import ResolutionConflict
 from rules.engine.interface import RuleError
 from rules.engine.registry import get_ruleset
-from rules.errors import ResolutionConflict
-from rules.services import reject_nul_characters
 
 # Whole-number options are minutes, hours, hit points...: never absurd, and never
 # negative unless their default is (the rulesets check their own finer limits).

@@ -16,10 +16,11 @@ from typing import Any
 
 from django.http import Http404
 
-from campaigns.access import as_granted, outside_grant, valid_id
+from campaigns.access import as_granted, outside_grant
 from campaigns.models import Membership
 from characters.models import Character
-from rules.errors import NotAllowed
+from core.cleaning import valid_id
+from core.errors import NotAllowed
 
 
 def may_act(who: str, *, is_referee: bool) -> bool:

@@ -27,16 +27,3 @@ def party(campaign: Campaign, *, viewer_id: int) -> list[PartyMember]:
 def public_sheet(character: Character) -> dict[str, Any]:
     """The sheet as clients see it (the Deckahedron deck's order stays on the server)."""
     return get_ruleset(character.campaign.ruleset).public_sheet(character.sheet)
-
-
-def public_choice(choice: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A stored pending choice without the engine's resume state."""
-    if choice is None:
-        return None
-    return {
-        "id": choice["id"],
-        "kind": choice["kind"],
-        "prompt": choice["prompt"],
-        "options": choice["options"],
-        "who": choice["who"],
-    }

@@ -11,7 +11,6 @@ from campaigns.api import (
     InviteCreateApi,
     JoinApi,
 )
-from characters.api import CampaignCharactersApi, CharacterDetailApi
 from rules.api import (
     ActionApi,
     CampaignTableDetailApi,
@@ -26,6 +25,7 @@ from rules.api import (
     UndoApi,
 )
 from rules.battle_api import BattleApi, BattleEndApi, BattleNextApi
+from rules.character_api import CampaignCharactersApi, CharacterDetailApi
 from rules.clock_api import (
     CampaignEffectsApi,
     ClockAdvanceApi,

@@ -16,9 +16,9 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
+from core.errors import NotAllowed, ResolutionConflict
 from rules.engine.dice import DiceError
 from rules.engine.interface import ActionBlocked, RuleError
-from rules.errors import NotAllowed, ResolutionConflict
 
 
 class Conflict(exceptions.APIException):

@@ -2,14 +2,14 @@
 
 from django.urls import include, path
 
-from campaigns import battle_views
-from campaigns import views as campaign_views
-from characters import views as character_views
 from rules import views as rules_views
+from web.views import battles as battle_views
+from web.views import campaigns as campaign_views
+from web.views import characters as character_views
 from webhooks import views as webhook_views
 
 urlpatterns = [
-    path("", include("accounts.urls")),
+    path("", include("web.account_urls")),
     path("campaigns/new/", campaign_views.campaign_new, name="campaign-new"),
     path("campaigns/new/options/", campaign_views.campaign_options, name="campaign-options"),
     path("campaigns/<int:campaign_id>/", campaign_views.campaign_detail, name="campaign"),

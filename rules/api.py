@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 from campaigns.access import access_campaign
 from campaigns.api import SeedPeriodSerializer
 from characters.access import access_character
-from characters.api import PendingChoiceSerializer
+from rules.character_api import PendingChoiceSerializer
 from rules.engine.registry import all_rulesets
 from rules.selectors import (
     action_odds,

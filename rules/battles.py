@@ -22,6 +22,7 @@ from django.utils import timezone
 from campaigns.access import access_campaign
 from campaigns.models import Campaign, Membership
 from characters.models import Character
+from core.errors import NotAllowed, ResolutionConflict
 from rules.engine.interface import Context, RuleError
 from rules.engine.registry import get_ruleset
 from rules.engine.rulesets.warband import (
@@ -33,7 +34,6 @@ from rules.engine.rulesets.warband import (
     rout_checks_due,
     rout_threshold,
 )
-from rules.errors import NotAllowed, ResolutionConflict
 from rules.models import Battle, ResolutionKind
 from rules.services import campaign_context, persist_result
 

@@ -49,11 +49,12 @@ from django.db.models import Field, Model
 from django.utils import timezone
 
 from campaigns.models import MAX_LIVE_RATIO, Campaign
+from characters.choices import stored_choice
 from characters.models import Character
+from core.errors import ResolutionConflict
 from rules.dice import campaign_dice
 from rules.engine.interface import ActionBlocked, Context, RuleError
 from rules.engine.registry import get_ruleset
-from rules.errors import ResolutionConflict
 from rules.events import record_clock_job, record_resolutions
 from rules.models import (
     UNFINISHED_JOB_STATES,
@@ -65,12 +66,7 @@ from rules.models import (
     ResolutionKind,
     ScheduledEffect,
 )
-from rules.services import (
-    build_resolution,
-    build_scheduled_effects,
-    campaign_tables,
-    stored_choice,
-)
+from rules.services import build_resolution, build_scheduled_effects, campaign_tables
 
 logger = logging.getLogger(__name__)
 

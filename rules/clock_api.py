@@ -15,8 +15,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from campaigns.access import MAX_ID, access_campaign
+from campaigns.access import access_campaign
 from campaigns.models import MAX_LIVE_RATIO, Campaign
+from core.cleaning import MAX_ID
 from rules.clock import (
     MAX_ADVANCE_MINUTES,
     clock_advance_start,

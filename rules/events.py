@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from characters.selectors import public_choice
+from characters.choices import public_choice
 from rules.models import ClockJob, Resolution
 from rules.selectors import clock_job_view, resolution_view
 from webhooks.services import events_record

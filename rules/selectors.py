@@ -7,18 +7,18 @@ from typing import Any
 from django.db.models import QuerySet
 from django.http import Http404
 
-from campaigns.access import valid_id
 from campaigns.models import Campaign, Membership
 from campaigns.selectors import campaign_seed_periods, clock_display, seed_for_counter
 from characters.access import CharacterAccess
+from characters.choices import public_choice
 from characters.models import Character
-from characters.selectors import public_choice
+from core.cleaning import reject_nul_characters, valid_id, whole_numbers
+from core.errors import NotAllowed
 from rules.engine.dice import DiceExpression, HmacGenerator
 from rules.engine.odds import Odds
 from rules.engine.registry import get_ruleset
-from rules.errors import NotAllowed
 from rules.models import ClockJob, Resolution, ScheduledEffect
-from rules.services import campaign_context, reject_nul_characters, whole_numbers
+from rules.services import campaign_context
 
 REFEREE_ONLY = "referee_only"
 

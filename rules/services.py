@@ -9,52 +9,27 @@ every roll comes from a distinct, recorded stretch of the campaign's HMAC genera
 from __future__ import annotations
 
 import copy
-import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Membership
 from characters.access import may_act
+from characters.choices import stored_choice
 from characters.models import Character
+from core.cleaning import reject_nul_characters, whole_numbers
+from core.errors import NotAllowed, ResolutionConflict
 from rules.dice import campaign_dice
 from rules.engine.dice import Dice
 from rules.engine.interface import Context, PendingChoice, Result, RuleError, Ruleset
 from rules.engine.registry import get_ruleset
-from rules.errors import NotAllowed, ResolutionConflict
 from rules.models import CampaignTable, EffectState, Resolution, ResolutionKind, ScheduledEffect
 
 User = AbstractBaseUser | AnonymousUser
 Step = Callable[[Ruleset, dict[str, Any], Dice, Context], Result]
-
-
-def reject_nul_characters(value: Any, what: str) -> None:
-    """PostgreSQL cannot store U+0000 in text or JSON: such input is a 400, not a 500."""
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, str):
-            if "\x00" in item:
-                raise RuleError(f"{what} may not contain NUL characters (U+0000)")
-        elif isinstance(item, Mapping):
-            pending.extend(item.keys())
-            pending.extend(item.values())
-        elif isinstance(item, list | tuple):
-            pending.extend(item)
-
-
-def whole_numbers(value: Any) -> Any:
-    """JSON input with ``3.0`` for ``3``: JSON Schema counts 3.0 as an integer, so make
-    it one before the rules do arithmetic with it (no "heals 1.0" on a sheet)."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, Mapping):
-        return {key: whole_numbers(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [whole_numbers(item) for item in value]
-    return value
 
 
 def campaign_tables(campaign: Campaign) -> dict[str, Any]:
@@ -77,13 +52,6 @@ def _lock(character_id: int) -> tuple[Campaign, Character]:
     campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
     character = Character.objects.select_for_update().get(pk=character_id)
     return campaign, character
-
-
-def stored_choice(choice: PendingChoice | None) -> dict[str, Any] | None:
-    """A pending choice as the character stores it: with an id to answer it by."""
-    if choice is None:
-        return None
-    return {"id": uuid.uuid4().hex, **choice.as_dict()}
 
 
 def build_resolution(
@@ -385,6 +353,70 @@ def resolution_cancel_choice(*, character_id: int, actor: Any) -> Resolution:
             counter_end=campaign.dice_counter,
             clock=campaign.clock,
         )
+
+
+def character_create(
+    *,
+    membership: Membership,
+    name: str,
+    sheet: Mapping[str, Any] | None = None,
+    owner_id: int | None = None,
+) -> Character:
+    """Create a character in the member's campaign.
+
+    A player creates characters they own; the referee may name any member as owner
+    (their own id for NPCs). The sheet is the ruleset's default with ``sheet``'s
+    fields on top, validated against the ruleset's schema; its creation is the
+    character's first resolution (a new Deckahedron deck is shuffled with the
+    campaign's dice, so it is recorded like any roll).
+    """
+    user = membership.user
+    if owner_id is None or owner_id == user.pk:
+        owner = user
+    elif not membership.is_referee:
+        raise ValidationError({"owner": ["only the referee may create characters for others"]})
+    else:
+        owner_membership = (
+            Membership.objects.filter(campaign_id=membership.campaign_id, user_id=owner_id)
+            .select_related("user")
+            .first()
+        )
+        if owner_membership is None:
+            raise ValidationError({"owner": ["the owner must be a member of the campaign"]})
+        owner = owner_membership.user
+    name = (name or "").strip()
+    if not name:
+        raise ValidationError({"name": ["a character needs a name"]})
+
+    with transaction.atomic():
+        campaign = Campaign.objects.select_for_update().get(pk=membership.campaign_id)
+        ruleset = get_ruleset(campaign.ruleset)
+        dice, generator = campaign_dice(campaign)
+        counter_start = generator.counter
+        sheet = whole_numbers(dict(sheet or {}))
+        new_sheet = ruleset.new_sheet(copy.deepcopy(sheet), dice)
+        character = Character(campaign=campaign, owner=owner, name=name, sheet={}, version=0)
+        character.full_clean(exclude=["sheet"])
+        character.save()
+        result = Result(
+            sheet=new_sheet,
+            summary="joins the party.",
+            rolls=tuple(dice.rolls),
+            effects=ruleset.initial_effects(new_sheet),
+        )
+        persist_result(
+            campaign=campaign,
+            character=character,
+            result=result,
+            kind=ResolutionKind.CREATE,
+            action="create",
+            params=dict(sheet or {}),
+            actor=user,
+            counter_start=counter_start,
+            counter_end=generator.counter,
+            clock=campaign_context(campaign, by_referee=membership.is_referee).clock,
+        )
+    return character
 
 
 def campaign_table_set(*, campaign: Campaign, key: str, data: Any) -> CampaignTable:

@@ -39,7 +39,6 @@ from campaigns.access import TokenScope
 from campaigns.models import Campaign, Invite, Membership, RevealedSeed, Role
 from campaigns.services import campaign_create, invite_create
 from characters.models import Character
-from characters.services import character_create
 from config import api_urls
 from rules.battles import battle_begin
 from rules.clock import clock_advance_start
@@ -51,7 +50,7 @@ from rules.models import (
     Resolution,
     ScheduledEffect,
 )
-from rules.services import resolution_create_action
+from rules.services import character_create, resolution_create_action
 from webhooks.models import WebhookDelivery, WebhookEndpoint
 from webhooks.services import events_record, webhook_create
 

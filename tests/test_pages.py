@@ -20,12 +20,11 @@ from django.urls import reverse
 
 from campaigns.models import Campaign, Invite, Membership, Role
 from campaigns.services import invite_create
-from characters.forms import parse_params, schema_fields
 from characters.models import Character
-from characters.services import character_create
 from rules.models import EffectState, Resolution, ResolutionKind, ScheduledEffect
-from rules.services import resolution_create_action
+from rules.services import character_create, resolution_create_action
 from rules.tests.clock_helpers import run_job
+from web.forms import parse_params, schema_fields
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 PHRASE = "a long pass phrase 42"

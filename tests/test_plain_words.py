@@ -26,10 +26,10 @@ from django.test import Client
 from django.urls import reverse
 
 from campaigns.models import Campaign
-from characters.forms import PREFIX, FormField, schema_fields
 from characters.models import Character
-from characters.plain import RAW_SCHEMA_WORDS, RULING_ID, plain_message, strip_rulings
 from rules.engine.registry import get_ruleset
+from web.forms import PREFIX, FormField, schema_fields
+from web.plain import RAW_SCHEMA_WORDS, RULING_ID, plain_message, strip_rulings
 
 pytestmark = pytest.mark.django_db
 

@@ -7,8 +7,8 @@ from typing import Any
 from django.db.models import QuerySet
 from django.http import Http404
 
-from campaigns.access import valid_id
 from campaigns.models import Campaign
+from core.cleaning import valid_id
 from webhooks.models import WebhookDelivery, WebhookEndpoint
 
 

@@ -33,8 +33,8 @@ from django.db.models import Q
 from django.http import Http404
 from django.utils import timezone
 
-from campaigns.access import valid_id
 from campaigns.models import Campaign
+from core.cleaning import valid_id
 from webhooks.models import DeliveryState, WebhookDelivery, WebhookEndpoint, WebhookEvent
 
 MAX_WEBHOOKS_PER_CAMPAIGN = 5

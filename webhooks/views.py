@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 
 from campaigns.access import access_campaign
 from campaigns.models import Membership
-from rules.errors import NotAllowed
+from core.errors import NotAllowed
 from webhooks.selectors import webhook_for_campaign
 from webhooks.services import delivery_resend, webhook_create, webhook_delete
 from webhooks.templatetags.webhooks_tags import NEW_SECRET

@@ -50,11 +50,12 @@ INSTALLED_APPS = [
     "campaigns",
     "characters",
     "rules",
+    "web",
     "webhooks",
 ]
 
 MIDDLEWARE = [
-    "config.middleware.BodySizeLimitMiddleware",  # before anything reads a body
+    "core.middleware.BodySizeLimitMiddleware",  # before anything reads a body
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "corsheaders.middleware.CorsMiddleware",  # /api/ only (CORS_URLS_REGEX)
@@ -66,7 +67,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     "rules.ticker.TickerMiddleware",  # embedded mode's live clock (SAWBONES_TICKER_SECONDS)
-    "config.middleware.PrivateCacheMiddleware",
+    "core.middleware.PrivateCacheMiddleware",
     "axes.middleware.AxesMiddleware",  # last, as django-axes asks
 ]
 
@@ -153,9 +154,9 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "config.exceptions.api_exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
-        "config.throttles.UserThrottle",
-        "config.throttles.AnonThrottle",
-        "config.throttles.IpThrottle",
+        "core.throttles.UserThrottle",
+        "core.throttles.AnonThrottle",
+        "core.throttles.IpThrottle",
     ],
     # How many proxies in front of the app append to X-Forwarded-For (0: none, the
     # client's address is REMOTE_ADDR). Every limit and django-axes use it.
@@ -178,8 +179,8 @@ AXES_FAILURE_LIMIT = int(os.environ.get("SAWBONES_LOGIN_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("SAWBONES_LOGIN_COOLOFF_MINUTES", "15")))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
-AXES_CLIENT_IP_CALLABLE = "config.throttles.client_ip"
-AXES_LOCKOUT_CALLABLE = "accounts.views.locked_out"
+AXES_CLIENT_IP_CALLABLE = "core.throttles.client_ip"
+AXES_LOCKOUT_CALLABLE = "web.views.accounts.locked_out"
 AXES_VERBOSE = False
 # API tokens (accounts.models.ApiToken): django-rest-knox keeps their SHA-512 digests.
 # A token expires only when its owner gave it an expiry.

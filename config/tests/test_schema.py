@@ -29,7 +29,6 @@ from drf_spectacular.validation import validate_schema
 from rest_framework.test import APIClient
 
 from campaigns.models import Membership
-from characters.services import character_create
 from config import api_urls
 from config.schema import (
     API_PREFIX,
@@ -39,6 +38,7 @@ from config.schema import (
     to_openapi_31,
 )
 from rules.engine.registry import all_rulesets, get_ruleset, ruleset_keys
+from rules.services import character_create
 
 METHODS = {"get", "post", "put", "patch", "delete"}
 

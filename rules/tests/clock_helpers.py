@@ -12,10 +12,9 @@ from django.db.models import QuerySet
 from campaigns.models import Campaign, Membership
 from campaigns.services import campaign_create
 from characters.models import Character
-from characters.services import character_create
 from rules.clock import clock_advance_run, clock_advance_start
 from rules.models import ClockJob, Resolution, ResolutionKind, ScheduledEffect
-from rules.services import resolution_create_action
+from rules.services import character_create, resolution_create_action
 
 
 def major_wound(wound_id: int = 1) -> dict[str, Any]:

@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 
 from campaigns.models import Campaign, Membership
 from characters.models import Character
-from characters.services import character_create
 from rules.engine.registry import all_rulesets, get_ruleset, ruleset_keys
 from rules.models import Resolution, ScheduledEffect
+from rules.services import character_create
 
 pytestmark = pytest.mark.django_db
 

@@ -13,13 +13,18 @@ from django.db import IntegrityError, transaction
 
 from campaigns.models import Campaign
 from characters.models import Character
-from characters.services import character_create
+from core.errors import ResolutionConflict
 from rules.clock import _advance_batch, clock_advance_run, clock_advance_start, clock_job_resume
 from rules.engine.registry import get_ruleset
-from rules.errors import ResolutionConflict
 from rules.models import ClockJob, Resolution, ResolutionKind, ScheduledEffect
 from rules.selectors import effects_for_viewer
-from rules.services import Step, resolution_answer_choice, resolution_create_action, run_step
+from rules.services import (
+    Step,
+    character_create,
+    resolution_answer_choice,
+    resolution_create_action,
+    run_step,
+)
 from rules.tasks import advance_clock
 from rules.tests.clock_helpers import (
     FIXED_SEED,

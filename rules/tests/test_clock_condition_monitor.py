@@ -13,11 +13,10 @@ import pytest
 
 from campaigns.models import Campaign, Membership
 from characters.models import Character
-from characters.services import character_create
+from core.errors import NotAllowed
 from rules.clock import clock_advance_run, clock_job_resume
-from rules.errors import NotAllowed
 from rules.models import ScheduledEffect
-from rules.services import resolution_answer_choice, resolution_create_action
+from rules.services import character_create, resolution_answer_choice, resolution_create_action
 from rules.tests.clock_helpers import assert_whole, effect_resolutions, run_job
 
 pytestmark = pytest.mark.django_db

@@ -12,10 +12,9 @@ from collections import Counter
 
 from campaigns.models import Membership
 from characters.models import Character
-from characters.services import character_create
 from rules.engine.registry import get_ruleset
 from rules.models import EffectState, Resolution, ResolutionKind, ScheduledEffect
-from rules.services import resolution_create_action
+from rules.services import character_create, resolution_create_action
 from rules.tests.clock_helpers import FIXED_SEED, run_job, twin_campaign
 
 YEAR = 365 * 24 * 60

@@ -9,10 +9,9 @@ from django.db import close_old_connections, connection
 
 from campaigns.models import Campaign, Membership
 from characters.models import Character
-from characters.services import character_create
-from rules.errors import ResolutionConflict
+from core.errors import ResolutionConflict
 from rules.models import Resolution
-from rules.services import resolution_create_action
+from rules.services import character_create, resolution_create_action
 
 pytestmark = pytest.mark.skipif(
     connection.vendor != "postgresql",

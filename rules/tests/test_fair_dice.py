@@ -19,10 +19,9 @@ from django.test import Client
 from django.urls import reverse
 
 from campaigns.models import Campaign, Membership
-from characters.services import character_create
 from rules.models import Resolution
 from rules.selectors import verify_resolution_rolls
-from rules.services import resolution_create_action
+from rules.services import character_create, resolution_create_action
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "verify_dice.py"

@@ -9,8 +9,8 @@ from django.urls import reverse
 
 from campaigns.models import Campaign, Membership
 from characters.models import Character
-from characters.services import character_create
 from rules.models import Resolution
+from rules.services import character_create
 
 pytestmark = pytest.mark.django_db
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from campaigns.models import Membership
-from characters.services import character_create
-from rules.errors import NotAllowed, ResolutionConflict
+from core.errors import NotAllowed, ResolutionConflict
 from rules.models import Resolution, ResolutionKind
 from rules.selectors import verify_resolution_rolls
 from rules.services import (
+    character_create,
     resolution_answer_choice,
     resolution_cancel_choice,
     resolution_create_action,

@@ -14,8 +14,8 @@ import pytest
 
 from campaigns.models import Campaign, Membership
 from characters.models import Character
-from characters.services import character_create
 from rules.models import Battle, CampaignTable, Resolution, ResolutionKind
+from rules.services import character_create
 
 
 @pytest.fixture

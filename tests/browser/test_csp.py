@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from campaigns.models import Membership
-from characters.services import character_create
+from rules.services import character_create
 from tests.browser.conftest import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -26,9 +26,14 @@ def watched(new_page: Any) -> tuple[Page, list[str]]:
     page = new_page()
     page.add_init_script(WATCH)
     problems: list[str] = []
+    # Chromium reports a blocked script, style or connection as a console error
+    # "Refused to ... Content Security Policy"; other errors (a poll aborted by the next
+    # navigation) are not the policy's.
     page.on(
         "console",
-        lambda message: problems.append(message.text) if message.type == "error" else None,
+        lambda message: (
+            problems.append(message.text) if "Content Security Policy" in message.text else None
+        ),
     )
     return page, problems
 

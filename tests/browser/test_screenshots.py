@@ -15,15 +15,14 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from playwright.sync_api import Page
 
-from campaigns.management.commands import seed_demo
 from campaigns.models import Campaign, Membership, Role
 from campaigns.services import campaign_create
 from characters.models import Character
-from characters.services import character_create
 from rules import dice as rules_dice
 from rules.engine.dice import SystemGenerator
-from rules.services import resolution_create_action
+from rules.services import character_create, resolution_create_action
 from tests.browser.conftest import DESKTOP, PHONE, log_in
+from web.management.commands import seed_demo
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -23,23 +23,12 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from campaigns.access import access_campaign
-from campaigns.views import creation_fields, dashboard_context, posted_text, sheet_templates
 from characters.access import CharacterAccess, access_character
-from characters.forms import (
-    PREFIX,
-    ParamsError,
-    humanize,
-    parse_params,
-    posted_values,
-    schema_fields,
-)
-from characters.plain import field_labels, plain_message
-from characters.selectors import public_choice
-from characters.services import character_create
+from characters.choices import public_choice
+from core.errors import NotAllowed, ResolutionConflict
 from rules.engine.dice import DiceError
 from rules.engine.interface import ActionBlocked, ActionSpec, OddsUnavailable, RuleError
 from rules.engine.registry import get_ruleset
-from rules.errors import NotAllowed, ResolutionConflict
 from rules.models import EffectState, Resolution, ResolutionKind
 from rules.selectors import (
     action_odds,
@@ -49,12 +38,23 @@ from rules.selectors import (
     resolutions_for_character,
 )
 from rules.services import (
+    character_create,
     resolution_answer_choice,
     resolution_cancel_choice,
     resolution_create_action,
     resolution_reveal,
     resolution_undo_latest,
 )
+from web.forms import (
+    PREFIX,
+    ParamsError,
+    humanize,
+    parse_params,
+    posted_values,
+    schema_fields,
+)
+from web.plain import field_labels, plain_message
+from web.views.campaigns import creation_fields, dashboard_context, posted_text, sheet_templates
 
 LOG_LENGTH = 30
 # Errors the rules raise, and the status the page answers with (as config/exceptions.py).
@@ -63,7 +63,7 @@ CONFLICT = (ResolutionConflict, ActionBlocked)
 
 
 def _message(error: Exception, labels: dict[str, str] | None = None) -> str:
-    """What went wrong, in the page's words (characters.plain): the API keeps the
+    """What went wrong, in the page's words (web.plain): the API keeps the
     precise field errors, a page says it with the form's labels."""
     if isinstance(error, ValidationError):
         return " ".join(plain_message(message, labels) for message in error.messages)

@@ -16,10 +16,9 @@ from django.db import transaction
 
 from campaigns.models import Campaign, Membership, Role
 from campaigns.services import campaign_create
-from characters.services import character_create
 from rules.battles import battle_advance, battle_begin, warband_rules
 from rules.engine.registry import all_rulesets
-from rules.services import resolution_create_action
+from rules.services import character_create, resolution_create_action
 
 DEMO_USERS = ("referee", "player1", "player2")
 # A party per ruleset: (owner index in DEMO_USERS, name, initial sheet fields).

@@ -1,4 +1,5 @@
-"""API for characters: the party list, creation and one sheet (API.md)."""
+"""API for characters: the party list, creation and one sheet (API.md). Creation is the
+character's first resolution, so these endpoints live with the play logic."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from campaigns.access import MAX_ID, access_campaign
+from campaigns.access import access_campaign
 from characters.access import access_character
+from characters.choices import public_choice
 from characters.models import Character
-from characters.selectors import party, public_choice, public_sheet
-from characters.services import character_create
+from characters.selectors import party, public_sheet
+from core.cleaning import MAX_ID
+from rules.services import character_create
 
 
 class ChoiceOptionSerializer(serializers.Serializer):

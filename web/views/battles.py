@@ -24,9 +24,8 @@ from django.views.decorators.http import require_POST
 
 from campaigns.models import Membership
 from characters.access import access_character
-from characters.forms import FormField, ParamsError, humanize, parse_params, schema_fields
 from characters.models import Character
-from characters.templatetags.sawbones import WARBAND_LOOKS
+from core.errors import NotAllowed, ResolutionConflict
 from rules.battles import (
     access_battles,
     battle_advance,
@@ -40,9 +39,10 @@ from rules.battles import (
 from rules.engine.dice import DiceError
 from rules.engine.interface import ActionBlocked, RuleError
 from rules.engine.rulesets.warband import INJURY_MEANS, Warband
-from rules.errors import NotAllowed, ResolutionConflict
 from rules.models import Battle
 from rules.services import resolution_create_action
+from web.forms import FormField, ParamsError, humanize, parse_params, schema_fields
+from web.templatetags.sawbones import WARBAND_LOOKS
 
 # The quick forms of a unit on the board, and after the battle.
 BOARD_ACTIONS = ("injury_check", "injury_roll", "fall", "ledge_check")

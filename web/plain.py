@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from characters.forms import humanize
+from web.forms import humanize
 
 # A ruling id as code, tests and docs cite it: G-3, HD-P7, OS-1..OS-10.
 RULING_ID = re.compile(r"\b(?:G|HD|DK|WB|OS|CM)-P?\d+\b")

@@ -2,7 +2,7 @@
 its live fragment, invites and joining.
 
 Thin: access through ``campaigns.access``, writes through ``campaigns.services`` and
-``characters.services``, reads through the selectors; the few page-only reads are the
+``rules.services``, reads through the selectors; the few page-only reads are the
 small functions at the top, each one query whatever the party's size.
 """
 
@@ -30,18 +30,19 @@ from campaigns.services import (
     campaign_join,
     invite_create,
 )
-from characters.forms import CREATION_FIELDS, FormField, humanize, schema_fields
+from characters.choices import public_choice
 from characters.models import Character
-from characters.plain import plain_message
-from characters.selectors import PartyMember, party, public_choice
-from characters.templatetags.sawbones import effect_text
+from characters.selectors import PartyMember, party
+from core.cleaning import reject_nul_characters
+from core.errors import NotAllowed
 from rules.battles import warband_rules
 from rules.engine.interface import RuleError, Ruleset
 from rules.engine.registry import get_ruleset, ruleset_keys
-from rules.errors import NotAllowed
 from rules.models import ClockJob, ClockJobState, EffectState, ScheduledEffect
 from rules.selectors import clock_jobs_for_campaign, effects_for_viewer
-from rules.services import reject_nul_characters
+from web.forms import CREATION_FIELDS, FormField, humanize, schema_fields
+from web.plain import plain_message
+from web.templatetags.sawbones import effect_text
 
 TIMELINE_LENGTH = 12
 STOPPED = (ClockJobState.WAITING, ClockJobState.FAILED)  # a clock job the referee must see

@@ -1,4 +1,4 @@
-"""Errors of the Django side of the rules app, mapped to HTTP by config.exceptions."""
+"""Errors every app raises, mapped to HTTP by config.exceptions."""
 
 
 class ResolutionConflict(Exception):

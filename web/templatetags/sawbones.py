@@ -16,7 +16,7 @@ from typing import Any
 from django import template
 
 from campaigns.selectors import clock_display
-from characters.forms import humanize as _humanize
+from web.forms import humanize as _humanize
 
 register = template.Library()
 

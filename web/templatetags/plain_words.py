@@ -1,11 +1,11 @@
 """``{% load plain_words %}``: the ``plain`` filter words any engine text for a page
-(characters.plain): no ruling ids, no snake_case names, no JSON Schema wording."""
+(web.plain): no ruling ids, no snake_case names, no JSON Schema wording."""
 
 from __future__ import annotations
 
 from django import template
 
-from characters.plain import plain_message
+from web.plain import plain_message
 
 register = template.Library()
 

@@ -4,7 +4,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from accounts import views
+from web.views import accounts as views
 
 urlpatterns = [
     path("", views.home, name="home"),

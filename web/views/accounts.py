@@ -3,7 +3,7 @@ page (e-mail, password, API tokens) and password reset by e-mail (Django's views
 templates).
 
 An invite link opened while logged out survives log-in and sign-up:
-``campaigns.views.join`` keeps its code in the session and both pages go on to it.
+``web.views.campaigns.join`` keeps its code in the session and both pages go on to it.
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ from accounts.services import token_create, token_revoke, user_change_email, use
 from campaigns.access import TokenScope
 from campaigns.models import Role
 from campaigns.selectors import memberships_for_user
-from campaigns.views import pending_invite_url
-from config.middleware import is_api
-from config.throttles import RegistrationThrottle
+from core.middleware import is_api
+from core.throttles import RegistrationThrottle
+from web.views.campaigns import pending_invite_url
 
 
 class SignupForm(forms.Form):

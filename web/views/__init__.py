@@ -1,0 +1,1 @@
+"""The pages, by what they show: accounts (home, sign-up), campaigns, characters."""
