@@ -131,29 +131,24 @@
     target.focus();
   }
 
-  var swapFocus = null;
-  var openDetails = []; // the action forms the person had open stay open
+  // per swap target (by id): several swaps can overlap (the odds beside a form, the sheet)
+  var pending = {};
   var clockText = null;
 
   document.addEventListener("htmx:beforeSwap", function (event) {
     var active = document.activeElement;
     var target = event.detail.target;
+    if (!target || !target.id) return;
     var trigger = event.detail.requestConfig && event.detail.requestConfig.triggeringEvent;
-    swapFocus = null;
-    openDetails = [];
-    if (target && target.querySelectorAll) {
-      target.querySelectorAll("details[open][id]").forEach(function (details) {
-        openDetails.push(details.id);
-      });
-    }
-    if (target && active && active !== document.body && target.contains(active)) {
+    var state = { focus: null, open: [] };
+    target.querySelectorAll("details[open][id]").forEach(function (details) {
+      state.open.push(details.id); // the action forms the person had open stay open
+    });
+    if (active && active !== document.body && target.contains(active)) {
       // acted: the person sent a form; else the content changed under them (polling)
-      swapFocus = {
-        container: target.id,
-        key: describe(active),
-        acted: !!trigger && trigger.type === "submit",
-      };
+      state.focus = { key: describe(active), acted: !!trigger && trigger.type === "submit" };
     }
+    pending[target.id] = state;
   });
 
   document.addEventListener("htmx:afterSettle", function (event) {
@@ -165,23 +160,24 @@
       if (clockText !== null && now !== clockText) announce("In-game time: " + now);
       clockText = now;
     }
-    if (!root || !document.contains(root)) return;
-    openDetails.forEach(function (id) {
+    if (!root || !root.id || !document.contains(root)) return;
+    var state = pending[root.id];
+    delete pending[root.id];
+    if (!state) return;
+    state.open.forEach(function (id) {
       var details = document.getElementById(id);
       if (details && root.contains(details)) details.open = true;
     });
-    openDetails = [];
     var notice = root.querySelector(".notice");
-    if (notice && swapFocus) announce(words(notice));
-    if (swapFocus && swapFocus.container === root.id && lostFocus()) {
+    if (notice && state.focus) announce(words(notice));
+    if (state.focus && lostFocus()) {
       // after an action, only a field with its own id is the same place again (a refused
       // form keeps its field); a button of another log entry is not
-      var key = swapFocus.key;
-      var again = swapFocus.acted && !key.id ? null : findAgain(root, key);
+      var key = state.focus.key;
+      var again = state.focus.acted && !key.id ? null : findAgain(root, key);
       if (again) again.focus();
       else focusResult(root);
     }
-    swapFocus = null;
   });
 
   document.addEventListener("DOMContentLoaded", function () {

@@ -1,9 +1,11 @@
 """Accessibility checks for the browser tests: axe-core, contrast of drawn states, focus.
 
-- ``audit(page, label)`` injects the vendored axe-core (``vendor/axe.min.js``, never a
-  CDN) into the page and runs every rule it has. Violations of impact moderate, serious
-  or critical fail (``failing``); minor ones are kept in ``FINDINGS`` and listed at the
-  end of the run (the ``pytest_terminal_summary`` hook in ``conftest.py``).
+- ``audit(page, label)`` runs the vendored axe-core (``vendor/axe.min.js``, never a CDN;
+  ``new_page`` in conftest.py adds it to every document as an init script, which the
+  pages' Content-Security-Policy does not block) with every rule it has. Violations
+  of impact moderate, serious or critical fail (``failing``); minor ones are kept in
+  ``FINDINGS`` and listed at the end of the run (``pytest_terminal_summary`` in
+  ``conftest.py``).
 - ``drawn_states(page)`` reads the colours of the pictures the sheets draw (bars, pips,
   tokens, cards, condition boxes, timeline dots) and ``graphic_problems`` checks them
   against WCAG 2.2 AA: 3:1 for graphics against what surrounds them (1.4.11), 4.5:1 for
@@ -85,10 +87,8 @@ COLOUR_RULES = ("color-contrast", "link-in-text-block")
 def audit(page: Page, label: str, *, only: tuple[str, ...] = ()) -> list[Violation]:
     """Run axe-core on the page as it is now (every rule, or ``only`` these); every
     violation, recorded in FINDINGS."""
-    if not page.evaluate("() => typeof window.axe === 'object'"):
-        # Evaluated through the browser's debugging protocol, not as an inline <script>
-        # tag: the site's Content-Security-Policy rightly refuses inline scripts.
-        page.evaluate(_axe_source())
+    # conftest's new_page adds axe to every document before the page's own scripts
+    assert page.evaluate("() => typeof window.axe === 'object'"), "axe-core is not loaded"
     raw: list[dict[str, Any]] = page.evaluate(
         """async (only) => {
           const options = {resultTypes: ["violations"]};

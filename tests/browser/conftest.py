@@ -58,12 +58,15 @@ def new_page(
     When the test has passed, every page it opened is audited with axe-core as the test
     left it, after its clicks and htmx swaps (tests/browser/a11y.py): a violation of
     impact moderate or worse fails the test."""
-    from tests.browser.a11y import audit, failing
+    from tests.browser.a11y import AXE_PATH, audit, failing
 
     contexts = []
 
     def make(viewport: ViewportSize | None = None) -> Page:
         context = browser.new_context(viewport=viewport or DESKTOP, base_url=live_server.url)
+        # axe-core rides in every document as an init script: the pages' Content-Security-
+        # Policy allows no inline script, and init scripts are not page scripts
+        context.add_init_script(path=AXE_PATH)
         contexts.append(context)
         page = context.new_page()
         page.set_default_timeout(10_000)
@@ -76,12 +79,11 @@ def new_page(
         if report is not None and report.passed:
             for context in contexts:
                 for page in context.pages:
-                    if not page.url.startswith(live_server.url):
-                        continue
-                    if page.url.startswith(f"{live_server.url}/api/"):
-                        continue  # the API's browsable docs are Swagger UI's page, not ours
+                    path = page.url[len(live_server.url) :]
+                    if not page.url.startswith(live_server.url) or path.startswith("/api/"):
+                        continue  # elsewhere, or the API's docs (Swagger UI, not our page)
                     page.wait_for_load_state()
-                    label = f"{request.node.name}, last page {page.url[len(live_server.url) :]}"
+                    label = f"{request.node.name}, last page {path}"
                     found.extend(f"{label}: {v}" for v in failing(audit(page, label)))
     finally:
         for context in contexts:
