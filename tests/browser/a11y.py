@@ -174,7 +174,8 @@ def contrast(a: RGB, b: RGB) -> float:
 
 # What each picture is, what paints it and what it must stand out from.
 #   paint: "fill" (background colour or every stop of a gradient), "border" (the outline
-#   that draws an empty slot or a box's state edge), "svg" (an icon's fill), "stroke"
+#   that draws an empty slot or a box's state edge), "svg" (an icon's fill), "color" (an
+#   icon drawn in currentColor), "stroke"
 #   (an SVG line), "before" (a ::before dot's border).
 #   against: "parent" (the colour behind the element), "self" (the element's own
 #   background, for a coloured edge of a box), "box" (the fill of the SVG box the mark
@@ -195,7 +196,7 @@ GRAPHICS: tuple[tuple[str, str, str, str], ...] = (
     ("waiting dot", ".dot", "fill", "parent"),
     ("dice", ".die.kept", "fill", "parent"),
     ("battle units' state edge", ".units .unit, .after-list .after", "border-left", "self"),
-    ("battle state icons", ".unit .icon, .after .icon", "svg", "parent"),
+    ("battle state icons", ".unit .icon, .after .icon", "color", "parent"),
     ("drawn boxes (SVG)", "svg[role=img] rect", "stroke", "parent"),
     ("marks drawn in boxes (SVG)", "svg[role=img] line, svg[role=img] path", "stroke", "box"),
 )

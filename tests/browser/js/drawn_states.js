@@ -33,6 +33,7 @@
       let painted = "", width = 1, lineStyle = "solid";
       if (paint === "fill") painted = style.backgroundColor + " " + style.backgroundImage;
       else if (paint === "svg") painted = style.fill;
+      else if (paint === "color") painted = style.color;
       else if (paint === "stroke") {
         painted = style.stroke;
         width = parseFloat(style.strokeWidth);
