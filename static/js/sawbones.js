@@ -13,6 +13,10 @@
  *   notice, and the next Tab reaches what follows it (the choice's options). The result
  *   is also said in the page's polite live region (#announce, base.html), as is the
  *   in-game time when it moves.
+ * - What the person has typed but not yet sent survives a swap of the content around it
+ *   (the battle board and the sheet refresh themselves every few seconds, and another
+ *   form's result replaces the whole board): fields whose value differs from the page's
+ *   are put back into the same form's fields in the new content.
  * - A button with data-confirm (a lethal or irreversible action, a choice to die) asks
  *   its question first; "Cancel" sends nothing.
  */
@@ -140,7 +144,7 @@
     var target = event.detail.target;
     if (!target || !target.id) return;
     var trigger = event.detail.requestConfig && event.detail.requestConfig.triggeringEvent;
-    var state = { focus: null, open: [] };
+    var state = { focus: null, open: [], typed: typedFields(target, event.detail.elt) };
     target.querySelectorAll("details[open][id]").forEach(function (details) {
       state.open.push(details.id); // the action forms the person had open stay open
     });
@@ -151,7 +155,62 @@
     pending[target.id] = state;
   });
 
-  document.addEventListener("htmx:afterSettle", function (event) {
+  // A field the person changed: its form's action and its name say where it goes back.
+  function fieldKey(field) {
+    var form = field.form;
+    return (form ? form.getAttribute("action") || form.id || "" : "") + "\u0000" + field.name;
+  }
+
+  function changed(field) {
+    if (field.type === "checkbox" || field.type === "radio") {
+      return field.checked !== field.defaultChecked;
+    }
+    if (field.tagName === "SELECT") {
+      return Array.prototype.some.call(field.options, function (option) {
+        return option.selected !== option.defaultSelected;
+      });
+    }
+    return field.value !== field.defaultValue;
+  }
+
+  // The fields typed into under `root`, except in the form that was just sent (its
+  // answer is the new content, and a refused form comes back with its own values).
+  function typedFields(root, sender) {
+    var sent = sender ? sender.closest("form") : null;
+    var typed = [];
+    root.querySelectorAll("input[name], select[name], textarea[name]").forEach(function (field) {
+      if (field.type === "hidden" || field.type === "submit" || !changed(field)) return;
+      if (sent && field.form === sent) return;
+      typed.push({
+        key: fieldKey(field),
+        value: field.value,
+        checked: field.checked,
+        radio: field.type === "checkbox" || field.type === "radio",
+      });
+    });
+    return typed;
+  }
+
+  function putBack(root, typed) {
+    if (!typed.length) return;
+    var fields = root.querySelectorAll("input[name], select[name], textarea[name]");
+    typed.forEach(function (entry) {
+      for (var i = 0; i < fields.length; i++) {
+        var field = fields[i];
+        if (fieldKey(field) !== entry.key) continue;
+        if (entry.radio) {
+          if (field.value === entry.value) field.checked = entry.checked;
+        } else {
+          field.value = entry.value;
+          break;
+        }
+      }
+    });
+  }
+
+  // afterSwap, not afterSettle: the new content is in place and focus must not sit on
+  // the page for the settle delay (a screen reader would say "document").
+  document.addEventListener("htmx:afterSwap", function (event) {
     var target = event.detail.target;
     var root = (target && target.id && document.getElementById(target.id)) || target;
     var clock = document.getElementById("clock-display");
@@ -164,6 +223,7 @@
     var state = pending[root.id];
     delete pending[root.id];
     if (!state) return;
+    putBack(root, state.typed);
     state.open.forEach(function (id) {
       var details = document.getElementById(id);
       if (details && root.contains(details)) details.open = true;

@@ -118,9 +118,15 @@ def test_the_referee_runs_a_battle_and_the_player_watches_it_live(new_page, refe
     expect(ref.locator("[data-active]")).to_have_text("Grey Crows")
     expect(unit_card(ref, hookbill).locator(".state-word")).to_have_text("Dazed")
 
-    # Two of three Crows down: their rout checks are due.
-    injury_check(ref, units["Tallow"], 19)
+    # Two of three Crows down: their rout checks are due. The referee types Tallow's d20
+    # first, then sends Hookbill's check: the board that comes back keeps what was typed.
+    tallow = unit_card(ref, units["Tallow"])
+    tallow.get_by_label("Attack d20").fill("19")
     injury_check(ref, hookbill, 2)  # melee on a dazed unit: incapacitated (WB-4)
+    expect(unit_card(ref, hookbill).locator(".state-word")).to_have_text("Incapacitated")
+    expect(unit_card(ref, units["Tallow"]).get_by_label("Attack d20")).to_have_value("19")
+    unit_card(ref, units["Tallow"]).get_by_role("button", name="Injury check").click()
+    expect(unit_card(ref, units["Tallow"]).locator(".state-word")).to_have_text("Incapacitated")
     crows = ref.locator(".warband", has_text="Grey Crows")
     expect(crows.locator(".rout-text")).to_have_text("Rout checks due")
     expect(unit_card(watcher, hookbill).locator(".state-word")).to_have_text(
