@@ -60,6 +60,7 @@ MANAGED_FIELDS: tuple[str, ...] = (
     "modifiers",
     "penalties",
     "critical_injuries",
+    "wounds_withheld",
 )
 
 OPTIONS_SCHEMA: dict[str, Any] = options_schema(
@@ -557,7 +558,17 @@ class _Turn:
             return
         sheet = self.sheet
         wounds, most = int(sheet["wounds"]), int(sheet["max_wounds"])
-        sheet["max_wounds"] = max(1, most + delta)  # project ruling OS-P2
+        withheld = int(sheet.get("wounds_withheld", 0))
+        if delta < 0:
+            sheet["max_wounds"] = max(1, most + delta)  # project ruling OS-P2
+            withheld += int(sheet["max_wounds"]) - (most + delta)
+        else:
+            # Project ruling OS-P15: what the floor of OS-P2 kept back is not given twice.
+            repaid = min(withheld, delta)
+            withheld -= repaid
+            sheet["max_wounds"] = most + delta - repaid
+        if withheld or "wounds_withheld" in sheet:
+            sheet["wounds_withheld"] = withheld
         sheet["wounds"] = min(wounds + delta, int(sheet["max_wounds"]))
         self.note(
             f"Constitution modifier {modifier(before):+d} -> {modifier(after):+d} changes wounds "
@@ -645,7 +656,9 @@ class _Turn:
     def contract(self, name: str, disease: Mapping[str, Any], hidden: bool) -> None:
         """Ruling OS-6: the first save falls when incubation ends."""
         interval = int(disease["interval_minutes"])
-        total = max(1, int(disease["infection_minutes"]) // interval)
+        # Project ruling OS-P11: a save every interval while the infection time lasts
+        # (1000 minutes at 300: saves at 0, 300, 600 and 900).
+        total = max(1, -(-int(disease["infection_minutes"]) // interval))
         self.sheet["diseases"].append(
             {
                 "name": name,
@@ -702,9 +715,13 @@ class OldSchool(Ruleset):
             given["wounds"] = given["max_wounds"]
         sheet.update(given)
         validate(sheet, self.sheet_schema, "sheet")
-        zero = [ability for ability in ABILITIES if sheet[ability] == 0]
-        if zero:
-            raise RuleError(f"a new character cannot start at 0 {zero[0]}: that is death (OS-1)")
+        for ability in ABILITIES:  # rulings OS-1, OS-P16: scores run 3-18
+            for field in (ability, f"max_{ability}"):
+                if not data.SCORE_MIN <= int(sheet[field]) <= data.SCORE_MAX:
+                    raise RuleError(
+                        f"{ability} must be {data.SCORE_MIN} to {data.SCORE_MAX} for a new "
+                        f"character, not {sheet[field]} (OS-1)"
+                    )
         if sheet["wounds"] <= 0:
             sheet["state"] = "down"
         refresh_derived(sheet)
