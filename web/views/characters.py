@@ -55,7 +55,8 @@ from web.forms import (
     schema_fields,
 )
 from web.plain import field_labels, plain_message
-from web.views.campaigns import creation_fields, dashboard_context, posted_text, sheet_templates
+from web.rulesets import sheet_templates
+from web.views.campaigns import creation_fields, dashboard_context, posted_text
 
 LOG_LENGTH = 30
 # Errors the rules raise, and the status the page answers with (as config/exceptions.py).

@@ -28,6 +28,7 @@ from rules.engine.interface import (
     Ruleset,
     ScheduledEffect,
     Sheet,
+    options_schema,
     params_schema,
     validate,
 )
@@ -62,14 +63,32 @@ MANAGED_FIELDS: tuple[str, ...] = (
     "wounds_withheld",
 )
 
-OPTIONS_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "hostile_place": {"type": "boolean"},
-        "drunk_hours": {"type": "integer", "minimum": 1, "maximum": 72},
-        "track_sleep": {"type": "boolean"},
-    },
-}
+OPTIONS_SCHEMA: dict[str, Any] = options_schema(
+    {
+        "hostile_place": {  # ruling OS-10
+            "type": "boolean",
+            "default": False,
+            "title": "Hostile place",
+            "description": "The party is in a dungeon or a place as hostile: rests recover "
+            "nothing.",
+        },
+        "drunk_hours": {  # project ruling OS-P6
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 72,
+            "default": 4,
+            "title": "Hours drunk",
+            "description": "How long drunkenness lasts when the referee does not say.",
+        },
+        "track_sleep": {  # project ruling OS-P8
+            "type": "boolean",
+            "default": True,
+            "title": "Track sleep",
+            "description": "Missed sleep adds deprivation; off, the daily sleep window "
+            "still passes but adds none.",
+        },
+    }
+)
 
 _DISEASE_NAME: dict[str, Any] = {
     "type": "string",
@@ -665,13 +684,11 @@ class _Turn:
 class OldSchool(Ruleset):
     key = "old_school"
     name = "Old school"
+    blurb = "Ability loss, wounds below zero, diseases, aging, hunger and thirst."
+    creation_fields = ("race", "age", "level", *data.ABILITIES)
     sheet_schema: ClassVar[Mapping[str, Any]] = data.SHEET_SCHEMA
     actions: ClassVar[tuple[ActionSpec, ...]] = ACTIONS
-    options: ClassVar[Mapping[str, Any]] = {
-        "hostile_place": False,  # ruling OS-10
-        "drunk_hours": 4,  # project ruling OS-P6
-        "track_sleep": True,  # project ruling OS-P8
-    }
+    options_schema: ClassVar[Mapping[str, Any]] = OPTIONS_SCHEMA
     tables: ClassVar[Mapping[str, Any]] = {
         "critical_injuries": data.PROJECT_CRITICAL_INJURIES,
         "diseases": data.DEFAULT_DISEASES,
@@ -754,11 +771,6 @@ class OldSchool(Ruleset):
         return public
 
     # -- tables and options -----------------------------------------------------------------
-    def option(self, context: Context, key: str) -> Any:
-        value = context.options.get(key, self.options[key])
-        validate({key: value}, OPTIONS_SCHEMA, "campaign options")
-        return value
-
     def validate_table(self, key: str, data: Any) -> None:
         """A referee's edit of the critical injury or disease table (rulings OS-4, OS-6)."""
         if key == "critical_injuries":
