@@ -53,6 +53,7 @@ def campaign_update(
     name: str | None = None,
     ruleset: str | None = None,
     options: Mapping[str, Any] | None = None,
+    actions_move_clock: bool | None = None,
 ) -> Campaign:
     """Rename, change options, or change the ruleset while no character exists."""
     campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
@@ -69,6 +70,9 @@ def campaign_update(
     if name is not None:
         campaign.name = name.strip()
         fields.append("name")
+    if actions_move_clock is not None:
+        campaign.actions_move_clock = actions_move_clock
+        fields.append("actions_move_clock")
     campaign.full_clean()
     campaign.save(update_fields=sorted(set(fields)) or None)
     return campaign

@@ -278,6 +278,29 @@ ACTIONS: tuple[ActionSpec, ...] = (
         description="Hours slept in the current 24-hour window (OS-8).",
     ),
     ActionSpec(
+        "go_without_sleep",
+        "Go without sleep",
+        params_schema(
+            {
+                "reason": {
+                    "enum": list(data.WITHOUT_SLEEP_REASONS),
+                    "default": "on_watch",
+                    "description": "On watch all night, a forced march, or kept awake otherwise.",
+                },
+                "nights": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": data.MAX_NIGHTS_WITHOUT_SLEEP,
+                    "default": 1,
+                    "description": "How many nights, this one first; 0 clears the mark.",
+                },
+            }
+        ),
+        who="referee",
+        description="Characters sleep each night unless marked here; only marked nights can "
+        "bring sleep deprivation (OS-8, OS-P17).",
+    ),
+    ActionSpec(
         "set_resting",
         "Resting or not",
         params_schema({"resting": {"type": "boolean"}}, ("resting",)),
@@ -596,9 +619,16 @@ class _Turn(Turn):
             self.knock_out(int(effect["hours"]), f" ({source})")
 
     def slept(self, hours: int) -> None:
-        """Ruling OS-8: 4 hours in the window end sleep deprivation at once."""
+        """Ruling OS-8: 4 hours in the window end sleep deprivation at once.
+
+        Project ruling OS-P17: the sleep is logged as a period from now, so each window
+        it spans is credited with its own part of it.
+        """
         sleep = self.sheet["sleep"]
         sleep["hours"] = min(10_000, int(sleep["hours"]) + hours)
+        periods = sleep.setdefault("periods", [])
+        periods.append([self.clock, self.clock + hours * HOUR])
+        del periods[: -data.SLEEP_PERIODS_KEPT]
         if sleep["hours"] >= data.SLEEP_NEEDED_HOURS and self.conditions["sleep_deprived_days"]:
             self.conditions["sleep_deprived_days"] = 0
             self.note("sleep deprivation ends")
@@ -1147,6 +1177,29 @@ class OldSchool(Ruleset):
         turn.elapsed = hours * HOUR
         return turn.result()
 
+    def action_go_without_sleep(
+        self, sheet: Sheet, params: Params, dice: Dice, context: Context
+    ) -> Result:
+        """Project ruling OS-P17: only marked nights count their logged sleep."""
+        turn = self._turn(sheet, dice, context, "go without sleep")
+        nights = int(params.get("nights", 1))
+        reason = str(params.get("reason", "on_watch"))
+        sleep = sheet["sleep"]
+        if nights == 0:
+            sleep["without"] = 0
+            sleep.pop("without_reason", None)
+            turn.note("sleeps each night again")
+            return turn.result()
+        sleep["without"] = nights
+        sleep["without_reason"] = reason
+        words = data.WITHOUT_SLEEP_REASONS[reason]
+        turn.note(
+            f"goes without sleep, {words}: "
+            + ("tonight" if nights == 1 else f"{nights} nights")
+            + "; only sleep that is logged counts (OS-8)"
+        )
+        return turn.result()
+
     def action_set_resting(
         self, sheet: Sheet, params: Params, dice: Dice, context: Context
     ) -> Result:
@@ -1238,11 +1291,24 @@ class OldSchool(Ruleset):
             turn.note(f"nothing happens: sleep window {n} was already closed or is not due")
             return
         sleep["windows"] = n
-        hours = int(sleep["hours"])
-        sleep["hours"] = 0
+        hours = self._close_sleep_window(sleep, turn.clock)
+        marked = int(sleep.get("without", 0))
+        if marked:
+            sleep["without"] = marked - 1
+        reason = data.WITHOUT_SLEEP_REASONS.get(str(sleep.get("without_reason", "")), "awake")
+        if not sleep.get("without"):
+            sleep.pop("without_reason", None)
         conditions = turn.conditions
         if not turn.option("track_sleep"):
             turn.note("sleep is not tracked in this campaign")
+        elif not marked:
+            # Project ruling OS-P17: unless the referee marked the night otherwise, the
+            # character slept.
+            if conditions["sleep_deprived_days"]:
+                turn.note("slept through the night: sleep deprivation ends")
+            else:
+                turn.note("slept through the night")
+            conditions["sleep_deprived_days"] = 0
         elif hours >= data.SLEEP_NEEDED_HOURS:
             conditions["sleep_deprived_days"] = 0
             turn.note(f"slept {hours} hours in the last 24: rested")
@@ -1250,10 +1316,34 @@ class OldSchool(Ruleset):
             conditions["sleep_deprived_days"] += 1
             days = conditions["sleep_deprived_days"]
             turn.note(
-                f"slept only {hours} hours in the last 24: sleep deprived, -{days} to all rolls "
-                "(OS-8)"
+                f"{reason}, slept only {hours} hour{'' if hours == 1 else 's'} in the last 24: "
+                f"sleep deprived, -{days} to all rolls (OS-8)"
             )
         turn.schedule("sleep_window", DAY, {"n": n + 1}, f"sleep_window:{n + 1}")
+
+    @staticmethod
+    def _close_sleep_window(sleep: dict[str, Any], end: int) -> int:
+        """Hours of sleep credited to the window ending at ``end`` (project ruling OS-P17).
+
+        Each logged sleep counts in the window it falls in: a sleep begun an hour before
+        the window closes gives it 1 hour and the next window the rest. What is left of
+        the logged sleeps after ``end`` stays for the next window. A sheet from before
+        the periods were logged credits its ``hours`` as they are.
+        """
+        if "periods" not in sleep:
+            hours = int(sleep["hours"])
+            sleep["hours"] = 0
+            return hours
+        start = end - DAY
+        credited = 0
+        later: list[list[int]] = []
+        for begin, finish in sleep["periods"]:
+            credited += max(0, min(finish, end) - max(begin, start))
+            if finish > end:
+                later.append([max(begin, end), finish])
+        sleep["periods"] = later
+        sleep["hours"] = min(10_000, sum(finish - begin for begin, finish in later) // HOUR)
+        return credited // HOUR
 
     def _effect_wake_up(self, turn: _Turn, payload: Mapping[str, Any]) -> None:
         """Ruling OS-4 and OS-10: awake, but still unable to stand at 0 wounds or below."""
