@@ -43,6 +43,9 @@ class CampaignOutputSerializer(serializers.Serializer):
     clock_display = serializers.CharField(help_text='"Day N, HH:MM"')
     my_role = serializers.ChoiceField(choices=["referee", "player"])
     options = serializers.DictField()
+    actions_move_clock = serializers.BooleanField(
+        help_text="an action that takes time moves the campaign clock by it (docs/clock.md)"
+    )
     dice_commitment = serializers.CharField(
         help_text="SHA-256 (lower-case hex) of the current dice seed's bytes (docs/dice.md)"
     )
@@ -58,6 +61,7 @@ def campaign_output(membership: Membership) -> dict[str, Any]:
         "clock_display": clock_display(campaign.clock),
         "my_role": membership.role,
         "options": campaign.options,
+        "actions_move_clock": campaign.actions_move_clock,
         "dice_commitment": dice_commitment(campaign.dice_seed),
     }
 
@@ -86,6 +90,7 @@ class CampaignDetailApi(APIView):
         name = serializers.CharField(max_length=120, required=False)
         ruleset = RulesetField(required=False)
         options = serializers.DictField(required=False)
+        actions_move_clock = serializers.BooleanField(required=False)
 
     @extend_schema(responses={200: CampaignOutputSerializer})
     def get(self, request: Request, campaign_id: int) -> Response:
