@@ -34,6 +34,9 @@ def setup(characters: int, every: int) -> dict[str, Any]:
     referee = users.create_user(username="referee", password="drill-referee-pw")
     player = users.create_user(username="player", password="drill-player-pw")
     campaign = campaign_create(user=referee, name="The drill", ruleset="hit_dice")
+    # Only the referee's advances move the clock: the drill counts their effects exactly.
+    campaign.actions_move_clock = False
+    campaign.save(update_fields=["actions_move_clock"])
     membership = Membership.objects.create(campaign=campaign, user=player, role=Role.PLAYER)
     wounded_ids = [
         wounded(campaign, player, f"Wounded{i:02d}", every=every).pk for i in range(characters)

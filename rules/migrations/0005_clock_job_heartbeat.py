@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ('campaigns', '0003_dice_seed_periods'),
         ('characters', '0001_initial'),
-        ('rules', '0003_battles'),
+        ('rules', '0004_action_time_and_batches'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
