@@ -31,6 +31,7 @@ from rules.engine.interface import (
     params_schema,
 )
 from rules.engine.odds import Odds, certain, chance_at_least, d, from_die, grouped
+from rules.engine.text import sentence
 
 INJURY_DC_BASE = 20  # 6.6 / ruling HD-4: DC 20 + overflow
 DEFAULT_WORSEN_DC = 20  # ruling HD-7
@@ -268,11 +269,6 @@ def _worsening(wound: Mapping[str, Any]) -> bool:
     return wound["worsens_every"] is not None and not wound["treated"]
 
 
-def _sentence(parts: list[str]) -> str:
-    text = "; ".join(part for part in parts if part)
-    return text[:1].upper() + text[1:] + "."
-
-
 @dataclass
 class _Injury:
     """What a pair of injury saves did, to be folded into a Result."""
@@ -292,6 +288,10 @@ class HitDice(Ruleset):
     sheet_schema: ClassVar[Mapping[str, Any]] = SHEET_SCHEMA
     creation_fields = ("level", "strength_save", "will_save")
     actions: ClassVar[tuple[ActionSpec, ...]] = ACTIONS
+    # The payload is checked by effect_wound_worsens, which names what is missing.
+    effect_payloads: ClassVar[Mapping[str, Mapping[str, Any]]] = {
+        EFFECT_WORSENS: {"type": "object"}
+    }
     options_schema: ClassVar[Mapping[str, Any]] = options_schema(
         {
             # 6.12: "by default" 10 hp per level or HD of the attacker (ruling HD-8, HD-P10).
@@ -523,9 +523,7 @@ class HitDice(Ruleset):
             parts = [head + ", no overflow and no injury"]
             if give_up:  # project ruling HD-P3
                 parts.append("there is no injury save to give up on")
-            return Result(
-                sheet=sheet, summary=_sentence(parts), rolls=tuple(dice.rolls), outcome=outcome
-            )
+            return Result(sheet=sheet, summary=sentence(parts), outcome=outcome)
         dc = INJURY_DC_BASE + overflow  # 6.6, ruling HD-4
         injury = self._injury_saves(
             sheet,
@@ -540,8 +538,7 @@ class HitDice(Ruleset):
         outcome["state"] = sheet["state"]
         return Result(
             sheet=sheet,
-            summary=_sentence([f"{head}, overflow {overflow}", *injury.parts]),
-            rolls=tuple(dice.rolls),
+            summary=sentence([f"{head}, overflow {overflow}", *injury.parts]),
             pending_choice=injury.pending,
             cancel_effects=injury.cancel,
             outcome=outcome,
@@ -584,7 +581,7 @@ class HitDice(Ruleset):
                 f"hp {hp} cannot cover the {cost} hp cost, so the player only chooses how to "
                 f"take the injury saves at DC {dc}"
             )
-        summary = _sentence(
+        summary = sentence(
             [
                 f"an effect bypasses hit points: {damage} damage from an attacker of level/HD "
                 f"{attacker_level}",
@@ -594,7 +591,6 @@ class HitDice(Ruleset):
         return Result(
             sheet=sheet,
             summary=summary,
-            rolls=tuple(dice.rolls),
             pending_choice=choice,
             outcome={"damage": damage, "cost": cost, "dc": dc, "can_pay": can_pay},
         )
@@ -628,8 +624,7 @@ class HitDice(Ruleset):
         outcome.update({"hp": sheet["hp"], "fatigue": sheet["fatigue"]})
         return Result(
             sheet=sheet,
-            summary=_sentence(parts),
-            rolls=tuple(dice.rolls),
+            summary=sentence(parts),
             outcome=outcome,
             elapsed_minutes=SHORT_REST_MINUTES,
         )
@@ -673,8 +668,7 @@ class HitDice(Ruleset):
             outcome["stood_up"] = True
         return Result(
             sheet=sheet,
-            summary=_sentence(parts),
-            rolls=tuple(dice.rolls),
+            summary=sentence(parts),
             outcome=outcome,
             elapsed_minutes=LONG_REST_MINUTES,
         )
@@ -697,8 +691,7 @@ class HitDice(Ruleset):
         wound["treated"] = True
         return Result(
             sheet=sheet,
-            summary=_sentence(parts),
-            rolls=tuple(dice.rolls),
+            summary=sentence(parts),
             cancel_effects=cancel,
             outcome={"wound": wound["id"], "treated": True},
         )
@@ -759,8 +752,7 @@ class HitDice(Ruleset):
             parts.append("it is treated, so it does not worsen")
         return Result(
             sheet=sheet,
-            summary=_sentence(parts),
-            rolls=tuple(dice.rolls),
+            summary=sentence(parts),
             effects=effects,
             cancel_effects=cancel,
             outcome={"wound": wound_id, "worsens_every": new_every},
@@ -778,13 +770,12 @@ class HitDice(Ruleset):
         listed = ", ".join(map(str, majors))
         return Result(
             sheet=sheet,
-            summary=_sentence(
+            summary=sentence(
                 [
                     f"dies of their major wound{'s' if len(majors) > 1 else ''} ({listed}), "
                     "as the player chose"
                 ]
             ),
-            rolls=tuple(dice.rolls),
             cancel_effects=cancel,
             outcome={"died": True, "major_wounds": majors},
         )
@@ -798,7 +789,6 @@ class HitDice(Ruleset):
         return Result(
             sheet=sheet,
             summary="Stands up again, as the referee rules.",
-            rolls=tuple(dice.rolls),
             outcome={"state": "standing"},
         )
 
@@ -880,22 +870,19 @@ class HitDice(Ruleset):
         die = d(6).pool(hd).sum()  # ruling HD-3: fatigue resets first
         return self._hp_odds("long_rest", die, f"hp re-rolled with {hd}d6.")
 
-    def finish_choice(
-        self,
-        sheet: Sheet,
-        choice: PendingChoice,
-        option: str,
-        dice: Dice,
-        context: Context,
+    def choice_death_or_major_wound(
+        self, sheet: Sheet, choice: PendingChoice, option: str, dice: Dice, context: Context
     ) -> Result:
-        """Answer a death-or-major-wound choice (6.7) or a bypass choice (HD-8)."""
-        if choice.kind not in (CHOICE_DEATH_OR_MAJOR, CHOICE_BYPASS):
-            return super().finish_choice(sheet, choice, option, dice, context)
+        """Answer a death-or-major-wound choice (6.7)."""
         self._check_alive(sheet, "answer a choice")
-        state = dict(choice.state)
-        if choice.kind == CHOICE_DEATH_OR_MAJOR:
-            return self._choose_death_or_major(sheet, option, state, dice, context)
-        return self._choose_bypass(sheet, option, state, dice, context)
+        return self._choose_death_or_major(sheet, option, dict(choice.state), dice, context)
+
+    def choice_bypass(
+        self, sheet: Sheet, choice: PendingChoice, option: str, dice: Dice, context: Context
+    ) -> Result:
+        """Answer a bypass choice (HD-8)."""
+        self._check_alive(sheet, "answer a choice")
+        return self._choose_bypass(sheet, option, dict(choice.state), dice, context)
 
     def _choose_death_or_major(
         self, sheet: Sheet, option: str, state: dict[str, Any], dice: Dice, context: Context
@@ -905,7 +892,6 @@ class HitDice(Ruleset):
             return Result(
                 sheet=sheet,
                 summary="Chooses death: the character dies of the failed strength injury save.",
-                rolls=tuple(dice.rolls),
                 cancel_effects=cancel,
                 outcome={"died": True},
             )
@@ -920,14 +906,13 @@ class HitDice(Ruleset):
         sheet["major_wound_marks"] = marks + 1  # 6.11
         return Result(
             sheet=sheet,
-            summary=_sentence(
+            summary=sentence(
                 [
                     f"chooses a major wound: wound {wound['id']}, major wound mark {marks + 1} "
                     f"at level {level}",
                     "the referee describes it",
                 ]
             ),
-            rolls=tuple(dice.rolls),
             outcome={
                 "major_wound": wound["id"],
                 "major_wound_marks": marks + 1,
@@ -947,7 +932,6 @@ class HitDice(Ruleset):
             return Result(
                 sheet=sheet,
                 summary=f"Pays {cost} hp to stop the effect (hp {hp} -> {hp - cost}); no injury.",
-                rolls=tuple(dice.rolls),
                 outcome={"paid": cost, "hp": sheet["hp"]},
             )
         injury = self._injury_saves(
@@ -962,28 +946,19 @@ class HitDice(Ruleset):
         outcome = {"paid": 0, **injury.outcome, "state": sheet["state"]}
         return Result(
             sheet=sheet,
-            summary=_sentence(
+            summary=sentence(
                 [f"takes the injury saves at DC {dc}: {injury.parts[0]}", *injury.parts[1:]]
             ),
-            rolls=tuple(dice.rolls),
             pending_choice=injury.pending,
             cancel_effects=injury.cancel,
             outcome=outcome,
         )
 
     # -- scheduled effects --------------------------------------------------------
-    def apply_effect(
-        self,
-        sheet: Mapping[str, Any],
-        kind: str,
-        payload: Mapping[str, Any],
-        dice: Dice,
-        context: Context,
+    def effect_wound_worsens(
+        self, new_sheet: Sheet, payload: Params, dice: Dice, context: Context
     ) -> Result:
         """``wound_worsens``: a new pair of injury saves (ruling HD-7, project ruling HD-P4)."""
-        if kind != EFFECT_WORSENS:
-            return super().apply_effect(sheet, kind, payload, dice, context)
-        new_sheet: Sheet = copy.deepcopy(dict(sheet))
         wound_id = payload.get("wound")
         if isinstance(wound_id, bool) or not isinstance(wound_id, int):
             raise RuleError("A wound_worsens effect needs the wound's id.")
@@ -1025,8 +1000,7 @@ class HitDice(Ruleset):
             )
         result = Result(
             sheet=new_sheet,
-            summary=_sentence([f"wound {wound_id} worsens: {injury.parts[0]}", *injury.parts[1:]]),
-            rolls=tuple(dice.rolls),
+            summary=sentence([f"wound {wound_id} worsens: {injury.parts[0]}", *injury.parts[1:]]),
             pending_choice=injury.pending,
             effects=effects,
             cancel_effects=injury.cancel,
