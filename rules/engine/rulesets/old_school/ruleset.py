@@ -47,6 +47,8 @@ from rules.engine.rulesets.old_school.data import (
     YEAR,
     modifier,
 )
+from rules.engine.text import clock_text
+from rules.engine.turn import Turn
 
 # Sheet fields the engine keeps itself: set by actions and effects, never at creation.
 MANAGED_FIELDS: tuple[str, ...] = (
@@ -314,19 +316,6 @@ ACTIONS: tuple[ActionSpec, ...] = (
 )
 
 
-def _sentence(parts: list[str]) -> str:
-    text = "; ".join(part for part in parts if part)
-    if not text:
-        return "Nothing happens."
-    return text[0].upper() + text[1:] + ("" if text.endswith(".") else ".")
-
-
-def clock_text(minute: int) -> str:
-    """Ruling G-1: "Day N, HH:MM", day 1 starting at minute 0."""
-    day, rest = divmod(minute, DAY)
-    return f"Day {day + 1}, {rest // HOUR:02d}:{rest % HOUR:02d}"
-
-
 def save_penalty(sheet: Mapping[str, Any]) -> int:
     """Sleep deprivation (OS-8) and drunkenness (OS-9) on every save."""
     conditions = sheet["conditions"]
@@ -373,28 +362,16 @@ def pending_keys(sheet: Mapping[str, Any]) -> list[str]:
     return keys
 
 
-class _Turn:
-    """The scratchpad of one resolution: the sheet being changed, notes and effects."""
+class _Turn(Turn):
+    """The scratchpad of one resolution, with the old school's conditions and saves."""
 
     def __init__(self, ruleset: OldSchool, sheet: Sheet, dice: Dice, context: Context) -> None:
+        super().__init__(sheet, dice, context)
         self.ruleset = ruleset
-        self.sheet = sheet
-        self.dice = dice
-        self.context = context
-        self.first_roll = len(dice.rolls)
-        self.notes: list[str] = []
         self.muted = False
         self.muted_notes: list[str] = []
-        self.effects: list[ScheduledEffect] = []
-        self.cancels: list[str] = []
-        self.outcome: dict[str, Any] = {}
-        self.elapsed = 0
 
     # -- bookkeeping ------------------------------------------------------------------
-    @property
-    def clock(self) -> int:
-        return self.context.clock
-
     @property
     def conditions(self) -> dict[str, Any]:
         conditions: dict[str, Any] = self.sheet["conditions"]
@@ -415,29 +392,12 @@ class _Turn:
         else:
             self.notes.append(text)
 
-    def schedule(
-        self, kind: str, due_in: int, payload: dict[str, Any], key: str, hidden: bool = False
-    ) -> None:
-        self.effects.append(ScheduledEffect(kind, due_in, payload, key, hidden))
-
-    def cancel(self, key: str) -> None:
-        self.cancels.append(key)
-
     def option(self, key: str) -> Any:
         return self.ruleset.option(self.context, key)
 
-    def result(self) -> Result:
+    def finish(self) -> None:
         refresh_derived(self.sheet)
         self.outcome.setdefault("state", self.sheet["state"])
-        return Result(
-            sheet=self.sheet,
-            summary=_sentence(self.notes),
-            rolls=tuple(self.dice.rolls[self.first_roll :]),
-            effects=tuple(self.effects),
-            cancel_effects=tuple(dict.fromkeys(self.cancels)),
-            outcome=self.outcome,
-            elapsed_minutes=self.elapsed,
-        )
 
     # -- saves --------------------------------------------------------------------------
     def save(
@@ -719,6 +679,7 @@ class OldSchool(Ruleset):
     sheet_schema: ClassVar[Mapping[str, Any]] = data.SHEET_SCHEMA
     actions: ClassVar[tuple[ActionSpec, ...]] = ACTIONS
     options_schema: ClassVar[Mapping[str, Any]] = OPTIONS_SCHEMA
+    effect_payloads: ClassVar[Mapping[str, Mapping[str, Any]]] = data.EFFECT_PAYLOADS
     tables: ClassVar[Mapping[str, Any]] = {
         "critical_injuries": data.PROJECT_CRITICAL_INJURIES,
         "diseases": data.DEFAULT_DISEASES,
@@ -902,6 +863,9 @@ class OldSchool(Ruleset):
 
     def odds_fall(self, sheet: Sheet, params: Params, context: Context) -> Odds:
         return odds.fall(self, sheet, params, context)
+
+    def odds_magical_aging(self, sheet: Sheet, params: Params, context: Context) -> Odds:
+        return odds.magical_aging(sheet, params, save_penalty(sheet))
 
     def action_damage(self, sheet: Sheet, params: Params, dice: Dice, context: Context) -> Result:
         turn = self._turn(sheet, dice, context, "take damage")
@@ -1294,26 +1258,16 @@ class OldSchool(Ruleset):
         return turn.result()
 
     # -- scheduled effects ---------------------------------------------------------------------
-    def apply_effect(
-        self,
-        sheet: Mapping[str, Any],
-        kind: str,
-        payload: Mapping[str, Any],
-        dice: Dice,
-        context: Context,
+    def finish_effect(
+        self, sheet: Sheet, kind: str, payload: Params, dice: Dice, context: Context
     ) -> Result:
-        schema = data.EFFECT_PAYLOADS.get(kind)
-        if schema is None:
-            raise RuleError(f"ruleset {self.key} has no scheduled effect {kind!r}")
-        validate(dict(payload), schema, f"payload of {kind}")
-        turn = _Turn(self, copy.deepcopy(dict(sheet)), dice, context)
+        """Every effect on one turn; a dead character is spared them all."""
+        turn = _Turn(self, sheet, dice, context)
         if turn.dead:
             turn.note(f"nothing happens ({kind.replace('_', ' ')}): the character is dead")
         else:
             getattr(self, f"_effect_{kind}")(turn, payload)
-        result = turn.result()
-        self.validate_sheet(result.sheet)
-        return result
+        return turn.result()
 
     def _effect_birthday(self, turn: _Turn, payload: Mapping[str, Any]) -> None:
         """Ruling OS-5 on the clock: a year older, and any aging save due."""
