@@ -42,6 +42,10 @@ class RollSerializer(serializers.Serializer):
     kept = serializers.ListField(child=serializers.IntegerField())
     total = serializers.IntegerField()
     hidden = serializers.BooleanField()
+    kind = serializers.ChoiceField(choices=["dice", "pool", "shuffle"])
+    sizes = serializers.ListField(
+        child=serializers.IntegerField(), help_text="the size of each die drawn, in order"
+    )
 
     def get_fields(self) -> dict[str, serializers.Field]:
         # declared here: a class attribute "label" would hide the serializer's own label
@@ -396,6 +400,9 @@ class RevealApi(APIView):
 class ExportedRollSerializer(serializers.Serializer):
     expression = serializers.CharField(help_text='"4d6kl2", "1d20", or "shuffle(N)"')
     dice = serializers.ListField(child=serializers.IntegerField(), help_text="every die, in order")
+    sizes = serializers.ListField(
+        child=serializers.IntegerField(), help_text="the size of each die drawn, in order"
+    )
 
     def get_fields(self) -> dict[str, serializers.Field]:
         # declared here: a class attribute "label" would hide the serializer's own label
