@@ -52,9 +52,8 @@ EXTRA_ERRORS: dict[str, dict[str, dict[str, str]]] = {
         "post": {"409": "Conflict: `choice_id` is not the pending choice (stale or answered)."}
     },
     "api-choice-cancel": {"post": {"409": "Conflict: no choice is pending."}},
-    "api-undo": {
-        "post": {"409": "Conflict: nothing to undo, or the latest resolution is already an undo."}
-    },
+    "api-undo": {"post": {"409": "Conflict: nothing to undo, or `to` is not an entry in force."}},
+    "api-redo": {"post": {"409": "Conflict: no undo to take back, or something happened since."}},
     "api-clock-job-resume": {
         "post": {"409": "Conflict: the choice the job waits on is still open, or the job is done."}
     },

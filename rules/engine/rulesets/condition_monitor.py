@@ -39,7 +39,7 @@ from rules.engine.interface import (
     params_schema,
     validate,
 )
-from rules.engine.odds import Odds, certain, d, from_die
+from rules.engine.odds import Odds, certain, from_die, successes
 from rules.engine.turn import Turn
 
 BOX_COUNT = 10
@@ -617,7 +617,7 @@ class ConditionMonitor(Ruleset):
             return certain("damage", f"No soak test: {label}.", key=key)
         size = int(self.option(context, "soak_die_size"))
         threshold = int(self.option(context, "soak_hit_threshold"))
-        hits = pool @ (d(size) >= threshold)
+        hits = successes(pool, size, threshold)  # binomial, computed once per pool
         note = f"Soak test: {pool}d{size}, each die showing {threshold} or more takes a point off."
         return from_die("damage", hits, wound, notes=(note,))
 

@@ -12,6 +12,7 @@ import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, ClassVar
 
 from rules.engine.dice import Dice, Roll
@@ -30,7 +31,16 @@ from rules.engine.interface import (
     options_schema,
     params_schema,
 )
-from rules.engine.odds import Odds, certain, chance_at_least, d, from_die, grouped
+from rules.engine.odds import (
+    Odds,
+    certain,
+    chance_at_least,
+    d,
+    from_die,
+    grouped,
+    lowest_of,
+    sum_of,
+)
 from rules.engine.text import sentence
 
 INJURY_DC_BASE = 20  # 6.6 / ruling HD-4: DC 20 + overflow
@@ -277,6 +287,19 @@ class _Injury:
     outcome: dict[str, Any] = field(default_factory=dict)
     pending: PendingChoice | None = None
     cancel: tuple[str, ...] = ()
+
+
+@lru_cache(maxsize=512)
+def _reroll_odds(action: str, count: int, keep: int) -> Odds:
+    """hp re-rolled as the lowest ``keep`` of ``count`` d6: the same for every sheet with
+    these numbers, so computed once (up to 200 dice: bench/odds.py)."""
+    die = sum_of(count, 6) if keep == count else lowest_of(count, keep, 6)
+    note = (
+        f"hp re-rolled with {count}d6."
+        if keep == count
+        else f"hp re-rolled with {count}d6, keeping the lowest {keep}."
+    )
+    return from_die(action, die, lambda hp: (str(hp), f"hp {hp}"), notes=(note,))
 
 
 class HitDice(Ruleset):
@@ -849,9 +872,6 @@ class HitDice(Ruleset):
         dc = INJURY_DC_BASE + int(params["damage"])
         return self._injury_odds(sheet, "bypass", dc, give_up=False, notes=notes)
 
-    def _hp_odds(self, action: str, die: Any, note: str) -> Odds:
-        return from_die(action, die, lambda hp: (str(hp), f"hp {hp}"), notes=(note,))
-
     def odds_short_rest(self, sheet: Sheet, params: Params, context: Context) -> Odds:
         self._check_alive(sheet, "rest")
         if not params["reroll"]:
@@ -859,16 +879,12 @@ class HitDice(Ruleset):
                 "short_rest", f"hp stays {sheet['hp']}, fatigue stays {sheet['fatigue']}."
             )
         hd, fatigue = int(sheet["hit_dice"]), int(sheet["fatigue"])
-        die = d(6).pool(hd + fatigue).lowest(hd).sum()  # ruling HD-2
-        return self._hp_odds(
-            "short_rest", die, f"hp re-rolled with {hd + fatigue}d6, keeping the lowest {hd}."
-        )
+        return _reroll_odds("short_rest", hd + fatigue, hd)  # ruling HD-2
 
     def odds_long_rest(self, sheet: Sheet, params: Params, context: Context) -> Odds:
         self._check_alive(sheet, "rest")
         hd = int(sheet["hit_dice"])
-        die = d(6).pool(hd).sum()  # ruling HD-3: fatigue resets first
-        return self._hp_odds("long_rest", die, f"hp re-rolled with {hd}d6.")
+        return _reroll_odds("long_rest", hd, hd)  # ruling HD-3: fatigue resets first
 
     def choice_death_or_major_wound(
         self, sheet: Sheet, choice: PendingChoice, option: str, dice: Dice, context: Context

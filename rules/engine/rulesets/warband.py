@@ -25,6 +25,7 @@ from rules.engine.interface import (
     ActionBlocked,
     ActionSpec,
     Context,
+    OddsUnavailable,
     Params,
     Result,
     RuleError,
@@ -34,7 +35,7 @@ from rules.engine.interface import (
     params_schema,
     validate,
 )
-from rules.engine.odds import Odds, grouped
+from rules.engine.odds import Odds, TooManyPaths, die_outcomes, expression_die, grouped
 from rules.engine.rulesets.warband_odds import injury_roll_outcomes, ledge_outcomes
 from rules.engine.text import sentence
 
@@ -719,16 +720,14 @@ class Warband(Ruleset):
             outcome={"injury": "none", "wounds": sheet["wounds"]},
         )
 
-    def action_roll_scars(
-        self, sheet: Sheet, params: Params, dice: Dice, context: Context
-    ) -> Result:
-        """Ruling WB-6 and project ruling WB-P5: the scar, then back for the next battle."""
+    def _scars_table(self, sheet: Mapping[str, Any], context: Context) -> dict[str, Any]:
+        """The campaign's Scars table, if this unit may roll on it now (ruling WB-6)."""
         if sheet["injury"] != "incapacitated":
             raise ActionBlocked(
                 "Only a unit incapacitated in the battle rolls for scars; this one is "
                 f"{_state_word(sheet['injury'])}."
             )
-        table = context.table(self, SCARS_TABLE)
+        table: dict[str, Any] = context.table(self, SCARS_TABLE)
         self.validate_table(SCARS_TABLE, table)
         if not table["rows"]:
             raise ActionBlocked(
@@ -737,6 +736,28 @@ class Warband(Ruleset):
             )
         if len(sheet["scars"]) >= SHEET_SCHEMA["properties"]["scars"]["maxItems"]:
             raise RuleError("The unit has as many scars as a sheet can hold.")
+        return table
+
+    def odds_roll_scars(self, sheet: Sheet, params: Params, context: Context) -> Odds:
+        """Each row of the Scars table by the chance of its totals (ruling WB-6)."""
+        table = self._scars_table(sheet, context)
+        try:
+            die = expression_die(str(DiceExpression.parse(table["dice"])))
+        except TooManyPaths:
+            raise OddsUnavailable("The Scars table's dice have too many totals to list.") from None
+        weighted = [
+            (f"scar:{index}", str(row["scar"]), probability)
+            for total, probability in die_outcomes(die)
+            for index, row in enumerate(table["rows"])
+            if row["min"] <= total <= row["max"]
+        ]
+        return grouped("roll_scars", weighted, notes=(f"{table['dice']} on the Scars table.",))
+
+    def action_roll_scars(
+        self, sheet: Sheet, params: Params, dice: Dice, context: Context
+    ) -> Result:
+        """Ruling WB-6 and project ruling WB-P5: the scar, then back for the next battle."""
+        table = self._scars_table(sheet, context)
         roll = dice.roll(str(DiceExpression.parse(table["dice"])), "Scars table")
         scar = next(
             str(row["scar"]) for row in table["rows"] if row["min"] <= roll.total <= row["max"]

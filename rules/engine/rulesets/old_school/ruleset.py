@@ -864,6 +864,9 @@ class OldSchool(Ruleset):
     def odds_fall(self, sheet: Sheet, params: Params, context: Context) -> Odds:
         return odds.fall(self, sheet, params, context)
 
+    def odds_magical_aging(self, sheet: Sheet, params: Params, context: Context) -> Odds:
+        return odds.magical_aging(sheet, params, save_penalty(sheet))
+
     def action_damage(self, sheet: Sheet, params: Params, dice: Dice, context: Context) -> Result:
         turn = self._turn(sheet, dice, context, "take damage")
         turn.take_damage(int(params["amount"]))
