@@ -72,7 +72,7 @@ def test_a_job_whose_worker_died_finishes_by_itself(drill):
     # (the web app, whose request limits live in Redis, answers a clear 503 meanwhile)
     status, body = app.get(f"/api/v1/campaigns/{campaign}/clock/jobs/{second}/", token)
     assert status == 503, body
-    assert "try again in a minute" in body["detail"]
+    assert "Try again in a minute." in body["detail"]
 
     # and the host comes back
     drill.redis.start()
