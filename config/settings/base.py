@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "axes",
     "corsheaders",
     "csp",
+    "django_htmx",
     "accounts",
     "campaigns",
     "characters",
@@ -61,6 +62,7 @@ MIDDLEWARE = [
     "corsheaders.middleware.CorsMiddleware",  # /api/ only (CORS_URLS_REGEX)
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",  # request.htmx (web/htmx.py)
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
