@@ -53,6 +53,11 @@ EXTRA_ERRORS: dict[str, dict[str, dict[str, str]]] = {
     },
     "api-choice-cancel": {"post": {"409": "Conflict: no choice is pending."}},
     "api-undo": {"post": {"409": "Conflict: nothing to undo, or `to` is not an entry in force."}},
+    "api-character": {"patch": {"409": "Conflict: the character already has that name."}},
+    "api-retire": {"post": {"409": "Conflict: already retired, or not retired."}},
+    "api-level-up": {
+        "post": {"409": "Conflict: a choice is pending, or the character is retired."}
+    },
     "api-redo": {"post": {"409": "Conflict: no undo to take back, or something happened since."}},
     "api-clock-job-resume": {
         "post": {"409": "Conflict: the choice the job waits on is still open, or the job is done."}
