@@ -11,28 +11,13 @@ from django.db import IntegrityError, transaction
 from campaigns.models import Campaign, Invite, Membership, RevealedSeed, Role, new_dice_seed
 from core.cleaning import reject_nul_characters
 from core.errors import ResolutionConflict
-from rules.engine.interface import RuleError
+from rules.engine.interface import RuleError, validate
 from rules.engine.registry import get_ruleset
-
-# Whole-number options are minutes, hours, hit points...: never absurd, and never
-# negative unless their default is (the rulesets check their own finer limits).
-OPTION_INT_LIMIT = 1_000_000
-
-
-def _check_option_value(key: str, value: Any, default: Any) -> None:
-    if isinstance(value, int) and not isinstance(value, bool):
-        low = -OPTION_INT_LIMIT if default < 0 else 0
-        if not low <= value <= OPTION_INT_LIMIT:
-            raise ValidationError(
-                {"options": [f"option {key!r} must be between {low} and {OPTION_INT_LIMIT}"]}
-            )
-    try:
-        reject_nul_characters(value, f"option {key!r}")
-    except RuleError as error:
-        raise ValidationError({"options": [str(error)]}) from None
 
 
 def _merged_options(ruleset_key: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The ruleset's defaults with ``options`` on top, checked against the ruleset's
+    options schema (the one the API's schema shows) and then its own finer checks."""
     try:
         ruleset = get_ruleset(ruleset_key)
     except RuleError as error:
@@ -46,9 +31,10 @@ def _merged_options(ruleset_key: str, options: Mapping[str, Any] | None) -> dict
             raise ValidationError(
                 {"options": [f"option {key!r} must be a {type(default).__name__}"]}
             )
-        _check_option_value(key, value, default)
         merged[key] = value
     try:
+        validate(merged, ruleset.campaign_options_schema(), "options")
+        reject_nul_characters(merged, "options")
         ruleset.validate_options(merged)
     except RuleError as error:
         raise ValidationError({"options": [str(error)]}) from None

@@ -63,21 +63,24 @@ class PartyMemberSerializer(serializers.Serializer):
     pending_choice = PendingChoiceSerializer(allow_null=True)
 
 
-def character_output(character: Character, status_word: str | None = None) -> dict[str, Any]:
+def character_output(character: Character, status_word: str | None = None) -> Any:
+    """A character as its owner or the referee sees it, through its output serializer."""
     from rules.engine.registry import get_ruleset
 
     ruleset = get_ruleset(character.campaign.ruleset)
-    return {
-        "id": character.pk,
-        "name": character.name,
-        "campaign": character.campaign_id,
-        "owner": character.owner_id,
-        "ruleset": character.campaign.ruleset,
-        "status": status_word or ruleset.status(character.sheet),
-        "sheet": public_sheet(character),
-        "version": character.version,
-        "pending_choice": public_choice(character.pending_choice),
-    }
+    return CharacterOutputSerializer(
+        {
+            "id": character.pk,
+            "name": character.name,
+            "campaign": character.campaign_id,
+            "owner": character.owner_id,
+            "ruleset": character.campaign.ruleset,
+            "status": status_word or ruleset.status(character.sheet),
+            "sheet": public_sheet(character),
+            "version": character.version,
+            "pending_choice": public_choice(character.pending_choice),
+        }
+    ).data
 
 
 class CampaignCharactersApi(APIView):
@@ -106,7 +109,7 @@ class CampaignCharactersApi(APIView):
                     "pending_choice": public_choice(character.pending_choice) if visible else None,
                 }
             )
-        return Response(rows)
+        return Response(PartyMemberSerializer(rows, many=True).data)
 
     @extend_schema(request=InputSerializer, responses={201: CharacterOutputSerializer})
     def post(self, request: Request, campaign_id: int) -> Response:

@@ -8,8 +8,8 @@ import pytest
 from django.urls import reverse
 
 from campaigns.models import Campaign, Invite, Membership, Role
-from campaigns.services import OPTION_INT_LIMIT
 from characters.models import Character
+from rules.engine.interface import OPTION_INT_LIMIT
 from rules.engine.registry import get_ruleset, ruleset_keys
 
 pytestmark = pytest.mark.django_db

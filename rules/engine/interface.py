@@ -237,6 +237,27 @@ def validate(instance: Any, schema: Mapping[str, Any], what: str) -> None:
         raise RuleError(f"invalid {what}: " + "; ".join(_first_error_message(e) for e in errors))
 
 
+# Whole-number campaign options are minutes, hours, hit points...: never absurd.
+OPTION_INT_LIMIT = 1_000_000
+
+
+def json_type(value: Any) -> str:
+    """The JSON Schema type of a JSON value."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list | tuple):
+        return "array"
+    if value is None:
+        return "null"
+    return "object"
+
+
 ActionHandler = Callable[[Sheet, Params, Dice, Context], Result]
 OddsHandler = Callable[[Sheet, Params, Context], Odds]
 
@@ -258,6 +279,12 @@ class Ruleset(abc.ABC):
     # Editable tables with their default data (JSON); each campaign gets a copy the
     # referee can edit (rules.models.CampaignTable).
     tables: ClassVar[Mapping[str, Any]] = {}
+    # JSON Schemas (2020-12) of the campaign options (``{"properties": {key: schema}}``)
+    # and of each editable table, as far as JSON Schema can say what the ruleset checks;
+    # :meth:`validate_options` and :meth:`validate_table` check the rest. The API's schema
+    # shows them (campaign_options_schema, table_schema).
+    options_schema: ClassVar[Mapping[str, Any]] = {}
+    table_schemas: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
     # The smallest ``initial`` that :meth:`new_sheet` accepts: empty unless the sheet
     # has a field without a default (a warband unit needs its warband's name).
     example_initial: ClassVar[Mapping[str, Any]] = {}
@@ -292,6 +319,32 @@ class Ruleset(abc.ABC):
         default = self.tables[key]
         if type(data) is not type(default):
             raise RuleError(f"table {key!r} must be a JSON {type(default).__name__}")
+
+    def table_schema(self, key: str) -> dict[str, Any]:
+        """JSON Schema of table ``key``: the ruleset's, or the JSON type of its default."""
+        if key in self.table_schemas:
+            return copy.deepcopy(dict(self.table_schemas[key]))
+        return {"type": json_type(self.tables[key])}
+
+    def campaign_options_schema(self) -> dict[str, Any]:
+        """JSON Schema of a campaign's options object: only this ruleset's keys, each
+        optional, typed by its default (whole numbers within +-OPTION_INT_LIMIT, and not
+        negative unless the default is), narrowed by :attr:`options_schema`."""
+        declared = self.options_schema.get("properties", {})
+        properties: dict[str, Any] = {}
+        for key, default in self.options.items():
+            schema: dict[str, Any] = {"type": json_type(default)}
+            own: Mapping[str, Any] = declared.get(key, {})
+            if schema["type"] == "integer":
+                low = -OPTION_INT_LIMIT if default < 0 else 0
+                schema["minimum"] = max(low, own.get("minimum", low))
+                schema["maximum"] = min(OPTION_INT_LIMIT, own.get("maximum", OPTION_INT_LIMIT))
+            for keyword, value in own.items():
+                if keyword not in {"minimum", "maximum", "default", "type"}:
+                    schema[keyword] = copy.deepcopy(value)
+            schema["default"] = copy.deepcopy(default)
+            properties[key] = schema
+        return {"type": "object", "properties": properties, "additionalProperties": False}
 
     def validate_sheet(self, sheet: Mapping[str, Any]) -> None:
         validate(sheet, self.sheet_schema, "sheet")

@@ -473,6 +473,7 @@ class ConditionMonitor(Ruleset):
     name = "Condition monitor"
     sheet_schema: ClassVar[Mapping[str, Any]] = SHEET_SCHEMA
     actions: ClassVar[tuple[ActionSpec, ...]] = ACTIONS
+    options_schema: ClassVar[Mapping[str, Any]] = OPTIONS_SCHEMA
     options: ClassVar[Mapping[str, Any]] = {
         key: schema["default"] for key, schema in OPTIONS_SCHEMA["properties"].items()
     }

@@ -417,6 +417,8 @@ class Warband(Ruleset):
         "rout_threshold_percent": DEFAULT_ROUT_PERCENT,  # ruling WB-6
     }
     tables: ClassVar[Mapping[str, Any]] = {SCARS_TABLE: DEFAULT_SCARS_TABLE}  # ruling WB-6
+    options_schema: ClassVar[Mapping[str, Any]] = OPTIONS_SCHEMA
+    table_schemas: ClassVar[Mapping[str, Mapping[str, Any]]] = {SCARS_TABLE: SCARS_TABLE_SCHEMA}
     example_initial: ClassVar[Mapping[str, Any]] = {"warband": "The Grey Company"}
 
     # -- sheets ----------------------------------------------------------------------------
