@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from functools import cache
 from typing import Any
 
@@ -51,6 +52,9 @@ class CampaignOutputSerializer(serializers.Serializer):
     clock_display = serializers.CharField(help_text='"Day N, HH:MM"')
     my_role = serializers.ChoiceField(choices=["referee", "player"])
     options = serializers.DictField()
+    actions_move_clock = serializers.BooleanField(
+        help_text="an action that takes time moves the campaign clock by it (docs/clock.md)"
+    )
     dice_commitment = serializers.CharField(
         help_text="SHA-256 (lower-case hex) of the current dice seed's bytes (docs/dice.md)"
     )
@@ -70,6 +74,7 @@ def _campaign_view(membership: Membership) -> dict[str, Any]:
         "clock_display": clock_display(campaign.clock),
         "my_role": membership.role,
         "options": campaign.options,
+        "actions_move_clock": campaign.actions_move_clock,
         "dice_commitment": dice_commitment(campaign.dice_seed),
     }
 
@@ -82,7 +87,7 @@ def _campaign_bodies() -> ProxyMap:
     """One body per ruleset for ``POST campaigns/``: its key and its options' schema."""
     bodies: ProxyMap = {}
     for ruleset in all_rulesets():
-        options = ruleset.campaign_options_schema()
+        options = copy.deepcopy(dict(ruleset.options_schema))
         options["description"] = "Campaign options; the ones left out keep their default."
         name = "".join(part.capitalize() for part in ruleset.key.split("_"))
         fields = {
@@ -105,7 +110,7 @@ def campaign_request() -> PolymorphicProxySerializer:
 
 def any_options_schema() -> dict[str, Any]:
     return {
-        "anyOf": [ruleset.campaign_options_schema() for ruleset in all_rulesets()],
+        "anyOf": [copy.deepcopy(dict(ruleset.options_schema)) for ruleset in all_rulesets()],
         "description": "Options of the campaign's ruleset (after a ruleset change, of the "
         "new one); the ones left out keep their value.",
     }
@@ -136,6 +141,7 @@ class CampaignDetailApi(APIView):
         name = serializers.CharField(max_length=NAME_MAX_LENGTH, required=False)
         ruleset = RulesetField(required=False)
         options = json_schema_field(any_options_schema(), name="AnyOptionsField", required=False)
+        actions_move_clock = serializers.BooleanField(required=False)
 
         def validate_options(self, value: Any) -> Any:
             if not isinstance(value, dict):

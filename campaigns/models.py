@@ -47,6 +47,9 @@ class Campaign(models.Model):
         validators=[MinValueValidator(Decimal(0)), MaxValueValidator(Decimal(MAX_LIVE_RATIO))],
     )
     live_last_tick = models.DateTimeField(null=True, blank=True)
+    # "Actions move the clock": an action that takes time (a night's sleep, a search)
+    # advances the clock by it when it ends (rules.action_time, docs/clock.md).
+    actions_move_clock = models.BooleanField(default=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
     )

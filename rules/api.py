@@ -60,7 +60,17 @@ class ResolutionSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     character = serializers.IntegerField()
     kind = serializers.ChoiceField(
-        choices=["create", "action", "choice", "undo", "effect", "cancel_choice"]
+        choices=[
+            "create",
+            "action",
+            "choice",
+            "undo",
+            "redo",
+            "edit",
+            "effect",
+            "cancel_choice",
+            "battle",
+        ]
     )
     action = serializers.CharField()
     params = serializers.DictField()
@@ -71,6 +81,13 @@ class ResolutionSerializer(serializers.Serializer):
     version = serializers.IntegerField(help_text="the character's version after it")
     pending_choice = PendingChoiceSerializer(allow_null=True)
     clock = serializers.IntegerField(help_text="in-game minute (G-1)")
+    elapsed_minutes = serializers.IntegerField(
+        help_text="in-game minutes the action took; the campaign clock moves by them when "
+        "it ends, unless the campaign's actions_move_clock is off (docs/clock.md)"
+    )
+    batch = serializers.UUIDField(
+        allow_null=True, help_text="the party action this resolution is part of, if any"
+    )
     actor = serializers.IntegerField(allow_null=True)
     undoes = serializers.IntegerField(allow_null=True)
     created_at = serializers.DateTimeField()

@@ -15,6 +15,7 @@ The registry's schemas are JSON Schema 2020-12, which OpenAPI 3.1 takes as they 
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Iterable, Mapping
 from functools import cache
@@ -117,7 +118,7 @@ class RulesetSerializer(serializers.Serializer):
 
 
 def _ruleset_serializer(ruleset: Ruleset) -> SerializerClass:
-    options = ruleset.campaign_options_schema()
+    options = copy.deepcopy(dict(ruleset.options_schema))
     options["required"] = sorted(options["properties"])
     options["description"] = "The campaign options, each at its default."
     tables: dict[str, Any] = {"type": "array", "items": {"type": "string"}}

@@ -112,8 +112,12 @@ def clock_advance_start(
     minutes: int,
     requested_by: Any = None,
     request_id: str = "",
+    kind: str = ClockJobKind.ADVANCE,
 ) -> ClockJob:
     """Create an advance job and enqueue its task; the same ``request_id`` gives the same job.
+
+    ``kind`` says who asked: the referee (``advance``) or an action that took time
+    (``action``, rules.action_time).
 
     The job's target is fixed when it starts (the clock then, plus ``minutes``), after
     every earlier job of the campaign: two advances asked for at once add up.
@@ -133,7 +137,7 @@ def clock_advance_start(
         with transaction.atomic():
             job = ClockJob.objects.create(
                 campaign_id=campaign_id,
-                kind=ClockJobKind.ADVANCE,
+                kind=kind,
                 requested_by=user,
                 request_id=request_id,
                 minutes=minutes,

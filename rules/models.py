@@ -17,6 +17,8 @@ class ResolutionKind(models.TextChoices):
     EFFECT = "effect", "Scheduled effect"
     CANCEL_CHOICE = "cancel_choice", "Choice cancelled"
     BATTLE = "battle", "Battle"  # a unit's recovery as its warband's battle moves on
+    REDO = "redo", "Redo"  # an undo undone (rules.undo)
+    EDIT = "edit", "Edit"  # a sheet changed by hand: rename, level up, correction (rules.editing)
 
 
 class Resolution(models.Model):
@@ -52,6 +54,11 @@ class Resolution(models.Model):
     )
     # Hidden rolls (ruling G-4) stay referee-only until revealed.
     revealed = models.BooleanField(default=False)
+    # In-game minutes the action took (the engine's ``Result.elapsed_minutes``); the
+    # campaign clock moves by them once the action ends (rules.action_time).
+    elapsed_minutes = models.PositiveBigIntegerField(default=0)
+    # The party action this resolution is part of (rules.party): one id per batch.
+    batch = models.UUIDField(null=True, blank=True, db_index=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -151,6 +158,7 @@ UNFINISHED_JOB_STATES = (ClockJobState.QUEUED, ClockJobState.RUNNING, ClockJobSt
 class ClockJobKind(models.TextChoices):
     ADVANCE = "advance", "Advanced by the referee"
     LIVE = "live", "Live clock"
+    ACTION = "action", "Time an action took"
 
 
 class ClockJob(models.Model):

@@ -54,6 +54,8 @@ def resolution_view(
         "version": resolution.version,
         "pending_choice": public_choice(resolution.pending_choice),
         "clock": resolution.clock,
+        "elapsed_minutes": resolution.elapsed_minutes,
+        "batch": str(resolution.batch) if resolution.batch else None,
         "actor": resolution.actor_id,
         "undoes": resolution.undoes_id,
         "created_at": resolution.created_at,

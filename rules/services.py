@@ -68,6 +68,7 @@ def build_resolution(
     clock: int,
     pending_choice: dict[str, Any] | None,
     undoes: Resolution | None = None,
+    batch: Any = None,
 ) -> Resolution:
     """The unsaved log row of ``result`` for ``character`` (still at its old version).
 
@@ -103,6 +104,8 @@ def build_resolution(
         dice_counter_start=counter_start,
         dice_counter_end=counter_end,
         undoes=undoes,
+        elapsed_minutes=max(0, int(result.elapsed_minutes)),
+        batch=batch,
     )
 
 
@@ -246,7 +249,7 @@ def resolution_create_action(
         def step(rs: Ruleset, sheet: dict[str, Any], dice: Dice, ctx: Context) -> Result:
             return rs.resolve(sheet, action, params, dice, ctx)
 
-        return run_step(
+        resolution = run_step(
             campaign=campaign,
             character=character,
             step=step,
@@ -256,6 +259,11 @@ def resolution_create_action(
             actor=actor,
             by_referee=by_referee,
         )
+        from rules.action_time import action_time_pass  # rules.clock imports this module
+
+        # The time the action took moves the clock once it ends (docs/clock.md).
+        action_time_pass(campaign=campaign, resolutions=[resolution], actor=actor)
+        return resolution
 
 
 def resolution_answer_choice(

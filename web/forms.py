@@ -11,34 +11,17 @@ text lives here; whether the params make sense is the ruleset's decision
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.http import QueryDict
 
+from web import rulesets
+
 PREFIX = "p."
 PAIR_ROWS = 3  # empty name/value rows offered for an open object (ability losses...)
 LONG_TEXT = 120  # strings allowed to be longer than this get a textarea
-
-# First fields a new character may set, per ruleset; the rest take the defaults.
-CREATION_FIELDS: dict[str, tuple[str, ...]] = {
-    "hit_dice": ("level", "strength_save", "will_save"),
-    "deckahedron": ("strength", "dexterity", "intelligence"),
-    "old_school": (
-        "race",
-        "age",
-        "level",
-        "strength",
-        "dexterity",
-        "constitution",
-        "intelligence",
-        "wisdom",
-        "charisma",
-    ),
-    "condition_monitor": ("strength", "willpower", "indomitable"),
-    "warband": ("warband", "max_wounds", "agility", "move"),
-}
 
 
 def humanize(key: str) -> str:
@@ -72,55 +55,6 @@ class FormField:
     @property
     def html_id(self) -> str:
         return "f-" + self.name.replace(".", "-")
-
-
-# Choices that a schema cannot give but the sheet can: (ruleset, param) -> options.
-ChoiceSource = Callable[[Mapping[str, Any]], list[tuple[str, str]]]
-
-
-def _hit_dice_wounds(sheet: Mapping[str, Any]) -> list[tuple[str, str]]:
-    wounds = sheet.get("wounds")
-    if not isinstance(wounds, list):
-        return []
-    return [
-        (
-            str(w["id"]),
-            f"Wound {w['id']} ({w['kind']}{', treated' if w.get('treated') else ''}): "
-            f"{w['description']}"[:90],
-        )
-        for w in wounds
-        if isinstance(w, dict) and "id" in w
-    ]
-
-
-def _deckahedron_ranks(sheet: Mapping[str, Any]) -> list[tuple[str, str]]:
-    names = ("Anchor", "Bulb", "Crescent", "Dart")  # ruling DK-2
-    return [(str(rank), f"{rank} {name}") for rank, name in enumerate(names, start=1)]
-
-
-def _condition_monitor_lines(sheet: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """The lines some box holds, with how many boxes hold each (ruling CM-7)."""
-    from rules.engine.rulesets.condition_monitor import LINE_NAMES
-
-    boxes = sheet.get("boxes")
-    boxes = boxes if isinstance(boxes, list) else []
-    choices = []
-    for line, name in LINE_NAMES.items():
-        held = sum(1 for box in boxes if isinstance(box, str) and line in box)
-        if held:
-            choices.append(
-                (line, f"{humanize(name)} {line} (in {held} box{'es' if held > 1 else ''})")
-            )
-    return choices or [(line, f"{humanize(name)} {line}") for line, name in LINE_NAMES.items()]
-
-
-SHEET_CHOICES: dict[tuple[str, str], ChoiceSource] = {
-    ("hit_dice", "wound"): _hit_dice_wounds,
-    ("deckahedron", "strength"): _deckahedron_ranks,
-    ("deckahedron", "dexterity"): _deckahedron_ranks,
-    ("deckahedron", "intelligence"): _deckahedron_ranks,
-    ("condition_monitor", "line"): _condition_monitor_lines,
-}
 
 
 def _types(schema: Mapping[str, Any]) -> list[str]:
@@ -253,7 +187,7 @@ def schema_fields(
     given = values or {}
     fields = []
     for key in keys:
-        source = SHEET_CHOICES.get((ruleset, key))
+        source = rulesets.sheet_choices(ruleset, key) if ruleset else None
         choices = source(sheet or {}) if source is not None else None
         control = build_field(
             key,

@@ -18,6 +18,7 @@ CAMPAIGN_FIELDS = {
     "id",
     "name",
     "ruleset",
+    "actions_move_clock",
     "clock",
     "clock_display",
     "my_role",
@@ -49,6 +50,7 @@ def test_the_creator_becomes_referee(client_for, outsider, ruleset: str) -> None
         "clock_display": "Day 1, 00:00",
         "my_role": "referee",
         "options": dict(get_ruleset(ruleset).options),
+        "actions_move_clock": True,
         "dice_commitment": hashlib.sha256(bytes.fromhex(campaign.dice_seed)).hexdigest(),
     }
     assert Membership.objects.get(campaign=campaign, user=outsider).role == Role.REFEREE
@@ -141,6 +143,7 @@ def test_detail_as_referee_and_as_player(client_for, campaign, referee, player) 
         "clock_display": "Day 1, 00:00",
         "my_role": "referee",
         "options": {"bypass_hp_per_level": 10},
+        "actions_move_clock": True,
         "dice_commitment": hashlib.sha256(bytes.fromhex(campaign.dice_seed)).hexdigest(),
     }
     assert as_player == {**as_referee, "my_role": "player"}

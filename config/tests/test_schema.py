@@ -293,9 +293,7 @@ def test_the_rulesets_answer_is_one_of_the_registered_rulesets(schema31) -> None
         documented = component(schema31, {"$ref": items["discriminator"]["mapping"][ruleset.key]})
         properties = documented["properties"]
         assert properties["key"]["const"] == ruleset.key
-        assert (
-            properties["options"]["properties"] == ruleset.campaign_options_schema()["properties"]
-        )
+        assert properties["options"]["properties"] == ruleset.options_schema["properties"]
         assert set(properties["options"]["required"]) == set(ruleset.options)
 
 

@@ -178,6 +178,29 @@ def params_schema(properties: Mapping[str, Any], required: tuple[str, ...] = ())
     }
 
 
+# Whole-number options are minutes, hours, hit points...: never absurd.
+OPTION_INT_LIMIT = 1_000_000
+
+
+def options_schema(properties: Mapping[str, Any]) -> dict[str, Any]:
+    """A ruleset's campaign options: each property with its ``default``, a ``title`` and a
+    ``description`` for the options form, whole numbers bounded; nothing else allowed."""
+    for key, prop in properties.items():
+        missing = {"default", "title", "description"} - set(prop)
+        if missing:
+            raise TypeError(f"campaign option {key!r} lacks {', '.join(sorted(missing))}")
+        if prop.get("type") == "integer" and not (
+            prop.get("minimum", -OPTION_INT_LIMIT - 1) >= -OPTION_INT_LIMIT
+            and prop.get("maximum", OPTION_INT_LIMIT + 1) <= OPTION_INT_LIMIT
+        ):
+            raise TypeError(f"campaign option {key!r} needs a minimum and a maximum")
+    return {
+        "type": "object",
+        "properties": dict(properties),
+        "additionalProperties": False,
+    }
+
+
 def _first_error_message(error: jsonschema.ValidationError) -> str:
     where = ".".join(str(part) for part in error.absolute_path)
     return f"{where}: {error.message}" if where else error.message
@@ -237,10 +260,6 @@ def validate(instance: Any, schema: Mapping[str, Any], what: str) -> None:
         raise RuleError(f"invalid {what}: " + "; ".join(_first_error_message(e) for e in errors))
 
 
-# Whole-number campaign options are minutes, hours, hit points...: never absurd.
-OPTION_INT_LIMIT = 1_000_000
-
-
 def json_type(value: Any) -> str:
     """The JSON Schema type of a JSON value."""
     if isinstance(value, bool):
@@ -273,17 +292,28 @@ class Ruleset(abc.ABC):
 
     key: ClassVar[str]
     name: ClassVar[str]
+    # One line for referees choosing a ruleset for a new campaign.
+    blurb: ClassVar[str]
     sheet_schema: ClassVar[Mapping[str, Any]]
+    # The sheet fields a new character's form asks for (the rest take their defaults).
+    creation_fields: ClassVar[tuple[str, ...]]
     actions: ClassVar[tuple[ActionSpec, ...]]
-    options: ClassVar[Mapping[str, Any]] = {}  # campaign options and their defaults
+    # The campaign options: a closed JSON Schema object whose every property has a
+    # ``default`` (and a ``title`` and ``description`` the options form shows); build it
+    # with :func:`options_schema`. Checked once when a campaign is created or changed
+    # (:meth:`check_options`), and read back with :meth:`option`.
+    options_schema: ClassVar[Mapping[str, Any]] = {
+        "type": "object",
+        "properties": {},
+        "additionalProperties": False,
+    }
+    # The options' defaults, taken from ``options_schema`` (never written by hand).
+    options: ClassVar[Mapping[str, Any]] = {}
     # Editable tables with their default data (JSON); each campaign gets a copy the
     # referee can edit (rules.models.CampaignTable).
     tables: ClassVar[Mapping[str, Any]] = {}
-    # JSON Schemas (2020-12) of the campaign options (``{"properties": {key: schema}}``)
-    # and of each editable table, as far as JSON Schema can say what the ruleset checks;
-    # :meth:`validate_options` and :meth:`validate_table` check the rest. The API's schema
-    # shows them (campaign_options_schema, table_schema).
-    options_schema: ClassVar[Mapping[str, Any]] = {}
+    # JSON Schemas (2020-12) of the editable tables, as far as JSON Schema can say what
+    # :meth:`validate_table` checks; the API's schema shows them (:meth:`table_schema`).
     table_schemas: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
     # The smallest ``initial`` that :meth:`new_sheet` accepts: empty unless the sheet
     # has a field without a default (a warband unit needs its warband's name).
@@ -292,6 +322,11 @@ class Ruleset(abc.ABC):
     # that refuse to roll to tell its certain result. False where a result depends on
     # secret state rather than dice (deckahedron's deck order): that would reveal it.
     odds_by_resolving: ClassVar[bool] = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        properties = cls.options_schema.get("properties", {})
+        cls.options = {key: copy.deepcopy(prop["default"]) for key, prop in properties.items()}
 
     # -- sheets -----------------------------------------------------------------
     @abc.abstractmethod
@@ -326,33 +361,42 @@ class Ruleset(abc.ABC):
             return copy.deepcopy(dict(self.table_schemas[key]))
         return {"type": json_type(self.tables[key])}
 
-    def campaign_options_schema(self) -> dict[str, Any]:
-        """JSON Schema of a campaign's options object: only this ruleset's keys, each
-        optional, typed by its default (whole numbers within +-OPTION_INT_LIMIT, and not
-        negative unless the default is), narrowed by :attr:`options_schema`."""
-        declared = self.options_schema.get("properties", {})
-        properties: dict[str, Any] = {}
-        for key, default in self.options.items():
-            schema: dict[str, Any] = {"type": json_type(default)}
-            own: Mapping[str, Any] = declared.get(key, {})
-            if schema["type"] == "integer":
-                low = -OPTION_INT_LIMIT if default < 0 else 0
-                schema["minimum"] = max(low, own.get("minimum", low))
-                schema["maximum"] = min(OPTION_INT_LIMIT, own.get("maximum", OPTION_INT_LIMIT))
-            for keyword, value in own.items():
-                if keyword not in {"minimum", "maximum", "default", "type"}:
-                    schema[keyword] = copy.deepcopy(value)
-            schema["default"] = copy.deepcopy(default)
-            properties[key] = schema
-        return {"type": "object", "properties": properties, "additionalProperties": False}
-
     def validate_sheet(self, sheet: Mapping[str, Any]) -> None:
         validate(sheet, self.sheet_schema, "sheet")
 
-    def validate_options(self, options: Mapping[str, Any]) -> None:
-        """Check a campaign's options beyond their types (:class:`RuleError` if bad).
+    def check_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """A campaign's options as stored: the defaults overridden by ``options``.
 
-        By default every value of the right type is fine.
+        Called once when a campaign is created or its options change: an unknown option,
+        a value :attr:`options_schema` refuses, or one :meth:`validate_options` refuses
+        is a :class:`RuleError`.
+        """
+        for key in options:
+            if key not in self.options:
+                raise RuleError(f"unknown option {key!r} for {self.key}")
+        merged = {**copy.deepcopy(dict(self.options)), **copy.deepcopy(dict(options))}
+        validate(merged, self.options_schema, "campaign options")
+        for key, value in merged.items():  # JSON Schema counts 2.0 as an integer; we do not
+            if (
+                isinstance(value, float)
+                and self.options_schema["properties"][key].get("type") == "integer"
+            ):
+                raise RuleError(f"invalid campaign options: {key}: must be a whole number")
+        self.validate_options(merged)
+        return merged
+
+    def option(self, context: Context, key: str) -> Any:
+        """The campaign's option ``key``, or its default; a bad stored value is a RuleError."""
+        value = context.options.get(key, self.options[key])
+        schema = self.options_schema["properties"][key]
+        if not is_valid_fast(value, schema):
+            validate(value, schema, f"campaign options: campaign option {key}")
+        return value
+
+    def validate_options(self, options: Mapping[str, Any]) -> None:
+        """Check a campaign's options beyond :attr:`options_schema` (:class:`RuleError`).
+
+        By default every value the schema accepts is fine.
         """
         return None
 

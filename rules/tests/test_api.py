@@ -37,6 +37,8 @@ RESOLUTION_FIELDS = {
     "version",
     "pending_choice",
     "clock",
+    "elapsed_minutes",
+    "batch",
     "actor",
     "undoes",
     "created_at",

@@ -22,7 +22,7 @@ from rules import dice as rules_dice
 from rules.engine.dice import SystemGenerator
 from rules.services import character_create, resolution_create_action
 from tests.browser.conftest import DESKTOP, PHONE, log_in
-from web.management.commands import seed_demo
+from web.rulesets import condition_monitor
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -100,8 +100,8 @@ PARTIES: dict[str, list[tuple[int, str, dict[str, Any], list[tuple[str, dict[str
 
 # The condition monitor party is the demo's: one character in each state (CM-4, CM-5).
 PARTIES["condition_monitor"] = [
-    (owner, name, fields, seed_demo.OPENING_ACTIONS[("condition_monitor", name)])
-    for owner, name, fields in seed_demo.PARTIES["condition_monitor"]
+    (demo.owner, demo.name, dict(demo.sheet), [(a, dict(p)) for a, p in demo.opening])
+    for demo in condition_monitor.PRESENTATION.party
 ]
 
 

@@ -42,7 +42,7 @@ from rules.engine.rulesets.warband import INJURY_MEANS, Warband
 from rules.models import Battle
 from rules.services import resolution_create_action
 from web.forms import FormField, ParamsError, humanize, parse_params, schema_fields
-from web.templatetags.sawbones import WARBAND_LOOKS
+from web.rulesets.warband import LOOKS
 
 # The quick forms of a unit on the board, and after the battle.
 BOARD_ACTIONS = ("injury_check", "injury_roll", "fall", "ledge_check")
@@ -60,7 +60,7 @@ def _unit(member: dict[str, Any], viewer: Membership) -> dict[str, Any]:
     wounds, most = member["wounds"], member["max_wounds"]
     return {
         **member,
-        "look": WARBAND_LOOKS[injury],
+        "look": LOOKS[injury],
         "means": INJURY_MEANS[injury],
         "pips": [i < wounds for i in range(most)] if most is not None else None,
         "mine": member["owner"] == viewer.user_id,
@@ -142,7 +142,7 @@ def _after(membership: Membership, battle: Battle | None) -> list[dict[str, Any]
                     "id": unit.pk,
                     "name": unit.name,
                     "warband": sheet["warband"],
-                    "look": WARBAND_LOOKS[sheet["injury"]],
+                    "look": LOOKS[sheet["injury"]],
                     "action": "roll_scars" if sheet["injury"] == "incapacitated" else "recover",
                 }
             )

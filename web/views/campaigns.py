@@ -40,22 +40,13 @@ from rules.engine.interface import RuleError, Ruleset
 from rules.engine.registry import get_ruleset, ruleset_keys
 from rules.models import ClockJob, ClockJobState, EffectState, ScheduledEffect
 from rules.selectors import clock_jobs_for_campaign, effects_for_viewer
-from web.forms import CREATION_FIELDS, FormField, humanize, schema_fields
+from web.forms import FormField, humanize, schema_fields
 from web.plain import plain_message
+from web.rulesets import sheet_templates
 from web.templatetags.sawbones import effect_text
 
 TIMELINE_LENGTH = 12
 STOPPED = (ClockJobState.WAITING, ClockJobState.FAILED)  # a clock job the referee must see
-# One line per ruleset on the new-campaign form; a ruleset without one shows its name only.
-RULESET_BLURBS = {
-    "hit_dice": "Hit points re-rolled at every rest; overflow damage forces injury saves.",
-    "deckahedron": "A deck of cards is the character's stamina; harm and wounds as tokens.",
-    "old_school": "Ability loss, wounds below zero, diseases, aging, hunger and thirst.",
-    "condition_monitor": "Soak the damage, then mark ten boxes; terminal and dying wounds "
-    "run against the clock.",
-    "warband": "Skirmish battles: injuries from the attack's own d20, wounds as a buffer, "
-    "falls, ledges, recovery turn by turn, rout.",
-}
 PENDING_INVITE = "pending_invite"  # session key: the invite code opened while logged out
 MORNING_HOUR = 6  # "next morning" on the clock buttons: the next 06:00
 # The live clock's choices: in-game minutes per real minute (rules.clock.clock_live_set).
@@ -184,12 +175,6 @@ def _cards(
     return sorted(cards, key=lambda card: card.choice is None)
 
 
-def sheet_templates(ruleset_key: str, size: str) -> list[str]:
-    """``sheets/<key>.html`` (``_card`` for the small one), else the generic picture."""
-    suffix = "_card" if size == "card" else ""
-    return [f"sheets/{ruleset_key}{suffix}.html", f"sheets/generic{suffix}.html"]
-
-
 def _live_context(membership: Membership, viewer_id: int) -> dict[str, Any]:
     campaign = membership.campaign
     ruleset = get_ruleset(campaign.ruleset)
@@ -224,7 +209,7 @@ def creation_fields(ruleset: Ruleset, values: dict[str, Any] | None = None) -> l
     return schema_fields(
         ruleset.sheet_schema,
         values=values,
-        only=CREATION_FIELDS.get(ruleset.key, ()),
+        only=ruleset.creation_fields,
         ruleset=ruleset.key,
         defaults=ruleset.default_sheet(),
     )
@@ -387,7 +372,6 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
         "campaigns/new.html",
         {
             "rulesets": rulesets,
-            "blurbs": RULESET_BLURBS,
             "chosen": chosen,
             "name": name,
             "errors": errors,

@@ -26,6 +26,7 @@ from campaigns.access import access_campaign
 from characters.access import CharacterAccess, access_character
 from characters.choices import public_choice
 from core.errors import NotAllowed, ResolutionConflict
+from rules.action_time import elapsed_words
 from rules.engine.dice import DiceError
 from rules.engine.interface import ActionBlocked, ActionSpec, OddsUnavailable, RuleError
 from rules.engine.registry import get_ruleset
@@ -54,7 +55,8 @@ from web.forms import (
     schema_fields,
 )
 from web.plain import field_labels, plain_message
-from web.views.campaigns import creation_fields, dashboard_context, posted_text, sheet_templates
+from web.rulesets import sheet_templates
+from web.views.campaigns import creation_fields, dashboard_context, posted_text
 
 LOG_LENGTH = 30
 # Errors the rules raise, and the status the page answers with (as config/exceptions.py).
@@ -141,6 +143,7 @@ def sheet_context(
         view = resolution_view(resolution, ruleset_key=ruleset.key, viewer_is_referee=referee)
         view["actor_name"] = resolution.actor.get_username() if resolution.actor else ""
         view["title"] = log_title(resolution.kind, resolution.action, labels)
+        view["took"] = elapsed_words(resolution.elapsed_minutes)
         view["revealable"] = (
             referee
             and not resolution.revealed

@@ -35,6 +35,7 @@ from rules.engine.interface import (
     Ruleset,
     ScheduledEffect,
     Sheet,
+    options_schema,
     params_schema,
     validate,
 )
@@ -89,9 +90,8 @@ WOUND_TABLE: tuple[WoundRow, ...] = (
 )
 TERMINAL_ROW = WOUND_TABLE[-1]
 
-OPTIONS_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
+OPTIONS_SCHEMA: dict[str, Any] = options_schema(
+    {
         "soak_die_size": {
             "type": "integer",
             "minimum": 2,
@@ -117,8 +117,8 @@ OPTIONS_SCHEMA: dict[str, Any] = {
             # Ruling CM-2: the text also says 7 kills outright; the referee may choose it.
             "description": "Net damage that kills outright.",
         },
-    },
-}
+    }
+)
 
 _MINUTE = {"type": ["integer", "null"], "minimum": 0}
 SHEET_SCHEMA: dict[str, Any] = {
@@ -471,12 +471,11 @@ class ConditionMonitor(Ruleset):
 
     key = "condition_monitor"
     name = "Condition monitor"
+    blurb = "Soak the damage, then mark ten boxes; terminal and dying wounds run against the clock."
+    creation_fields = ("strength", "willpower", "indomitable")
     sheet_schema: ClassVar[Mapping[str, Any]] = SHEET_SCHEMA
     actions: ClassVar[tuple[ActionSpec, ...]] = ACTIONS
     options_schema: ClassVar[Mapping[str, Any]] = OPTIONS_SCHEMA
-    options: ClassVar[Mapping[str, Any]] = {
-        key: schema["default"] for key, schema in OPTIONS_SCHEMA["properties"].items()
-    }
 
     # -- sheets -------------------------------------------------------------------------
     def default_sheet(self) -> Sheet:
@@ -544,12 +543,6 @@ class ConditionMonitor(Ruleset):
     def status(self, sheet: Mapping[str, Any]) -> str:
         """The state word: ok, incapacitated, dying, terminal or dead."""
         return str(sheet["state"])
-
-    # -- options --------------------------------------------------------------------------
-    def option(self, context: Context, key: str) -> Any:
-        value = context.options.get(key, self.options[key])
-        validate({key: value}, OPTIONS_SCHEMA, "campaign options")
-        return value
 
     @staticmethod
     def _check_alive(sheet: Mapping[str, Any], doing: str) -> None:

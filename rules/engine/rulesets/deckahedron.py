@@ -37,6 +37,7 @@ from rules.engine.interface import (
     RuleError,
     Ruleset,
     Sheet,
+    options_schema,
     params_schema,
     validate,
 )
@@ -422,25 +423,36 @@ def _attribute_label(attribute: str, rank: int) -> str:
     return f"{attribute.capitalize()} ({RANK_NAMES[rank]})"
 
 
-def _minutes(context: Context, option: str, default: int) -> int:
-    """A campaign option giving in-game minutes (project ruling DK-P11)."""
-    value = context.options.get(option, default)
-    if type(value) is not int or value < 0:
-        raise RuleError(
-            f"campaign option {option} must be a whole number of minutes, not {value!r}"
-        )
-    return value
-
-
 class Deckahedron(Ruleset):
     # Results come from the deck's secret order, not from dice: resolving a copy to
     # tell the odds would give that order away (see Ruleset.odds).
     odds_by_resolving = False
     key = "deckahedron"
     name = "Deckahedron"
+    blurb = "A deck of cards is the character's stamina; harm and wounds as tokens."
     sheet_schema = SHEET_SCHEMA
+    creation_fields = ("strength", "dexterity", "intelligence")
     # Project ruling DK-P11: in-game time rest and healing take.
-    options = {"rest_minutes": 8 * 60, "heal_minutes": 24 * 60}
+    options_schema = options_schema(
+        {
+            "rest_minutes": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 7 * 24 * 60,
+                "default": 8 * 60,
+                "title": "Minutes a rest takes",
+                "description": "In-game minutes a rest takes (several hours).",
+            },
+            "heal_minutes": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 30 * 24 * 60,
+                "default": 24 * 60,
+                "title": "Minutes healing takes",
+                "description": "In-game minutes a healing takes (a day).",
+            },
+        }
+    )
     actions = (
         ActionSpec(
             key="flip",
@@ -754,7 +766,7 @@ class Deckahedron(Ruleset):
                 "incapacitation_ended": recovered,
                 "incapacitated": bool(sheet["incapacitated"]),
             },
-            elapsed_minutes=_minutes(context, "rest_minutes", self.options["rest_minutes"]),
+            elapsed_minutes=int(self.option(context, "rest_minutes")),
         )
 
     def action_heal(self, sheet: Sheet, params: Params, dice: Dice, context: Context) -> Result:
@@ -801,7 +813,7 @@ class Deckahedron(Ruleset):
                 "incapacitation_ended": recovered,
                 "incapacitated": bool(sheet["incapacitated"]),
             },
-            elapsed_minutes=_minutes(context, "heal_minutes", self.options["heal_minutes"]),
+            elapsed_minutes=int(self.option(context, "heal_minutes")),
         )
 
     def action_clear_incapacitation(

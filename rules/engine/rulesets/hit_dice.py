@@ -27,6 +27,7 @@ from rules.engine.interface import (
     Ruleset,
     ScheduledEffect,
     Sheet,
+    options_schema,
     params_schema,
 )
 from rules.engine.odds import Odds, certain, chance_at_least, d, from_die, grouped
@@ -287,10 +288,24 @@ class HitDice(Ruleset):
 
     key = "hit_dice"
     name = "Hit dice"
+    blurb = "Hit points re-rolled at every rest; overflow damage forces injury saves."
     sheet_schema: ClassVar[Mapping[str, Any]] = SHEET_SCHEMA
+    creation_fields = ("level", "strength_save", "will_save")
     actions: ClassVar[tuple[ActionSpec, ...]] = ACTIONS
-    # 6.12: "by default" 10 hp per level or HD of the attacker (ruling HD-8, HD-P10).
-    options: ClassVar[Mapping[str, Any]] = {"bypass_hp_per_level": 10}
+    options_schema: ClassVar[Mapping[str, Any]] = options_schema(
+        {
+            # 6.12: "by default" 10 hp per level or HD of the attacker (ruling HD-8, HD-P10).
+            "bypass_hp_per_level": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 1000,
+                "default": 10,
+                "title": "Hit points per level to bypass",
+                "description": "Hit points a character pays per level of the attacker "
+                "to stop an effect that bypasses hit points.",
+            }
+        }
+    )
 
     # -- sheets -----------------------------------------------------------------
     def default_sheet(self) -> Sheet:
@@ -379,10 +394,7 @@ class HitDice(Ruleset):
 
     def _bypass_cost_per_level(self, context: Context) -> int:
         """10 hp per attacker level by default; a campaign option (project ruling HD-P10)."""
-        value = context.options.get("bypass_hp_per_level", self.options["bypass_hp_per_level"])
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise RuleError("The campaign option bypass_hp_per_level must be a whole number >= 1.")
-        return value
+        return int(self.option(context, "bypass_hp_per_level"))
 
     @staticmethod
     def _add_wound(

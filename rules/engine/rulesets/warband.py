@@ -30,6 +30,7 @@ from rules.engine.interface import (
     RuleError,
     Ruleset,
     Sheet,
+    options_schema,
     params_schema,
     validate,
 )
@@ -146,27 +147,29 @@ SHEET_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
-OPTIONS_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "phases": {
+OPTIONS_SCHEMA: dict[str, Any] = options_schema(
+    {
+        "phases": {  # ruling WB-6
             "type": "array",
             "items": {"type": "string", "pattern": "^[a-z][a-z_]{0,29}$"},
             "minItems": 2,
             "maxItems": 12,
             "uniqueItems": True,
+            "default": list(DEFAULT_PHASES),
+            "title": "Phases",
             "description": "The phases of a warband's turn, from upkeep to end.",
         },
-        "rout_threshold_percent": {
+        "rout_threshold_percent": {  # ruling WB-6
             "type": "integer",
             "minimum": 1,
             "maximum": 100,
+            "default": DEFAULT_ROUT_PERCENT,
+            "title": "Rout threshold percent",
             "description": "Rout checks are due once this share of a warband's units, "
             "rounded up, is incapacitated.",
         },
-    },
-    "additionalProperties": True,
-}
+    }
+)
 
 SCARS_TABLE_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -410,14 +413,15 @@ class Warband(Ruleset):
 
     key = "warband"
     name = "Warband"
+    blurb = (
+        "Skirmish battles: injuries from the attack's own d20, wounds as a buffer, falls, "
+        "ledges, recovery turn by turn, rout."
+    )
+    creation_fields = ("warband", "max_wounds", "agility", "move")
     sheet_schema: ClassVar[Mapping[str, Any]] = SHEET_SCHEMA
     actions: ClassVar[tuple[ActionSpec, ...]] = ACTIONS
-    options: ClassVar[Mapping[str, Any]] = {
-        "phases": list(DEFAULT_PHASES),  # ruling WB-6
-        "rout_threshold_percent": DEFAULT_ROUT_PERCENT,  # ruling WB-6
-    }
-    tables: ClassVar[Mapping[str, Any]] = {SCARS_TABLE: DEFAULT_SCARS_TABLE}  # ruling WB-6
     options_schema: ClassVar[Mapping[str, Any]] = OPTIONS_SCHEMA
+    tables: ClassVar[Mapping[str, Any]] = {SCARS_TABLE: DEFAULT_SCARS_TABLE}  # ruling WB-6
     table_schemas: ClassVar[Mapping[str, Mapping[str, Any]]] = {SCARS_TABLE: SCARS_TABLE_SCHEMA}
     example_initial: ClassVar[Mapping[str, Any]] = {"warband": "The Grey Company"}
 
@@ -471,7 +475,7 @@ class Warband(Ruleset):
     # -- options and tables ----------------------------------------------------------------
     def validate_options(self, options: Mapping[str, Any]) -> None:
         """Phases from ``upkeep`` to ``end`` (project ruling WB-P6), a rout percentage."""
-        validate(dict(options), OPTIONS_SCHEMA, "campaign options")
+        validate(dict(options), self.options_schema, "campaign options")
         phases = options.get("phases", self.options["phases"])
         if phases[0] != UPKEEP or phases[-1] != END:
             raise RuleError(
@@ -480,13 +484,12 @@ class Warband(Ruleset):
             )
 
     def phases(self, context: Context) -> list[str]:
-        self.validate_options(context.options)
-        phases: list[str] = list(context.options.get("phases", self.options["phases"]))
+        phases: list[str] = list(self.option(context, "phases"))
+        self.validate_options({"phases": phases})
         return phases
 
     def rout_percent(self, context: Context) -> int:
-        self.validate_options(context.options)
-        return int(context.options.get("rout_threshold_percent", DEFAULT_ROUT_PERCENT))
+        return int(self.option(context, "rout_threshold_percent"))
 
     def validate_table(self, key: str, data: Any) -> None:
         """The Scars table: a dice expression and rows covering each total once."""

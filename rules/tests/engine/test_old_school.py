@@ -305,7 +305,7 @@ def test_status_words():
     assert OS.status(down) == "unconscious"
     awake = apply(down, "wake_up", {"until": 240}, clock=240).sheet
     assert OS.status(awake) == "down"
-    dead = act(make_sheet(strength=1), "ability_loss", {"ability": "strength", "amount": 1}).sheet
+    dead = act(make_sheet(strength=3), "ability_loss", {"ability": "strength", "amount": 3}).sheet
     assert OS.status(dead) == "dead"
 
 
@@ -394,7 +394,7 @@ def test_any_damage_below_zero_kills_and_cancels_what_was_pending():
 
 
 def test_actions_on_a_dead_character_are_blocked():
-    dead = act(make_sheet(strength=1), "ability_loss", {"ability": "strength", "amount": 1}).sheet
+    dead = act(make_sheet(strength=3), "ability_loss", {"ability": "strength", "amount": 3}).sheet
     for action, params in (
         ("damage", {"amount": 1}),
         ("night_rest", {}),

@@ -192,7 +192,8 @@ def test_magical_aging_of_an_elf_rolls_nothing():
 
 
 def test_magical_aging_stops_rolling_at_death():
-    result = act(make_sheet(age=39, strength=1), "magical_aging", {"years": 5}, [1, 1])
+    weak = act(make_sheet(age=39, strength=3), "ability_loss", {"ability": "strength", "amount": 2})
+    result = act(weak.sheet, "magical_aging", {"years": 5}, [1, 1])
     assert result.sheet["state"] == "dead" and result.sheet["age"] == 44
     assert len(result.rolls) == 2
     assert "dies (strength 0, OS-1)" in result.summary
@@ -328,7 +329,8 @@ def test_a_disease_save_applied_twice_does_nothing_the_second_time():
 
 
 def test_a_disease_that_kills_stops_its_saves():
-    table = Table(make_sheet(intelligence=2), ScriptedGenerator([1, 1]))
+    weak = act(make_sheet(intelligence=3), "ability_loss", {"ability": "intelligence", "amount": 1})
+    table = Table(weak.sheet, ScriptedGenerator([1, 1]))
     table.act("contract_disease", {"disease": GRF})
     table.advance(30 * DAY)
     assert table.sheet["state"] == "dead"
@@ -492,7 +494,7 @@ def test_sleep_can_be_left_untracked_by_the_campaign():
 
 
 def dead_sheet():
-    return act(make_sheet(strength=1), "ability_loss", {"ability": "strength", "amount": 1}).sheet
+    return act(make_sheet(strength=3), "ability_loss", {"ability": "strength", "amount": 3}).sheet
 
 
 @pytest.mark.parametrize(

@@ -101,6 +101,11 @@ def modifier(score: int) -> int:
     return 3
 
 
+# Ruling OS-1: ability scores run 3-18; only a loss takes one lower (project ruling OS-P1).
+SCORE_MIN = 3
+SCORE_MAX = 18
+
+
 # -- effects: what a critical injury, a poison or a disease does ----------------------
 
 EFFECT_TYPES: tuple[str, ...] = ("none", "death", "damage", "ability_loss", "sleep")
@@ -445,6 +450,12 @@ SHEET_SCHEMA: dict[str, Any] = {
 # The critical injuries the character suffered (ruling OS-4), newest last, so the sheet
 # shows them and not only the log. Optional: sheets from before it have none.
 CRITICAL_INJURIES_KEPT = 50
+# Project ruling OS-P15: maximum wounds the floor of OS-P2 kept from going below 1, so a
+# recovering Constitution gives back only what was really lost. Optional: older sheets
+# have none (read as 0).
+SHEET_SCHEMA["properties"]["wounds_withheld"] = _int(
+    0, 1_000_000, "Maximum wounds a Constitution loss could not take (ruling OS-P2)."
+)
 SHEET_SCHEMA["properties"]["critical_injuries"] = {
     "type": "array",
     "maxItems": CRITICAL_INJURIES_KEPT,

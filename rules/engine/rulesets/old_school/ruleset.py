@@ -28,6 +28,7 @@ from rules.engine.interface import (
     Ruleset,
     ScheduledEffect,
     Sheet,
+    options_schema,
     params_schema,
     validate,
 )
@@ -59,16 +60,35 @@ MANAGED_FIELDS: tuple[str, ...] = (
     "modifiers",
     "penalties",
     "critical_injuries",
+    "wounds_withheld",
 )
 
-OPTIONS_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "hostile_place": {"type": "boolean"},
-        "drunk_hours": {"type": "integer", "minimum": 1, "maximum": 72},
-        "track_sleep": {"type": "boolean"},
-    },
-}
+OPTIONS_SCHEMA: dict[str, Any] = options_schema(
+    {
+        "hostile_place": {  # ruling OS-10
+            "type": "boolean",
+            "default": False,
+            "title": "Hostile place",
+            "description": "The party is in a dungeon or a place as hostile: rests recover "
+            "nothing.",
+        },
+        "drunk_hours": {  # project ruling OS-P6
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 72,
+            "default": 4,
+            "title": "Hours drunk",
+            "description": "How long drunkenness lasts when the referee does not say.",
+        },
+        "track_sleep": {  # project ruling OS-P8
+            "type": "boolean",
+            "default": True,
+            "title": "Track sleep",
+            "description": "Missed sleep adds deprivation; off, the daily sleep window "
+            "still passes but adds none.",
+        },
+    }
+)
 
 _DISEASE_NAME: dict[str, Any] = {
     "type": "string",
@@ -538,7 +558,17 @@ class _Turn:
             return
         sheet = self.sheet
         wounds, most = int(sheet["wounds"]), int(sheet["max_wounds"])
-        sheet["max_wounds"] = max(1, most + delta)  # project ruling OS-P2
+        withheld = int(sheet.get("wounds_withheld", 0))
+        if delta < 0:
+            sheet["max_wounds"] = max(1, most + delta)  # project ruling OS-P2
+            withheld += int(sheet["max_wounds"]) - (most + delta)
+        else:
+            # Project ruling OS-P15: what the floor of OS-P2 kept back is not given twice.
+            repaid = min(withheld, delta)
+            withheld -= repaid
+            sheet["max_wounds"] = most + delta - repaid
+        if withheld or "wounds_withheld" in sheet:
+            sheet["wounds_withheld"] = withheld
         sheet["wounds"] = min(wounds + delta, int(sheet["max_wounds"]))
         self.note(
             f"Constitution modifier {modifier(before):+d} -> {modifier(after):+d} changes wounds "
@@ -626,7 +656,9 @@ class _Turn:
     def contract(self, name: str, disease: Mapping[str, Any], hidden: bool) -> None:
         """Ruling OS-6: the first save falls when incubation ends."""
         interval = int(disease["interval_minutes"])
-        total = max(1, int(disease["infection_minutes"]) // interval)
+        # Project ruling OS-P11: a save every interval while the infection time lasts
+        # (1000 minutes at 300: saves at 0, 300, 600 and 900).
+        total = max(1, -(-int(disease["infection_minutes"]) // interval))
         self.sheet["diseases"].append(
             {
                 "name": name,
@@ -652,18 +684,15 @@ class _Turn:
 class OldSchool(Ruleset):
     key = "old_school"
     name = "Old school"
+    blurb = "Ability loss, wounds below zero, diseases, aging, hunger and thirst."
+    creation_fields = ("race", "age", "level", *data.ABILITIES)
     sheet_schema: ClassVar[Mapping[str, Any]] = data.SHEET_SCHEMA
     actions: ClassVar[tuple[ActionSpec, ...]] = ACTIONS
-    options: ClassVar[Mapping[str, Any]] = {
-        "hostile_place": False,  # ruling OS-10
-        "drunk_hours": 4,  # project ruling OS-P6
-        "track_sleep": True,  # project ruling OS-P8
-    }
+    options_schema: ClassVar[Mapping[str, Any]] = OPTIONS_SCHEMA
     tables: ClassVar[Mapping[str, Any]] = {
         "critical_injuries": data.PROJECT_CRITICAL_INJURIES,
         "diseases": data.DEFAULT_DISEASES,
     }
-    options_schema: ClassVar[Mapping[str, Any]] = OPTIONS_SCHEMA
     table_schemas: ClassVar[Mapping[str, Mapping[str, Any]]] = {
         "critical_injuries": CRITICAL_TABLE_SCHEMA,
         "diseases": DISEASE_TABLE_SCHEMA,
@@ -690,9 +719,13 @@ class OldSchool(Ruleset):
             given["wounds"] = given["max_wounds"]
         sheet.update(given)
         validate(sheet, self.sheet_schema, "sheet")
-        zero = [ability for ability in ABILITIES if sheet[ability] == 0]
-        if zero:
-            raise RuleError(f"a new character cannot start at 0 {zero[0]}: that is death (OS-1)")
+        for ability in ABILITIES:  # rulings OS-1, OS-P16: scores run 3-18
+            for field in (ability, f"max_{ability}"):
+                if not data.SCORE_MIN <= int(sheet[field]) <= data.SCORE_MAX:
+                    raise RuleError(
+                        f"{ability} must be {data.SCORE_MIN} to {data.SCORE_MAX} for a new "
+                        f"character, not {sheet[field]} (OS-1)"
+                    )
         if sheet["wounds"] <= 0:
             sheet["state"] = "down"
         refresh_derived(sheet)
@@ -742,11 +775,6 @@ class OldSchool(Ruleset):
         return public
 
     # -- tables and options -----------------------------------------------------------------
-    def option(self, context: Context, key: str) -> Any:
-        value = context.options.get(key, self.options[key])
-        validate({key: value}, OPTIONS_SCHEMA, "campaign options")
-        return value
-
     def validate_table(self, key: str, data: Any) -> None:
         """A referee's edit of the critical injury or disease table (rulings OS-4, OS-6)."""
         if key == "critical_injuries":

@@ -1,0 +1,52 @@
+"""Time that actions take (docs/clock.md, "Time that actions take").
+
+An action whose result reports ``elapsed_minutes`` (a search of 3 squares: 30 minutes,
+a night's sleep: 8 hours) moves the campaign clock by that time when it ends, unless the
+campaign's "actions move the clock" option (``Campaign.actions_move_clock``) is off.
+The clock moves through its own machinery: a :class:`~rules.models.ClockJob` of kind
+``action``, queued behind any earlier job of the campaign and run by the same task as a
+referee's advance, so whatever falls due in between applies in time order, exactly once,
+and a decision on the way stops it (ruling G-3) like any advance.
+
+A party action (rules.party) moves the clock once, by the longest time any of its
+characters' actions took.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from campaigns.models import Campaign
+from rules.clock import clock_advance_start
+from rules.models import ClockJob, ClockJobKind, Resolution
+
+__all__ = ["action_time_pass", "elapsed_words"]
+
+
+def action_time_pass(
+    *, campaign: Campaign, resolutions: Iterable[Resolution], actor: Any
+) -> ClockJob | None:
+    """Queue the clock's move by the longest time the resolutions took, or None.
+
+    Callers hold the campaign row lock (the action's transaction): the job is created
+    in it and its task runs once it commits.
+    """
+    minutes = max((resolution.elapsed_minutes for resolution in resolutions), default=0)
+    if minutes <= 0 or not campaign.actions_move_clock:
+        return None
+    return clock_advance_start(
+        campaign_id=campaign.pk, minutes=minutes, requested_by=actor, kind=ClockJobKind.ACTION
+    )
+
+
+def elapsed_words(minutes: int) -> str:
+    """ "8 hours", "30 minutes", "1 day 2 hours": the time an action took, for the log."""
+    days, rest = divmod(int(minutes), 24 * 60)
+    hours, mins = divmod(rest, 60)
+    parts = [
+        f"{n} {unit}{'' if n == 1 else 's'}"
+        for n, unit in ((days, "day"), (hours, "hour"), (mins, "minute"))
+        if n
+    ]
+    return " ".join(parts)
