@@ -8,6 +8,7 @@ from typing import Any
 from django.db.models import QuerySet
 
 from campaigns.models import Campaign, Membership, RevealedSeed
+from rules.engine.text import clock_text
 
 
 def memberships_for_user(user: Any) -> QuerySet[Membership]:
@@ -19,10 +20,8 @@ def memberships_for_user(user: Any) -> QuerySet[Membership]:
 
 
 def clock_display(minutes: int) -> str:
-    """Ruling G-1: "Day N, HH:MM", day 1 starting at minute 0."""
-    day, minute_of_day = divmod(minutes, 24 * 60)
-    hours, mins = divmod(minute_of_day, 60)
-    return f"Day {day + 1}, {hours:02d}:{mins:02d}"
+    """Ruling G-1: "Day N, HH:MM", written as the rulesets write it (rules.engine.text)."""
+    return clock_text(minutes)
 
 
 def campaign_referee_ids(campaign: Campaign) -> set[int]:

@@ -1,7 +1,8 @@
 """One place that maps domain errors to HTTP answers (HackSoft styleguide).
 
 Rule errors are bad input (400); a character that cannot act, a stale version or a
-pending choice is a conflict (409). Anything else is left to DRF.
+pending choice is a conflict (409); the database or Redis out of reach (restarting) is
+503 with Retry-After. Anything else is left to DRF.
 
 Error answers are capped (:func:`cap_errors`): a body with a thousand unknown fields
 gets the first few named and a count of the rest, never an answer as large as the body.
@@ -9,6 +10,7 @@ gets the first few named and a count of the rest, never an answer as large as th
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -16,9 +18,24 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
-from core.errors import NotAllowed, ResolutionConflict
+from core.errors import (
+    RETRY_AFTER_SECONDS,
+    UNAVAILABLE_ERRORS,
+    UNAVAILABLE_MESSAGE,
+    NotAllowed,
+    ResolutionConflict,
+    ServiceUnavailable,
+)
 from rules.engine.dice import DiceError
 from rules.engine.interface import ActionBlocked, RuleError
+
+logger = logging.getLogger(__name__)
+
+
+class Unavailable(exceptions.APIException):
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_detail = UNAVAILABLE_MESSAGE
+    default_code = "unavailable"
 
 
 class Conflict(exceptions.APIException):
@@ -74,10 +91,17 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
         exc = exceptions.PermissionDenied(str(exc))
     elif isinstance(exc, RecursionError):  # JSON nested thousands deep
         exc = exceptions.ParseError("the JSON is nested too deeply")
+    elif isinstance(exc, ServiceUnavailable):
+        exc = Unavailable(str(exc))
+    elif isinstance(exc, UNAVAILABLE_ERRORS):  # the database or Redis is restarting
+        logger.warning("answered 503: %s: %s", type(exc).__name__, exc)
+        exc = Unavailable()
     elif isinstance(exc, DjangoValidationError):
         detail: Any = exc.message_dict if hasattr(exc, "error_dict") else {"detail": exc.messages}
         exc = exceptions.ValidationError(detail)
     response = exception_handler(exc, context)
+    if isinstance(exc, Unavailable) and response is not None:
+        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
     if response is not None and response.data is not None:
         response.data = cap_errors(response.data)
     return response

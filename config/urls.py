@@ -9,6 +9,8 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from config import health
+
 urlpatterns = [
     path("api/v1/", include("config.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
@@ -22,6 +24,12 @@ urlpatterns = [
         name="api-docs",
     ),
     path("admin/", admin.site.urls),
+    # For load balancers and monitoring (docs/operations.md).
+    path("health/", health.web_health, name="health"),
+    path("health/worker/", health.worker_health, name="health-worker"),
     path("favicon.ico", RedirectView.as_view(url=static("img/sawbones.svg"), permanent=True)),
     path("", include("config.web_urls")),
 ]
+
+# The database or Redis out of reach (restarting) is a 503, anything else the 500 page.
+handler500 = "config.errors.server_error"

@@ -51,7 +51,7 @@ from django.utils import timezone
 from campaigns.models import MAX_LIVE_RATIO, Campaign
 from characters.choices import stored_choice
 from characters.models import Character
-from core.errors import ResolutionConflict
+from core.errors import BROKER_ERRORS, ResolutionConflict, ServiceUnavailable
 from rules.dice import campaign_dice
 from rules.engine.interface import ActionBlocked, Context, RuleError
 from rules.engine.registry import get_ruleset
@@ -72,9 +72,11 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_BATCH_SIZE = 500
 MAX_ADVANCE_MINUTES = 10 * 365 * 24 * 60  # ten years of in-game time at once (G-1)
-# A queued or running job untouched this long has lost its task (its message was lost
-# with the broker): the live tick enqueues it again. Re-running a job is harmless.
-STALE_JOB_AFTER = timedelta(minutes=10)
+# A queued or running job whose heartbeat is older than this has lost its task (its
+# worker died, its message was lost with the broker): the watchdog enqueues it again
+# (``SAWBONES_CLOCK_STALE_SECONDS``). Every batch beats, and a batch takes a second or
+# two, so a live job is never this quiet; re-running a job is harmless anyway.
+STALE_JOB_AFTER = timedelta(seconds=30)
 _MICROSECONDS_PER_MINUTE = 60_000_000
 _UPDATE_CHUNK = 2000  # rows per UPDATE statement: well under PostgreSQL's 65,535 parameters
 
@@ -98,11 +100,48 @@ def _batch_size() -> int:
     return int(getattr(settings, "SAWBONES_CLOCK_BATCH_SIZE", DEFAULT_BATCH_SIZE))
 
 
-def _enqueue(job_id: int) -> None:
-    """Run the job's task once the current transaction commits (in-process when embedded)."""
+def _stale_after() -> timedelta:
+    seconds = getattr(settings, "SAWBONES_CLOCK_STALE_SECONDS", None)
+    return STALE_JOB_AFTER if seconds is None else timedelta(seconds=float(seconds))
+
+
+def _send(job_id: int) -> None:
+    """Send the job's task; a broker that is down loses nothing (the watchdog sends it)."""
     from rules.tasks import advance_clock  # the task module imports this one
 
-    transaction.on_commit(partial(advance_clock.delay, job_id))
+    try:
+        advance_clock.delay(job_id)
+    except BROKER_ERRORS:
+        # The job is in the database, queued or running, and its heartbeat goes stale:
+        # the watchdog enqueues it once the broker is back.
+        logger.warning("clock job %s: the broker is unreachable; the watchdog will send it", job_id)
+
+
+def _enqueue(job_id: int) -> None:
+    """Run the job's task once the current transaction commits (in-process when embedded)."""
+    transaction.on_commit(partial(_send, job_id))
+
+
+def _require_broker() -> None:
+    """Refuse (503) to start work while the broker cannot be reached: nothing is written.
+
+    A job recorded while the broker is down would still run (the watchdog sends it once
+    the broker is back), but its requester could not know: they are told to try again
+    later instead, and ``request_id`` makes that retry safe.
+    """
+    from rules.tasks import advance_clock  # the task module imports this one
+
+    app = advance_clock.app
+    if app.conf.task_always_eager:
+        return  # embedded mode: no broker
+    try:
+        with app.connection_for_write() as broker:
+            broker.ensure_connection(max_retries=1, timeout=2)
+    except BROKER_ERRORS as error:
+        raise ServiceUnavailable(
+            "The clock's task queue cannot be reached just now; nothing was changed. "
+            "Try again in a minute."
+        ) from error
 
 
 # -- starting and resuming -------------------------------------------------------------------
@@ -133,6 +172,11 @@ def clock_advance_start(
         existing = ClockJob.objects.filter(campaign_id=campaign_id, request_id=request_id).first()
         if existing is not None:
             return existing
+    if kind == ClockJobKind.ADVANCE:
+        # The referee asked: say so if it cannot run now. An action's time (kind
+        # ``action``) is part of an action that needs no broker: its job waits in the
+        # database for the watchdog instead.
+        _require_broker()
     try:
         with transaction.atomic():
             job = ClockJob.objects.create(
@@ -152,6 +196,7 @@ def clock_advance_start(
 
 def clock_job_resume(*, job_id: int) -> ClockJob:
     """Enqueue a job again: after its choice is answered, after a failure, or a lost task."""
+    _require_broker()
     with transaction.atomic():
         job = ClockJob.objects.select_for_update().get(pk=job_id)
         if job.state == ClockJobState.DONE:
@@ -169,7 +214,17 @@ def clock_job_resume(*, job_id: int) -> ClockJob:
             job.reason = ""
             job.waiting_on = None
             job.finished_at = None
-            job.save(update_fields=["state", "reason", "waiting_on", "finished_at", "updated_at"])
+            job.heartbeat_at = timezone.now()
+            job.save(
+                update_fields=[
+                    "state",
+                    "reason",
+                    "waiting_on",
+                    "finished_at",
+                    "heartbeat_at",
+                    "updated_at",
+                ]
+            )
         _enqueue(job.pk)
     return job
 
@@ -256,6 +311,9 @@ def _advance_batch(job_id: int) -> bool:
             return False
         job = jobs[0]  # ours, or an earlier job of the campaign that must run first
         now = timezone.now()
+        job.heartbeat_at = now
+        if job.pk != job_id:  # ours waits for this one: it is alive too
+            ClockJob.objects.filter(pk=job_id).update(heartbeat_at=now)
         if job.target is None:
             job.target = campaign.clock + job.minutes
             job.clock_start = campaign.clock
@@ -539,15 +597,37 @@ def clock_live_tick(*, now: datetime | None = None) -> list[ClockJob]:
             job = _tick_campaign(campaign, now)
         if job is not None:
             jobs.append(job)
+    clock_watchdog(now=now)
+    return jobs
+
+
+def clock_watchdog(*, now: datetime | None = None) -> list[int]:
+    """Celery beat's watchdog: enqueue again every queued or running job whose heartbeat
+    is stale (its worker died, or its message was lost with the broker); their ids.
+
+    The heartbeat moves by compare-and-set, so two watchdogs at once send a job once,
+    and a job is sent again at most once per stale period while no worker takes it.
+    A second delivery of a job that is in fact alive changes nothing: every batch
+    re-reads the state under the campaign lock. Jobs of a campaign that waits on a
+    choice are left alone (they wait their turn, ruling G-3).
+    """
+    now = now or timezone.now()
+    cutoff = now - _stale_after()
+    unfinished = (ClockJobState.QUEUED, ClockJobState.RUNNING)
     stale = (
-        ClockJob.objects.filter(
-            state__in=(ClockJobState.QUEUED, ClockJobState.RUNNING),
-            updated_at__lt=now - STALE_JOB_AFTER,
-        )
+        ClockJob.objects.filter(state__in=unfinished, heartbeat_at__lt=cutoff)
         .exclude(campaign__clock_jobs__state=ClockJobState.WAITING)
+        .order_by("id")
         .values_list("pk", flat=True)
     )
+    sent: list[int] = []
     for job_id in stale:
         with transaction.atomic():
-            _enqueue(job_id)
-    return jobs
+            moved = ClockJob.objects.filter(
+                pk=job_id, state__in=unfinished, heartbeat_at__lt=cutoff
+            ).update(heartbeat_at=now)
+            if moved:
+                logger.warning("clock job %s: its heartbeat is stale; enqueued again", job_id)
+                _enqueue(job_id)
+                sent.append(job_id)
+    return sent

@@ -45,7 +45,18 @@ class ClockJobSerializer(serializers.Serializer):
     )
     minutes = serializers.IntegerField(help_text="in-game minutes to advance")
     done = serializers.IntegerField(help_text="effects handled so far")
-    total = serializers.IntegerField(help_text="done plus the effects still due before target")
+    total = serializers.IntegerField(
+        help_text="done plus the effects known to be due before target; it grows when an "
+        "effect schedules another inside the window: draw progress from minutes_done"
+    )
+    minutes_done = serializers.IntegerField(
+        allow_null=True,
+        help_text="in-game minutes covered so far (clock - clock_start); never goes back",
+    )
+    minutes_total = serializers.IntegerField(
+        allow_null=True,
+        help_text="in-game minutes the job covers (target - clock_start), known from its start",
+    )
     clock_start = serializers.IntegerField(allow_null=True, help_text="the clock when it started")
     target = serializers.IntegerField(allow_null=True, help_text="the minute it advances to")
     clock = serializers.IntegerField(allow_null=True, help_text="the minute it has reached")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from campaigns.models import Campaign
 from characters.models import Character
@@ -203,10 +204,21 @@ class ClockJob(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # The last sign of life of the job's task: set when the job is queued, at every
+    # batch, and when the watchdog enqueues it again. A queued or running job whose
+    # heartbeat is stale has lost its task (``rules.clock.clock_watchdog``).
+    heartbeat_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         ordering = ["-id"]
-        indexes = [models.Index(fields=["campaign", "state"])]
+        indexes = [
+            models.Index(fields=["campaign", "state"]),
+            models.Index(
+                fields=["heartbeat_at"],
+                condition=models.Q(state__in=["queued", "running"]),
+                name="clock_job_unfinished_heartbeat",
+            ),
+        ]
         constraints = [
             models.UniqueConstraint(
                 fields=["campaign", "request_id"],

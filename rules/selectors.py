@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db.models import QuerySet
 from django.http import Http404
 
@@ -17,7 +19,7 @@ from core.errors import NotAllowed
 from rules.engine.dice import DiceExpression, HmacGenerator
 from rules.engine.odds import Odds
 from rules.engine.registry import get_ruleset
-from rules.models import ClockJob, Resolution, ScheduledEffect
+from rules.models import ClockJob, ClockJobState, Resolution, ScheduledEffect
 from rules.services import campaign_context
 
 REFEREE_ONLY = "referee_only"
@@ -198,8 +200,28 @@ def clock_job_for_campaign(campaign: Campaign, job_id: int | str) -> ClockJob:
         raise Http404("no such clock job") from None
 
 
+def clock_jobs_health(now: datetime) -> dict[str, int]:
+    """What to alert on (docs/operations.md): jobs whose task is lost for longer than the
+    watchdog should ever let happen (two stale periods), and jobs failed in the last day."""
+    stale = timedelta(seconds=float(settings.SAWBONES_CLOCK_STALE_SECONDS))
+    return {
+        "stuck_jobs": ClockJob.objects.filter(
+            state__in=(ClockJobState.QUEUED, ClockJobState.RUNNING),
+            heartbeat_at__lt=now - 2 * stale,
+        ).count(),
+        "failed_jobs_last_day": ClockJob.objects.filter(
+            state=ClockJobState.FAILED, finished_at__gte=now - timedelta(days=1)
+        ).count(),
+    }
+
+
 def clock_job_view(job: ClockJob) -> dict[str, Any]:
+    """A job as the API shows it. Progress is the in-game time covered: known when the
+    job starts and never going back, unlike the count of effects (an effect can schedule
+    another inside the window, so ``total`` may grow while the job runs)."""
     clock = job.clock_reached
+    minutes_total = None if job.target is None else job.target - (job.clock_start or 0)
+    minutes_done = None if clock is None or job.clock_start is None else clock - job.clock_start
     return {
         "id": job.pk,
         "kind": job.kind,
@@ -207,6 +229,8 @@ def clock_job_view(job: ClockJob) -> dict[str, Any]:
         "minutes": job.minutes,
         "done": job.done,
         "total": job.total,
+        "minutes_done": minutes_done,
+        "minutes_total": minutes_total,
         "clock_start": job.clock_start,
         "target": job.target,
         "clock": clock,

@@ -2,8 +2,10 @@
 
 The advance task acknowledges late (``CELERY_TASK_ACKS_LATE``) and is rejected back to
 the queue when its worker process dies (``CELERY_TASK_REJECT_ON_WORKER_LOST``); with
-Redis a message whose whole worker was killed comes back after the broker's visibility
-timeout. Running a job again is always safe: see ``rules.clock``.
+Redis a message whose whole worker was killed comes back only after the broker's
+visibility timeout (an hour), so beat's watchdog (:func:`watch_clock_jobs`, every
+``SAWBONES_CLOCK_WATCHDOG_SECONDS``) sends again any job whose heartbeat is stale.
+Running a job again is always safe: see ``rules.clock``.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from rules.clock import clock_advance_run, clock_live_tick
+from core.health import mark_worker_seen
+from rules.clock import clock_advance_run, clock_live_tick, clock_watchdog
 
 
 @shared_task(
@@ -31,3 +34,13 @@ def advance_clock(job_id: int) -> str | None:
 def tick_live_campaigns() -> int:
     """Celery beat, every minute: advance live campaigns by the real time elapsed."""
     return len(clock_live_tick())
+
+
+@shared_task
+def watch_clock_jobs() -> int:
+    """Celery beat, every few seconds: send again the clock jobs whose task was lost.
+
+    Also the workers' sign of life for the health endpoint (``core.health``).
+    """
+    mark_worker_seen()
+    return len(clock_watchdog())

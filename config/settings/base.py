@@ -94,6 +94,9 @@ DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
         conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE", "0")),
+        # A kept connection is checked before each request reuses it: after a database
+        # restart the next request opens a new one instead of failing (docs/operations.md).
+        conn_health_checks=True,
     )
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -240,6 +243,13 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         "schedule": 60.0,
         "options": {"expires": 50},  # a missed tick is caught up by the next one
     },
+    # Clock jobs whose heartbeat is stale (their worker died, their message was lost)
+    # are sent again (docs/clock.md, docs/operations.md); also the workers' sign of life.
+    "watch-clock-jobs": {
+        "task": "rules.tasks.watch_clock_jobs",
+        "schedule": float(os.environ.get("SAWBONES_CLOCK_WATCHDOG_SECONDS", "10")),
+        "options": {"expires": 9},
+    },
     # Webhook deliveries whose task was lost, or whose retry is due (docs/webhooks.md).
     "deliver-due-webhooks": {
         "task": "webhooks.tasks.deliver_due_webhooks",
@@ -247,6 +257,12 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         "options": {"expires": 50},
     },
 }
+
+# Effects per batch (per transaction) of a clock advance (docs/clock.md).
+SAWBONES_CLOCK_BATCH_SIZE = int(os.environ.get("SAWBONES_CLOCK_BATCH_SIZE", "500"))
+# A queued or running clock job whose heartbeat is older than this many seconds has lost
+# its task: the watchdog sends it again (rules.clock.clock_watchdog).
+SAWBONES_CLOCK_STALE_SECONDS = float(os.environ.get("SAWBONES_CLOCK_STALE_SECONDS", "30"))
 
 # Webhooks (docs/webhooks.md): only public addresses unless allowed (embedded, tests).
 SAWBONES_WEBHOOK_ALLOW_PRIVATE = env_bool("SAWBONES_WEBHOOK_ALLOW_PRIVATE", False)

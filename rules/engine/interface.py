@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import abc
 import copy
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
@@ -279,15 +280,20 @@ def json_type(value: Any) -> str:
 
 ActionHandler = Callable[[Sheet, Params, Dice, Context], Result]
 OddsHandler = Callable[[Sheet, Params, Context], Odds]
+ChoiceHandler = Callable[[Sheet, PendingChoice, str, Dice, Context], Result]
 
 
 class Ruleset(abc.ABC):
     """Base class: one subclass per rule system, listed in the registry.
 
-    Subclasses set ``key``, ``name``, ``sheet_schema``, ``actions`` and implement
-    :meth:`default_sheet`, :meth:`status` and one ``action_<key>`` method per action.
-    Those with choices override :meth:`finish_choice`; those with scheduled effects override
-    :meth:`apply_effect`; those with secret state override :meth:`public_sheet`.
+    Subclasses set ``key``, ``name``, ``blurb``, ``sheet_schema``, ``creation_fields``,
+    ``actions`` (and ``options_schema``, ``tables``, ``effect_payloads`` if any) and
+    implement :meth:`default_sheet`, :meth:`status` and one ``action_<key>`` method per
+    action. Those with choices override :meth:`finish_choice`; those with scheduled
+    effects list them in ``effect_payloads`` and write one ``effect_<kind>`` method each (or
+    override :meth:`finish_effect`); those with secret state override
+    :meth:`public_sheet`. The base class checks params, payloads, options and sheets,
+    and fills in each result's rolls.
     """
 
     key: ClassVar[str]
@@ -309,6 +315,9 @@ class Ruleset(abc.ABC):
     }
     # The options' defaults, taken from ``options_schema`` (never written by hand).
     options: ClassVar[Mapping[str, Any]] = {}
+    # The effects the ruleset schedules on the campaign clock: kind -> JSON Schema of
+    # the payload (see :meth:`apply_effect`).
+    effect_payloads: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
     # Editable tables with their default data (JSON); each campaign gets a copy the
     # referee can edit (rules.models.CampaignTable).
     tables: ClassVar[Mapping[str, Any]] = {}
@@ -444,9 +453,14 @@ class Ruleset(abc.ABC):
         spec = self.action(action)
         validate(dict(params), spec.params, f"params for {action}")
         handler: ActionHandler = getattr(self, f"action_{action}")
+        first = len(dice.rolls)
         result = handler(copy.deepcopy(dict(sheet)), copy.deepcopy(dict(params)), dice, context)
+        return self._finished(result, dice, first)
+
+    def _finished(self, result: Result, dice: Dice, first: int) -> Result:
+        """The handler's result, checked, with every roll made since it began."""
         self.validate_sheet(result.sheet)
-        return result
+        return dataclasses.replace(result, rolls=tuple(dice.rolls[first:]))
 
     def odds(
         self,
@@ -527,9 +541,9 @@ class Ruleset(abc.ABC):
                 f"unknown option {option!r}: {option!r} is not an option of this choice; "
                 "choose one of: " + ", ".join(keys)
             )
+        first = len(dice.rolls)
         result = self.finish_choice(copy.deepcopy(dict(sheet)), choice, option, dice, context)
-        self.validate_sheet(result.sheet)
-        return result
+        return self._finished(result, dice, first)
 
     def finish_choice(
         self,
@@ -539,8 +553,14 @@ class Ruleset(abc.ABC):
         dice: Dice,
         context: Context,
     ) -> Result:
-        """The ruleset's part of :meth:`choose`: ``sheet`` is a copy, ``option`` valid."""
-        raise RuleError(f"ruleset {self.key} has no choice {choice.kind!r}")
+        """The ruleset's part of :meth:`choose`: ``sheet`` is a copy, ``option`` valid.
+
+        By default, the ruleset's ``choice_<kind>(sheet, choice, option, dice, context)``.
+        """
+        handler: ChoiceHandler | None = getattr(self, f"choice_{choice.kind}", None)
+        if handler is None:
+            raise RuleError(f"ruleset {self.key} has no choice {choice.kind!r}")
+        return handler(sheet, choice, option, dice, context)
 
     def apply_effect(
         self,
@@ -550,8 +570,34 @@ class Ruleset(abc.ABC):
         dice: Dice,
         context: Context,
     ) -> Result:
-        """Apply a scheduled effect that fell due on the campaign clock."""
-        raise RuleError(f"ruleset {self.key} has no scheduled effect {kind!r}")
+        """Apply a scheduled effect that fell due on the campaign clock.
+
+        Checks what every effect needs (a kind the ruleset schedules, a payload fitting
+        its schema in :attr:`effect_payloads`; the new sheet fits the schema) and leaves the rest
+        to :meth:`finish_effect`.
+        """
+        schema = self.effect_payloads.get(kind)
+        if schema is None:
+            raise RuleError(f"ruleset {self.key} has no scheduled effect {kind!r}")
+        validate(dict(payload), schema, f"payload of {kind}")
+        first = len(dice.rolls)
+        result = self.finish_effect(
+            copy.deepcopy(dict(sheet)), kind, copy.deepcopy(dict(payload)), dice, context
+        )
+        return self._finished(result, dice, first)
+
+    def finish_effect(
+        self,
+        sheet: Sheet,
+        kind: str,
+        payload: Params,
+        dice: Dice,
+        context: Context,
+    ) -> Result:
+        """The ruleset's part of :meth:`apply_effect`: ``sheet`` is a copy, ``payload``
+        valid. By default, the ruleset's ``effect_<kind>(sheet, payload, dice, context)``."""
+        handler: ActionHandler = getattr(self, f"effect_{kind}")
+        return handler(sheet, payload, dice, context)
 
     # -- description ------------------------------------------------------------
     def describe(self) -> dict[str, Any]:

@@ -14,9 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
+from math import comb
 from typing import Any, TypeVar
 
 import icepool
+
+from rules.engine.dice import DiceExpression
 
 NO_ROLL = "no_roll"
 T = TypeVar("T")
@@ -168,3 +172,105 @@ def chance_at_least(die: icepool.Die[int], target: int) -> Fraction:
 
 def d(sides: int) -> icepool.Die[int]:
     return icepool.d(sides)
+
+
+# -- distributions that depend only on a few numbers, computed once per process --------
+# icepool's dice are immutable, so one computed distribution serves every request that
+# asks for the same numbers (bench/odds.py measures the difference).
+# Sums of many dice by polynomial arithmetic on Python integers: the polynomial whose
+# coefficient of x^s counts the ways to roll s, each coefficient in its own ``width``
+# bytes of one integer (x = 2^(8 * width)). The coefficients never exceed sides^count,
+# so they never spill into each other; one big multiplication adds a die to every sum
+# at once, where icepool would take seconds for a hundred dice.
+def _width(count: int, sides: int) -> int:
+    return (count * sides.bit_length()) // 8 + 2
+
+
+def _unpacked(value: int, width: int, first: int, last: int) -> icepool.Die[int]:
+    raw = value.to_bytes(max((last + 1) * width, (value.bit_length() + 7) // 8), "little")
+    counts = {
+        exponent: int.from_bytes(raw[exponent * width : (exponent + 1) * width], "little")
+        for exponent in range(first, last + 1)
+    }
+    return icepool.Die({exponent: n for exponent, n in counts.items() if n})
+
+
+@lru_cache(maxsize=1024)
+def sum_of(count: int, sides: int) -> icepool.Die[int]:
+    """The sum of ``count`` dice of ``sides`` sides (``count``dS), exactly."""
+    if count == 0:
+        return icepool.Die([0])
+    width = _width(count, sides)
+    face = sum(1 << (f * width * 8) for f in range(1, sides + 1))
+    return _unpacked(face**count, width, count, count * sides)
+
+
+@lru_cache(maxsize=1024)
+def lowest_of(count: int, keep: int, sides: int) -> icepool.Die[int]:
+    """The sum of the lowest ``keep`` of ``count`` dice of ``sides`` sides, exactly.
+
+    Counted by the face b of the keep-th lowest die: m < keep dice below b (any faces
+    under b, chosen among ``count`` in C(count, m) ways), and of the other count - m
+    dice, all b or more, at least keep - m showing b; the kept sum is the m dice's sum
+    plus (keep - m) * b. The sum over m runs as a Horner scheme on packed polynomials.
+    """
+    if keep == 0:
+        return icepool.Die([0])
+    n, k = count, keep
+    width = _width(n, sides)
+    bits = width * 8
+    total = 0
+    for b in range(1, sides + 1):
+        a = sides - b  # faces above b
+        horner = 0
+        r, j = n - k + 1, 1  # r dice left, at least j of them showing b
+        tail = (a + 1) ** r - a**r  # ways for r dice to be >= b with at least j at b
+        for m in range(k - 1, -1, -1):
+            below = sum(horner << (f * bits) for f in range(1, b))  # one more die below b
+            horner = ((comb(n, m) * tail) << (j * b * bits)) + below
+            tail = (a + 1) * tail - comb(r, j) * a ** (r - j + 1)
+            r, j = r + 1, j + 1
+        total += horner
+    return _unpacked(total, width, k, k * sides)
+
+
+@lru_cache(maxsize=1024)
+def successes(count: int, sides: int, threshold: int) -> icepool.Die[int]:
+    """How many of ``count`` dice of ``sides`` sides show ``threshold`` or more.
+
+    The binomial distribution, written out: the same as ``count @ (d(sides) >= threshold)``
+    without adding ``count`` dice one by one.
+    """
+    hit = min(max(sides - threshold + 1, 0), sides)
+    miss = sides - hit
+    weights = {k: comb(count, k) * hit**k * miss ** (count - k) for k in range(count + 1)}
+    return icepool.Die({k: weight for k, weight in weights.items() if weight})
+
+
+# The most sums a dice expression may have for :func:`expression_die` (1000d1000 has a
+# million): past it an action's odds are not computed.
+MAX_SUMS = 5000
+
+
+@lru_cache(maxsize=1024)
+def expression_die(expression: str) -> icepool.Die[int]:
+    """The total of a dice expression as the dice service rolls it (``3d6+1``, ``4d6kh3``,
+    ``5d10>=8``): exactly, from the cached sums above.
+
+    Raises :class:`TooManyPaths` when the total could take more than MAX_SUMS values.
+    """
+    parsed = DiceExpression.parse(expression)
+    count, sides, keep = parsed.count, parsed.sides, parsed.keep_count
+    if parsed.hit_on is not None:
+        die = successes(count, sides, parsed.hit_on)
+    else:
+        if keep * (sides - 1) + 1 > MAX_SUMS:
+            raise TooManyPaths(f"{expression} has too many totals to list")
+        if parsed.keep == "l" and keep < count:
+            die = lowest_of(count, keep, sides)
+        elif parsed.keep == "h" and keep < count:
+            # The highest K of N dice are the lowest K with every face f read as S + 1 - f.
+            die = (sides + 1) * keep - lowest_of(count, keep, sides)
+        else:
+            die = sum_of(count, sides)
+    return die + parsed.modifier if parsed.modifier else die

@@ -152,7 +152,7 @@ def test_the_tick_re_enqueues_a_job_whose_task_was_lost(
 ):
     wounded(campaign, player, "Aldo", every=60)
     lost = ClockJob.objects.create(campaign=campaign, minutes=60)
-    ClockJob.objects.filter(pk=lost.pk).update(updated_at=T0 - timedelta(minutes=11))
+    ClockJob.objects.filter(pk=lost.pk).update(heartbeat_at=T0 - timedelta(minutes=11))
     fresh = ClockJob.objects.create(campaign=campaign, minutes=60)
 
     with django_capture_on_commit_callbacks(execute=True) as callbacks:

@@ -109,8 +109,20 @@ def test_odds_not_computed_yet_are_a_400_that_says_so(make_campaign, referee, cl
     campaign = make_campaign("old_school")
     membership = Membership.objects.get(campaign=campaign, user=referee)
     ossie = character_create(membership=membership, name="Ossie", sheet={})
-    response = odds(
-        client_for(referee), ossie, {"action": "magical_aging", "params": {"years": 40}}
-    )
+    drug = {"save": False, "effect": {"type": "damage", "dice": "999d999"}}
+    response = odds(client_for(referee), ossie, {"action": "poison", "params": drug})
     assert response.status_code == 400
     assert "not computed yet" in response.json()["detail"]
+
+
+def test_the_odds_of_magical_aging(make_campaign, referee, client_for):
+    """Ruling OS-5: two saves at -4 (ages 60, 61) vs paralysis 14, d20 >= 18 passes."""
+    campaign = make_campaign("old_school")
+    membership = Membership.objects.get(campaign=campaign, user=referee)
+    ossie = character_create(membership=membership, name="Ossie", sheet={"age": 59})
+    before = world(ossie)
+    response = odds(client_for(referee), ossie, {"action": "magical_aging", "params": {"years": 2}})
+    assert response.status_code == 200
+    fractions = {o["key"]: o["fraction"] for o in response.json()["outcomes"]}
+    assert fractions == {"lost:0": "9/400", "lost:1": "51/200", "lost:2": "289/400"}
+    assert world(ossie) == before

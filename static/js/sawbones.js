@@ -1,7 +1,7 @@
 /* Sawbones: the little the pages need beyond htmx.
  *
  * - The referee's clock buttons post to the REST API (POST campaigns/{id}/clock/advance/
- *   -> 202 {job}) and poll the job (GET .../clock/jobs/{job}/ -> {state, done, total})
+ *   -> 202 {job}) and poll the job (GET .../clock/jobs/{job}/ -> {state, done, minutes_done, ...})
  *   into a progress bar; when the job ends, the dashboard's live region refreshes. A job
  *   that stops on a choice can be resumed (POST .../clock/jobs/{job}/resume/).
  * - The live clock's ratio is set with PUT .../clock/live/ {ratio}.
@@ -305,12 +305,17 @@
         });
         var state = await readJson(poll);
         if (!poll.ok) throw new Error(reason(state) || "Lost track of the clock job.");
-        var total = Number(state.total) || 0;
+        // The bar is the in-game time covered: known from the job's start and never
+        // going back (an effect may schedule another, so the count of effects grows).
+        var span = Number(state.minutes_total) || 0;
+        var covered = Number(state.minutes_done) || 0;
         var done = Number(state.done) || 0;
-        if (total > 0) {
-          bar.max = total;
-          bar.value = Math.min(done, total);
-          label.textContent = "Applying effects: " + done + " of " + total;
+        if (span > 0) {
+          bar.max = span;
+          bar.value = Math.min(covered, span);
+          label.textContent =
+            "Applying effects: " + done + " done so far" +
+            (state.clock_display ? ", the clock at " + state.clock_display : "");
         }
         var word = String(state.state || "").toLowerCase();
         if (FINISHED.indexOf(word) >= 0 || STOPPED.indexOf(word) >= 0) break;

@@ -298,7 +298,14 @@ def test_a_long_advance_shows_its_progress(new_page, referee, player):
     def running_first(route):
         if len(seen) < 3:
             seen.append(route.request.url)
-            body = {"state": "running", "done": len(seen) * 3, "total": 12}
+            body = {
+                "state": "running",
+                "done": len(seen) * 3,
+                "total": 12,
+                "minutes_done": len(seen) * 120,
+                "minutes_total": 480,
+                "clock_display": f"Day 1, 0{len(seen) * 2}:00",
+            }
             route.fulfill(status=200, content_type="application/json", body=json.dumps(body))
         else:
             route.continue_()
@@ -307,9 +314,9 @@ def test_a_long_advance_shows_its_progress(new_page, referee, player):
     page.get_by_role("button", name="+8 h").click()
     bar = page.locator("#clock-progress-bar")
     expect(page.locator("[data-clock-label]")).to_have_text(
-        re.compile(r"Applying effects: \d+ of 12")
+        re.compile(r"Applying effects: \d+ done so far, the clock at Day 1, 0\d:00")
     )
-    expect(bar).to_have_attribute("max", "12")
+    expect(bar).to_have_attribute("max", "480")
     expect(page.locator("#clock-display")).to_have_text("Day 1, 08:00")
     expect(page.locator("[data-clock-progress]")).to_be_hidden()
     assert len(seen) == 3

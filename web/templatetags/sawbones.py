@@ -13,7 +13,7 @@ from typing import Any
 
 from django import template
 
-from campaigns.selectors import clock_display
+from rules.engine.text import clock_text
 from web import rulesets
 from web.forms import humanize as _humanize
 
@@ -26,7 +26,7 @@ BAD = {"dead", "incapacitated", "dying", "terminal"}
 @register.filter
 def clock(minutes: int | None) -> str:
     """In-game minute -> "Day 3, 14:20" (ruling G-1)."""
-    return clock_display(int(minutes or 0))
+    return clock_text(int(minutes or 0))
 
 
 @register.filter

@@ -23,7 +23,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from campaigns.access import access_campaign
 from campaigns.models import Campaign, Invite, Membership
-from campaigns.selectors import campaign_seed_periods, clock_display
+from campaigns.selectors import campaign_seed_periods
 from campaigns.services import (
     campaign_create,
     campaign_dice_rotate,
@@ -38,6 +38,7 @@ from core.errors import NotAllowed
 from rules.battles import warband_rules
 from rules.engine.interface import RuleError, Ruleset
 from rules.engine.registry import get_ruleset, ruleset_keys
+from rules.engine.text import clock_text
 from rules.models import ClockJob, ClockJobState, EffectState, ScheduledEffect
 from rules.selectors import clock_jobs_for_campaign, effects_for_viewer
 from web.forms import FormField, humanize, schema_fields
@@ -196,7 +197,7 @@ def _live_context(membership: Membership, viewer_id: int) -> dict[str, Any]:
         "timeline": rows,
         "timeline_more": more,
         "card_templates": sheet_templates(campaign.ruleset, "card"),
-        "clock_text": clock_display(campaign.clock),
+        "clock_text": clock_text(campaign.clock),
         "stopped_job": job if job is not None and job.state in STOPPED else None,
         "stamp": _stamp(
             campaign.clock, len(members), sum(m.character.version for m in members), job

@@ -39,7 +39,8 @@ from rules.engine.interface import (
     params_schema,
     validate,
 )
-from rules.engine.odds import Odds, certain, d, from_die
+from rules.engine.odds import Odds, certain, from_die, successes
+from rules.engine.turn import Turn
 
 BOX_COUNT = 10
 FORWARD, BACK, BAR = "/", "\\", "-"
@@ -369,11 +370,6 @@ def box_picture(box: str) -> str:
     return box or " "
 
 
-def _sentence(parts: list[str]) -> str:
-    text = "; ".join(part for part in parts if part)
-    return text[:1].upper() + text[1:] + "."
-
-
 def _count(count: int, word: str, plural: str) -> str:
     return f"{count} {word if count == 1 else plural}"
 
@@ -395,19 +391,8 @@ def clock_keys(sheet: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(keys)
 
 
-class _Turn:
-    """One resolution's scratchpad: the sheet being changed, what it says, its clocks."""
-
-    def __init__(self, sheet: Sheet, dice: Dice, context: Context) -> None:
-        self.sheet = sheet
-        self.dice = dice
-        self.context = context
-        self.first_roll = len(dice.rolls)
-        self.parts: list[str] = []
-        self.effects: list[ScheduledEffect] = []
-        self.cancels: list[str] = []
-        self.outcome: dict[str, Any] = {}
-        self.pending: PendingChoice | None = None
+class _Turn(Turn):
+    """One resolution's scratchpad, with the terminal and dying clocks."""
 
     def stop_clocks(self) -> None:
         self.cancels.extend(clock_keys(self.sheet))
@@ -417,7 +402,7 @@ class _Turn:
     def die(self, why: str) -> None:
         self.stop_clocks()
         self.sheet["state"] = "dead"
-        self.parts.append(f"dies: {why}")
+        self.notes.append(f"dies: {why}")
 
     def start_terminal(self) -> None:
         """Ruling CM-5: five minutes to live unless stabilized; any dying hour is moot."""
@@ -426,7 +411,7 @@ class _Turn:
         self.sheet["state"] = "terminal"
         self.sheet["terminal_until"] = until
         self.effects.append(clock_effect(EFFECT_TERMINAL, until, self.context.clock))
-        self.parts.append(f"dies in {TERMINAL_MINUTES} minutes unless stabilized")
+        self.notes.append(f"dies in {TERMINAL_MINUTES} minutes unless stabilized")
 
     def start_dying(self) -> None:
         """Ruling CM-4: every box has ``\\``: an hour for intervention."""
@@ -434,7 +419,7 @@ class _Turn:
         self.sheet["state"] = "dying"
         self.sheet["dying_until"] = until
         self.effects.append(clock_effect(EFFECT_DYING, until, self.context.clock))
-        self.parts.append("is dying: every box holds a back slash; stabilize within the hour")
+        self.notes.append("is dying: every box holds a back slash; stabilize within the hour")
 
     def settle(self) -> None:
         """After the track changed without a new wound: incapacitated, ok, or dying no more."""
@@ -446,24 +431,15 @@ class _Turn:
             if all_back(boxes):
                 return  # still a back slash in every box: the hour runs on
             self.stop_clocks()
-            self.parts.append("is no longer dying")
+            self.notes.append("is no longer dying")
         sheet["state"] = "incapacitated" if all_marked(boxes) else "ok"
 
-    def result(self) -> Result:
+    def finish(self) -> None:
         sheet = self.sheet
         sheet["penalty"] = penalty(sheet["boxes"], sheet["willpower"], sheet["indomitable"])
         self.outcome.update({"state": sheet["state"], "penalty": sheet["penalty"]})
         if sheet["state"] != "dead":
-            self.parts.append(f"wound penalty {sheet['penalty']}")
-        return Result(
-            sheet=sheet,
-            summary=_sentence(self.parts),
-            rolls=tuple(self.dice.rolls[self.first_roll :]),
-            pending_choice=self.pending,
-            effects=tuple(self.effects),
-            cancel_effects=tuple(dict.fromkeys(self.cancels)),
-            outcome=self.outcome,
-        )
+            self.notes.append(f"wound penalty {sheet['penalty']}")
 
 
 class ConditionMonitor(Ruleset):
@@ -476,6 +452,10 @@ class ConditionMonitor(Ruleset):
     sheet_schema: ClassVar[Mapping[str, Any]] = SHEET_SCHEMA
     actions: ClassVar[tuple[ActionSpec, ...]] = ACTIONS
     options_schema: ClassVar[Mapping[str, Any]] = OPTIONS_SCHEMA
+    effect_payloads: ClassVar[Mapping[str, Mapping[str, Any]]] = {
+        EFFECT_TERMINAL: EFFECT_PAYLOAD_SCHEMA,
+        EFFECT_DYING: EFFECT_PAYLOAD_SCHEMA,
+    }
 
     # -- sheets -------------------------------------------------------------------------
     def default_sheet(self) -> Sheet:
@@ -559,7 +539,7 @@ class ConditionMonitor(Ruleset):
         turn = self._turn(sheet, dice, context, "take damage")
         amount, kind = int(params["amount"]), str(params["kind"])
         pool: int = params["soak_dice"] if "soak_dice" in params else sheet["strength"]
-        turn.parts.append(f"takes {amount} {kind} damage")
+        turn.notes.append(f"takes {amount} {kind} damage")
         hits = 0
         if amount > 0 and pool > 0:
             size = int(self.option(context, "soak_die_size"))
@@ -572,14 +552,14 @@ class ConditionMonitor(Ruleset):
             hits = roll.total
             faces = ", ".join(map(str, roll.dice))
             scored = _count(hits, "hit", "hits")
-            turn.parts.append(f"soak test {pool}d{size} rolls {faces}: {scored}")
+            turn.notes.append(f"soak test {pool}d{size} rolls {faces}: {scored}")
         elif amount > 0:
-            turn.parts.append("no soak test")
+            turn.notes.append("no soak test")
         net = amount - hits  # ruling CM-1
         turn.outcome.update({"amount": amount, "kind": kind, "soak_dice": pool, "hits": hits})
         turn.outcome["net"] = max(0, net)
         if net <= 0:
-            turn.parts.append("no wound" if amount else "no harm done")
+            turn.notes.append("no wound" if amount else "no harm done")
             turn.outcome["wound"] = None
             return turn.result()
         death_at = int(self.option(context, "death_at"))
@@ -598,20 +578,20 @@ class ConditionMonitor(Ruleset):
                 "turned_lethal": marking.turned_lethal,
             }
         )
-        turn.parts.append(
+        turn.notes.append(
             f"net damage {net}: {'an' if row.name[0] in 'aeiou' else 'a'} {row.name} wound, "
             + _count(row.boxes, f"{kind} box", f"{kind} boxes")
         )
         if marking.turned_lethal:
             turned = _count(marking.turned_lethal, "normal box turns", "normal boxes turn")
-            turn.parts.append(f"{turned} lethal on the full track")
+            turn.notes.append(f"{turned} lethal on the full track")
         if marking.overflow:
             dropped = ", ".join(
                 _count(count, LINE_NAMES[line], LINE_PLURALS[line])
                 for line, count in marking.overflow.items()
             )
-            turn.parts.append(f"no room left for {dropped}")
-        turn.parts.append(f"track {track_text(sheet['boxes'])}")
+            turn.notes.append(f"no room left for {dropped}")
+        turn.notes.append(f"track {track_text(sheet['boxes'])}")
         self._after_wound(turn, row)
         return turn.result()
 
@@ -637,7 +617,7 @@ class ConditionMonitor(Ruleset):
             return certain("damage", f"No soak test: {label}.", key=key)
         size = int(self.option(context, "soak_die_size"))
         threshold = int(self.option(context, "soak_hit_threshold"))
-        hits = pool @ (d(size) >= threshold)
+        hits = successes(pool, size, threshold)  # binomial, computed once per pool
         note = f"Soak test: {pool}d{size}, each die showing {threshold} or more takes a point off."
         return from_die("damage", hits, wound, notes=(note,))
 
@@ -648,20 +628,20 @@ class ConditionMonitor(Ruleset):
         boxes = sheet["boxes"]
         if row.terminal:
             if sheet["state"] == "terminal":  # the first deadline stands (CM-P4)
-                turn.parts.append("is still dying of the terminal wound")
+                turn.notes.append("is still dying of the terminal wound")
             else:
                 turn.start_terminal()
         elif sheet["state"] == "terminal":
-            turn.parts.append("is still dying of the terminal wound")
+            turn.notes.append("is still dying of the terminal wound")
         elif all_back(boxes):
             if sheet["state"] == "dying":  # the hour already running stands (CM-P4)
-                turn.parts.append("is still dying")
+                turn.notes.append("is still dying")
             else:  # a new wound on a stabilized track starts a new hour (CM-P4)
                 turn.start_dying()
         else:
             sheet["state"] = "incapacitated" if all_marked(boxes) else "ok"
             if sheet["state"] == "incapacitated":
-                turn.parts.append("is incapacitated")
+                turn.notes.append("is incapacitated")
         if sheet["terminal_until"] is not None:
             turn.outcome["dies_at"] = sheet["terminal_until"]
         if sheet["dying_until"] is not None:
@@ -681,9 +661,9 @@ class ConditionMonitor(Ruleset):
         turn.stop_clocks()
         sheet["state"] = "incapacitated"
         if state == "terminal":
-            turn.parts.append("is stabilized: the terminal wound is now an incapacitating one")
+            turn.notes.append("is stabilized: the terminal wound is now an incapacitating one")
         else:
-            turn.parts.append("is stabilized and stops dying")
+            turn.notes.append("is stabilized and stops dying")
         turn.outcome["stabilized"] = state
         return turn.result()
 
@@ -697,11 +677,11 @@ class ConditionMonitor(Ruleset):
         if healed == 0:
             raise RuleError(f"No box holds a {LINE_NAMES[line]} to heal.")
         sheet["boxes"] = list(boxes)
-        turn.parts.append(
+        turn.notes.append(
             f"heals the {LINE_NAMES[line]} from {_count(healed, 'box', 'boxes')}"
             + (f" (only {healed} held one)" if healed < count else "")
         )
-        turn.parts.append(f"track {track_text(boxes)}")
+        turn.notes.append(f"track {track_text(boxes)}")
         turn.outcome.update({"line": line, "healed": healed})
         turn.settle()
         return turn.result()
@@ -719,39 +699,31 @@ class ConditionMonitor(Ruleset):
         cleared = boxes[SERIOUS_BOXES:]
         sheet["boxes"] = boxes[:SERIOUS_BOXES] + [""] * (BOX_COUNT - SERIOUS_BOXES)
         means = "medical care" if params.get("means", "medical_care") == "medical_care" else "rest"
-        turn.parts.append(
+        turn.notes.append(
             f"{means} turns the incapacitating wound into a serious one: "
             f"{BOX_COUNT - SERIOUS_BOXES} boxes clear"
         )
-        turn.parts.append(f"track {track_text(sheet['boxes'])}")
+        turn.notes.append(f"track {track_text(sheet['boxes'])}")
         turn.outcome.update({"means": means, "cleared": cleared})
         turn.settle()
         return turn.result()
 
     # -- the clocks -------------------------------------------------------------------------
-    def apply_effect(
-        self,
-        sheet: Mapping[str, Any],
-        kind: str,
-        payload: Mapping[str, Any],
-        dice: Dice,
-        context: Context,
+    def finish_effect(
+        self, sheet: Sheet, kind: str, payload: Params, dice: Dice, context: Context
     ) -> Result:
         """``terminal_wound`` (CM-5) and ``dying_hour`` (CM-4), each applying only while
         its minute still matches the sheet: a stabilized or dead character is spared."""
-        if kind not in (EFFECT_TERMINAL, EFFECT_DYING):
-            return super().apply_effect(sheet, kind, payload, dice, context)
-        validate(dict(payload), EFFECT_PAYLOAD_SCHEMA, f"payload of {kind}")
-        turn = _Turn(copy.deepcopy(dict(sheet)), dice, context)
+        turn = _Turn(sheet, dice, context)
         until = int(payload["until"])
         state = turn.sheet["state"]
         if kind == EFFECT_TERMINAL:
             if state == "terminal" and turn.sheet["terminal_until"] == until:
                 turn.die("the terminal wound was not stabilized in time")
             else:
-                turn.parts.append("the terminal wound's five minutes pass harmlessly")
+                turn.notes.append("the terminal wound's five minutes pass harmlessly")
         elif state == "dying" and turn.sheet["dying_until"] == until:
-            turn.parts.append("the hour passes without intervention; the referee decides")
+            turn.notes.append("the hour passes without intervention; the referee decides")
             turn.pending = PendingChoice(
                 kind=CHOICE_DYING,
                 prompt="The hour has passed and no one stabilized the character. "
@@ -764,23 +736,14 @@ class ConditionMonitor(Ruleset):
                 who="referee",
             )
         else:
-            turn.parts.append("the dying hour passes harmlessly")
+            turn.notes.append("the dying hour passes harmlessly")
         turn.outcome["clock"] = kind
-        result = turn.result()
-        self.validate_sheet(result.sheet)
-        return result
+        return turn.result()
 
-    def finish_choice(
-        self,
-        sheet: Sheet,
-        choice: PendingChoice,
-        option: str,
-        dice: Dice,
-        context: Context,
+    def choice_dying_hour(
+        self, sheet: Sheet, choice: PendingChoice, option: str, dice: Dice, context: Context
     ) -> Result:
         """The referee's answer when the dying hour has passed (ruling CM-4)."""
-        if choice.kind != CHOICE_DYING:
-            return super().finish_choice(sheet, choice, option, dice, context)
         turn = self._turn(sheet, dice, context, "answer a choice")
         if sheet["state"] != "dying" or sheet["dying_until"] != choice.state.get("until"):
             raise RuleError("The character is no longer dying of that wound.")
@@ -789,6 +752,6 @@ class ConditionMonitor(Ruleset):
         else:
             turn.stop_clocks()
             sheet["state"] = "incapacitated"
-            turn.parts.append("stabilizes by itself")
+            turn.notes.append("stabilizes by itself")
         turn.outcome["answer"] = option
         return turn.result()

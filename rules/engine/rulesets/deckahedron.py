@@ -631,7 +631,6 @@ class Deckahedron(Ruleset):
         return Result(
             sheet=sheet,
             summary=f"{head}; the Stamina search for wound card {card} waits on a choice.",
-            rolls=tuple(dice.rolls),
             pending_choice=choice,
             outcome=outcome,
         )
@@ -656,7 +655,7 @@ class Deckahedron(Ruleset):
         }
         if flips[-1]["wound"]:
             return self._wound_stop(sheet, dice, "flip", head, outcome)
-        return Result(sheet=sheet, summary=head + ".", rolls=tuple(dice.rolls), outcome=outcome)
+        return Result(sheet=sheet, summary=head + ".", outcome=outcome)
 
     def action_lose_stamina(
         self, sheet: Sheet, params: Params, dice: Dice, context: Context
@@ -667,7 +666,6 @@ class Deckahedron(Ruleset):
         return Result(
             sheet=sheet,
             summary=_capitalized(loss.describe()) + ".",
-            rolls=tuple(dice.rolls),
             outcome={"stamina_loss": loss.as_dict(), "incapacitated": loss.incapacitated},
         )
 
@@ -694,9 +692,7 @@ class Deckahedron(Ruleset):
             return self._wound_stop(sheet, dice, "take_breather", head, outcome)
         facts, text = _apply_breather(sheet, result, dice)
         outcome.update(facts)
-        return Result(
-            sheet=sheet, summary=f"{head}; {text}.", rolls=tuple(dice.rolls), outcome=outcome
-        )
+        return Result(sheet=sheet, summary=f"{head}; {text}.", outcome=outcome)
 
     def action_take_harm(
         self, sheet: Sheet, params: Params, dice: Dice, context: Context
@@ -722,7 +718,7 @@ class Deckahedron(Ruleset):
                 f"{head}: {loss.describe()}; harm token {sheet['harm']} of {MAX_HARM} on the "
                 "exhaustion pile."
             )
-        return Result(sheet=sheet, summary=summary, rolls=tuple(dice.rolls), outcome=outcome)
+        return Result(sheet=sheet, summary=summary, outcome=outcome)
 
     def action_take_wound(
         self, sheet: Sheet, params: Params, dice: Dice, context: Context
@@ -734,7 +730,6 @@ class Deckahedron(Ruleset):
         return Result(
             sheet=sheet,
             summary=f"{head}: {text}.",
-            rolls=tuple(dice.rolls),
             outcome={"description": description, **facts},
         )
 
@@ -758,7 +753,6 @@ class Deckahedron(Ruleset):
         return Result(
             sheet=sheet,
             summary=summary,
-            rolls=tuple(dice.rolls),
             outcome={
                 "harm_removed": harm_removed,
                 "kept_cards": kept,
@@ -803,7 +797,6 @@ class Deckahedron(Ruleset):
         return Result(
             sheet=sheet,
             summary=summary,
-            rolls=tuple(dice.rolls),
             outcome={
                 "description": description,
                 "wound_card_removed": wound_card,
@@ -826,7 +819,6 @@ class Deckahedron(Ruleset):
         return Result(
             sheet=sheet,
             summary="The referee ends the character's incapacitation (ruling DK-9).",
-            rolls=tuple(dice.rolls),
             outcome={"incapacitated": False},
         )
 
@@ -900,17 +892,10 @@ class Deckahedron(Ruleset):
     def odds_clear_incapacitation(self, sheet: Sheet, params: Params, context: Context) -> Odds:
         return self._status_odds(sheet, "clear_incapacitation", params, context)
 
-    def finish_choice(
-        self,
-        sheet: Sheet,
-        choice: PendingChoice,
-        option: str,
-        dice: Dice,
-        context: Context,
+    def choice_wound_card_stamina(
+        self, sheet: Sheet, choice: PendingChoice, option: str, dice: Dice, context: Context
     ) -> Result:
         """Finish a flip or breather stopped by a wound card: lose its Stamina (DK-3)."""
-        if choice.kind != WOUND_CHOICE:
-            return super().finish_choice(sheet, choice, option, dice, context)
         state = copy.deepcopy(dict(choice.state))
         validate(state, _WOUND_STATE_SCHEMA, "choice state")
         new_sheet = sheet
@@ -937,9 +922,7 @@ class Deckahedron(Ruleset):
                 outcome.update(facts)
                 summary += f"; the breather {text}"
         self.validate_sheet(new_sheet)
-        return Result(
-            sheet=new_sheet, summary=summary + ".", rolls=tuple(dice.rolls), outcome=outcome
-        )
+        return Result(sheet=new_sheet, summary=summary + ".", outcome=outcome)
 
 
 def _sheet_problems(sheet: Mapping[str, Any]) -> list[str]:

@@ -12,6 +12,7 @@ import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, ClassVar
 
 from rules.engine.dice import Dice, Roll
@@ -30,7 +31,17 @@ from rules.engine.interface import (
     options_schema,
     params_schema,
 )
-from rules.engine.odds import Odds, certain, chance_at_least, d, from_die, grouped
+from rules.engine.odds import (
+    Odds,
+    certain,
+    chance_at_least,
+    d,
+    from_die,
+    grouped,
+    lowest_of,
+    sum_of,
+)
+from rules.engine.text import sentence
 
 INJURY_DC_BASE = 20  # 6.6 / ruling HD-4: DC 20 + overflow
 DEFAULT_WORSEN_DC = 20  # ruling HD-7
@@ -268,11 +279,6 @@ def _worsening(wound: Mapping[str, Any]) -> bool:
     return wound["worsens_every"] is not None and not wound["treated"]
 
 
-def _sentence(parts: list[str]) -> str:
-    text = "; ".join(part for part in parts if part)
-    return text[:1].upper() + text[1:] + "."
-
-
 @dataclass
 class _Injury:
     """What a pair of injury saves did, to be folded into a Result."""
@@ -281,6 +287,19 @@ class _Injury:
     outcome: dict[str, Any] = field(default_factory=dict)
     pending: PendingChoice | None = None
     cancel: tuple[str, ...] = ()
+
+
+@lru_cache(maxsize=512)
+def _reroll_odds(action: str, count: int, keep: int) -> Odds:
+    """hp re-rolled as the lowest ``keep`` of ``count`` d6: the same for every sheet with
+    these numbers, so computed once (up to 200 dice: bench/odds.py)."""
+    die = sum_of(count, 6) if keep == count else lowest_of(count, keep, 6)
+    note = (
+        f"hp re-rolled with {count}d6."
+        if keep == count
+        else f"hp re-rolled with {count}d6, keeping the lowest {keep}."
+    )
+    return from_die(action, die, lambda hp: (str(hp), f"hp {hp}"), notes=(note,))
 
 
 class HitDice(Ruleset):
@@ -292,6 +311,10 @@ class HitDice(Ruleset):
     sheet_schema: ClassVar[Mapping[str, Any]] = SHEET_SCHEMA
     creation_fields = ("level", "strength_save", "will_save")
     actions: ClassVar[tuple[ActionSpec, ...]] = ACTIONS
+    # The payload is checked by effect_wound_worsens, which names what is missing.
+    effect_payloads: ClassVar[Mapping[str, Mapping[str, Any]]] = {
+        EFFECT_WORSENS: {"type": "object"}
+    }
     options_schema: ClassVar[Mapping[str, Any]] = options_schema(
         {
             # 6.12: "by default" 10 hp per level or HD of the attacker (ruling HD-8, HD-P10).
@@ -523,9 +546,7 @@ class HitDice(Ruleset):
             parts = [head + ", no overflow and no injury"]
             if give_up:  # project ruling HD-P3
                 parts.append("there is no injury save to give up on")
-            return Result(
-                sheet=sheet, summary=_sentence(parts), rolls=tuple(dice.rolls), outcome=outcome
-            )
+            return Result(sheet=sheet, summary=sentence(parts), outcome=outcome)
         dc = INJURY_DC_BASE + overflow  # 6.6, ruling HD-4
         injury = self._injury_saves(
             sheet,
@@ -540,8 +561,7 @@ class HitDice(Ruleset):
         outcome["state"] = sheet["state"]
         return Result(
             sheet=sheet,
-            summary=_sentence([f"{head}, overflow {overflow}", *injury.parts]),
-            rolls=tuple(dice.rolls),
+            summary=sentence([f"{head}, overflow {overflow}", *injury.parts]),
             pending_choice=injury.pending,
             cancel_effects=injury.cancel,
             outcome=outcome,
@@ -584,7 +604,7 @@ class HitDice(Ruleset):
                 f"hp {hp} cannot cover the {cost} hp cost, so the player only chooses how to "
                 f"take the injury saves at DC {dc}"
             )
-        summary = _sentence(
+        summary = sentence(
             [
                 f"an effect bypasses hit points: {damage} damage from an attacker of level/HD "
                 f"{attacker_level}",
@@ -594,7 +614,6 @@ class HitDice(Ruleset):
         return Result(
             sheet=sheet,
             summary=summary,
-            rolls=tuple(dice.rolls),
             pending_choice=choice,
             outcome={"damage": damage, "cost": cost, "dc": dc, "can_pay": can_pay},
         )
@@ -628,8 +647,7 @@ class HitDice(Ruleset):
         outcome.update({"hp": sheet["hp"], "fatigue": sheet["fatigue"]})
         return Result(
             sheet=sheet,
-            summary=_sentence(parts),
-            rolls=tuple(dice.rolls),
+            summary=sentence(parts),
             outcome=outcome,
             elapsed_minutes=SHORT_REST_MINUTES,
         )
@@ -673,8 +691,7 @@ class HitDice(Ruleset):
             outcome["stood_up"] = True
         return Result(
             sheet=sheet,
-            summary=_sentence(parts),
-            rolls=tuple(dice.rolls),
+            summary=sentence(parts),
             outcome=outcome,
             elapsed_minutes=LONG_REST_MINUTES,
         )
@@ -697,8 +714,7 @@ class HitDice(Ruleset):
         wound["treated"] = True
         return Result(
             sheet=sheet,
-            summary=_sentence(parts),
-            rolls=tuple(dice.rolls),
+            summary=sentence(parts),
             cancel_effects=cancel,
             outcome={"wound": wound["id"], "treated": True},
         )
@@ -759,8 +775,7 @@ class HitDice(Ruleset):
             parts.append("it is treated, so it does not worsen")
         return Result(
             sheet=sheet,
-            summary=_sentence(parts),
-            rolls=tuple(dice.rolls),
+            summary=sentence(parts),
             effects=effects,
             cancel_effects=cancel,
             outcome={"wound": wound_id, "worsens_every": new_every},
@@ -778,13 +793,12 @@ class HitDice(Ruleset):
         listed = ", ".join(map(str, majors))
         return Result(
             sheet=sheet,
-            summary=_sentence(
+            summary=sentence(
                 [
                     f"dies of their major wound{'s' if len(majors) > 1 else ''} ({listed}), "
                     "as the player chose"
                 ]
             ),
-            rolls=tuple(dice.rolls),
             cancel_effects=cancel,
             outcome={"died": True, "major_wounds": majors},
         )
@@ -798,7 +812,6 @@ class HitDice(Ruleset):
         return Result(
             sheet=sheet,
             summary="Stands up again, as the referee rules.",
-            rolls=tuple(dice.rolls),
             outcome={"state": "standing"},
         )
 
@@ -859,9 +872,6 @@ class HitDice(Ruleset):
         dc = INJURY_DC_BASE + int(params["damage"])
         return self._injury_odds(sheet, "bypass", dc, give_up=False, notes=notes)
 
-    def _hp_odds(self, action: str, die: Any, note: str) -> Odds:
-        return from_die(action, die, lambda hp: (str(hp), f"hp {hp}"), notes=(note,))
-
     def odds_short_rest(self, sheet: Sheet, params: Params, context: Context) -> Odds:
         self._check_alive(sheet, "rest")
         if not params["reroll"]:
@@ -869,33 +879,26 @@ class HitDice(Ruleset):
                 "short_rest", f"hp stays {sheet['hp']}, fatigue stays {sheet['fatigue']}."
             )
         hd, fatigue = int(sheet["hit_dice"]), int(sheet["fatigue"])
-        die = d(6).pool(hd + fatigue).lowest(hd).sum()  # ruling HD-2
-        return self._hp_odds(
-            "short_rest", die, f"hp re-rolled with {hd + fatigue}d6, keeping the lowest {hd}."
-        )
+        return _reroll_odds("short_rest", hd + fatigue, hd)  # ruling HD-2
 
     def odds_long_rest(self, sheet: Sheet, params: Params, context: Context) -> Odds:
         self._check_alive(sheet, "rest")
         hd = int(sheet["hit_dice"])
-        die = d(6).pool(hd).sum()  # ruling HD-3: fatigue resets first
-        return self._hp_odds("long_rest", die, f"hp re-rolled with {hd}d6.")
+        return _reroll_odds("long_rest", hd, hd)  # ruling HD-3: fatigue resets first
 
-    def finish_choice(
-        self,
-        sheet: Sheet,
-        choice: PendingChoice,
-        option: str,
-        dice: Dice,
-        context: Context,
+    def choice_death_or_major_wound(
+        self, sheet: Sheet, choice: PendingChoice, option: str, dice: Dice, context: Context
     ) -> Result:
-        """Answer a death-or-major-wound choice (6.7) or a bypass choice (HD-8)."""
-        if choice.kind not in (CHOICE_DEATH_OR_MAJOR, CHOICE_BYPASS):
-            return super().finish_choice(sheet, choice, option, dice, context)
+        """Answer a death-or-major-wound choice (6.7)."""
         self._check_alive(sheet, "answer a choice")
-        state = dict(choice.state)
-        if choice.kind == CHOICE_DEATH_OR_MAJOR:
-            return self._choose_death_or_major(sheet, option, state, dice, context)
-        return self._choose_bypass(sheet, option, state, dice, context)
+        return self._choose_death_or_major(sheet, option, dict(choice.state), dice, context)
+
+    def choice_bypass(
+        self, sheet: Sheet, choice: PendingChoice, option: str, dice: Dice, context: Context
+    ) -> Result:
+        """Answer a bypass choice (HD-8)."""
+        self._check_alive(sheet, "answer a choice")
+        return self._choose_bypass(sheet, option, dict(choice.state), dice, context)
 
     def _choose_death_or_major(
         self, sheet: Sheet, option: str, state: dict[str, Any], dice: Dice, context: Context
@@ -905,7 +908,6 @@ class HitDice(Ruleset):
             return Result(
                 sheet=sheet,
                 summary="Chooses death: the character dies of the failed strength injury save.",
-                rolls=tuple(dice.rolls),
                 cancel_effects=cancel,
                 outcome={"died": True},
             )
@@ -920,14 +922,13 @@ class HitDice(Ruleset):
         sheet["major_wound_marks"] = marks + 1  # 6.11
         return Result(
             sheet=sheet,
-            summary=_sentence(
+            summary=sentence(
                 [
                     f"chooses a major wound: wound {wound['id']}, major wound mark {marks + 1} "
                     f"at level {level}",
                     "the referee describes it",
                 ]
             ),
-            rolls=tuple(dice.rolls),
             outcome={
                 "major_wound": wound["id"],
                 "major_wound_marks": marks + 1,
@@ -947,7 +948,6 @@ class HitDice(Ruleset):
             return Result(
                 sheet=sheet,
                 summary=f"Pays {cost} hp to stop the effect (hp {hp} -> {hp - cost}); no injury.",
-                rolls=tuple(dice.rolls),
                 outcome={"paid": cost, "hp": sheet["hp"]},
             )
         injury = self._injury_saves(
@@ -962,28 +962,19 @@ class HitDice(Ruleset):
         outcome = {"paid": 0, **injury.outcome, "state": sheet["state"]}
         return Result(
             sheet=sheet,
-            summary=_sentence(
+            summary=sentence(
                 [f"takes the injury saves at DC {dc}: {injury.parts[0]}", *injury.parts[1:]]
             ),
-            rolls=tuple(dice.rolls),
             pending_choice=injury.pending,
             cancel_effects=injury.cancel,
             outcome=outcome,
         )
 
     # -- scheduled effects --------------------------------------------------------
-    def apply_effect(
-        self,
-        sheet: Mapping[str, Any],
-        kind: str,
-        payload: Mapping[str, Any],
-        dice: Dice,
-        context: Context,
+    def effect_wound_worsens(
+        self, new_sheet: Sheet, payload: Params, dice: Dice, context: Context
     ) -> Result:
         """``wound_worsens``: a new pair of injury saves (ruling HD-7, project ruling HD-P4)."""
-        if kind != EFFECT_WORSENS:
-            return super().apply_effect(sheet, kind, payload, dice, context)
-        new_sheet: Sheet = copy.deepcopy(dict(sheet))
         wound_id = payload.get("wound")
         if isinstance(wound_id, bool) or not isinstance(wound_id, int):
             raise RuleError("A wound_worsens effect needs the wound's id.")
@@ -1025,8 +1016,7 @@ class HitDice(Ruleset):
             )
         result = Result(
             sheet=new_sheet,
-            summary=_sentence([f"wound {wound_id} worsens: {injury.parts[0]}", *injury.parts[1:]]),
-            rolls=tuple(dice.rolls),
+            summary=sentence([f"wound {wound_id} worsens: {injury.parts[0]}", *injury.parts[1:]]),
             pending_choice=injury.pending,
             effects=effects,
             cancel_effects=injury.cancel,

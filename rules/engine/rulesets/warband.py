@@ -25,6 +25,7 @@ from rules.engine.interface import (
     ActionBlocked,
     ActionSpec,
     Context,
+    OddsUnavailable,
     Params,
     Result,
     RuleError,
@@ -34,8 +35,9 @@ from rules.engine.interface import (
     params_schema,
     validate,
 )
-from rules.engine.odds import Odds, grouped
+from rules.engine.odds import Odds, TooManyPaths, die_outcomes, expression_die, grouped
 from rules.engine.rulesets.warband_odds import injury_roll_outcomes, ledge_outcomes
+from rules.engine.text import sentence
 
 # -- data ----------------------------------------------------------------------------------
 
@@ -339,11 +341,6 @@ def _signed(value: int) -> str:
     return f" {'+' if value > 0 else '-'} {abs(value)}"
 
 
-def _sentence(parts: Sequence[str]) -> str:
-    text = "; ".join(part for part in parts if part)
-    return text[:1].upper() + text[1:] + "."
-
-
 # -- battles (pure: the Django side stores the state) --------------------------------------
 
 Moment = Literal["upkeep", "end"]
@@ -625,10 +622,9 @@ class Warband(Ruleset):
             why = "cannot defend itself" if before == "stunned" else "fails its defence"
             return Result(
                 sheet=sheet,
-                summary=_sentence(
+                summary=sentence(
                     [f"attacked in melee while {before}, it {why} and is incapacitated"]
                 ),
-                rolls=tuple(dice.rolls),
                 outcome={**outcome, "injury": "incapacitated", "wounds": 0, "changed": True},
             )
         value = clamp_table_value(attack_roll + modifiers)
@@ -641,8 +637,7 @@ class Warband(Ruleset):
             reading += f" = {value}"
         return Result(
             sheet=sheet,
-            summary=_sentence([f"{attack} injury check on {reading}: {result}", text]),
-            rolls=tuple(dice.rolls),
+            summary=sentence([f"{attack} injury check on {reading}: {result}", text]),
             outcome={**outcome, "value": value, "table_result": result, **facts},
         )
 
@@ -654,9 +649,7 @@ class Warband(Ruleset):
         parts, outcome = self._injury_roll(
             sheet, int(params.get("modifiers", 0)), dice, "Injury roll"
         )
-        return Result(
-            sheet=sheet, summary=_sentence(parts), rolls=tuple(dice.rolls), outcome=outcome
-        )
+        return Result(sheet=sheet, summary=sentence(parts), outcome=outcome)
 
     def action_fall(self, sheet: Sheet, params: Params, dice: Dice, context: Context) -> Result:
         """Ruling WB-5: an injury roll, +2 per full inch above 2"."""
@@ -672,8 +665,7 @@ class Warband(Ruleset):
         head = f"falls {_inches(height)}" + (f" (+{bonus} for the height)" if bonus else "")
         return Result(
             sheet=sheet,
-            summary=_sentence([head, *parts]),
-            rolls=tuple(dice.rolls),
+            summary=sentence([head, *parts]),
             outcome={"height_inches": height, "fall_modifier": bonus, **outcome},
         )
 
@@ -700,9 +692,7 @@ class Warband(Ruleset):
         )
         outcome: dict[str, Any] = {"agility_roll": roll.total, "passed": passed}
         if passed:
-            return Result(
-                sheet=sheet, summary=_sentence([head]), rolls=tuple(dice.rolls), outcome=outcome
-            )
+            return Result(sheet=sheet, summary=sentence([head]), outcome=outcome)
         bonus = fall_modifier(drop)
         parts, fall = self._injury_roll(
             sheet, bonus, dice, f"Injury roll for a {_inches(drop)} fall"
@@ -711,8 +701,7 @@ class Warband(Ruleset):
             parts[0] = parts[0].replace("injury roll", f"injury roll (+{bonus} for the height)", 1)
         return Result(
             sheet=sheet,
-            summary=_sentence([head, *parts]),
-            rolls=tuple(dice.rolls),
+            summary=sentence([head, *parts]),
             outcome={**outcome, "fall_modifier": bonus, **fall},
         )
 
@@ -728,21 +717,18 @@ class Warband(Ruleset):
         sheet["injury"] = "none"
         return Result(
             sheet=sheet,
-            summary=_sentence([f"recovers after the battle: from {before} to full wounds, unhurt"]),
-            rolls=tuple(dice.rolls),
+            summary=sentence([f"recovers after the battle: from {before} to full wounds, unhurt"]),
             outcome={"injury": "none", "wounds": sheet["wounds"]},
         )
 
-    def action_roll_scars(
-        self, sheet: Sheet, params: Params, dice: Dice, context: Context
-    ) -> Result:
-        """Ruling WB-6 and project ruling WB-P5: the scar, then back for the next battle."""
+    def _scars_table(self, sheet: Mapping[str, Any], context: Context) -> dict[str, Any]:
+        """The campaign's Scars table, if this unit may roll on it now (ruling WB-6)."""
         if sheet["injury"] != "incapacitated":
             raise ActionBlocked(
                 "Only a unit incapacitated in the battle rolls for scars; this one is "
                 f"{_state_word(sheet['injury'])}."
             )
-        table = context.table(self, SCARS_TABLE)
+        table: dict[str, Any] = context.table(self, SCARS_TABLE)
         self.validate_table(SCARS_TABLE, table)
         if not table["rows"]:
             raise ActionBlocked(
@@ -751,6 +737,28 @@ class Warband(Ruleset):
             )
         if len(sheet["scars"]) >= SHEET_SCHEMA["properties"]["scars"]["maxItems"]:
             raise RuleError("The unit has as many scars as a sheet can hold.")
+        return table
+
+    def odds_roll_scars(self, sheet: Sheet, params: Params, context: Context) -> Odds:
+        """Each row of the Scars table by the chance of its totals (ruling WB-6)."""
+        table = self._scars_table(sheet, context)
+        try:
+            die = expression_die(str(DiceExpression.parse(table["dice"])))
+        except TooManyPaths:
+            raise OddsUnavailable("The Scars table's dice have too many totals to list.") from None
+        weighted = [
+            (f"scar:{index}", str(row["scar"]), probability)
+            for total, probability in die_outcomes(die)
+            for index, row in enumerate(table["rows"])
+            if row["min"] <= total <= row["max"]
+        ]
+        return grouped("roll_scars", weighted, notes=(f"{table['dice']} on the Scars table.",))
+
+    def action_roll_scars(
+        self, sheet: Sheet, params: Params, dice: Dice, context: Context
+    ) -> Result:
+        """Ruling WB-6 and project ruling WB-P5: the scar, then back for the next battle."""
+        table = self._scars_table(sheet, context)
         roll = dice.roll(str(DiceExpression.parse(table["dice"])), "Scars table")
         scar = next(
             str(row["scar"]) for row in table["rows"] if row["min"] <= roll.total <= row["max"]
@@ -760,13 +768,12 @@ class Warband(Ruleset):
         sheet["wounds"] = sheet["max_wounds"]
         return Result(
             sheet=sheet,
-            summary=_sentence(
+            summary=sentence(
                 [
                     f"rolls {roll.expression} = {roll.total} on the Scars table: {scar}",
                     "back for the next battle with full wounds",
                 ]
             ),
-            rolls=tuple(dice.rolls),
             outcome={"scar": scar, "scars_roll": roll.total},
         )
 
@@ -789,7 +796,7 @@ class Warband(Ruleset):
         when = "at its warband's upkeep" if moment == UPKEEP else "at the end of its turn"
         return Result(
             sheet=new_sheet,
-            summary=_sentence([f"recovers {when}: {before} -> {_state_word(after)}"]),
+            summary=sentence([f"recovers {when}: {before} -> {_state_word(after)}"]),
             outcome={"moment": moment, "from": before, "injury": after},
         )
 

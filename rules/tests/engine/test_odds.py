@@ -11,11 +11,20 @@ from collections import Counter
 from fractions import Fraction
 from typing import Any, cast
 
+import icepool
 import pytest
 
 from rules.engine.dice import Dice, HmacGenerator
 from rules.engine.interface import ActionBlocked, Context, OddsUnavailable, Result, RuleError
-from rules.engine.odds import Odds, Outcome
+from rules.engine.odds import (
+    Odds,
+    Outcome,
+    die_outcomes,
+    expression_die,
+    lowest_of,
+    successes,
+    sum_of,
+)
 from rules.engine.registry import get_ruleset
 from rules.engine.rulesets.old_school import OldSchool
 
@@ -152,47 +161,50 @@ def test_odds_never_change_the_sheet_they_read():
     assert sheet == before
 
 
-SAMPLE_PARAMS: dict[str, dict[str, Any]] = {
-    "damage": {"amount": 9},
-    "bypass": {"damage": 2, "attacker_level": 1},
-    "short_rest": {"reroll": True},
-    "treat_wound": {"wound": 1},
-    "describe_wound": {"wound": 1, "description": "A cut"},
-}
-
-
-@pytest.mark.parametrize("spec", HIT_DICE.actions, ids=lambda s: s.key)
-def test_every_hit_dice_action_has_odds(spec):
-    """An action that rolls without odds_<action> would answer OddsUnavailable."""
-    sheet = hd_sheet(
-        state="collapsed",
-        wounds=[
-            {
-                "id": 1,
-                "kind": "major",
-                "description": "A deep gash",
-                "treated": False,
-                "ability_losses": {},
-                "worsens_every": None,
-                "worsen_dc": 20,
-                "until_long_rest": False,
-                "expired": False,
-                "cause": "test",
-                "received_at": 0,
-            }
-        ],
-        major_wound_marks=1,
-    )
-    params = SAMPLE_PARAMS.get(spec.key, {})
-    HIT_DICE.validate_sheet(sheet)
-    odds = HIT_DICE.odds(sheet, spec.key, params, Context(by_referee=True))
-    assert sum(o.probability for o in odds.outcomes) == 1
-
-
-def test_an_action_with_too_many_ways_to_fall_says_its_odds_are_not_computed_yet():
+def test_an_action_with_too_many_totals_says_its_odds_are_not_computed():
     old_school = get_ruleset("old_school")
-    with pytest.raises(OddsUnavailable, match="not computed yet"):
-        old_school.odds(old_school.default_sheet(), "magical_aging", {"years": 40}, Context())
+    drug = {"save": False, "effect": {"type": "damage", "dice": "999d999"}}
+    with pytest.raises(OddsUnavailable, match="not computed"):
+        old_school.odds(old_school.default_sheet(), "poison", drug, Context())
+
+
+# -- the cached sums (odds.sum_of, lowest_of, successes, expression_die) ------------------
+@pytest.mark.parametrize(("count", "keep"), [(1, 1), (3, 2), (5, 1), (5, 5), (7, 3), (12, 4)])
+def test_the_lowest_dice_kept_are_icepools_own(count, keep):
+    mine = die_outcomes(lowest_of(count, keep, 6))
+    assert mine == die_outcomes(icepool.d6.pool(count).lowest(keep).sum())
+
+
+@pytest.mark.parametrize(("count", "sides"), [(1, 6), (2, 6), (5, 20), (13, 6), (3, 1)])
+def test_sums_are_icepools_own(count, sides):
+    assert die_outcomes(sum_of(count, sides)) == die_outcomes(icepool.d(sides).pool(count).sum())
+
+
+@pytest.mark.parametrize(("count", "threshold"), [(1, 5), (10, 4), (50, 5), (3, 7), (3, 1)])
+def test_hits_of_a_pool_are_icepools_own(count, threshold):
+    assert die_outcomes(successes(count, 6, threshold)) == die_outcomes(
+        count @ (icepool.d6 >= threshold)
+    )
+
+
+@pytest.mark.parametrize("expression", ["1d6", "3d6+1", "4d6kh3", "4d6kl2", "5d10>=8", "2d20kh1-2"])
+def test_a_dice_expression_fits_the_dice_service(expression):
+    die = dict(die_outcomes(expression_die(expression)))
+    dice = Dice(HmacGenerator(expression.encode()))
+    runs = 3000
+    seen = Counter(dice.roll(expression, "test").total for _ in range(runs))
+    assert set(seen) <= set(die)
+    statistic = sum((seen[t] - runs * float(p)) ** 2 / (runs * float(p)) for t, p in die.items())
+    assert statistic < CRITICAL_0_001.get(len(die) - 1, 3 * len(die))
+
+
+def test_a_hundred_hit_dice_resting_have_exact_odds():
+    """Up to 100 HD and 100 fatigue (the sheet's limits): every hp from 100 to 600."""
+    sheet = hd_sheet(hit_dice=100, fatigue=100)
+    odds = HIT_DICE.odds(sheet, "short_rest", {"reroll": True}, Context())
+    assert len(odds.outcomes) == 501
+    assert odds.probability("600") == Fraction(1, 6**200)  # all 200 dice a 6
+    assert odds.probability("100") > odds.probability("600")
 
 
 # -- the real action fits its odds (chi-square) ---------------------------------------------
@@ -336,16 +348,21 @@ def _os_state_key(result: Result) -> str:
     return "down" if result.sheet["wounds"] == 0 else "standing"
 
 
+def _os_seen(sheet: dict, action: str, params: dict, key, runs: int) -> Counter[str]:
+    """What ``runs`` seeded resolutions of the real action gave, sorted by ``key``."""
+    generator = HmacGenerator(f"odds-{action}".encode())
+    seen: Counter[str] = Counter()
+    for _ in range(runs):
+        seen[key(OLD_SCHOOL.resolve(sheet, action, params, Dice(generator), Context()))] += 1
+    return seen
+
+
 def test_os9_falls_fit_their_odds():
     sheet = os_sheet()
     params = {"feet": 20}  # 2d6 on 6 wounds: standing, down, or 1-6 below 0
     odds = OLD_SCHOOL.odds(sheet, "fall", params, Context())
-    generator = HmacGenerator(b"odds-fall")
     runs = 3000
-    seen: Counter[str] = Counter()
-    for _ in range(runs):
-        result = OLD_SCHOOL.resolve(sheet, "fall", params, Dice(generator), Context())
-        seen[_os_state_key(result)] += 1
+    seen = _os_seen(sheet, "fall", params, _os_state_key, runs)
     assert fractions(odds)["standing"] == Fraction(10, 36)  # 2-5 on 2d6
     assert chi_square(seen, odds, runs) < CRITICAL_0_001[len(odds.outcomes) - 1]
 
@@ -361,6 +378,74 @@ def test_os3_saves_fit_their_odds():
         result = OLD_SCHOOL.resolve(sheet, "save", params, Dice(generator), Context())
         seen["pass" if result.outcome["passed"] else "fail"] += 1
     assert chi_square(seen, odds, runs) < CRITICAL_0_001[1]
+
+
+# -- old_school magical aging: every save due, a random ability per failure (OS-5, OS-1) -----
+def test_os5_one_aging_save_at_forty():
+    # Human turning 40: one save vs paralysis 14 at +0, d20 >= 14: 7/20 passes.
+    odds = OLD_SCHOOL.odds(os_sheet() | {"age": 39}, "magical_aging", {"years": 1}, Context())
+    assert fractions(odds) == {"lost:0": Fraction(7, 20), "lost:1": Fraction(13, 20)}
+    tired = os_sheet(sleep_deprived_days=1) | {"age": 39}  # OS-8: -1 on every save
+    odds = OLD_SCHOOL.odds(tired, "magical_aging", {"years": 1}, Context())
+    assert fractions(odds) == {"lost:0": Fraction(6, 20), "lost:1": Fraction(14, 20)}
+
+
+def test_os5_os1_two_saves_at_minus_four_with_strength_one():
+    # Ages 60 and 61: two saves at -4, d20 >= 18 passes (3/20). Strength 1: a failure
+    # that picks strength (1 in 6) kills; the other abilities stand two failures.
+    sheet = os_sheet() | {"age": 59, "strength": 1}
+    odds = OLD_SCHOOL.odds(sheet, "magical_aging", {"years": 2}, Context())
+    passes, fails = Fraction(3, 20), Fraction(17, 20)
+    assert fractions(odds) == {
+        "lost:0": passes * passes,
+        "lost:1": 2 * passes * fails * Fraction(5, 6),
+        "lost:2": fails * fails * Fraction(25, 36),
+        "dead": 2 * passes * fails * Fraction(1, 6) + fails * fails * Fraction(11, 36),
+    }
+    assert fractions(odds)["dead"] == Fraction(3791, 14400)
+
+
+def test_os5_no_save_due_and_elves_are_certain():
+    young = OLD_SCHOOL.odds(os_sheet(), "magical_aging", {"years": 10}, Context())
+    assert fractions(young) == {"lost:0": Fraction(1)}
+    elf = os_sheet() | {"race": "elf", "age": 500}
+    assert fractions(OLD_SCHOOL.odds(elf, "magical_aging", {"years": 900}, Context())) == {
+        "lost:0": Fraction(1)
+    }
+
+
+def test_os5_a_thousand_years_kill_for_sure_but_exactly():
+    odds = OLD_SCHOOL.odds(os_sheet() | {"age": 60}, "magical_aging", {"years": 1000}, Context())
+    assert 0 < odds.probability("lost:54") < Fraction(1, 10**100)
+    assert sum(o.probability for o in odds.outcomes) == 1
+
+
+def test_os5_magical_aging_fits_its_odds():
+    # Ages 58-63: two saves at -2, four at -4; strength 2 and dexterity, constitution 3.
+    sheet = os_sheet() | {"age": 57, "strength": 2, "dexterity": 3, "constitution": 3}
+    sheet |= {"max_strength": 2, "max_dexterity": 3, "max_constitution": 3}
+    params = {"years": 6}
+    odds = OLD_SCHOOL.odds(sheet, "magical_aging", params, Context())
+
+    def lost(result: Result) -> str:
+        saves = result.outcome["aging_saves"]
+        failed = saves["made"] - saves["passed"]
+        return "dead" if result.sheet["state"] == "dead" else f"lost:{failed}"
+
+    runs = 3000
+    seen = _os_seen(sheet, "magical_aging", params, lost, runs)
+    assert len(odds.outcomes) == 8
+    assert chi_square(seen, odds, runs) < CRITICAL_0_001[7]
+
+
+def test_os4_a_drug_of_dice_damage_fits_its_odds():
+    # No save; 3d6 damage on 6 wounds: standing, down, or a critical injury by depth.
+    params = {"save": False, "effect": {"type": "damage", "dice": "3d6"}}
+    odds = OLD_SCHOOL.odds(os_sheet(), "poison", params, Context())
+    assert odds.probability("standing") == Fraction(10, 216)  # 3, 4 or 5 on 3d6
+    runs = 3000
+    seen = _os_seen(os_sheet(), "poison", params, _os_state_key, runs)
+    assert chi_square(seen, odds, runs) < CRITICAL_0_001[len(odds.outcomes) - 1]
 
 
 # -- deckahedron: from the piles' composition, never the deck's order (DK-1, DK-3, DK-6) ---

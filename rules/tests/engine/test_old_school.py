@@ -273,6 +273,7 @@ def test_referee_only_actions_are_marked():
         "poison",
         "fall",
         "set_supplies",
+        "go_without_sleep",
         "magical_aging",
     }
     for key in ("drink", "search", "night_rest", "day_rest", "sleep", "set_resting", "save"):
@@ -641,7 +642,8 @@ def test_search_chance_is_the_referees_and_sleep_deprivation_lowers_it():
     with pytest.raises(RuleError, match="only the referee"):
         act(make_sheet(), "search", {"squares": 1, "chance": 2}, referee=False)
     assert act(make_sheet(), "search", {"squares": 1, "chance": 2}, [2]).outcome["found"]
-    tired = apply(make_sheet(), "sleep_window", {"n": 1}).sheet
+    awake = act(make_sheet(), "go_without_sleep", {"reason": "forced_march"}).sheet
+    tired = apply(awake, "sleep_window", {"n": 1}).sheet
     result = act(tired, "search", {"squares": 1}, [1], referee=False)
     assert result.outcome["found"] is False
     assert "no chance (sleep deprived)" in result.summary

@@ -444,8 +444,13 @@ def test_marking_supplies_twice_changes_nothing():
 # -- sleep deprivation (ruling OS-8) -----------------------------------------------------------
 
 
+def sleepless(sheet, nights=1):
+    """The referee marks the character as going without sleep (project ruling OS-P17)."""
+    return act(sheet, "go_without_sleep", {"reason": "on_watch", "nights": nights}).sheet
+
+
 def test_sleep_windows_add_a_cumulative_penalty_until_proper_sleep():
-    sheet = make_sheet()
+    sheet = sleepless(make_sheet(), 3)
     first = apply(sheet, "sleep_window", {"n": 1}, clock=DAY)
     assert first.sheet["conditions"]["sleep_deprived_days"] == 1
     assert first.sheet["penalties"] == {"rolls": -1, "percentile": -10, "saves": -1}
@@ -454,27 +459,27 @@ def test_sleep_windows_add_a_cumulative_penalty_until_proper_sleep():
     assert second.sheet["penalties"] == {"rolls": -2, "percentile": -20, "saves": -2}
     save = act(second.sheet, "save", {"category": "spells"}, [18])
     assert save.rolls[0].expression == "1d20-2" and save.outcome["passed"] is False
-    nap = act(second.sheet, "sleep", {"hours": 3}, referee=False)
+    nap = act(second.sheet, "sleep", {"hours": 3}, referee=False, clock=2 * DAY)
     assert nap.elapsed_minutes == 3 * HOUR
     assert nap.sheet["conditions"]["sleep_deprived_days"] == 2
-    slept = act(nap.sheet, "sleep", {"hours": 1}, referee=False)
+    slept = act(nap.sheet, "sleep", {"hours": 1}, referee=False, clock=2 * DAY + 3 * HOUR)
     assert slept.sheet["conditions"]["sleep_deprived_days"] == 0  # corrected at once
     assert slept.summary == "Sleeps 1 hour; sleep deprivation ends."
     closed = apply(slept.sheet, "sleep_window", {"n": 3}, clock=3 * DAY)
     assert closed.sheet["conditions"]["sleep_deprived_days"] == 0
-    assert closed.sheet["sleep"] == {"windows": 3, "hours": 0}
+    assert closed.sheet["sleep"] == {"windows": 3, "hours": 0, "periods": [], "without": 0}
     assert closed.summary == "Slept 4 hours in the last 24: rested."
 
 
 def test_drunk_and_sleep_deprived_penalties_add_up_on_saves():
-    sheet = apply(make_sheet(), "sleep_window", {"n": 1}).sheet
+    sheet = apply(sleepless(make_sheet()), "sleep_window", {"n": 1}).sheet
     sheet = act(sheet, "drink", {}).sheet
     assert sheet["penalties"]["saves"] == -3
     assert act(sheet, "save", {"category": "wands"}, [16]).rolls[0].expression == "1d20-3"
 
 
 def test_night_rest_is_a_proper_sleep():
-    sheet = apply(make_sheet(), "sleep_window", {"n": 1}).sheet
+    sheet = apply(sleepless(make_sheet()), "sleep_window", {"n": 1}).sheet
     result = act(sheet, "night_rest", {})
     assert result.sheet["conditions"]["sleep_deprived_days"] == 0
     assert result.sheet["sleep"]["hours"] == 8
@@ -558,6 +563,8 @@ def afflicted(seed: int, *, thirst: bool, options=None) -> Table:
     table.act("contract_disease", {"disease": GRF})
     table.act("damage", {"amount": 30})  # exactly 0: down and unconscious
     table.act("poison", {"save": False, "effect": {"type": "sleep", "hours": 10}})
+    # project ruling OS-P17: no night's sleep all year, as the referee marks it
+    table.act("go_without_sleep", {"reason": "forced_march", "nights": 366})
     assert OS.status(table.sheet) == "unconscious"
     return table
 

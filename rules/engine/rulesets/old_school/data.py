@@ -45,6 +45,14 @@ WEEK = 7 * DAY
 YEAR = 365 * DAY
 
 SLEEP_NEEDED_HOURS = 4  # ruling OS-8
+SLEEP_PERIODS_KEPT = 50  # project ruling OS-P17
+MAX_NIGHTS_WITHOUT_SLEEP = 1000  # project ruling OS-P17
+# Project ruling OS-P17: why a character goes without sleep, as the referee marks it.
+WITHOUT_SLEEP_REASONS: dict[str, str] = {
+    "on_watch": "on watch all night",
+    "forced_march": "on a forced march",
+    "other": "kept awake",
+}
 DRUNK_DEXTERITY = -2  # ruling OS-9
 DRUNK_SAVES = -2  # ruling OS-9
 NOT_RESTING_DISEASE_PENALTY = -2  # ruling OS-6
@@ -415,12 +423,35 @@ SHEET_SCHEMA: dict[str, Any] = {
                     ),
                 }
             ),
-            "sleep": _closed(
-                {
+            "sleep": {
+                **_closed(
+                    {
+                        "windows": _COUNT,
+                        "hours": _int(0, 10_000, "Hours slept in the current 24-hour window."),
+                    }
+                ),
+                # Project ruling OS-P17. Optional: older sheets have neither.
+                "properties": {
                     "windows": _COUNT,
                     "hours": _int(0, 10_000, "Hours slept in the current 24-hour window."),
-                }
-            ),
+                    "periods": {
+                        "type": "array",
+                        "maxItems": SLEEP_PERIODS_KEPT,
+                        "description": "Logged sleeps [from, to) in campaign minutes not yet "
+                        "credited to a closed window.",
+                        "items": {
+                            "type": "array",
+                            "items": _int(0, 2**53),
+                            "minItems": 2,
+                            "maxItems": 2,
+                        },
+                    },
+                    "without": _int(
+                        0, MAX_NIGHTS_WITHOUT_SLEEP, "Windows marked without sleep, still to come."
+                    ),
+                    "without_reason": {"type": "string", "maxLength": 100},
+                },
+            },
             "rest": _closed(
                 {
                     "streak_days": _COUNT,

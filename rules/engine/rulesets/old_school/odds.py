@@ -8,18 +8,34 @@ by its row of the campaign's table (ruling OS-4).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from fractions import Fraction
+from functools import lru_cache
+from math import comb
 from typing import TYPE_CHECKING, Any
 
-from rules.engine.interface import ActionBlocked, Context, Params, Sheet
-from rules.engine.odds import Odds, chance_at_least, d, grouped
+from rules.engine.dice import DiceError
+from rules.engine.interface import (
+    ActionBlocked,
+    Context,
+    OddsUnavailable,
+    Params,
+    RuleError,
+    Sheet,
+)
+from rules.engine.odds import (
+    Odds,
+    TooManyPaths,
+    chance_at_least,
+    d,
+    expression_die,
+    grouped,
+)
 from rules.engine.rulesets.old_school import data
 
 if TYPE_CHECKING:
     from rules.engine.rulesets.old_school.ruleset import OldSchool
-
-Weighted = list[tuple[str, str, Fraction]]
 
 
 def _alive(sheet: Mapping[str, Any], doing: str) -> None:
@@ -64,6 +80,19 @@ def poison(
 ) -> Odds:
     _alive(sheet, "be poisoned")
     if not params.get("save", True):  # a drug taken on purpose: its effect, no save
+        effect = params.get("effect", {"type": "death"})
+        if effect["type"] == "damage" and "amount" not in effect:
+            try:
+                weighted = dice_damage(
+                    int(sheet["wounds"]), str(effect["dice"]), _table_key(ruleset, context)
+                )
+            except DiceError as error:  # as the action refuses it
+                raise RuleError(f"bad damage dice for poison: {error}") from None
+            except TooManyPaths:
+                raise OddsUnavailable(
+                    "The odds of damage dice with this many totals are not computed yet."
+                ) from None
+            return grouped("poison", weighted, notes=(f"{effect['dice']} damage, no save.",))
         return ruleset.odds_by_walking(sheet, "poison", params, context)
     chance = save_chance(sheet, "poison", int(params.get("modifier", 0)), penalty)
     effect = params.get("effect", {"type": "death"})
@@ -89,65 +118,81 @@ def search(ruleset: OldSchool, sheet: Sheet, params: Params, context: Context) -
 
 
 # -- damage: the state it leaves, a critical injury by its row (ruling OS-4) ---------------
-class _CriticalRows:
-    """1d10 + how far below 0, read on the campaign's table: read once, each depth once."""
-
-    def __init__(self, ruleset: OldSchool, context: Context) -> None:
-        self._ruleset = ruleset
-        self._context = context
-        self._table: list[dict[str, Any]] | None = None
-        self._rows: dict[int, Weighted] = {}
-
-    def __call__(self, below: int) -> Weighted:
-        if below not in self._rows:
-            if self._table is None:
-                self._table = self._ruleset.critical_table(self._context)
-            self._rows[below] = self._read(self._table, below)
-        return self._rows[below]
-
-    @staticmethod
-    def _read(table: list[dict[str, Any]], below: int) -> Weighted:
-        weighted: Weighted = []
-        chance = Fraction(1, 10)
-        for roll in range(1 + below, 11 + below):  # 1d10 + below, each face 1/10
-            found = [
-                (index, entry)
-                for index, entry in enumerate(table)
-                if entry["min"] <= roll and (entry["max"] is None or roll <= entry["max"])
-            ]
-            if not found:
-                weighted.append(("critical:none", "Down, no entry on the critical table", chance))
-                continue
-            index, entry = found[0]
-            effect = entry.get("effect") or {}
-            # Death, or more damage while below 0, which kills (OS-4).
-            kills = effect.get("type") == "death" or (
-                effect.get("type") == "damage" and int(effect.get("amount", 1)) > 0
-            )
-            if kills:
-                weighted.append(("dead", "Dies", chance))
-            else:
-                described = str(entry["description"]).rstrip(".")
-                weighted.append((f"critical:{index}", f"Down: {described}", chance))
-        return weighted
+# What damage leaves depends only on the wounds before, the amount and the campaign's
+# critical table: each is computed once per process for the same numbers and table
+# (the table keyed by its JSON text, so a referee's edit is a new key).
+def _table_key(ruleset: OldSchool, context: Context) -> str:
+    return json.dumps(ruleset.critical_table(context), sort_keys=True)
 
 
-def _after_damage(sheet: Mapping[str, Any], amount: int, critical: _CriticalRows) -> Weighted:
-    before = int(sheet["wounds"])
+@lru_cache(maxsize=1024)
+def _critical_rows(table_key: str, below: int) -> tuple[tuple[str, str, int], ...]:
+    """1d10 + how far below 0 on the table: (key, label, faces out of 10) per face."""
+    table: list[dict[str, Any]] = json.loads(table_key)
+    rows: list[tuple[str, str, int]] = []
+    for roll in range(1 + below, 11 + below):  # 1d10 + below, each face 1/10
+        found = [
+            (index, entry)
+            for index, entry in enumerate(table)
+            if entry["min"] <= roll and (entry["max"] is None or roll <= entry["max"])
+        ]
+        if not found:
+            rows.append(("critical:none", "Down, no entry on the critical table", 1))
+            continue
+        index, entry = found[0]
+        effect = entry.get("effect") or {}
+        # Death, or more damage while below 0, which kills (OS-4).
+        kills = effect.get("type") == "death" or (
+            effect.get("type") == "damage" and int(effect.get("amount", 1)) > 0
+        )
+        if kills:
+            rows.append(("dead", "Dies", 1))
+        else:
+            described = str(entry["description"]).rstrip(".")
+            rows.append((f"critical:{index}", f"Down: {described}", 1))
+    return tuple(rows)
+
+
+def _after_damage(before: int, amount: int, table_key: str) -> tuple[tuple[str, str, int], ...]:
+    """What ``amount`` damage leaves from ``before`` wounds: (key, label, tenths)."""
     if before < 0:
-        return [("dead", "Dies", Fraction(1))]  # any damage below 0 kills (OS-4)
+        return (("dead", "Dies", 10),)  # any damage below 0 kills (OS-4)
     after = before - amount
     if after > 0:
-        return [("standing", "Keeps standing", Fraction(1))]
+        return (("standing", "Keeps standing", 10),)
     if after == 0:
-        return [("down", "Down at 0 wounds, out for 1d6 hours", Fraction(1))]
-    return critical(-after)
+        return (("down", "Down at 0 wounds, out for 1d6 hours", 10),)
+    return _critical_rows(table_key, -after)
 
 
 def damage(ruleset: OldSchool, sheet: Sheet, params: Params, context: Context) -> Odds:
     _alive(sheet, "take damage")
-    critical = _CriticalRows(ruleset, context)
-    return grouped("damage", _after_damage(sheet, int(params["amount"]), critical))
+    rows = _after_damage(int(sheet["wounds"]), int(params["amount"]), _table_key(ruleset, context))
+    return grouped("damage", [(key, label, Fraction(n, 10)) for key, label, n in rows])
+
+
+@lru_cache(maxsize=1024)
+def dice_damage(
+    before: int, expression: str, table_key: str
+) -> tuple[tuple[str, str, Fraction], ...]:
+    """What damage of ``expression`` leaves from ``before`` wounds, exactly (a total of
+    0 or less does no damage, as ``apply_spec`` reads it)."""
+    die = expression_die(expression)
+    # Whole numbers over one denominator: up to a few hundred totals x 10 rows of the
+    # table, so adding Fractions one by one would be most of the time.
+    denominator = die.denominator() * 10
+    totals: dict[str, int] = {}
+    labels: dict[str, str] = {}
+    for amount, quantity in die.items():
+        after = (
+            _after_damage(before, int(amount), table_key)
+            if amount > 0
+            else (("unhurt", "No damage", 10),)
+        )
+        for key, label, tenths in after:
+            totals[key] = totals.get(key, 0) + quantity * tenths
+            labels.setdefault(key, label)
+    return tuple((key, labels[key], Fraction(n, denominator)) for key, n in totals.items())
 
 
 def fall(ruleset: OldSchool, sheet: Sheet, params: Params, context: Context) -> Odds:
@@ -156,16 +201,102 @@ def fall(ruleset: OldSchool, sheet: Sheet, params: Params, context: Context) -> 
     count = min(int(params["feet"]) // 10, data.MAX_FALL_DICE)
     if count == 0:
         return grouped("fall", [("standing", "Less than 10 feet: no damage", Fraction(1))])
-    critical = _CriticalRows(ruleset, context)
-    # Whole numbers over one denominator: up to 101 sums x 10 rows of the table, so
-    # adding Fractions one by one would be most of the time.
-    die = d(6).pool(count).sum()
-    denominator = die.denominator() * 10
-    totals: dict[str, int] = {}
-    labels: dict[str, str] = {}
-    for amount, quantity in die.items():
-        for key, label, chance in _after_damage(sheet, int(amount), critical):
-            totals[key] = totals.get(key, 0) + quantity * int(chance * 10)
-            labels.setdefault(key, label)
-    weighted = [(key, labels[key], Fraction(n, denominator)) for key, n in totals.items()]
+    weighted = dice_damage(int(sheet["wounds"]), f"{count}d6", _table_key(ruleset, context))
     return grouped("fall", weighted, notes=(f"{count}d6 damage.",))
+
+
+# -- magical aging: every aging save at once, a random ability lost per failure (OS-5) ------
+def _failures(bands: tuple[tuple[int, int], ...], target: int, bonus: int, most: int) -> list[int]:
+    """Ways (out of 20^saves) for exactly f of the saves to fail, for f = 0..most.
+
+    ``bands`` counts the saves by their penalty; each is d20 + penalty + ``bonus`` >= target
+    (G-5, OS-3), independent of the others: a product of binomials, kept to ``most`` + 1
+    terms (more failures than that kill for sure, whatever abilities they hit).
+    """
+    weights = [1]  # polynomial in x (failures)
+    for penalty, count in bands:
+        passes = int(chance_at_least(d(20) + (penalty + bonus), target) * 20)
+        fails = 20 - passes
+        binomial = [
+            comb(count, f) * fails**f * passes ** (count - f) for f in range(min(count, most) + 1)
+        ]
+        product = [0] * min(len(weights) + len(binomial) - 1, most + 1)
+        for i, left in enumerate(weights):
+            for j, right in enumerate(binomial[: len(product) - i]):
+                product[i + j] += left * right
+        weights = product
+    return weights + [0] * (most + 1 - len(weights))
+
+
+def _survivals(scores: tuple[int, ...], most: int) -> list[int]:
+    """How many of the 6^f sequences of f picks (one ability of six each, uniform) leave
+    every ability above 0, for f = 0..most: no ability picked as often as its score."""
+    ways = [1] + [0] * most  # ways[f]: sequences over the abilities so far
+    for score in scores:
+        ways = [
+            sum(comb(f, j) * ways[f - j] for j in range(min(f, score - 1) + 1))
+            for f in range(most + 1)
+        ]
+    return ways
+
+
+@lru_cache(maxsize=256)
+def _aging_bands(race: str, old: int, years: int) -> tuple[tuple[int, int], ...]:
+    """How many aging saves fall due from ``old`` + 1 to ``old`` + ``years``, by penalty."""
+    bands_of_race = data.AGING[race]
+    counts: dict[int, int] = {}
+    if bands_of_race is not None:
+        for age in range(old + 1, old + years + 1):
+            band = bands_of_race.penalty_at(age)
+            if band is not None:
+                counts[band] = counts.get(band, 0) + 1
+    return tuple(sorted(counts.items(), reverse=True))
+
+
+@lru_cache(maxsize=256)
+def _aging_odds(
+    bands: tuple[tuple[int, int], ...], target: int, bonus: int, scores: tuple[int, ...]
+) -> Odds:
+    saves = sum(count for _, count in bands)
+    most = min(saves, sum(score - 1 for score in scores))  # the most failures one survives
+    failures = _failures(bands, target, bonus, most)
+    survivals = _survivals(scores, most)
+    # Whole numbers over one denominator: 20 per save, 6 per pick (Fractions one by one
+    # would spend their time on greatest common divisors of numbers of thousands of digits).
+    denominator = 20**saves * 6**most
+    weighted: list[tuple[str, str, Fraction]] = []
+    alive = 0
+    for f in range(most + 1):
+        ways = failures[f] * survivals[f] * 6 ** (most - f)
+        alive += ways
+        label = (
+            "Passes every save"
+            if f == 0
+            else f"Loses {f} point{'s' if f > 1 else ''} of ability for good"
+        )
+        weighted.append((f"lost:{f}", label, Fraction(ways, denominator)))
+    dead = Fraction(denominator - alive, denominator)
+    weighted.append(("dead", "Dies: an ability falls to 0", dead))
+    shown = ", ".join(f"{count} at {band:+d}" for band, count in bands)
+    note = (
+        f"{saves} aging save{'s' if saves > 1 else ''} vs paralysis against {target} "
+        f"({shown}); each failure costs a random ability a point."
+    )
+    return grouped("magical_aging", weighted, notes=(note,))
+
+
+def magical_aging(sheet: Sheet, params: Params, penalty: int) -> Odds:
+    """Ruling OS-5: each aging save due in the skipped years, at its band's penalty with
+    every modifier in force (``penalty``: OS-8, OS-9); each failure costs a random ability
+    a point for good, and an ability at 0 kills (OS-1), which ends the saves.
+
+    Keys: ``lost:N`` (survives, N points lost for good) and ``dead``.
+    """
+    _alive(sheet, "age")
+    if data.AGING[sheet["race"]] is None:
+        return grouped("magical_aging", [("lost:0", "Elves do not age: no saves", Fraction(1))])
+    bands = _aging_bands(str(sheet["race"]), int(sheet["age"]), int(params["years"]))
+    if not bands:
+        return grouped("magical_aging", [("lost:0", "No aging save falls due", Fraction(1))])
+    scores = tuple(int(sheet[ability]) for ability in data.ABILITIES)
+    return _aging_odds(bands, int(sheet["save_paralysis"]), penalty, scores)

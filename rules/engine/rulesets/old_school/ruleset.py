@@ -47,6 +47,8 @@ from rules.engine.rulesets.old_school.data import (
     YEAR,
     modifier,
 )
+from rules.engine.text import clock_text
+from rules.engine.turn import Turn
 
 # Sheet fields the engine keeps itself: set by actions and effects, never at creation.
 MANAGED_FIELDS: tuple[str, ...] = (
@@ -276,6 +278,29 @@ ACTIONS: tuple[ActionSpec, ...] = (
         description="Hours slept in the current 24-hour window (OS-8).",
     ),
     ActionSpec(
+        "go_without_sleep",
+        "Go without sleep",
+        params_schema(
+            {
+                "reason": {
+                    "enum": list(data.WITHOUT_SLEEP_REASONS),
+                    "default": "on_watch",
+                    "description": "On watch all night, a forced march, or kept awake otherwise.",
+                },
+                "nights": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": data.MAX_NIGHTS_WITHOUT_SLEEP,
+                    "default": 1,
+                    "description": "How many nights, this one first; 0 clears the mark.",
+                },
+            }
+        ),
+        who="referee",
+        description="Characters sleep each night unless marked here; only marked nights can "
+        "bring sleep deprivation (OS-8, OS-P17).",
+    ),
+    ActionSpec(
         "set_resting",
         "Resting or not",
         params_schema({"resting": {"type": "boolean"}}, ("resting",)),
@@ -289,19 +314,6 @@ ACTIONS: tuple[ActionSpec, ...] = (
         description="Ages the character at once, with every aging save due (OS-5).",
     ),
 )
-
-
-def _sentence(parts: list[str]) -> str:
-    text = "; ".join(part for part in parts if part)
-    if not text:
-        return "Nothing happens."
-    return text[0].upper() + text[1:] + ("" if text.endswith(".") else ".")
-
-
-def clock_text(minute: int) -> str:
-    """Ruling G-1: "Day N, HH:MM", day 1 starting at minute 0."""
-    day, rest = divmod(minute, DAY)
-    return f"Day {day + 1}, {rest // HOUR:02d}:{rest % HOUR:02d}"
 
 
 def save_penalty(sheet: Mapping[str, Any]) -> int:
@@ -350,28 +362,16 @@ def pending_keys(sheet: Mapping[str, Any]) -> list[str]:
     return keys
 
 
-class _Turn:
-    """The scratchpad of one resolution: the sheet being changed, notes and effects."""
+class _Turn(Turn):
+    """The scratchpad of one resolution, with the old school's conditions and saves."""
 
     def __init__(self, ruleset: OldSchool, sheet: Sheet, dice: Dice, context: Context) -> None:
+        super().__init__(sheet, dice, context)
         self.ruleset = ruleset
-        self.sheet = sheet
-        self.dice = dice
-        self.context = context
-        self.first_roll = len(dice.rolls)
-        self.notes: list[str] = []
         self.muted = False
         self.muted_notes: list[str] = []
-        self.effects: list[ScheduledEffect] = []
-        self.cancels: list[str] = []
-        self.outcome: dict[str, Any] = {}
-        self.elapsed = 0
 
     # -- bookkeeping ------------------------------------------------------------------
-    @property
-    def clock(self) -> int:
-        return self.context.clock
-
     @property
     def conditions(self) -> dict[str, Any]:
         conditions: dict[str, Any] = self.sheet["conditions"]
@@ -392,29 +392,12 @@ class _Turn:
         else:
             self.notes.append(text)
 
-    def schedule(
-        self, kind: str, due_in: int, payload: dict[str, Any], key: str, hidden: bool = False
-    ) -> None:
-        self.effects.append(ScheduledEffect(kind, due_in, payload, key, hidden))
-
-    def cancel(self, key: str) -> None:
-        self.cancels.append(key)
-
     def option(self, key: str) -> Any:
         return self.ruleset.option(self.context, key)
 
-    def result(self) -> Result:
+    def finish(self) -> None:
         refresh_derived(self.sheet)
         self.outcome.setdefault("state", self.sheet["state"])
-        return Result(
-            sheet=self.sheet,
-            summary=_sentence(self.notes),
-            rolls=tuple(self.dice.rolls[self.first_roll :]),
-            effects=tuple(self.effects),
-            cancel_effects=tuple(dict.fromkeys(self.cancels)),
-            outcome=self.outcome,
-            elapsed_minutes=self.elapsed,
-        )
 
     # -- saves --------------------------------------------------------------------------
     def save(
@@ -636,9 +619,16 @@ class _Turn:
             self.knock_out(int(effect["hours"]), f" ({source})")
 
     def slept(self, hours: int) -> None:
-        """Ruling OS-8: 4 hours in the window end sleep deprivation at once."""
+        """Ruling OS-8: 4 hours in the window end sleep deprivation at once.
+
+        Project ruling OS-P17: the sleep is logged as a period from now, so each window
+        it spans is credited with its own part of it.
+        """
         sleep = self.sheet["sleep"]
         sleep["hours"] = min(10_000, int(sleep["hours"]) + hours)
+        periods = sleep.setdefault("periods", [])
+        periods.append([self.clock, self.clock + hours * HOUR])
+        del periods[: -data.SLEEP_PERIODS_KEPT]
         if sleep["hours"] >= data.SLEEP_NEEDED_HOURS and self.conditions["sleep_deprived_days"]:
             self.conditions["sleep_deprived_days"] = 0
             self.note("sleep deprivation ends")
@@ -689,6 +679,7 @@ class OldSchool(Ruleset):
     sheet_schema: ClassVar[Mapping[str, Any]] = data.SHEET_SCHEMA
     actions: ClassVar[tuple[ActionSpec, ...]] = ACTIONS
     options_schema: ClassVar[Mapping[str, Any]] = OPTIONS_SCHEMA
+    effect_payloads: ClassVar[Mapping[str, Mapping[str, Any]]] = data.EFFECT_PAYLOADS
     tables: ClassVar[Mapping[str, Any]] = {
         "critical_injuries": data.PROJECT_CRITICAL_INJURIES,
         "diseases": data.DEFAULT_DISEASES,
@@ -876,6 +867,9 @@ class OldSchool(Ruleset):
 
     def odds_fall(self, sheet: Sheet, params: Params, context: Context) -> Odds:
         return odds.fall(self, sheet, params, context)
+
+    def odds_magical_aging(self, sheet: Sheet, params: Params, context: Context) -> Odds:
+        return odds.magical_aging(sheet, params, save_penalty(sheet))
 
     def action_damage(self, sheet: Sheet, params: Params, dice: Dice, context: Context) -> Result:
         turn = self._turn(sheet, dice, context, "take damage")
@@ -1190,6 +1184,29 @@ class OldSchool(Ruleset):
         turn.elapsed = hours * HOUR
         return turn.result()
 
+    def action_go_without_sleep(
+        self, sheet: Sheet, params: Params, dice: Dice, context: Context
+    ) -> Result:
+        """Project ruling OS-P17: only marked nights count their logged sleep."""
+        turn = self._turn(sheet, dice, context, "go without sleep")
+        nights = int(params.get("nights", 1))
+        reason = str(params.get("reason", "on_watch"))
+        sleep = sheet["sleep"]
+        if nights == 0:
+            sleep["without"] = 0
+            sleep.pop("without_reason", None)
+            turn.note("sleeps each night again")
+            return turn.result()
+        sleep["without"] = nights
+        sleep["without_reason"] = reason
+        words = data.WITHOUT_SLEEP_REASONS[reason]
+        turn.note(
+            f"goes without sleep, {words}: "
+            + ("tonight" if nights == 1 else f"{nights} nights")
+            + "; only sleep that is logged counts (OS-8)"
+        )
+        return turn.result()
+
     def action_set_resting(
         self, sheet: Sheet, params: Params, dice: Dice, context: Context
     ) -> Result:
@@ -1245,26 +1262,16 @@ class OldSchool(Ruleset):
         return turn.result()
 
     # -- scheduled effects ---------------------------------------------------------------------
-    def apply_effect(
-        self,
-        sheet: Mapping[str, Any],
-        kind: str,
-        payload: Mapping[str, Any],
-        dice: Dice,
-        context: Context,
+    def finish_effect(
+        self, sheet: Sheet, kind: str, payload: Params, dice: Dice, context: Context
     ) -> Result:
-        schema = data.EFFECT_PAYLOADS.get(kind)
-        if schema is None:
-            raise RuleError(f"ruleset {self.key} has no scheduled effect {kind!r}")
-        validate(dict(payload), schema, f"payload of {kind}")
-        turn = _Turn(self, copy.deepcopy(dict(sheet)), dice, context)
+        """Every effect on one turn; a dead character is spared them all."""
+        turn = _Turn(self, sheet, dice, context)
         if turn.dead:
             turn.note(f"nothing happens ({kind.replace('_', ' ')}): the character is dead")
         else:
             getattr(self, f"_effect_{kind}")(turn, payload)
-        result = turn.result()
-        self.validate_sheet(result.sheet)
-        return result
+        return turn.result()
 
     def _effect_birthday(self, turn: _Turn, payload: Mapping[str, Any]) -> None:
         """Ruling OS-5 on the clock: a year older, and any aging save due."""
@@ -1291,11 +1298,24 @@ class OldSchool(Ruleset):
             turn.note(f"nothing happens: sleep window {n} was already closed or is not due")
             return
         sleep["windows"] = n
-        hours = int(sleep["hours"])
-        sleep["hours"] = 0
+        hours = self._close_sleep_window(sleep, turn.clock)
+        marked = int(sleep.get("without", 0))
+        if marked:
+            sleep["without"] = marked - 1
+        reason = data.WITHOUT_SLEEP_REASONS.get(str(sleep.get("without_reason", "")), "awake")
+        if not sleep.get("without"):
+            sleep.pop("without_reason", None)
         conditions = turn.conditions
         if not turn.option("track_sleep"):
             turn.note("sleep is not tracked in this campaign")
+        elif not marked:
+            # Project ruling OS-P17: unless the referee marked the night otherwise, the
+            # character slept.
+            if conditions["sleep_deprived_days"]:
+                turn.note("slept through the night: sleep deprivation ends")
+            else:
+                turn.note("slept through the night")
+            conditions["sleep_deprived_days"] = 0
         elif hours >= data.SLEEP_NEEDED_HOURS:
             conditions["sleep_deprived_days"] = 0
             turn.note(f"slept {hours} hours in the last 24: rested")
@@ -1303,10 +1323,34 @@ class OldSchool(Ruleset):
             conditions["sleep_deprived_days"] += 1
             days = conditions["sleep_deprived_days"]
             turn.note(
-                f"slept only {hours} hours in the last 24: sleep deprived, -{days} to all rolls "
-                "(OS-8)"
+                f"{reason}, slept only {hours} hour{'' if hours == 1 else 's'} in the last 24: "
+                f"sleep deprived, -{days} to all rolls (OS-8)"
             )
         turn.schedule("sleep_window", DAY, {"n": n + 1}, f"sleep_window:{n + 1}")
+
+    @staticmethod
+    def _close_sleep_window(sleep: dict[str, Any], end: int) -> int:
+        """Hours of sleep credited to the window ending at ``end`` (project ruling OS-P17).
+
+        Each logged sleep counts in the window it falls in: a sleep begun an hour before
+        the window closes gives it 1 hour and the next window the rest. What is left of
+        the logged sleeps after ``end`` stays for the next window. A sheet from before
+        the periods were logged credits its ``hours`` as they are.
+        """
+        if "periods" not in sleep:
+            hours = int(sleep["hours"])
+            sleep["hours"] = 0
+            return hours
+        start = end - DAY
+        credited = 0
+        later: list[list[int]] = []
+        for begin, finish in sleep["periods"]:
+            credited += max(0, min(finish, end) - max(begin, start))
+            if finish > end:
+                later.append([max(begin, end), finish])
+        sleep["periods"] = later
+        sleep["hours"] = min(10_000, sum(finish - begin for begin, finish in later) // HOUR)
+        return credited // HOUR
 
     def _effect_wake_up(self, turn: _Turn, payload: Mapping[str, Any]) -> None:
         """Ruling OS-4 and OS-10: awake, but still unable to stand at 0 wounds or below."""

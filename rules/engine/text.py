@@ -1,0 +1,28 @@
+"""The words every ruleset writes the same way: a summary sentence, the campaign time.
+
+Summaries are built from parts ("takes 4 damage", "is down") joined into one sentence;
+the campaign clock is written "Day N, HH:MM" (ruling G-1) by the rulesets and the pages
+alike (``campaigns.selectors.clock_display`` answers with this function).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+HOUR = 60
+DAY = 24 * HOUR
+NOTHING = "Nothing happens."
+
+
+def sentence(parts: Iterable[str]) -> str:
+    """The non-empty parts joined with "; ", capitalised, ending with a full stop."""
+    text = "; ".join(part for part in parts if part)
+    if not text:
+        return NOTHING
+    return text[0].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
+def clock_text(minute: int) -> str:
+    """Ruling G-1: "Day N, HH:MM", day 1 starting at minute 0."""
+    day, rest = divmod(minute, DAY)
+    return f"Day {day + 1}, {rest // HOUR:02d}:{rest % HOUR:02d}"

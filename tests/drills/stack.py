@@ -1,0 +1,376 @@
+"""Throwaway servers and real processes for the resilience drills (docs/operations.md).
+
+Each drill starts its own PostgreSQL cluster (``initdb`` and ``pg_ctl`` in a temporary
+directory, on a free port) and its own ``redis-server`` (no persistence, like a broker
+that loses its queue when it restarts), so restarting them never touches the machine's
+shared servers. The app's processes (gunicorn, ``celery worker``, ``celery beat``) run
+with the production settings, configured by the environment as in docker-compose.yml.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+PYTHON = sys.executable
+BIN = Path(sys.executable).parent
+
+
+def pg_bin() -> Path | None:
+    """The newest PostgreSQL server binaries on this machine (Debian keeps them apart)."""
+    found = sorted(
+        Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"), key=lambda p: int(p.parent.parent.name)
+    )
+    if found:
+        return found[-1].parent
+    pg_ctl = shutil.which("pg_ctl")
+    return Path(pg_ctl).parent if pg_ctl else None
+
+
+def have_servers() -> bool:
+    return pg_bin() is not None and shutil.which("redis-server") is not None
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_for(
+    check: Callable[[], Any], timeout: float, what: str, logs: Callable[[], str] = lambda: ""
+) -> Any:
+    """Poll ``check`` until it returns something true; fail with the logs after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with contextlib.suppress(Exception):
+            value = check()
+            if value:
+                return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}\n{logs()}")
+        time.sleep(0.2)
+
+
+def _as_postgres() -> list[str]:
+    """PostgreSQL refuses to run as root: run its server tools as the postgres user."""
+    if os.geteuid() == 0:
+        return ["runuser", "-u", "postgres", "--"]
+    return []
+
+
+class Postgres:
+    """A PostgreSQL cluster of its own: start, stop (crash or clean), restart, dump."""
+
+    def __init__(self, base: Path) -> None:
+        found = pg_bin()
+        assert found is not None
+        self.bin: Path = found
+        self.dir = base / "pg"
+        self.dir.mkdir()
+        if os.geteuid() == 0:
+            shutil.chown(base, "postgres")
+            shutil.chown(self.dir, "postgres")
+        self.port = free_port()
+        self.log = base / "pg.log"
+        self.log.touch()
+        if os.geteuid() == 0:
+            shutil.chown(self.log, "postgres")
+        subprocess.run(
+            [
+                *_as_postgres(),
+                str(self.bin / "initdb"),
+                "-D",
+                str(self.dir / "data"),
+                "-U",
+                "postgres",
+                "--auth=trust",
+                "-E",
+                "UTF8",
+                "--no-sync",
+            ],
+            check=True,
+            capture_output=True,
+        )
+
+    def url(self, name: str) -> str:
+        return f"postgres://postgres@127.0.0.1:{self.port}/{name}"
+
+    def _pg_ctl(self, *args: str, check: bool) -> None:
+        data = str(self.dir / "data")
+        command = [*_as_postgres(), str(self.bin / "pg_ctl"), "-D", data, "-w", "-t", "120"]
+        subprocess.run([*command, *args], check=check, capture_output=True)
+
+    def start(self) -> None:
+        options = (
+            f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 "
+            "-c fsync=off -c full_page_writes=off -c max_connections=60"
+        )
+        self._pg_ctl("-o", options, "-l", str(self.log), "start", check=True)
+
+    def stop(self, mode: str = "immediate") -> None:
+        """``immediate`` is a crash: no clean shut-down, open transactions die."""
+        self._pg_ctl("-m", mode, "stop", check=False)
+
+    def psql(self, sql: str, db: str = "postgres") -> str:
+        result = subprocess.run(
+            [
+                str(self.bin / "psql"),
+                "-h",
+                "127.0.0.1",
+                "-p",
+                str(self.port),
+                "-U",
+                "postgres",
+                "-d",
+                db,
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-At",
+                "-c",
+                sql,
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        return result.stdout.strip()
+
+    def psql_ok(self) -> bool:
+        result = subprocess.run(
+            [str(self.bin / "pg_isready"), "-h", "127.0.0.1", "-p", str(self.port)],
+            check=False,
+            capture_output=True,
+        )
+        return result.returncode == 0
+
+    def tool(self, name: str) -> str:
+        return str(self.bin / name)
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")[-4000:]
+
+
+class Redis:
+    """A redis-server of its own, without persistence: a restart loses every message."""
+
+    def __init__(self, base: Path) -> None:
+        self.port = free_port()
+        self.log = base / "redis.log"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--logfile",
+                str(self.log),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.STDOUT,
+        )
+        wait_for(self.ping, 60, "redis-server to start")
+
+    def ping(self) -> bool:
+        with socket.create_connection(("127.0.0.1", self.port), timeout=2) as s:
+            s.sendall(b"PING\r\n")
+            return s.recv(16).startswith(b"+PONG")
+
+    def kill(self) -> None:
+        """SIGKILL: Redis dies with every message it held."""
+        if self.process is not None:
+            with contextlib.suppress(ProcessLookupError):
+                self.process.kill()
+            self.process.wait(timeout=30)
+            self.process = None
+
+
+class App:
+    """The app's processes (web, worker, beat) on one database and one Redis."""
+
+    def __init__(self, base: Path, database_url: str, redis_url: str, **env: str) -> None:
+        self.base = base
+        self.env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "config.settings.production",
+            "DJANGO_SECRET_KEY": "drill-" + "x" * 60,
+            "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "DJANGO_SECURE_SSL_REDIRECT": "false",
+            "DATABASE_URL": database_url,
+            "DATABASE_CONN_MAX_AGE": "60",
+            "REDIS_URL": redis_url,
+            "PYTHONPATH": str(ROOT),
+            "LOG_LEVEL": "INFO",
+            **env,
+        }
+        self.processes: dict[str, subprocess.Popen[bytes]] = {}
+        self.web_port = 0
+        self.database = ""
+
+    def _start(self, name: str, argv: list[str]) -> subprocess.Popen[bytes]:
+        log = open(self.base / f"{name}.log", "ab")  # noqa: SIM115 - closed by the OS at exit
+        process = subprocess.Popen(
+            argv,
+            cwd=ROOT,
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: a kill takes its children
+        )
+        self.processes[name] = process
+        return process
+
+    def run(self, *argv: str, timeout: float = 300) -> str:
+        """Run a command in the app's environment; its output (fail on an error)."""
+        result = subprocess.run(
+            argv, cwd=ROOT, env=self.env, capture_output=True, text=True, timeout=timeout
+        )
+        if result.returncode != 0:
+            raise AssertionError(f"{' '.join(argv)} failed:\n{result.stdout}\n{result.stderr}")
+        return result.stdout
+
+    def manage(self, *args: str, timeout: float = 300) -> str:
+        return self.run(PYTHON, "manage.py", *args, timeout=timeout)
+
+    def tool(self, *args: str, timeout: float = 300) -> Any:
+        """Run ``tests/drills/tool.py`` in the app's environment; its JSON answer."""
+        output = self.run(PYTHON, "-m", "tests.drills.tool", *args, timeout=timeout)
+        return json.loads(output.strip().splitlines()[-1])
+
+    def start_worker(self, name: str = "worker") -> None:
+        self._start(
+            name,
+            [
+                str(BIN / "celery"),
+                "-A",
+                "config",
+                "worker",
+                "-n",
+                f"{name}@%h",
+                "--concurrency=1",
+                "--without-gossip",
+                "--without-mingle",
+                "--loglevel=INFO",
+            ],
+        )
+
+    def start_beat(self) -> None:
+        self._start(
+            "beat",
+            [
+                str(BIN / "celery"),
+                "-A",
+                "config",
+                "beat",
+                "--loglevel=INFO",
+                "-s",
+                str(self.base / "beat-schedule"),
+            ],
+        )
+
+    def start_web(self) -> None:
+        self.web_port = free_port()
+        self._start(
+            "web",
+            [
+                str(BIN / "gunicorn"),
+                "config.wsgi:application",
+                "--bind",
+                f"127.0.0.1:{self.web_port}",
+                "--workers",
+                "2",
+                "--threads",
+                "4",
+                "--timeout",
+                "120",
+            ],
+        )
+        wait_for(lambda: self.get("/health/")[0] == 200, 120, "gunicorn to answer", self.logs)
+
+    def kill(self, name: str) -> None:
+        """SIGKILL the process and its children: no clean-up, no acknowledgement."""
+        process = self.processes.pop(name, None)
+        if process is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=60)
+
+    def stop_all(self) -> None:
+        for name in list(self.processes):
+            self.kill(name)
+
+    def request(self, method: str, path: str, body: Any = None, token: str = "") -> tuple[int, Any]:
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(
+            f"http://127.0.0.1:{self.web_port}{path}",
+            data=data,
+            method=method,
+            headers={
+                "Content-Type": "application/json",
+                "Accept": "application/json",
+                **({"Authorization": f"Token {token}"} if token else {}),
+            },
+        )
+        try:
+            with urllib.request.urlopen(req, timeout=60) as response:  # noqa: S310 - our server
+                raw = response.read()
+                status = response.status
+        except urllib.error.HTTPError as error:
+            raw = error.read()
+            status = error.code
+        try:
+            return status, json.loads(raw) if raw else None
+        except ValueError:
+            return status, raw.decode(errors="replace")
+
+    def get(self, path: str, token: str = "") -> tuple[int, Any]:
+        return self.request("GET", path, token=token)
+
+    def logs(self) -> str:
+        parts = []
+        for log in sorted(self.base.glob("*.log")):
+            parts.append(f"--- {log.name}\n{log.read_text(errors='replace')[-3000:]}")
+        return "\n".join(parts)
+
+
+@contextlib.contextmanager
+def servers() -> Iterator[tuple[Path, Postgres, Redis]]:
+    """A temporary directory with a running PostgreSQL cluster and Redis of its own."""
+    base = Path(tempfile.mkdtemp(prefix="sawbones-drill-"))
+    postgres = Postgres(base)
+    redis = Redis(base)
+    try:
+        postgres.start()
+        redis.start()
+        yield base, postgres, redis
+    finally:
+        redis.kill()
+        postgres.stop()
+        shutil.rmtree(base, ignore_errors=True)

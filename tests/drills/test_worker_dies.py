@@ -1,0 +1,99 @@
+"""Drill: the worker dies mid-advance, then the whole worker host (worker, beat and the
+Redis beside them) restarts mid-advance. Nobody presses resume: the job's heartbeat goes
+stale and beat's watchdog sends it again (docs/clock.md, docs/operations.md).
+
+Production settings; Redis's visibility timeout is its default (an hour), so only the
+watchdog can bring the job back within the drill.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.drills.stack import App, wait_for
+
+pytestmark = pytest.mark.drill
+
+CHARACTERS = 8
+EVERY = 30  # each wound worsens every 30 minutes: 48 effects a day per character
+
+
+def job(app: App, token: str, campaign: int, job_id: int) -> dict:
+    status, body = app.get(f"/api/v1/campaigns/{campaign}/clock/jobs/{job_id}/", token)
+    assert status == 200, body
+    return body
+
+
+def advance(app: App, token: str, campaign: int, minutes: int) -> int:
+    status, body = app.request(
+        "POST", f"/api/v1/campaigns/{campaign}/clock/advance/", {"minutes": minutes}, token
+    )
+    assert status == 202, body
+    return int(body["id"])
+
+
+def test_a_job_whose_worker_died_finishes_by_itself(drill):
+    app = drill.app()
+    world = app.tool("setup", str(CHARACTERS), str(EVERY))
+    token, campaign = world["token"], world["campaign"]
+    app.start_web()
+    app.start_worker("first")
+    app.start_beat()
+
+    # given an advance of a day (384 effects, batches of 4) running on the worker
+    first = advance(app, token, campaign, 24 * 60)
+    wait_for(lambda: job(app, token, campaign, first)["done"] >= 40, 120, "the advance", app.logs)
+
+    # when the worker is killed (SIGKILL, its pool too: no ack, no clean-up)
+    app.kill("first")
+    stopped = job(app, token, campaign, first)
+    assert stopped["state"] == "running"
+    assert stopped["done"] < CHARACTERS * 48
+
+    # and another worker becomes available
+    app.start_worker("second")
+    available = time.monotonic()
+
+    # then the job finishes by itself: nobody pressed resume
+    wait_for(lambda: job(app, token, campaign, first)["state"] == "done", 180, "the job", app.logs)
+    healed = time.monotonic() - available
+    counts = app.tool("count", str(campaign), str(24 * 60))
+    assert (counts["lost"], counts["doubled"], counts["problems"]) == (0, 0, "")
+    assert counts["effects_applied"] == CHARACTERS * 48
+    assert "heartbeat is stale; enqueued again" in app.logs()
+
+    # given a second day's advance running
+    second = advance(app, token, campaign, 24 * 60)
+    wait_for(lambda: job(app, token, campaign, second)["done"] >= 40, 120, "day 2", app.logs)
+
+    # when the whole worker host goes down: the worker, beat, and the Redis beside them
+    # (no persistence: every message it held is lost)
+    app.kill("second")
+    app.kill("beat")
+    drill.redis.kill()
+    # (the web app, whose request limits live in Redis, answers a clear 503 meanwhile)
+    status, body = app.get(f"/api/v1/campaigns/{campaign}/clock/jobs/{second}/", token)
+    assert status == 503, body
+    assert "try again in a minute" in body["detail"]
+
+    # and the host comes back
+    drill.redis.start()
+    app.start_worker("third")
+    app.start_beat()
+    back = time.monotonic()
+
+    # then the second job finishes by itself too, exactly once
+    wait_for(lambda: job(app, token, campaign, second)["state"] == "done", 180, "day 2", app.logs)
+    restarted = time.monotonic() - back
+    counts = app.tool("count", str(campaign), str(2 * 24 * 60))
+    assert (counts["lost"], counts["doubled"], counts["problems"]) == (0, 0, "")
+    assert counts["effects_applied"] == 2 * CHARACTERS * 48
+    assert counts["pending_due"] == 0
+    assert counts["clock"] == 2 * 24 * 60
+    print(
+        f"worker killed: done {healed:.1f} s after a worker was available; "
+        f"host restarted: done {restarted:.1f} s after it was back; "
+        f"{counts['effects_applied']} effects, 0 lost, 0 doubled"
+    )
