@@ -19,6 +19,7 @@ from rules.api import (
     ChoiceCancelApi,
     DiceExportApi,
     OddsApi,
+    RedoApi,
     ResolutionListApi,
     RevealApi,
     RulesetListApi,
@@ -72,6 +73,7 @@ urlpatterns = [
         name="api-choice-cancel",
     ),
     path("characters/<int:character_id>/undo/", UndoApi.as_view(), name="api-undo"),
+    path("characters/<int:character_id>/redo/", RedoApi.as_view(), name="api-redo"),
     path(
         "characters/<int:character_id>/resolutions/",
         ResolutionListApi.as_view(),

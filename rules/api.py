@@ -40,8 +40,8 @@ from rules.services import (
     resolution_cancel_choice,
     resolution_create_action,
     resolution_reveal,
-    resolution_undo_latest,
 )
+from rules.undo import resolution_redo, resolution_undo
 
 
 class RollSerializer(serializers.Serializer):
@@ -50,6 +50,10 @@ class RollSerializer(serializers.Serializer):
     kept = serializers.ListField(child=serializers.IntegerField())
     total = serializers.IntegerField()
     hidden = serializers.BooleanField()
+    kind = serializers.ChoiceField(choices=["dice", "pool", "shuffle"])
+    sizes = serializers.ListField(
+        child=serializers.IntegerField(), help_text="the size of each die drawn, in order"
+    )
 
     def get_fields(self) -> dict[str, serializers.Field]:
         # declared here: a class attribute "label" would hide the serializer's own label
@@ -250,20 +254,56 @@ class ChoiceCancelApi(APIView):
 
 
 class UndoApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        to = JsonIntegerField(
+            required=False,
+            min_value=1,
+            help_text="undo back to this entry of the log, itself included",
+        )
+        steps = JsonIntegerField(
+            required=False, min_value=1, max_value=500, help_text="undo this many entries"
+        )
+
+        def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+            if "to" in attrs and "steps" in attrs:
+                raise serializers.ValidationError("give to or steps, not both")
+            return attrs
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            201: ResolutionSerializer,
+            409: error_answer(409, "Conflict: nothing to undo, or `to` is not an entry in force."),
+        },
+        description="Referee only: undo the character's newest entry in force (no body), "
+        "`steps` of them, or every entry back to `to` (included). Each step is an undo "
+        "resolution of its own in the log (nothing deleted); the answer is the last one.",
+    )
+    def post(self, request: Request, character_id: int) -> Response:
+        access = access_character(request.user, character_id, referee=True)
+        data = self.InputSerializer(data=request.data or {})
+        data.is_valid(raise_exception=True)
+        undos = resolution_undo(
+            character_id=access.character.pk,
+            actor=request.user,
+            to=data.validated_data.get("to"),
+            steps=data.validated_data.get("steps"),
+        )
+        return Response(_view(undos[-1], access), status=status.HTTP_201_CREATED)
+
+
+class RedoApi(APIView):
     @extend_schema(
         request=None,
         responses={
             201: ResolutionSerializer,
-            409: error_answer(
-                409, "Conflict: nothing to undo, or the latest resolution is already an undo."
-            ),
+            409: error_answer(409, "Conflict: no undo to take back, or something happened since."),
         },
-        description="Referee only: undo the character's latest resolution (logged, "
-        "nothing deleted).",
+        description="Referee only: take back the newest undo, a redo resolution in the log.",
     )
     def post(self, request: Request, character_id: int) -> Response:
         access = access_character(request.user, character_id, referee=True)
-        resolution = resolution_undo_latest(character_id=access.character.pk, actor=request.user)
+        resolution = resolution_redo(character_id=access.character.pk, actor=request.user)
         return Response(_view(resolution, access), status=status.HTTP_201_CREATED)
 
 
@@ -377,6 +417,9 @@ class RevealApi(APIView):
 class ExportedRollSerializer(serializers.Serializer):
     expression = serializers.CharField(help_text='"4d6kl2", "1d20", or "shuffle(N)"')
     dice = serializers.ListField(child=serializers.IntegerField(), help_text="every die, in order")
+    sizes = serializers.ListField(
+        child=serializers.IntegerField(), help_text="the size of each die drawn, in order"
+    )
 
     def get_fields(self) -> dict[str, serializers.Field]:
         # declared here: a class attribute "label" would hide the serializer's own label

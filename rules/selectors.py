@@ -16,7 +16,7 @@ from characters.choices import public_choice
 from characters.models import Character
 from core.cleaning import reject_nul_characters, valid_id, whole_numbers
 from core.errors import NotAllowed
-from rules.engine.dice import DiceExpression, HmacGenerator
+from rules.engine.dice import HmacGenerator, Roll
 from rules.engine.odds import Odds
 from rules.engine.registry import get_ruleset
 from rules.models import ClockJob, ClockJobState, Resolution, ScheduledEffect
@@ -36,7 +36,11 @@ def resolution_view(
     """A resolution as the viewer may see it: hidden rolls (G-4) only for referees."""
     ruleset = get_ruleset(ruleset_key)
     show_hidden = viewer_is_referee or resolution.revealed
-    rolls = [r for r in resolution.rolls if show_hidden or not r.get("hidden")]
+    # Read through the engine's Roll: rows logged before rolls carried their kind and
+    # die sizes are shown with them too.
+    rolls = [
+        Roll.from_dict(r).as_dict() for r in resolution.rolls if show_hidden or not r.get("hidden")
+    ]
     # A ruleset puts what only the referee may know under outcome["referee_only"] (G-4).
     outcome = {
         key: value
@@ -89,12 +93,7 @@ def roll_die_sizes(roll: dict[str, Any]) -> list[int]:
 
     A shuffle of n items draws one die of each size n, n-1, ..., 2 (Fisher-Yates).
     """
-    expression = str(roll["expression"])
-    if expression.startswith("shuffle("):
-        size = int(expression[len("shuffle(") : -1])
-        return list(range(size, 1, -1))
-    parsed = DiceExpression.parse(expression)
-    return [parsed.sides] * parsed.count
+    return list(Roll.from_dict(roll).sizes)
 
 
 def verify_resolution_rolls(resolution: Resolution, campaign: Campaign) -> bool:
@@ -163,7 +162,12 @@ def dice_export(membership: Membership) -> dict[str, Any]:
                 "dice_counter_start": resolution.dice_counter_start,
                 "dice_counter_end": resolution.dice_counter_end,
                 "rolls": [
-                    {"label": r["label"], "expression": r["expression"], "dice": r["dice"]}
+                    {
+                        "label": r["label"],
+                        "expression": r["expression"],
+                        "dice": r["dice"],
+                        "sizes": roll_die_sizes(r),
+                    }
                     for r in shown
                 ],
                 "withheld_rolls": len(resolution.rolls) - len(shown),

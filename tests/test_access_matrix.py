@@ -51,6 +51,7 @@ from rules.models import (
     ScheduledEffect,
 )
 from rules.services import character_create, resolution_create_action
+from rules.undo import resolution_undo
 from webhooks.models import WebhookDelivery, WebhookEndpoint
 from webhooks.services import events_record, webhook_create
 
@@ -103,7 +104,8 @@ class Row:
     kwargs: Callable[[World], dict[str, Any]] = lambda w: {}
     body: Callable[[World, str], Any] = lambda w, role: None
     ruleset: str = "hit_dice"
-    # "choice": Aldo waits on a choice; "acted": Aldo took damage; "battle": one runs
+    # "choice": Aldo waits on a choice; "acted": Aldo took damage; "undone": and the
+    # referee undid it; "battle": one runs
     prepare: str = ""
     label: str = ""
 
@@ -344,6 +346,13 @@ MATRIX = [
         prepare="acted",
     ),
     Row(
+        "api-redo",
+        "post",
+        statuses(401, 404, 403, 404, 201, 403, 404, 403, 404, 401),
+        kwargs=aldo_kw,
+        prepare="undone",
+    ),
+    Row(
         "api-resolutions",
         "get",
         statuses(401, 404, 200, 404, 200, 200, 404, 200, 404, 401),
@@ -517,7 +526,7 @@ def build_world(referee, player, other_player, outsider, scripted_dice):
             assert aldo.pending_choice is not None
         elif row.prepare == "battle":
             battle_begin(campaign_id=campaign.pk, warbands=["Red", "Blue"], actor=referee)
-        elif row.prepare == "acted":
+        elif row.prepare in ("acted", "undone"):
             resolution_create_action(
                 character_id=aldo.pk,
                 actor=player,
@@ -525,6 +534,8 @@ def build_world(referee, player, other_player, outsider, scripted_dice):
                 action="damage",
                 params={"amount": 3},
             )
+            if row.prepare == "undone":
+                resolution_undo(character_id=aldo.pk, actor=referee)
         invite = invite_create(campaign=campaign, user=referee)
         # A clock job that failed (its task is not run: tests commit nothing), so the
         # referee may resume it.

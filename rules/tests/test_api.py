@@ -45,7 +45,7 @@ RESOLUTION_FIELDS = {
     "dice_counter_start",
     "dice_counter_end",
 }
-ROLL_FIELDS = {"label", "expression", "dice", "kept", "total", "hidden"}
+ROLL_FIELDS = {"label", "expression", "dice", "kept", "total", "hidden", "kind", "sizes"}
 
 
 @pytest.fixture
@@ -161,6 +161,8 @@ def test_rolls_are_listed_with_every_die(client_for, aldo, player, scripted_dice
             "kept": [1],
             "total": 11,
             "hidden": False,
+            "kind": "dice",
+            "sizes": [20],
         },
         {
             "label": "Will injury save vs DC 22",
@@ -169,6 +171,8 @@ def test_rolls_are_listed_with_every_die(client_for, aldo, player, scripted_dice
             "kept": [20],
             "total": 30,
             "hidden": False,
+            "kind": "dice",
+            "sizes": [20],
         },
     ]
     choice = body["pending_choice"]

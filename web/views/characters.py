@@ -25,6 +25,7 @@ from django.views.decorators.http import require_POST
 from campaigns.access import access_campaign
 from characters.access import CharacterAccess, access_character
 from characters.choices import public_choice
+from core.cleaning import valid_id
 from core.errors import NotAllowed, ResolutionConflict
 from rules.action_time import elapsed_words
 from rules.engine.dice import DiceError
@@ -44,8 +45,8 @@ from rules.services import (
     resolution_cancel_choice,
     resolution_create_action,
     resolution_reveal,
-    resolution_undo_latest,
 )
+from rules.undo import redo_target, resolution_redo, resolution_undo, undo_marks
 from web.forms import (
     PREFIX,
     ParamsError,
@@ -138,7 +139,9 @@ def sheet_context(
         log_query = log_query.filter(version__lt=before)
     rows = list(log_query[: LOG_LENGTH + 1])
     labels = {spec.key: spec.label for spec in ruleset.actions}
-    log = []
+    marks = undo_marks(rows[:LOG_LENGTH])
+    redo = redo_target(character) if referee else None
+    log: list[dict[str, Any]] = []
     for resolution in rows[:LOG_LENGTH]:
         view = resolution_view(resolution, ruleset_key=ruleset.key, viewer_is_referee=referee)
         view["actor_name"] = resolution.actor.get_username() if resolution.actor else ""
@@ -149,11 +152,16 @@ def sheet_context(
             and not resolution.revealed
             and any(roll.get("hidden") for roll in resolution.rolls)
         )
+        view["undo_mark"] = marks.get(resolution.pk, "")
+        # Any entry in force can be undone, with everything newer (rules.undo).
         view["undoable"] = (
             referee
-            and resolution.version == character.version
+            and not view["undo_mark"]
             and resolution.kind not in (ResolutionKind.CREATE, ResolutionKind.UNDO)
         )
+        if view["undoable"]:
+            newest = not any(entry["undoable"] for entry in log) and before is None
+            view["undo_label"] = "Undo this" if newest else "Undo back to here"
         log.append(view)
     return {
         "character": character,
@@ -179,6 +187,7 @@ def sheet_context(
         ],
         "effects": effects_list,
         "log": log,
+        "redo": redo,
         "log_older": rows[LOG_LENGTH].version + 1 if len(rows) > LOG_LENGTH else None,
         "log_before": before,
         "sheet_templates": sheet_templates(ruleset.key, "full"),
@@ -349,9 +358,29 @@ def character_choice(request: HttpRequest, character_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def character_undo(request: HttpRequest, character_id: int) -> HttpResponse:
+    """Undo the newest entry, or back to the entry ``to`` (each step logged, rules.undo)."""
     access = _referee_access(request, character_id)
     try:
-        resolution = resolution_undo_latest(character_id=access.character.pk, actor=request.user)
+        to = valid_id(request.POST["to"]) if request.POST.get("to") else None
+        undos = resolution_undo(character_id=access.character.pk, actor=request.user, to=to)
+    except (ValueError, TypeError):
+        return _answer(request, character_id, 400, errors={"undo": "Pick an entry of the log."})
+    except CONFLICT as error:
+        return _answer(request, character_id, 409, errors={"undo": _message(error)})
+    notice = (
+        undos[-1].summary
+        if len(undos) == 1
+        else (f"{access.character.name}: Referee undid {len(undos)} entries.")
+    )
+    return _answer(request, character_id, 200, notice=notice)
+
+
+@login_required
+@require_POST
+def character_redo(request: HttpRequest, character_id: int) -> HttpResponse:
+    access = _referee_access(request, character_id)
+    try:
+        resolution = resolution_redo(character_id=access.character.pk, actor=request.user)
     except CONFLICT as error:
         return _answer(request, character_id, 409, errors={"undo": _message(error)})
     return _answer(request, character_id, 200, notice=resolution.summary)
