@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "axes",
     "corsheaders",
     "csp",
+    "django_htmx",
     "accounts",
     "campaigns",
     "characters",
@@ -62,6 +63,7 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "core.middleware.ApiPathMiddleware",  # API paths with or without "/", JSON errors
     "django.middleware.common.CommonMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",  # request.htmx (web/htmx.py)
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",

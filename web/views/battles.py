@@ -42,6 +42,7 @@ from rules.engine.rulesets.warband import INJURY_MEANS, Warband
 from rules.models import Battle
 from rules.services import resolution_create_action
 from web.forms import FormField, ParamsError, humanize, parse_params, schema_fields
+from web.htmx import is_htmx
 from web.rulesets.warband import LOOKS
 
 # The quick forms of a unit on the board, and after the battle.
@@ -49,10 +50,6 @@ BOARD_ACTIONS = ("injury_check", "injury_roll", "fall", "ledge_check")
 AFTER_ACTIONS = ("recover", "roll_scars")
 BAD_INPUT = (ParamsError, RuleError, DiceError, ValidationError)
 CONFLICT = (ResolutionConflict, ActionBlocked)
-
-
-def is_htmx(request: HttpRequest) -> bool:
-    return request.headers.get("HX-Request") == "true"
 
 
 def _unit(member: dict[str, Any], viewer: Membership) -> dict[str, Any]:

@@ -41,13 +41,15 @@ from rules.engine.registry import get_ruleset, ruleset_keys
 from rules.engine.text import clock_text
 from rules.models import ClockJob, ClockJobState, EffectState, ScheduledEffect
 from rules.selectors import clock_jobs_for_campaign, effects_for_viewer
-from web.forms import FormField, humanize, schema_fields
+from web.forms import FormField, ParamsError, humanize, parse_params, schema_fields
+from web.htmx import is_htmx
 from web.plain import plain_message
 from web.rulesets import sheet_templates
 from web.templatetags.sawbones import effect_text
 
 TIMELINE_LENGTH = 12
 STOPPED = (ClockJobState.WAITING, ClockJobState.FAILED)  # a clock job the referee must see
+OPTION_PREFIX = "opt."  # the campaign options' names on the new-campaign form
 PENDING_INVITE = "pending_invite"  # session key: the invite code opened while logged out
 MORNING_HOUR = 6  # "next morning" on the clock buttons: the next 06:00
 # The live clock's choices: in-game minutes per real minute (rules.clock.clock_live_set).
@@ -260,7 +262,7 @@ def dice_rotate(request: HttpRequest, campaign_id: int) -> HttpResponse:
         request, "The dice seed is revealed: every roll made with it can now be checked."
     )
     url = reverse("campaign", args=[campaign_id]) + "#dice"
-    if request.headers.get("HX-Request"):
+    if is_htmx(request):
         answer = HttpResponse(status=204)
         answer["HX-Redirect"] = url
         return answer
@@ -280,64 +282,26 @@ def campaign_live(request: HttpRequest, campaign_id: int) -> HttpResponse:
 # -- creating a campaign -----------------------------------------------------------------
 
 
-def option_fields(ruleset: Ruleset, values: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """One control per campaign option, typed like its default."""
-    given = values or {}
-    fields = []
-    for key, default in ruleset.options.items():
-        value = given.get(key, default)
+def option_fields(ruleset: Ruleset, values: dict[str, Any] | None = None) -> list[FormField]:
+    """The campaign options form: built from the ruleset's options schema by the same
+    builder as the character forms, each saying its default."""
+    fields = schema_fields(ruleset.options_schema, values=values, prefix=OPTION_PREFIX)
+    for control in fields:
+        default = ruleset.options[control.key]
+        shown = ", ".join(map(str, default)) if isinstance(default, list) else default
         if isinstance(default, bool):
-            kind = "checkbox"
-        elif isinstance(default, int | float):
-            kind = "number"
-        elif isinstance(default, list):  # a list of words (a warband turn's phases)
-            kind = "list"
-            value = ", ".join(map(str, value)) if isinstance(value, list) else value
-            default = ", ".join(map(str, default))
-        else:
-            kind = "text"
-        fields.append(
-            {
-                "key": key,
-                "name": f"opt.{key}",
-                "label": humanize(key),
-                "kind": kind,
-                "value": value,
-                "default": default,
-                "step": "1" if isinstance(default, int) else "any",
-            }
-        )
+            shown = "on" if default else "off"
+        control.help = f"{control.help} Default: {shown}.".strip()
     return fields
 
 
 def _posted_options(ruleset: Ruleset, data: Any) -> dict[str, Any]:
-    options: dict[str, Any] = {}
-    for key, default in ruleset.options.items():
-        raw = data.get(f"opt.{key}")
-        reject_nul_characters(raw, humanize(key))
-        if isinstance(default, bool):
-            options[key] = raw in {"on", "true", "1"}
-        elif raw is None or raw.strip() == "":
-            continue
-        elif isinstance(default, int):
-            try:
-                options[key] = int(raw)
-            except ValueError:
-                raise ValidationError(
-                    {"options": [f"{humanize(key)}: enter a whole number, not {raw!r}"]}
-                ) from None
-        elif isinstance(default, float):
-            try:
-                options[key] = float(raw)
-            except ValueError:
-                raise ValidationError(
-                    {"options": [f"{humanize(key)}: enter a number, not {raw!r}"]}
-                ) from None
-        elif isinstance(default, list):
-            options[key] = [word.strip() for word in raw.split(",") if word.strip()]
-        else:
-            options[key] = raw.strip()
-    return options
+    for key in ruleset.options:
+        reject_nul_characters(data.get(OPTION_PREFIX + key), humanize(key))
+    try:
+        return parse_params(option_fields(ruleset), data)
+    except ParamsError as error:
+        raise ValidationError({"options": [str(error)]}) from None
 
 
 @login_required
@@ -414,7 +378,7 @@ def invite_new(request: HttpRequest, campaign_id: int) -> HttpResponse:
         raise PermissionDenied(str(error)) from None
     invite = invite_create(campaign=membership.campaign, user=request.user)
     notice = "New invite link ready: send it to your players."
-    if request.headers.get("HX-Request"):  # said beside the link, not on the next page
+    if is_htmx(request):  # said beside the link, not on the next page
         return render(
             request,
             "campaigns/_invite.html",

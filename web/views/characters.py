@@ -55,6 +55,7 @@ from web.forms import (
     posted_values,
     schema_fields,
 )
+from web.htmx import is_htmx
 from web.plain import field_labels, plain_message
 from web.rulesets import sheet_templates
 from web.views.campaigns import creation_fields, dashboard_context, posted_text
@@ -79,10 +80,6 @@ def _status(error: Exception) -> int:
     if isinstance(error, NotAllowed):
         return 403
     return 400
-
-
-def _is_htmx(request: HttpRequest) -> bool:
-    return request.headers.get("HX-Request") == "true"
 
 
 def viewer_actions(access: CharacterAccess) -> list[ActionSpec]:
@@ -270,11 +267,11 @@ def character_live(request: HttpRequest, character_id: int) -> HttpResponse:
 def _answer(request: HttpRequest, character_id: int, status: int, **context: Any) -> HttpResponse:
     """The page (or its live fragment) after a post, with what went wrong if anything."""
     access = access_character(request.user, character_id)  # fresh state after the change
-    if status < 400 and not _is_htmx(request):
+    if status < 400 and not is_htmx(request):
         if context.get("notice"):
             messages.success(request, context["notice"])
         return redirect("character", character_id=character_id)
-    template = "characters/_live.html" if _is_htmx(request) else "characters/detail.html"
+    template = "characters/_live.html" if is_htmx(request) else "characters/detail.html"
     return render(request, template, sheet_context(request, access, **context), status=status)
 
 

@@ -323,7 +323,7 @@ class HitDice(Ruleset):
                 "minimum": 1,
                 "maximum": 1000,
                 "default": 10,
-                "title": "Hit points per level to bypass",
+                "title": "Bypass hp per level",
                 "description": "Hit points a character pays per level of the attacker "
                 "to stop an effect that bypasses hit points.",
             }
