@@ -26,7 +26,13 @@ from rules.api import (
     UndoApi,
 )
 from rules.battle_api import BattleApi, BattleEndApi, BattleNextApi
-from rules.character_api import CampaignCharactersApi, CharacterDetailApi
+from rules.character_api import (
+    CampaignCharactersApi,
+    CharacterDetailApi,
+    CorrectApi,
+    LevelUpApi,
+    RetireApi,
+)
 from rules.clock_api import (
     CampaignEffectsApi,
     ClockAdvanceApi,
@@ -72,6 +78,9 @@ urlpatterns = [
         ChoiceCancelApi.as_view(),
         name="api-choice-cancel",
     ),
+    path("characters/<int:character_id>/level-up/", LevelUpApi.as_view(), name="api-level-up"),
+    path("characters/<int:character_id>/correct/", CorrectApi.as_view(), name="api-correct"),
+    path("characters/<int:character_id>/retire/", RetireApi.as_view(), name="api-retire"),
     path("characters/<int:character_id>/undo/", UndoApi.as_view(), name="api-undo"),
     path("characters/<int:character_id>/redo/", RedoApi.as_view(), name="api-redo"),
     path(

@@ -21,7 +21,7 @@ from drf_spectacular.openapi import AutoSchema
 from core.openapi import ERROR_DESCRIPTIONS, ErrorDetailSerializer, InputErrorsSerializer
 
 API_PREFIX = "/api/v1/"
-BODY_METHODS = {"POST", "PUT", "PATCH"}
+BODY_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 HEADERS = {
     "401": {
         "WWW-Authenticate": {

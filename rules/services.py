@@ -237,6 +237,8 @@ def resolution_create_action(
     with transaction.atomic():
         campaign, character = lock_character(character_id)
         _check_version(character, expected_version)
+        if character.retired_at is not None:
+            raise ResolutionConflict(f"{character.name} is retired and takes no actions.")
         if character.pending_choice is not None:
             raise ResolutionConflict(
                 f"{character.name} waits on a choice: {character.pending_choice['prompt']} "

@@ -292,6 +292,40 @@ MATRIX = [
         kwargs=aldo_kw,
     ),
     Row(
+        "api-character",
+        "patch",
+        statuses(401, 404, 200, 404, 200, 403, 404, 403, 404, 401),
+        kwargs=aldo_kw,
+        body=lambda w, role: {"name": f"Aldo the {role}"},
+    ),
+    Row(
+        "api-character",
+        "delete",
+        statuses(401, 404, 403, 404, 204, 403, 404, 403, 404, 401),
+        kwargs=aldo_kw,
+        body=lambda w, role: {"confirm": "Aldo"},
+    ),
+    Row(
+        "api-level-up",
+        "post",
+        statuses(401, 404, 403, 404, 200, 403, 404, 403, 404, 401),
+        kwargs=aldo_kw,
+    ),
+    Row(
+        "api-correct",
+        "post",
+        statuses(401, 404, 403, 404, 200, 403, 404, 403, 404, 401),
+        kwargs=aldo_kw,
+        body=lambda w, role: {"changes": {"hp": 5}, "reason": "miscounted"},
+    ),
+    Row(
+        "api-retire",
+        "post",
+        statuses(401, 404, 200, 404, 200, 403, 404, 403, 404, 401),
+        kwargs=aldo_kw,
+        body=lambda w, role: {"retired": True},
+    ),
+    Row(
         "api-actions",
         "post",
         statuses(401, 404, 201, 404, 201, 403, 404, 403, 404, 401),
@@ -600,7 +634,7 @@ def snapshot() -> dict[str, Any]:
         "clock_jobs": list(ClockJob.objects.order_by("pk").values_list("pk", "state", "minutes")),
         "characters": list(
             Character.objects.order_by("pk").values_list(
-                "pk", "name", "owner_id", "sheet", "version", "pending_choice"
+                "pk", "name", "owner_id", "sheet", "version", "pending_choice", "retired_at"
             )
         ),
         "resolutions": list(

@@ -417,6 +417,17 @@ class Ruleset(abc.ABC):
         """The sheet as clients see it (deckahedron hides the deck's order)."""
         return copy.deepcopy(dict(sheet))
 
+    # -- editing ----------------------------------------------------------------
+    def level_up(
+        self, sheet: Mapping[str, Any], dice: Dice, context: Context, *, player_character: bool
+    ) -> Result:
+        """The sheet one level up (rules.editing), with whatever the level brings.
+
+        ``player_character``: the character belongs to a player, not the referee (an NPC).
+        By default a ruleset has no levels: :class:`RuleError`.
+        """
+        raise RuleError(f"{self.name} characters have no levels")
+
     # -- actions ----------------------------------------------------------------
     def unavailable(self, sheet: Mapping[str, Any], action: str) -> str | None:
         """Why ``action`` cannot be taken on ``sheet`` now, as a sentence; None if it can.
