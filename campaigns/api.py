@@ -4,26 +4,37 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from django.http import Http404
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from campaigns.access import access_campaign, visible_memberships
-from campaigns.models import Membership
+from campaigns.editing import (
+    campaign_delete,
+    campaign_leave,
+    invite_revoke,
+    invite_usable,
+    invites_of,
+    member_remove,
+)
+from campaigns.models import Invite, Membership
 from campaigns.selectors import (
     campaign_seed_periods,
     clock_display,
     dice_commitment,
 )
 from campaigns.services import (
+    MAX_INVITE_HOURS,
     campaign_create,
     campaign_dice_rotate,
     campaign_join,
     campaign_update,
     invite_create,
 )
+from core.cleaning import valid_id
 from rules.engine.registry import ruleset_keys
 
 
@@ -108,16 +119,122 @@ class CampaignDetailApi(APIView):
         campaign_update(campaign_id=membership.campaign_id, **data.validated_data)
         return Response(campaign_output(access_campaign(request.user, campaign_id)))
 
+    class DeleteSerializer(serializers.Serializer):
+        confirm = serializers.CharField(max_length=120, help_text="the campaign's name")
+
+    @extend_schema(
+        request=DeleteSerializer,
+        responses={204: OpenApiResponse(description="deleted with everything in it")},
+        description="Referee only: delete the campaign, its characters and their logs. "
+        "`confirm` must be its name (400 otherwise).",
+    )
+    def delete(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        data = self.DeleteSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        campaign_delete(campaign_id=membership.campaign_id, confirm=data.validated_data["confirm"])
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class InviteSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    code = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField(allow_null=True, help_text="null: never expires")
+    single_use = serializers.BooleanField(help_text="joins one new member, then stops")
+    uses = serializers.IntegerField(help_text="new members it brought in")
+    revoked = serializers.BooleanField()
+    usable = serializers.BooleanField(help_text="joins someone now")
+
+
+def invite_output(invite: Invite) -> dict[str, Any]:
+    return {
+        "id": invite.pk,
+        "code": invite.code,
+        "created_at": invite.created_at,
+        "expires_at": invite.expires_at,
+        "single_use": invite.single_use,
+        "uses": invite.uses,
+        "revoked": invite.revoked_at is not None,
+        "usable": invite_usable(invite) is None,
+    }
+
 
 class InviteCreateApi(APIView):
-    class OutputSerializer(serializers.Serializer):
-        code = serializers.CharField()
+    class InputSerializer(serializers.Serializer):
+        expires_in_hours = serializers.IntegerField(
+            required=False, min_value=1, max_value=MAX_INVITE_HOURS
+        )
+        single_use = serializers.BooleanField(required=False, default=False)
 
-    @extend_schema(request=None, responses={201: OutputSerializer})
+    @extend_schema(
+        responses={200: InviteSerializer(many=True)},
+        description="Referee only: the campaign's invite codes, newest first.",
+    )
+    def get(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        invites = [invite_output(invite) for invite in invites_of(membership.campaign)]
+        return Response(InviteSerializer(invites, many=True).data)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={201: InviteSerializer},
+        description="Referee only: a new invite code, which may expire after "
+        "`expires_in_hours` and may be `single_use`.",
+    )
     def post(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
-        invite = invite_create(campaign=membership.campaign, user=request.user)
-        return Response({"code": invite.code}, status=status.HTTP_201_CREATED)
+        data = self.InputSerializer(data=request.data or {})
+        data.is_valid(raise_exception=True)
+        invite = invite_create(
+            campaign=membership.campaign, user=request.user, **data.validated_data
+        )
+        return Response(InviteSerializer(invite_output(invite)).data, status=201)
+
+
+class InviteDetailApi(APIView):
+    @extend_schema(
+        request=None,
+        responses={200: InviteSerializer},
+        description="Referee only: revoke the invite code; it joins nobody from now on.",
+    )
+    def delete(self, request: Request, campaign_id: int, invite_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        try:
+            invite = invite_revoke(
+                campaign_id=membership.campaign_id, invite_id=valid_id(invite_id)
+            )
+        except (Invite.DoesNotExist, ValueError):
+            raise Http404("no such invite") from None
+        return Response(InviteSerializer(invite_output(invite)).data)
+
+
+class MemberDetailApi(APIView):
+    @extend_schema(
+        request=None,
+        responses={204: OpenApiResponse(description="removed; their characters are the referee's")},
+        description="Referee only: remove a player from the campaign. Their characters "
+        "stay, as the referee's. 409 for a referee or someone not in the campaign.",
+    )
+    def delete(self, request: Request, campaign_id: int, user_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        member_remove(
+            campaign_id=membership.campaign_id, user_id=valid_id(user_id), referee=request.user
+        )
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class LeaveApi(APIView):
+    @extend_schema(
+        request=None,
+        responses={204: OpenApiResponse(description="left; your characters are the referee's")},
+        description="A player leaves the campaign; their characters stay, as the "
+        "referee's. 409 for the referee (delete the campaign instead).",
+    )
+    def post(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id)
+        campaign_leave(campaign_id=membership.campaign_id, user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class JoinApi(APIView):

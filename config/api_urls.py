@@ -9,7 +9,10 @@ from campaigns.api import (
     DiceRotateApi,
     DiceSeedListApi,
     InviteCreateApi,
+    InviteDetailApi,
     JoinApi,
+    LeaveApi,
+    MemberDetailApi,
 )
 from rules.api import (
     ActionApi,
@@ -53,6 +56,17 @@ urlpatterns = [
     path("campaigns/join/", JoinApi.as_view(), name="api-campaign-join"),
     path("campaigns/<int:campaign_id>/", CampaignDetailApi.as_view(), name="api-campaign"),
     path("campaigns/<int:campaign_id>/invites/", InviteCreateApi.as_view(), name="api-invites"),
+    path(
+        "campaigns/<int:campaign_id>/invites/<int:invite_id>/",
+        InviteDetailApi.as_view(),
+        name="api-invite",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/members/<int:user_id>/",
+        MemberDetailApi.as_view(),
+        name="api-member",
+    ),
+    path("campaigns/<int:campaign_id>/leave/", LeaveApi.as_view(), name="api-campaign-leave"),
     path(
         "campaigns/<int:campaign_id>/characters/",
         CampaignCharactersApi.as_view(),

@@ -58,6 +58,9 @@ EXTRA_ERRORS: dict[str, dict[str, dict[str, str]]] = {
     "api-level-up": {
         "post": {"409": "Conflict: a choice is pending, or the character is retired."}
     },
+    "api-invite": {"delete": {"409": "Conflict: the invite is already revoked."}},
+    "api-member": {"delete": {"409": "Conflict: a referee, or not a member."}},
+    "api-campaign-leave": {"post": {"409": "Conflict: the referee cannot leave."}},
     "api-redo": {"post": {"409": "Conflict: no undo to take back, or something happened since."}},
     "api-clock-job-resume": {
         "post": {"409": "Conflict: the choice the job waits on is still open, or the job is done."}
