@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 from campaigns.access import access_campaign
 from campaigns.api import CampaignDetailApi as CampaignReadUpdateApi
 from core.cleaning import valid_id
+from core.openapi import error_answer
 from rules.campaign_editing import campaign_delete, campaign_leave, member_remove
 
 
@@ -38,9 +39,12 @@ class CampaignDetailApi(CampaignReadUpdateApi):
 class MemberDetailApi(APIView):
     @extend_schema(
         request=None,
-        responses={204: OpenApiResponse(description="removed; their characters are the referee's")},
+        responses={
+            204: OpenApiResponse(description="removed; their characters are the referee's"),
+            409: error_answer(409, "Conflict: a referee, or not a member."),
+        },
         description="Referee only: remove a player from the campaign. Their characters "
-        "stay, as the referee's. 409 for a referee or someone not in the campaign.",
+        "stay, as the referee's.",
     )
     def delete(self, request: Request, campaign_id: int, user_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
@@ -53,9 +57,12 @@ class MemberDetailApi(APIView):
 class LeaveApi(APIView):
     @extend_schema(
         request=None,
-        responses={204: OpenApiResponse(description="left; your characters are the referee's")},
+        responses={
+            204: OpenApiResponse(description="left; your characters are the referee's"),
+            409: error_answer(409, "Conflict: the referee cannot leave."),
+        },
         description="A player leaves the campaign; their characters stay, as the "
-        "referee's. 409 for the referee (delete the campaign instead).",
+        "referee's (the referee deletes the campaign instead).",
     )
     def post(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id)
