@@ -141,6 +141,7 @@ def persist_result(
     clock: int,
     undoes: Resolution | None = None,
     restored_choice: dict[str, Any] | None = None,
+    batch: Any = None,
 ) -> Resolution:
     """Write the result: sheet, version, pending choice, dice counter, log, effects.
 
@@ -159,6 +160,7 @@ def persist_result(
         clock=clock,
         pending_choice=restored_choice or stored_choice(result.pending_choice),
         undoes=undoes,
+        batch=batch,
     )
     character.sheet = result.sheet
     character.version = resolution.version
@@ -194,6 +196,7 @@ def run_step(
     actor: Any,
     by_referee: bool,
     clock: int | None = None,
+    batch: Any = None,
 ) -> Resolution:
     """Run one engine step on locked rows and persist it. Callers hold the locks."""
     ruleset = get_ruleset(campaign.ruleset)
@@ -212,6 +215,7 @@ def run_step(
         counter_start=counter_start,
         counter_end=generator.counter,
         clock=context.clock,
+        batch=batch,
     )
 
 
