@@ -11,7 +11,10 @@ from campaigns.api import (
     DiceRotateApi,
     DiceSeedListApi,
     InviteCreateApi,
+    InviteDetailApi,
     JoinApi,
+    LeaveApi,
+    MemberDetailApi,
 )
 from rules.api import (
     ActionApi,
@@ -21,13 +24,20 @@ from rules.api import (
     ChoiceCancelApi,
     DiceExportApi,
     OddsApi,
+    RedoApi,
     ResolutionListApi,
     RevealApi,
     RulesetListApi,
     UndoApi,
 )
 from rules.battle_api import BattleApi, BattleEndApi, BattleNextApi
-from rules.character_api import CampaignCharactersApi, CharacterDetailApi
+from rules.character_api import (
+    CampaignCharactersApi,
+    CharacterDetailApi,
+    CorrectApi,
+    LevelUpApi,
+    RetireApi,
+)
 from rules.clock_api import (
     CampaignEffectsApi,
     ClockAdvanceApi,
@@ -59,6 +69,17 @@ urlpatterns = [
         name="api-campaign-unarchive",
     ),
     path(
+        "campaigns/<int:campaign_id>/invites/<int:invite_id>/",
+        InviteDetailApi.as_view(),
+        name="api-invite",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/members/<int:user_id>/",
+        MemberDetailApi.as_view(),
+        name="api-member",
+    ),
+    path("campaigns/<int:campaign_id>/leave/", LeaveApi.as_view(), name="api-campaign-leave"),
+    path(
         "campaigns/<int:campaign_id>/characters/",
         CampaignCharactersApi.as_view(),
         name="api-campaign-characters",
@@ -83,7 +104,11 @@ urlpatterns = [
         ChoiceCancelApi.as_view(),
         name="api-choice-cancel",
     ),
+    path("characters/<int:character_id>/level-up/", LevelUpApi.as_view(), name="api-level-up"),
+    path("characters/<int:character_id>/correct/", CorrectApi.as_view(), name="api-correct"),
+    path("characters/<int:character_id>/retire/", RetireApi.as_view(), name="api-retire"),
     path("characters/<int:character_id>/undo/", UndoApi.as_view(), name="api-undo"),
+    path("characters/<int:character_id>/redo/", RedoApi.as_view(), name="api-redo"),
     path(
         "characters/<int:character_id>/resolutions/",
         ResolutionListApi.as_view(),

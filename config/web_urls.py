@@ -102,6 +102,11 @@ urlpatterns = [
         character_views.character_undo,
         name="character-undo",
     ),
+    path(
+        "characters/<int:character_id>/redo/",
+        character_views.character_redo,
+        name="character-redo",
+    ),
     path("campaigns/<int:campaign_id>/webhooks/", webhook_views.webhook_new, name="webhook-new"),
     path(
         "campaigns/<int:campaign_id>/webhooks/<int:webhook_id>/remove/",

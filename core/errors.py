@@ -38,7 +38,7 @@ UNAVAILABLE_ERRORS: tuple[type[BaseException], ...] = (
     *BROKER_ERRORS,
 )
 UNAVAILABLE_MESSAGE = (
-    "Sawbones cannot reach its database or its task queue just now. "
-    "Nothing was changed; try again in a minute."
+    "Sawbones cannot reach its database or its task queue just now (they are restarting). "
+    "Try again in a minute."
 )
 RETRY_AFTER_SECONDS = 30

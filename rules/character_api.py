@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -17,6 +17,14 @@ from characters.choices import public_choice
 from characters.models import Character
 from characters.selectors import party, public_sheet
 from core.cleaning import MAX_ID
+from core.openapi import error_answer
+from rules.editing import (
+    character_correct,
+    character_delete,
+    character_level_up,
+    character_rename,
+    character_retire,
+)
 from rules.services import character_create
 
 
@@ -50,6 +58,7 @@ class CharacterOutputSerializer(serializers.Serializer):
     sheet = serializers.DictField(help_text="the sheet as the ruleset's schema describes it")
     version = serializers.IntegerField()
     pending_choice = PendingChoiceSerializer(allow_null=True)
+    retired = serializers.BooleanField()
 
 
 class PartyMemberSerializer(serializers.Serializer):
@@ -63,21 +72,25 @@ class PartyMemberSerializer(serializers.Serializer):
     pending_choice = PendingChoiceSerializer(allow_null=True)
 
 
-def character_output(character: Character, status_word: str | None = None) -> dict[str, Any]:
+def character_output(character: Character, status_word: str | None = None) -> Any:
+    """A character as its owner or the referee sees it, through its output serializer."""
     from rules.engine.registry import get_ruleset
 
     ruleset = get_ruleset(character.campaign.ruleset)
-    return {
-        "id": character.pk,
-        "name": character.name,
-        "campaign": character.campaign_id,
-        "owner": character.owner_id,
-        "ruleset": character.campaign.ruleset,
-        "status": status_word or ruleset.status(character.sheet),
-        "sheet": public_sheet(character),
-        "version": character.version,
-        "pending_choice": public_choice(character.pending_choice),
-    }
+    return CharacterOutputSerializer(
+        {
+            "id": character.pk,
+            "name": character.name,
+            "campaign": character.campaign_id,
+            "owner": character.owner_id,
+            "ruleset": character.campaign.ruleset,
+            "status": status_word or ruleset.status(character.sheet),
+            "sheet": public_sheet(character),
+            "version": character.version,
+            "pending_choice": public_choice(character.pending_choice),
+            "retired": character.retired_at is not None,
+        }
+    ).data
 
 
 class CampaignCharactersApi(APIView):
@@ -106,7 +119,7 @@ class CampaignCharactersApi(APIView):
                     "pending_choice": public_choice(character.pending_choice) if visible else None,
                 }
             )
-        return Response(rows)
+        return Response(PartyMemberSerializer(rows, many=True).data)
 
     @extend_schema(request=InputSerializer, responses={201: CharacterOutputSerializer})
     def post(self, request: Request, campaign_id: int) -> Response:
@@ -123,8 +136,125 @@ class CampaignCharactersApi(APIView):
         return Response(character_output(character), status=status.HTTP_201_CREATED)
 
 
+class CharacterEditResultSerializer(serializers.Serializer):
+    character = CharacterOutputSerializer()
+    resolution = serializers.IntegerField(help_text="the edit's entry in the log")
+
+
+def _edited(character_id: int, request: Request, resolution_id: int) -> Response:
+    access = access_character(request.user, character_id)
+    body = {"character": character_output(access.character), "resolution": resolution_id}
+    return Response(CharacterEditResultSerializer(body).data, status=status.HTTP_200_OK)
+
+
 class CharacterDetailApi(APIView):
+    """The sheet (GET), rename (owner or referee), delete (referee, confirmed by the name)."""
+
     @extend_schema(responses={200: CharacterOutputSerializer})
     def get(self, request: Request, character_id: int) -> Response:
         access = access_character(request.user, character_id)
         return Response(character_output(access.character))
+
+    class RenameSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=120)
+
+    class DeleteSerializer(serializers.Serializer):
+        confirm = serializers.CharField(
+            max_length=120, help_text="the character's name, to confirm"
+        )
+
+    @extend_schema(
+        request=RenameSerializer,
+        responses={
+            200: CharacterEditResultSerializer,
+            409: error_answer(409, "Conflict: the character already has that name."),
+        },
+        description="Rename the character (its owner or the referee); logged as an edit.",
+    )
+    def patch(self, request: Request, character_id: int) -> Response:
+        access = access_character(request.user, character_id)
+        data = self.RenameSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        edit = character_rename(
+            character_id=access.character.pk, actor=request.user, name=data.validated_data["name"]
+        )
+        return _edited(character_id, request, edit.pk)
+
+    @extend_schema(
+        request=DeleteSerializer,
+        responses={204: OpenApiResponse(description="deleted with its log")},
+        description="Referee only: delete the character with its log. `confirm` must be "
+        "its name (400 otherwise).",
+    )
+    def delete(self, request: Request, character_id: int) -> Response:
+        access = access_character(request.user, character_id, referee=True)
+        data = self.DeleteSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        character_delete(character_id=access.character.pk, confirm=data.validated_data["confirm"])
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class LevelUpApi(APIView):
+    @extend_schema(
+        request=None,
+        responses={
+            200: CharacterEditResultSerializer,
+            409: error_answer(409, "Conflict: a choice is pending, or the character is retired."),
+        },
+        description="Referee only: one level more, as the ruleset says (hit_dice: a player "
+        "character's hit dice follow the level; old_school: 1d6 + Constitution modifier "
+        "wounds). 400 for a ruleset without levels or at the highest level.",
+    )
+    def post(self, request: Request, character_id: int) -> Response:
+        access = access_character(request.user, character_id, referee=True)
+        edit = character_level_up(character_id=access.character.pk, actor=request.user)
+        return _edited(character_id, request, edit.pk)
+
+
+class CorrectApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        changes = serializers.DictField(help_text="sheet field -> its corrected value")
+        reason = serializers.CharField(max_length=500)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={200: CharacterEditResultSerializer},
+        description="Referee only: set any sheet fields by hand, with a reason; the sheet "
+        "must stay valid for the ruleset (400 otherwise). Logged as an edit.",
+    )
+    def post(self, request: Request, character_id: int) -> Response:
+        access = access_character(request.user, character_id, referee=True)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        edit = character_correct(
+            character_id=access.character.pk,
+            actor=request.user,
+            changes=data.validated_data["changes"],
+            reason=data.validated_data["reason"],
+        )
+        return _edited(character_id, request, edit.pk)
+
+
+class RetireApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        retired = serializers.BooleanField(default=True)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            200: CharacterEditResultSerializer,
+            409: error_answer(409, "Conflict: already retired, or not retired."),
+        },
+        description="Retire the character (its owner or the referee), or bring it back "
+        "with `retired: false`. A retired character takes no actions (409). Logged.",
+    )
+    def post(self, request: Request, character_id: int) -> Response:
+        access = access_character(request.user, character_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        edit = character_retire(
+            character_id=access.character.pk,
+            actor=request.user,
+            retired=data.validated_data["retired"],
+        )
+        return _edited(character_id, request, edit.pk)

@@ -16,10 +16,10 @@ from characters.choices import public_choice
 from characters.models import Character
 from core.cleaning import reject_nul_characters, valid_id, whole_numbers
 from core.errors import NotAllowed
-from rules.engine.dice import DiceExpression, HmacGenerator
+from rules.engine.dice import HmacGenerator, Roll
 from rules.engine.odds import Odds
 from rules.engine.registry import get_ruleset
-from rules.models import ClockJob, ClockJobState, Resolution, ScheduledEffect
+from rules.models import Battle, ClockJob, ClockJobState, Resolution, ScheduledEffect
 from rules.services import campaign_context
 
 REFEREE_ONLY = "referee_only"
@@ -30,13 +30,40 @@ def resolutions_for_character(character: Character) -> QuerySet[Resolution]:
     return Resolution.objects.filter(character=character).order_by("-version", "-id")
 
 
+def resolution_of(character: Character, resolution_id: int) -> Resolution | None:
+    """One resolution of the character's log (with its campaign), or None."""
+    return (
+        Resolution.objects.select_related("character__campaign")
+        .filter(pk=resolution_id, character=character)
+        .first()
+    )
+
+
+def resolution_log(character: Character, *, before: int | None, length: int) -> list[Resolution]:
+    """The character's log, newest first, from before version ``before`` (all when None):
+    ``length`` entries and one more if there are (to tell whether more follow)."""
+    query = resolutions_for_character(character).select_related("actor")
+    if before is not None:
+        query = query.filter(version__lt=before)
+    return list(query[: length + 1])
+
+
+def latest_battle(campaign: Campaign) -> Battle | None:
+    """The campaign's latest battle, running or ended (rules/battles.py)."""
+    return Battle.objects.filter(campaign=campaign).order_by("-id").first()
+
+
 def resolution_view(
     resolution: Resolution, *, ruleset_key: str, viewer_is_referee: bool
 ) -> dict[str, Any]:
     """A resolution as the viewer may see it: hidden rolls (G-4) only for referees."""
     ruleset = get_ruleset(ruleset_key)
     show_hidden = viewer_is_referee or resolution.revealed
-    rolls = [r for r in resolution.rolls if show_hidden or not r.get("hidden")]
+    # Read through the engine's Roll: rows logged before rolls carried their kind and
+    # die sizes are shown with them too.
+    rolls = [
+        Roll.from_dict(r).as_dict() for r in resolution.rolls if show_hidden or not r.get("hidden")
+    ]
     # A ruleset puts what only the referee may know under outcome["referee_only"] (G-4).
     outcome = {
         key: value
@@ -89,12 +116,7 @@ def roll_die_sizes(roll: dict[str, Any]) -> list[int]:
 
     A shuffle of n items draws one die of each size n, n-1, ..., 2 (Fisher-Yates).
     """
-    expression = str(roll["expression"])
-    if expression.startswith("shuffle("):
-        size = int(expression[len("shuffle(") : -1])
-        return list(range(size, 1, -1))
-    parsed = DiceExpression.parse(expression)
-    return [parsed.sides] * parsed.count
+    return list(Roll.from_dict(roll).sizes)
 
 
 def verify_resolution_rolls(resolution: Resolution, campaign: Campaign) -> bool:
@@ -163,7 +185,12 @@ def dice_export(membership: Membership) -> dict[str, Any]:
                 "dice_counter_start": resolution.dice_counter_start,
                 "dice_counter_end": resolution.dice_counter_end,
                 "rolls": [
-                    {"label": r["label"], "expression": r["expression"], "dice": r["dice"]}
+                    {
+                        "label": r["label"],
+                        "expression": r["expression"],
+                        "dice": r["dice"],
+                        "sizes": roll_die_sizes(r),
+                    }
                     for r in shown
                 ],
                 "withheld_rolls": len(resolution.rolls) - len(shown),
@@ -254,7 +281,7 @@ def effects_for_viewer(
 ) -> QuerySet[ScheduledEffect]:
     """Scheduled effects in due order: referees see all; players their own characters'
     effects, hidden ones left out (ruling G-4)."""
-    effects = ScheduledEffect.objects.filter(campaign=campaign)
+    effects = ScheduledEffect.objects.filter(campaign=campaign).select_related("character")
     if not viewer_is_referee:
         effects = effects.filter(character__owner_id=viewer_id, hidden=False)
     if state is not None:

@@ -48,7 +48,8 @@ def campaign_context(campaign: Campaign, *, by_referee: bool, clock: int | None 
     )
 
 
-def _lock(character_id: int) -> tuple[Campaign, Character]:
+def lock_character(character_id: int) -> tuple[Campaign, Character]:
+    """Lock the character's campaign row, then its row (the lock order of this module)."""
     campaign_id = Character.objects.values_list("campaign_id", flat=True).get(pk=character_id)
     campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
     refuse_archived(campaign)  # no play in an archived campaign: 409
@@ -236,8 +237,10 @@ def resolution_create_action(
     """Resolve ``action`` for a character under a row lock (the API's actions/)."""
     params = whole_numbers(params)
     with transaction.atomic():
-        campaign, character = _lock(character_id)
+        campaign, character = lock_character(character_id)
         _check_version(character, expected_version)
+        if character.retired_at is not None:
+            raise ResolutionConflict(f"{character.name} is retired and takes no actions.")
         if character.pending_choice is not None:
             raise ResolutionConflict(
                 f"{character.name} waits on a choice: {character.pending_choice['prompt']} "
@@ -273,7 +276,7 @@ def resolution_answer_choice(
 ) -> Resolution:
     """Answer the character's pending choice (ruling G-3) and finish its resolution."""
     with transaction.atomic():
-        campaign, character = _lock(character_id)
+        campaign, character = lock_character(character_id)
         stored = character.pending_choice
         if stored is None or stored.get("id") != choice_id:
             raise ResolutionConflict("that choice is no longer pending")
@@ -297,53 +300,16 @@ def resolution_answer_choice(
 
 
 def resolution_undo_latest(*, character_id: int, actor: Any) -> Resolution:
-    """Referee's undo: the sheet returns to its state before the latest resolution.
+    """Referee's undo of the newest entry in force (rules.undo: any number of steps)."""
+    from rules.undo import resolution_undo  # rules.undo imports this module
 
-    The undo is itself a resolution; nothing is deleted. Effects the undone resolution
-    scheduled are cancelled, and effects it cancelled are not revived: the referee
-    re-applies them by hand if they want them (docs/rulesets/README.md).
-    """
-    with transaction.atomic():
-        campaign, character = _lock(character_id)
-        latest = Resolution.objects.filter(character=character).order_by("-version").first()
-        if latest is None or latest.kind == ResolutionKind.CREATE:
-            raise ResolutionConflict("there is nothing to undo")
-        if latest.kind == ResolutionKind.UNDO:
-            raise ResolutionConflict("the latest resolution is already an undo")
-        previous_choice = (
-            Resolution.objects.filter(character=character, version=latest.version - 1)
-            .values_list("pending_choice", flat=True)
-            .first()
-        )
-        result = Result(
-            sheet=copy.deepcopy(latest.sheet_before),
-            summary=f"Referee undid: {latest.summary}",
-        )
-        # The choice that was pending before the undone resolution is pending again.
-        resolution = persist_result(
-            campaign=campaign,
-            character=character,
-            result=result,
-            kind=ResolutionKind.UNDO,
-            action="undo",
-            params={"resolution": latest.pk},
-            actor=actor,
-            counter_start=campaign.dice_counter,
-            counter_end=campaign.dice_counter,
-            clock=campaign.clock,
-            undoes=latest,
-            restored_choice=previous_choice,
-        )
-        ScheduledEffect.objects.filter(created_by=latest, state=EffectState.PENDING).update(
-            state=EffectState.CANCELLED
-        )
-        return resolution
+    return resolution_undo(character_id=character_id, actor=actor)[-1]
 
 
 def resolution_cancel_choice(*, character_id: int, actor: Any) -> Resolution:
     """Referee cancels the pending choice (ruling G-3); the sheet stays as it is."""
     with transaction.atomic():
-        campaign, character = _lock(character_id)
+        campaign, character = lock_character(character_id)
         if character.pending_choice is None:
             raise ResolutionConflict(f"{character.name} has no pending choice")
         prompt = character.pending_choice["prompt"]

@@ -53,15 +53,18 @@ class Stream:
                 return value % sides + 1
 
 
-def die_sizes(expression: str) -> list[int]:
-    """The size of each die drawn for a roll, in order."""
-    text = expression.replace(" ", "")
+def die_sizes(roll: dict[str, Any]) -> list[int]:
+    """The size of each die drawn for a roll, in order: its ``sizes``, or for a roll
+    logged before rolls carried them, read from its expression."""
+    if isinstance(roll.get("sizes"), list):
+        return [int(size) for size in roll["sizes"]]
+    text = str(roll["expression"]).replace(" ", "")
     shuffle = SHUFFLE.match(text)
     if shuffle:  # Fisher-Yates: one die of each size n, n-1, ..., 2
         return list(range(int(shuffle.group(1)), 1, -1))
     match = EXPRESSION.match(text)
     if not match:
-        raise ValueError(f"not a dice expression: {expression!r}")
+        raise ValueError(f"not a dice expression: {roll['expression']!r}")
     return [int(match.group(2))] * int(match.group(1) or 1)
 
 
@@ -104,7 +107,7 @@ def verify(export: dict[str, Any]) -> dict[str, Any]:
             continue
         stream = Stream(bytes.fromhex(period["seed"]), start)
         for roll in resolution["rolls"]:
-            faces = [stream.die(sides) for sides in die_sizes(roll["expression"])]
+            faces = [stream.die(sides) for sides in die_sizes(roll)]
             if faces != list(roll["dice"]):
                 report["failures"].append(
                     f"resolution {resolution['id']}, roll {roll['label']!r}: recorded "

@@ -51,6 +51,7 @@ from rules.models import (
     ScheduledEffect,
 )
 from rules.services import character_create, resolution_create_action
+from rules.undo import resolution_undo
 from webhooks.models import WebhookDelivery, WebhookEndpoint
 from webhooks.services import events_record, webhook_create
 
@@ -103,8 +104,9 @@ class Row:
     kwargs: Callable[[World], dict[str, Any]] = lambda w: {}
     body: Callable[[World, str], Any] = lambda w, role: None
     ruleset: str = "hit_dice"
-    # "choice": Aldo waits on a choice; "acted": Aldo took damage; "battle": one runs;
-    # "archived": the campaign is archived (at the end of the set-up)
+    # "choice": Aldo waits on a choice; "acted": Aldo took damage; "undone": and the
+    # referee undid it; "battle": one runs; "archived": the campaign is archived
+    # (at the end of the set-up)
     prepare: str = ""
     label: str = ""
 
@@ -153,6 +155,14 @@ def table_kw(w: World) -> dict[str, Any]:
 
 def reveal_kw(w: World) -> dict[str, Any]:
     return {"character_id": w.aldo.pk, "resolution_id": w.resolution_id}
+
+
+def invite_kw(w: World) -> dict[str, Any]:
+    return {"campaign_id": w.campaign.pk, "invite_id": Invite.objects.get(code=w.invite_code).pk}
+
+
+def member_kw(w: World) -> dict[str, Any]:
+    return {"campaign_id": w.campaign.pk, "user_id": w.users["other_player"].pk}
 
 
 def job_kw(w: World) -> dict[str, Any]:
@@ -243,6 +253,37 @@ MATRIX = [
         kwargs=campaign_kw,
     ),
     Row(
+        "api-campaign",
+        "delete",
+        statuses(401, 404, 403, 403, 204, 403, 403, 403, 404, 401),
+        kwargs=campaign_kw,
+        body=lambda w, role: {"confirm": "The matrix"},
+    ),
+    Row(
+        "api-invites",
+        "get",
+        statuses(401, 404, 403, 403, 200, 200, 403, 403, 404, 401),
+        kwargs=campaign_kw,
+    ),
+    Row(
+        "api-invite",
+        "delete",
+        statuses(401, 404, 403, 403, 200, 403, 403, 403, 404, 401),
+        kwargs=invite_kw,
+    ),
+    Row(
+        "api-member",
+        "delete",
+        statuses(401, 404, 403, 403, 204, 403, 403, 403, 404, 401),
+        kwargs=member_kw,
+    ),
+    Row(
+        "api-campaign-leave",
+        "post",
+        statuses(401, 404, 204, 204, 409, 403, 409, 403, 404, 401),
+        kwargs=campaign_kw,
+    ),
+    Row(
         "api-campaign-characters",
         "get",
         statuses(401, 404, 200, 200, 200, 200, 200, 200, 404, 401),
@@ -289,6 +330,40 @@ MATRIX = [
         "get",
         statuses(401, 404, 200, 404, 200, 200, 404, 200, 404, 401),
         kwargs=aldo_kw,
+    ),
+    Row(
+        "api-character",
+        "patch",
+        statuses(401, 404, 200, 404, 200, 403, 404, 403, 404, 401),
+        kwargs=aldo_kw,
+        body=lambda w, role: {"name": f"Aldo the {role}"},
+    ),
+    Row(
+        "api-character",
+        "delete",
+        statuses(401, 404, 403, 404, 204, 403, 404, 403, 404, 401),
+        kwargs=aldo_kw,
+        body=lambda w, role: {"confirm": "Aldo"},
+    ),
+    Row(
+        "api-level-up",
+        "post",
+        statuses(401, 404, 403, 404, 200, 403, 404, 403, 404, 401),
+        kwargs=aldo_kw,
+    ),
+    Row(
+        "api-correct",
+        "post",
+        statuses(401, 404, 403, 404, 200, 403, 404, 403, 404, 401),
+        kwargs=aldo_kw,
+        body=lambda w, role: {"changes": {"hp": 5}, "reason": "miscounted"},
+    ),
+    Row(
+        "api-retire",
+        "post",
+        statuses(401, 404, 200, 404, 200, 403, 404, 403, 404, 401),
+        kwargs=aldo_kw,
+        body=lambda w, role: {"retired": True},
     ),
     Row(
         "api-actions",
@@ -343,6 +418,13 @@ MATRIX = [
         statuses(401, 404, 403, 404, 201, 403, 404, 403, 404, 401),
         kwargs=aldo_kw,
         prepare="acted",
+    ),
+    Row(
+        "api-redo",
+        "post",
+        statuses(401, 404, 403, 404, 201, 403, 404, 403, 404, 401),
+        kwargs=aldo_kw,
+        prepare="undone",
     ),
     Row(
         "api-resolutions",
@@ -531,7 +613,7 @@ def build_world(referee, player, other_player, outsider, scripted_dice):
             assert aldo.pending_choice is not None
         elif row.prepare == "battle":
             battle_begin(campaign_id=campaign.pk, warbands=["Red", "Blue"], actor=referee)
-        elif row.prepare == "acted":
+        elif row.prepare in ("acted", "undone"):
             resolution_create_action(
                 character_id=aldo.pk,
                 actor=player,
@@ -539,6 +621,8 @@ def build_world(referee, player, other_player, outsider, scripted_dice):
                 action="damage",
                 params={"amount": 3},
             )
+            if row.prepare == "undone":
+                resolution_undo(character_id=aldo.pk, actor=referee)
         invite = invite_create(campaign=campaign, user=referee)
         # A clock job that failed (its task is not run: tests commit nothing), so the
         # referee may resume it.
@@ -606,7 +690,7 @@ def snapshot() -> dict[str, Any]:
         "clock_jobs": list(ClockJob.objects.order_by("pk").values_list("pk", "state", "minutes")),
         "characters": list(
             Character.objects.order_by("pk").values_list(
-                "pk", "name", "owner_id", "sheet", "version", "pending_choice"
+                "pk", "name", "owner_id", "sheet", "version", "pending_choice", "retired_at"
             )
         ),
         "resolutions": list(
@@ -616,7 +700,7 @@ def snapshot() -> dict[str, Any]:
         "memberships": list(
             Membership.objects.order_by("pk").values_list("campaign_id", "user_id", "role")
         ),
-        "invites": Invite.objects.count(),
+        "invites": list(Invite.objects.order_by("pk").values_list("pk", "revoked_at", "uses")),
         "tables": list(CampaignTable.objects.order_by("pk").values_list("key", "data")),
         "battles": list(
             Battle.objects.order_by("pk").values_list("pk", "turn", "active", "phase", "ended_at")
@@ -720,7 +804,7 @@ def test_matrix_statuses_are_documented_in_the_schema() -> None:
     """Each status the matrix expects is a documented answer of that operation."""
     from drf_spectacular.generators import SchemaGenerator
 
-    from config.schema import api_paths
+    from config.openapi import api_paths
 
     schema = SchemaGenerator().get_schema(request=None, public=True)
     paths = api_paths()

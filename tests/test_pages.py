@@ -497,7 +497,8 @@ def test_referee_undoes_the_latest_resolution(web, aldo, referee, player):
     assert response.status_code == 200
     aldo.refresh_from_db()
     assert aldo.sheet["hp"] == 10 and aldo.version == 3
-    assert "Referee undid: Aldo: Takes 4 damage" in text(response)
+    assert "Aldo: Referee undid: Takes 4 damage" in text(response)  # the name said once
+    assert "Referee undid: Aldo:" not in text(response)
 
 
 def test_players_cannot_undo(web, aldo, player):

@@ -37,7 +37,7 @@ class FormField:
     key: str
     name: str  # the HTML name, PREFIX + dotted path
     label: str
-    kind: str  # number, checkbox, tristate, select, text, textarea, group, pairs, json
+    kind: str  # number, checkbox, tristate, select, text, textarea, list, group, pairs, json
     required: bool = False
     help: str = ""
     minimum: int | float | None = None
@@ -129,6 +129,11 @@ def build_field(
         base.kind = "textarea" if (base.max_length or 10**6) > LONG_TEXT else "text"
         base.value = _text(current)
         return base
+    items = schema.get("items")
+    if types == ["array"] and isinstance(items, Mapping) and _types(items) == ["string"]:
+        base.kind = "list"  # words separated by commas (a warband turn's phases)
+        base.value = ", ".join(map(str, current)) if isinstance(current, list) else _text(current)
+        return base
     if types == ["object"]:
         properties = schema.get("properties")
         extra = schema.get("additionalProperties")
@@ -175,6 +180,7 @@ def schema_fields(
     ruleset: str = "",
     sheet: Mapping[str, Any] | None = None,
     defaults: Mapping[str, Any] | None = None,
+    prefix: str = PREFIX,
 ) -> list[FormField]:
     """Controls for every property of an object schema (or the ``only`` ones, in order).
 
@@ -192,7 +198,7 @@ def schema_fields(
         control = build_field(
             key,
             properties[key],
-            name=PREFIX + key,
+            name=prefix + key,
             required=key in needed and defaults is None,
             value=given.get(key),
             choices=choices or None,
@@ -246,6 +252,8 @@ def _read(field_: FormField, data: QueryDict) -> tuple[bool, Any]:
         return False, None
     if field_.kind == "number":
         return True, _number(field_, raw)
+    if field_.kind == "list":
+        return True, [word.strip() for word in raw.split(",") if word.strip()]
     if field_.kind == "tristate":
         return True, raw == "true"
     if field_.integer_choices:  # choices drawn from the sheet (a wound's id)

@@ -17,9 +17,9 @@ import hashlib
 import hmac
 import random
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 T = TypeVar("T")
 
@@ -109,10 +109,17 @@ class ScriptedGenerator:
         return len(self._faces) - self.used
 
 
+RollKind = Literal["dice", "pool", "shuffle"]
+
+
 @dataclass(frozen=True)
 class Roll:
     """One recorded roll: what was rolled, every die, which counted, the total.
 
+    ``kind`` says how to read it: ``dice`` (the kept dice summed, plus the modifier),
+    ``pool`` (the total counts the hits, ruling CM-1) or ``shuffle`` (Fisher-Yates
+    draws; the total is how many items). ``sizes`` is the size of each die drawn, in
+    order, so that anyone can draw them again from the seed (docs/dice.md).
     ``hidden`` rolls (ruling G-4) are shown to referees only.
     """
 
@@ -122,8 +129,11 @@ class Roll:
     kept: tuple[int, ...]
     total: int
     hidden: bool = False
+    kind: RollKind = "dice"
+    sizes: tuple[int, ...] = ()
 
     def as_dict(self) -> dict[str, object]:
+        """The stored form of a roll (a resolution's ``rolls``)."""
         return {
             "label": self.label,
             "expression": self.expression,
@@ -131,12 +141,73 @@ class Roll:
             "kept": list(self.kept),
             "total": self.total,
             "hidden": self.hidden,
+            "kind": self.kind,
+            "sizes": list(self.sizes),
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Roll:
+        """A stored roll read back. Rows written before rolls carried their kind and
+        sizes get them from the expression, the only place one is read back."""
+        expression = str(data.get("expression", ""))
+        kind: RollKind
+        if data.get("kind") in ("dice", "pool", "shuffle") and data.get("sizes") is not None:
+            kind, sizes = data["kind"], tuple(data["sizes"])
+        else:
+            kind, sizes = _kind_and_sizes(expression)
+        return cls(
+            label=str(data.get("label", "")),
+            expression=expression,
+            dice=tuple(data.get("dice", ())),
+            kept=tuple(data.get("kept", ())),
+            total=int(data.get("total", 0)),
+            hidden=bool(data.get("hidden", False)),
+            kind=kind,
+            sizes=sizes,
+        )
+
+    @property
+    def dropped_any(self) -> bool:
+        """Some dice of a keep-highest/lowest roll did not count."""
+        return self.kind == "dice" and len(self.kept) < len(self.dice)
+
+    @property
+    def sides(self) -> int | None:
+        """The size of its dice when they are all one size (a dice roll or pool)."""
+        return self.sizes[0] if self.kind != "shuffle" and self.sizes else None
+
+
+def shuffle_sizes(count: int) -> tuple[int, ...]:
+    """Fisher-Yates over ``count`` items draws one die of each size n, n-1, ..., 2."""
+    return tuple(range(count, 1, -1))
+
+
+_SHUFFLE = re.compile(r"^shuffle\((\d+)\)$")
+
+
+def _kind_and_sizes(expression: str) -> tuple[RollKind, tuple[int, ...]]:
+    shuffle = _SHUFFLE.match(expression)
+    if shuffle:
+        return "shuffle", shuffle_sizes(int(shuffle.group(1)))
+    parsed = DiceExpression.parse(expression)
+    return ("pool" if parsed.hit_on is not None else "dice"), parsed.sizes
 
 
 # ``NdS``, optionally keeping the highest/lowest K (``4d6kl2``) or counting hits, the
 # dice showing T or more (``3d6>=5``: a dice pool, ruling CM-1), then a modifier.
 _EXPRESSION = re.compile(r"^\s*(\d*)d(\d+)(?:k([hl])(\d+)|>=(\d+))?\s*(?:([+-])\s*(\d+))?\s*$")
+
+
+def expression_pattern(*, max_count: int = MAX_DICE, max_sides: int = MAX_SIDES) -> str:
+    """A JSON Schema ``pattern`` for the plain dice expressions a referee may type in a
+    table (``2d6``, ``d20+1``): count and sides as in :class:`DiceExpression`, with
+    ``max_count`` and ``max_sides`` digits at most. :meth:`DiceExpression.parse` still
+    decides the ranges."""
+    count_digits, sides_digits = len(str(max_count)), len(str(max_sides))
+    return (
+        rf"^([1-9][0-9]{{0,{count_digits - 1}}})?d[1-9][0-9]{{0,{sides_digits - 1}}}"
+        r"([+-][0-9]{1,3})?$"
+    )
 
 
 @dataclass(frozen=True)
@@ -166,6 +237,10 @@ class DiceExpression:
         if hit_on is not None and not 1 <= hit_on <= sides:
             raise DiceError(f"a d{sides} cannot hit on {hit_on}")
         return cls(count, sides, keep, keep_count, modifier, hit_on)
+
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        return (self.sides,) * self.count
 
     def __str__(self) -> str:
         text = f"{self.count}d{self.sides}"
@@ -213,6 +288,8 @@ class Dice:
             kept=kept,
             total=total,
             hidden=hidden,
+            kind="pool" if hit_on is not None else "dice",
+            sizes=parsed.sizes,
         )
         self.rolls.append(result)
         return result
@@ -238,6 +315,8 @@ class Dice:
                 kept=(),
                 total=len(result),
                 hidden=hidden,
+                kind="shuffle",
+                sizes=shuffle_sizes(len(result)),
             )
         )
         return result

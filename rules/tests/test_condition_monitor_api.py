@@ -119,6 +119,8 @@ def test_damage_rolls_the_soak_pool_and_logs_its_hits(vex, player, client_for, s
             "kept": [5, 6],
             "total": 2,
             "hidden": False,
+            "kind": "pool",
+            "sizes": [6, 6, 6, 6],
         }
     ]
     assert body["outcome"]["hits"] == 2

@@ -356,3 +356,33 @@ def test_no_form_of_the_seed_in_use_shows_anywhere_before_it_is_revealed(
     seeds = client.get(f"/api/v1/campaigns/{campaign.pk}/dice/seeds/").content.decode()
     assert secret in page and secret in seeds
     assert new_secret not in page and new_secret not in seeds
+
+
+OLD_ROW_FIELDS = ("label", "expression", "dice", "kept", "total", "hidden")
+
+
+def test_rows_logged_before_rolls_carried_their_sizes_still_verify_and_read(
+    played, client_for, referee, tmp_path
+):
+    """Old rows have no ``kind`` nor ``sizes``: their sizes come from the expression."""
+    campaign, aldo = played
+    for resolution in Resolution.objects.filter(character=aldo):
+        resolution.rolls = [{k: roll[k] for k in OLD_ROW_FIELDS} for roll in resolution.rolls]
+        resolution.save(update_fields=["rolls"])
+    old = Resolution.objects.filter(character=aldo).exclude(rolls=[]).first()
+    assert old is not None and verify_resolution_rolls(old, campaign)
+    client = client_for(referee)
+    shown = client.get(f"/api/v1/characters/{aldo.pk}/resolutions/").json()["results"]
+    assert {(r["kind"], tuple(r["sizes"])) for s in shown for r in s["rolls"]} <= {
+        ("dice", (6,) * n) for n in range(1, 10)
+    }
+    client.post(f"/api/v1/campaigns/{campaign.pk}/dice/rotate/")
+    export = client.get(f"/api/v1/campaigns/{campaign.pk}/dice/export/").json()
+    for resolution in export["resolutions"]:  # an export saved before sizes were listed
+        for roll in resolution["rolls"]:
+            del roll["sizes"]
+
+    result = _run_script(tmp_path, export)
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "9 resolutions checked" in result.stdout

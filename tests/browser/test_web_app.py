@@ -273,9 +273,31 @@ def test_referee_undo_and_live_clock_in_the_browser(new_page, referee, player):
     log_in(page, "referee")
     page.goto(f"/characters/{aldo.pk}/")
     page.get_by_role("button", name="Undo this").click()
-    expect(page.locator(".log-entry").first).to_contain_text("Referee undid: Aldo: Night's sleep")
+    expect(page.locator(".log-entry").first).to_contain_text("Aldo: Referee undid: Night's sleep")
+    expect(page.locator(".log-entry").first).not_to_contain_text("Referee undid: Aldo")
     aldo.refresh_from_db()
     assert aldo.sheet["hp"] == 9 and aldo.version == 3
+
+    # Undo any number of steps back to a point, and redo (issue 13).
+    for amount in (1, 2):
+        resolution_create_action(
+            character_id=aldo.pk,
+            actor=player,
+            by_referee=False,
+            action="damage",
+            params={"amount": amount},
+        )
+    page.reload()
+    page.get_by_role("button", name="Undo back to here").click()
+    expect(page.locator(".log-undone")).to_have_count(3)  # the night's sleep and both hits
+    expect(page.locator(".notice")).to_have_text("Aldo: Referee undid 2 entries.")
+    aldo.refresh_from_db()
+    assert aldo.sheet["hp"] == 9
+    page.get_by_role("button", name="Redo what was undone last").click()
+    expect(page.locator(".log-entry").first).to_contain_text("Aldo: Referee redid: Takes 1")
+    expect(page.locator(".log-undone")).to_have_count(2)
+    aldo.refresh_from_db()
+    assert aldo.sheet["hp"] == 8
 
     page.goto(f"/campaigns/{campaign.pk}/")
     page.get_by_label("Run with real time").select_option(label="1 hour per minute")

@@ -7,6 +7,7 @@ import itertools
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -50,6 +51,16 @@ class Drill:
         app.database = name
         self.apps.append(app)
         return app
+
+    def started(self, characters: int, every: int, worker: str = "worker") -> tuple[App, Any]:
+        """An app whose campaign has ``characters`` wounded every ``every`` minutes, with
+        its web app, a worker and beat running."""
+        app = self.app()
+        world = app.tool("setup", str(characters), str(every))
+        app.start_web()
+        app.start_worker(worker)
+        app.start_beat()
+        return app, world
 
 
 @pytest.fixture

@@ -35,12 +35,8 @@ def advance(app: App, token: str, campaign: int, minutes: int) -> int:
 
 
 def test_a_job_whose_worker_died_finishes_by_itself(drill):
-    app = drill.app()
-    world = app.tool("setup", str(CHARACTERS), str(EVERY))
+    app, world = drill.started(CHARACTERS, EVERY, worker="first")
     token, campaign = world["token"], world["campaign"]
-    app.start_web()
-    app.start_worker("first")
-    app.start_beat()
 
     # given an advance of a day (384 effects, batches of 4) running on the worker
     first = advance(app, token, campaign, 24 * 60)
@@ -76,7 +72,7 @@ def test_a_job_whose_worker_died_finishes_by_itself(drill):
     # (the web app, whose request limits live in Redis, answers a clear 503 meanwhile)
     status, body = app.get(f"/api/v1/campaigns/{campaign}/clock/jobs/{second}/", token)
     assert status == 503, body
-    assert "try again in a minute" in body["detail"]
+    assert "Try again in a minute." in body["detail"]
 
     # and the host comes back
     drill.redis.start()

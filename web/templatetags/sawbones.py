@@ -6,13 +6,13 @@ picture needs, so the templates in ``templates/sheets/`` only draw.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django import template
 
+from rules.engine.dice import Roll
 from rules.engine.text import clock_text
 from web import rulesets
 from web.forms import humanize as _humanize
@@ -75,22 +75,18 @@ def dice_faces(roll: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 @register.filter
 def is_shuffle(roll: Mapping[str, Any]) -> bool:
-    return str(roll.get("expression", "")).startswith("shuffle(")
+    return Roll.from_dict(roll).kind == "shuffle"
 
 
 @register.filter
 def is_pool(roll: Mapping[str, Any]) -> bool:
     """A dice pool (``3d6>=5``): its kept dice are the hits, its total how many."""
-    return ">=" in str(roll.get("expression", ""))
+    return Roll.from_dict(roll).kind == "pool"
 
 
 @register.filter
 def dropped_any(roll: Mapping[str, Any]) -> bool:
-    return (
-        len(roll.get("kept", ())) < len(roll.get("dice", ()))
-        and not is_shuffle(roll)
-        and not is_pool(roll)
-    )
+    return Roll.from_dict(roll).dropped_any
 
 
 @register.filter
@@ -142,10 +138,7 @@ def effect_text(effect: Any) -> str:
     return text
 
 
-_SIDES = re.compile(r"d(\d+)")
-
-
 @register.filter
 def die_sides(roll: Mapping[str, Any]) -> str:
-    match = _SIDES.search(str(roll.get("expression", "")))
-    return match.group(1) if match else ""
+    sides = Roll.from_dict(roll).sides
+    return "" if sides is None else str(sides)

@@ -17,15 +17,20 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Count, Sum
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from campaigns.access import access_campaign
-from campaigns.models import Campaign, Invite, Membership
-from campaigns.selectors import campaign_seed_periods
+from campaigns.models import Campaign, Membership
+from campaigns.selectors import (
+    campaign_members,
+    campaign_seed_periods,
+    invite_for_code,
+    latest_invite,
+    membership_of,
+)
 from campaigns.services import (
     campaign_archive,
     campaign_create,
@@ -36,7 +41,7 @@ from campaigns.services import (
 )
 from characters.choices import public_choice
 from characters.models import Character
-from characters.selectors import PartyMember, party
+from characters.selectors import PartyMember, party, party_totals
 from core.cleaning import reject_nul_characters
 from core.errors import NotAllowed, ResolutionConflict
 from rules.battles import warband_rules
@@ -45,13 +50,15 @@ from rules.engine.registry import get_ruleset, ruleset_keys
 from rules.engine.text import clock_text
 from rules.models import ClockJob, ClockJobState, EffectState, ScheduledEffect
 from rules.selectors import clock_jobs_for_campaign, effects_for_viewer
-from web.forms import FormField, humanize, schema_fields
+from web.forms import FormField, ParamsError, humanize, parse_params, schema_fields
+from web.htmx import is_htmx
 from web.plain import plain_message
 from web.rulesets import sheet_templates
 from web.templatetags.sawbones import effect_text
 
 TIMELINE_LENGTH = 12
 STOPPED = (ClockJobState.WAITING, ClockJobState.FAILED)  # a clock job the referee must see
+OPTION_PREFIX = "opt."  # the campaign options' names on the new-campaign form
 PENDING_INVITE = "pending_invite"  # session key: the invite code opened while logged out
 MORNING_HOUR = 6  # "next morning" on the clock buttons: the next 06:00
 # The live clock's choices: in-game minutes per real minute (rules.clock.clock_live_set).
@@ -90,7 +97,7 @@ def pending_effects(campaign: Campaign, *, referee: bool, viewer_id: int) -> lis
             viewer_id=viewer_id,
             viewer_is_referee=referee,
             state=EffectState.PENDING,
-        ).select_related("character")
+        )
     )
 
 
@@ -133,11 +140,9 @@ def _stamp(clock: int, count: int, versions: int, job: ClockJob | None) -> str:
 
 
 def party_stamp(campaign: Campaign, *, referee: bool) -> str:
-    totals = Character.objects.filter(campaign=campaign).aggregate(
-        count=Count("id"), versions=Sum("version")
-    )
+    count, versions = party_totals(campaign)
     job = latest_job(campaign) if referee else None
-    return _stamp(campaign.clock, totals["count"], totals["versions"] or 0, job)
+    return _stamp(campaign.clock, count, versions, job)
 
 
 @dataclass(frozen=True)
@@ -224,10 +229,8 @@ def dashboard_context(request: HttpRequest, membership: Membership, **extra: Any
     context = _live_context(membership, membership.user_id)
     campaign = membership.campaign
     if membership.is_referee:
-        context["invite"] = Invite.objects.filter(campaign=campaign).order_by("-id").first()
-        context["members"] = list(
-            Membership.objects.filter(campaign=campaign).select_related("user").order_by("id")
-        )
+        context["invite"] = latest_invite(campaign)
+        context["members"] = campaign_members(campaign)
     context["own_characters"] = [card.character for card in context["cards"] if card.member.is_own]
     context["creation_fields"] = creation_fields(context["ruleset"], extra.pop("values", None))
     context["morning_hour"] = MORNING_HOUR
@@ -263,7 +266,7 @@ def _to_campaign(request: HttpRequest, campaign_id: int, anchor: str) -> HttpRes
     """Back to the campaign page after a form there. From htmx: a redirect that differs
     from the page in its #anchor only would not load it again, so the page refreshes."""
     page = reverse("campaign", args=[campaign_id])
-    if request.headers.get("HX-Request"):
+    if is_htmx(request):
         answer = HttpResponse(status=204)
         if urlsplit(request.headers.get("HX-Current-URL", "")).path == page:
             answer["HX-Refresh"] = "true"
@@ -320,64 +323,26 @@ def campaign_live(request: HttpRequest, campaign_id: int) -> HttpResponse:
 # -- creating a campaign -----------------------------------------------------------------
 
 
-def option_fields(ruleset: Ruleset, values: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """One control per campaign option, typed like its default."""
-    given = values or {}
-    fields = []
-    for key, default in ruleset.options.items():
-        value = given.get(key, default)
+def option_fields(ruleset: Ruleset, values: dict[str, Any] | None = None) -> list[FormField]:
+    """The campaign options form: built from the ruleset's options schema by the same
+    builder as the character forms, each saying its default."""
+    fields = schema_fields(ruleset.options_schema, values=values, prefix=OPTION_PREFIX)
+    for control in fields:
+        default = ruleset.options[control.key]
+        shown = ", ".join(map(str, default)) if isinstance(default, list) else default
         if isinstance(default, bool):
-            kind = "checkbox"
-        elif isinstance(default, int | float):
-            kind = "number"
-        elif isinstance(default, list):  # a list of words (a warband turn's phases)
-            kind = "list"
-            value = ", ".join(map(str, value)) if isinstance(value, list) else value
-            default = ", ".join(map(str, default))
-        else:
-            kind = "text"
-        fields.append(
-            {
-                "key": key,
-                "name": f"opt.{key}",
-                "label": humanize(key),
-                "kind": kind,
-                "value": value,
-                "default": default,
-                "step": "1" if isinstance(default, int) else "any",
-            }
-        )
+            shown = "on" if default else "off"
+        control.help = f"{control.help} Default: {shown}.".strip()
     return fields
 
 
 def _posted_options(ruleset: Ruleset, data: Any) -> dict[str, Any]:
-    options: dict[str, Any] = {}
-    for key, default in ruleset.options.items():
-        raw = data.get(f"opt.{key}")
-        reject_nul_characters(raw, humanize(key))
-        if isinstance(default, bool):
-            options[key] = raw in {"on", "true", "1"}
-        elif raw is None or raw.strip() == "":
-            continue
-        elif isinstance(default, int):
-            try:
-                options[key] = int(raw)
-            except ValueError:
-                raise ValidationError(
-                    {"options": [f"{humanize(key)}: enter a whole number, not {raw!r}"]}
-                ) from None
-        elif isinstance(default, float):
-            try:
-                options[key] = float(raw)
-            except ValueError:
-                raise ValidationError(
-                    {"options": [f"{humanize(key)}: enter a number, not {raw!r}"]}
-                ) from None
-        elif isinstance(default, list):
-            options[key] = [word.strip() for word in raw.split(",") if word.strip()]
-        else:
-            options[key] = raw.strip()
-    return options
+    for key in ruleset.options:
+        reject_nul_characters(data.get(OPTION_PREFIX + key), humanize(key))
+    try:
+        return parse_params(option_fields(ruleset), data)
+    except ParamsError as error:
+        raise ValidationError({"options": [str(error)]}) from None
 
 
 @login_required
@@ -454,7 +419,7 @@ def invite_new(request: HttpRequest, campaign_id: int) -> HttpResponse:
         raise PermissionDenied(str(error)) from None
     invite = invite_create(campaign=membership.campaign, user=request.user)
     notice = "New invite link ready: send it to your players."
-    if request.headers.get("HX-Request"):  # said beside the link, not on the next page
+    if is_htmx(request):  # said beside the link, not on the next page
         return render(
             request,
             "campaigns/_invite.html",
@@ -478,11 +443,7 @@ def join(request: HttpRequest, code: str = "") -> HttpResponse:
         if code:  # kept through log-in or sign-up, whichever link they follow
             request.session[PENDING_INVITE] = code[:64]
         return redirect_to_login(request.get_full_path())
-    invite = (
-        Invite.objects.select_related("campaign", "created_by").filter(code=code).first()
-        if code
-        else None
-    )
+    invite = invite_for_code(code)
     error = ""
     if request.method == "POST":
         try:
@@ -495,11 +456,7 @@ def join(request: HttpRequest, code: str = "") -> HttpResponse:
             return redirect("campaign", campaign_id=membership.campaign_id)
     elif code and invite is None:
         error = "No campaign has this invite code. Check the link with your referee."
-    already = (
-        Membership.objects.filter(campaign=invite.campaign, user=request.user).first()
-        if invite
-        else None
-    )
+    already = membership_of(invite.campaign, request.user) if invite else None
     return render(
         request,
         "campaigns/join.html",

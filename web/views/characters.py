@@ -25,18 +25,20 @@ from django.views.decorators.http import require_POST
 from campaigns.access import access_campaign
 from characters.access import CharacterAccess, access_character
 from characters.choices import public_choice
+from core.cleaning import valid_id
 from core.errors import NotAllowed, ResolutionConflict
 from rules.action_time import elapsed_words
 from rules.engine.dice import DiceError
 from rules.engine.interface import ActionBlocked, ActionSpec, OddsUnavailable, RuleError
 from rules.engine.registry import get_ruleset
-from rules.models import EffectState, Resolution, ResolutionKind
+from rules.models import EffectState, ResolutionKind
 from rules.selectors import (
     action_odds,
     effects_for_viewer,
     resolution_dice_check,
+    resolution_log,
+    resolution_of,
     resolution_view,
-    resolutions_for_character,
 )
 from rules.services import (
     character_create,
@@ -44,8 +46,8 @@ from rules.services import (
     resolution_cancel_choice,
     resolution_create_action,
     resolution_reveal,
-    resolution_undo_latest,
 )
+from rules.undo import redo_target, resolution_redo, resolution_undo, undo_marks
 from web.forms import (
     PREFIX,
     ParamsError,
@@ -54,6 +56,7 @@ from web.forms import (
     posted_values,
     schema_fields,
 )
+from web.htmx import is_htmx
 from web.plain import field_labels, plain_message
 from web.rulesets import sheet_templates
 from web.views.campaigns import creation_fields, dashboard_context, posted_text
@@ -78,10 +81,6 @@ def _status(error: Exception) -> int:
     if isinstance(error, NotAllowed):
         return 403
     return 400
-
-
-def _is_htmx(request: HttpRequest) -> bool:
-    return request.headers.get("HX-Request") == "true"
 
 
 def viewer_actions(access: CharacterAccess) -> list[ActionSpec]:
@@ -133,12 +132,11 @@ def sheet_context(
         forms.append(action_form(access, spec, values.get(spec.key), errors.get(spec.key, "")))
         forms[-1]["open"] = spec.key == open_action
 
-    log_query = resolutions_for_character(character).select_related("actor")
-    if before is not None:
-        log_query = log_query.filter(version__lt=before)
-    rows = list(log_query[: LOG_LENGTH + 1])
+    rows = resolution_log(character, before=before, length=LOG_LENGTH)
     labels = {spec.key: spec.label for spec in ruleset.actions}
-    log = []
+    marks = undo_marks(rows[:LOG_LENGTH])
+    redo = redo_target(character) if referee else None
+    log: list[dict[str, Any]] = []
     for resolution in rows[:LOG_LENGTH]:
         view = resolution_view(resolution, ruleset_key=ruleset.key, viewer_is_referee=referee)
         view["actor_name"] = resolution.actor.get_username() if resolution.actor else ""
@@ -149,11 +147,16 @@ def sheet_context(
             and not resolution.revealed
             and any(roll.get("hidden") for roll in resolution.rolls)
         )
+        view["undo_mark"] = marks.get(resolution.pk, "")
+        # Any entry in force can be undone, with everything newer (rules.undo).
         view["undoable"] = (
             referee
-            and resolution.version == character.version
+            and not view["undo_mark"]
             and resolution.kind not in (ResolutionKind.CREATE, ResolutionKind.UNDO)
         )
+        if view["undoable"]:
+            newest = not any(entry["undoable"] for entry in log) and before is None
+            view["undo_label"] = "Undo this" if newest else "Undo back to here"
         log.append(view)
     return {
         "character": character,
@@ -179,6 +182,7 @@ def sheet_context(
         ],
         "effects": effects_list,
         "log": log,
+        "redo": redo,
         "log_older": rows[LOG_LENGTH].version + 1 if len(rows) > LOG_LENGTH else None,
         "log_before": before,
         "sheet_templates": sheet_templates(ruleset.key, "full"),
@@ -261,11 +265,11 @@ def character_live(request: HttpRequest, character_id: int) -> HttpResponse:
 def _answer(request: HttpRequest, character_id: int, status: int, **context: Any) -> HttpResponse:
     """The page (or its live fragment) after a post, with what went wrong if anything."""
     access = access_character(request.user, character_id)  # fresh state after the change
-    if status < 400 and not _is_htmx(request):
+    if status < 400 and not is_htmx(request):
         if context.get("notice"):
             messages.success(request, context["notice"])
         return redirect("character", character_id=character_id)
-    template = "characters/_live.html" if _is_htmx(request) else "characters/detail.html"
+    template = "characters/_live.html" if is_htmx(request) else "characters/detail.html"
     return render(request, template, sheet_context(request, access, **context), status=status)
 
 
@@ -349,9 +353,29 @@ def character_choice(request: HttpRequest, character_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def character_undo(request: HttpRequest, character_id: int) -> HttpResponse:
+    """Undo the newest entry, or back to the entry ``to`` (each step logged, rules.undo)."""
     access = _referee_access(request, character_id)
     try:
-        resolution = resolution_undo_latest(character_id=access.character.pk, actor=request.user)
+        to = valid_id(request.POST["to"]) if request.POST.get("to") else None
+        undos = resolution_undo(character_id=access.character.pk, actor=request.user, to=to)
+    except (ValueError, TypeError):
+        return _answer(request, character_id, 400, errors={"undo": "Pick an entry of the log."})
+    except CONFLICT as error:
+        return _answer(request, character_id, 409, errors={"undo": _message(error)})
+    notice = (
+        undos[-1].summary
+        if len(undos) == 1
+        else (f"{access.character.name}: Referee undid {len(undos)} entries.")
+    )
+    return _answer(request, character_id, 200, notice=notice)
+
+
+@login_required
+@require_POST
+def character_redo(request: HttpRequest, character_id: int) -> HttpResponse:
+    access = _referee_access(request, character_id)
+    try:
+        resolution = resolution_redo(character_id=access.character.pk, actor=request.user)
     except CONFLICT as error:
         return _answer(request, character_id, 409, errors={"undo": _message(error)})
     return _answer(request, character_id, 200, notice=resolution.summary)
@@ -381,7 +405,7 @@ def character_cancel_choice(request: HttpRequest, character_id: int) -> HttpResp
 def character_reveal(request: HttpRequest, character_id: int, resolution_id: int) -> HttpResponse:
     """The referee shows a resolution's hidden rolls to the players (ruling G-4)."""
     access = _referee_access(request, character_id)
-    resolution = Resolution.objects.filter(pk=resolution_id, character=access.character).first()
+    resolution = resolution_of(access.character, resolution_id)
     if resolution is None:
         raise Http404("no such resolution")
     resolution_reveal(resolution=resolution)
@@ -428,11 +452,7 @@ def character_odds(request: HttpRequest, character_id: int, action: str) -> Http
 def resolution_dice(request: HttpRequest, character_id: int, resolution_id: int) -> HttpResponse:
     """A member checks the dice of one resolution (docs/dice.md)."""
     access = access_character(request.user, character_id)
-    resolution = (
-        Resolution.objects.select_related("character__campaign")
-        .filter(pk=resolution_id, character=access.character)
-        .first()
-    )
+    resolution = resolution_of(access.character, resolution_id)
     if resolution is None:
         raise Http404("no such resolution")
     check = resolution_dice_check(resolution, viewer_is_referee=access.is_referee)

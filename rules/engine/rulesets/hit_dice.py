@@ -323,7 +323,7 @@ class HitDice(Ruleset):
                 "minimum": 1,
                 "maximum": 1000,
                 "default": 10,
-                "title": "Hit points per level to bypass",
+                "title": "Bypass hp per level",
                 "description": "Hit points a character pays per level of the attacker "
                 "to stop an effect that bypasses hit points.",
             }
@@ -356,6 +356,25 @@ class HitDice(Ruleset):
         if "hp" not in data:
             sheet["hp"] = dice.roll(f"{sheet['hit_dice']}d6", "Starting hp").total
         return sheet
+
+    def level_up(
+        self, sheet: Mapping[str, Any], dice: Dice, context: Context, *, player_character: bool
+    ) -> Result:
+        """A level more; a player character's hit dice follow the level (6.2, ruling HD-1),
+        an NPC's stay as they are. Hit points come with the next rest (project ruling HD-P13)."""
+        new = copy.deepcopy(dict(sheet))
+        if new["state"] == "dead":
+            raise ActionBlocked("The character is dead and cannot gain a level.")
+        level = int(new["level"])
+        if level >= 20:
+            raise RuleError("level 20 is the highest level")
+        new["level"] = level + 1
+        summary = f"rises to level {level + 1}"
+        if player_character:
+            new["hit_dice"] = level + 1
+            summary += f" with {level + 1} hit dice"
+        self.validate_sheet(new)
+        return Result(sheet=new, summary=summary + ".", outcome={"level": level + 1})
 
     def validate_sheet(self, sheet: Mapping[str, Any]) -> None:
         super().validate_sheet(sheet)

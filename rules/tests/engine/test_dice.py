@@ -1,8 +1,17 @@
 import hmac
+import re
 
 import pytest
 
-from rules.engine.dice import Dice, DiceError, HmacGenerator, ScriptedGenerator, SystemGenerator
+from rules.engine.dice import (
+    Dice,
+    DiceError,
+    DiceExpression,
+    HmacGenerator,
+    Roll,
+    ScriptedGenerator,
+    SystemGenerator,
+)
 
 
 def test_keep_lowest_keeps_the_lowest_dice_and_records_all():
@@ -85,3 +94,34 @@ def test_a_pool_keeps_its_hits_and_counts_them():
 def test_bad_pools_raise_dice_error(text):
     with pytest.raises(DiceError):
         Dice(SystemGenerator(1)).roll(text, "x")
+
+
+def test_a_roll_carries_its_kind_and_the_size_of_each_die_drawn():
+    dice = Dice(SystemGenerator(3))
+    plain, pool = dice.roll("2d6kh1+1", "plain"), dice.roll("3d8>=5", "pool")
+    dice.shuffle(list("abcd"), "deck")
+    shuffle = dice.rolls[-1]
+    assert [(r.kind, r.sizes) for r in (plain, pool, shuffle)] == [
+        ("dice", (6, 6)),
+        ("pool", (8, 8, 8)),
+        ("shuffle", (4, 3, 2)),
+    ]
+    assert all(Roll.from_dict(r.as_dict()) == r for r in (plain, pool, shuffle))
+
+
+def test_a_stored_roll_without_kind_or_sizes_is_read_from_its_expression():
+    old = {"label": "deck", "expression": "shuffle(5)", "dice": [1, 2, 3, 1], "kept": []}
+    assert (Roll.from_dict(old).kind, Roll.from_dict(old).sizes) == ("shuffle", (5, 4, 3, 2))
+    pool = {"label": "soak", "expression": "4d6>=5", "dice": [5, 1, 2, 6], "kept": [5, 6]}
+    assert (Roll.from_dict(pool).kind, Roll.from_dict(pool).sides) == ("pool", 6)
+
+
+def test_the_table_pattern_is_the_engine_grammar():
+    from rules.engine.dice import expression_pattern
+    from rules.engine.rulesets.old_school.data import DICE_PATTERN
+
+    assert expression_pattern(max_count=999, max_sides=999) == DICE_PATTERN
+    for text in ("2d6", "d20+1", "10d10-3"):
+        assert re.match(DICE_PATTERN, text) and DiceExpression.parse(text)
+    for text in ("2d6kh1", "d0", "1000d6", "shuffle(3)"):
+        assert not re.match(DICE_PATTERN, text)

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from rules.engine.dice import expression_pattern
+
 ABILITIES: tuple[str, ...] = (
     "strength",
     "dexterity",
@@ -117,7 +119,8 @@ SCORE_MAX = 18
 # -- effects: what a critical injury, a poison or a disease does ----------------------
 
 EFFECT_TYPES: tuple[str, ...] = ("none", "death", "damage", "ability_loss", "sleep")
-DICE_PATTERN = r"^([1-9][0-9]{0,2})?d[1-9][0-9]{0,2}([+-][0-9]{1,3})?$"
+# The engine's dice grammar (rules.engine.dice), plain rolls of up to 999 dice of 999 sides.
+DICE_PATTERN = expression_pattern(max_count=999, max_sides=999)
 
 EFFECT_SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -684,6 +684,10 @@ class OldSchool(Ruleset):
         "critical_injuries": data.PROJECT_CRITICAL_INJURIES,
         "diseases": data.DEFAULT_DISEASES,
     }
+    table_schemas: ClassVar[Mapping[str, Mapping[str, Any]]] = {
+        "critical_injuries": CRITICAL_TABLE_SCHEMA,
+        "diseases": DISEASE_TABLE_SCHEMA,
+    }
 
     # -- sheets -------------------------------------------------------------------------
     def default_sheet(self) -> Sheet:
@@ -727,6 +731,30 @@ class OldSchool(Ruleset):
             ScheduledEffect("birthday", YEAR, {"n": birthday}, f"birthday:{birthday}"),
             ScheduledEffect("sleep_window", DAY, {"n": window}, f"sleep_window:{window}"),
         )
+
+    def level_up(
+        self, sheet: Mapping[str, Any], dice: Dice, context: Context, *, player_character: bool
+    ) -> Result:
+        """Project ruling OS-P18: a level more brings 1d6 + the Constitution modifier
+        wounds (at least 1), on the maximum and the current wounds alike."""
+        turn = self._turn(copy.deepcopy(dict(sheet)), dice, context, "gain a level")
+        level = int(turn.sheet["level"])
+        if level >= 50:
+            raise RuleError("level 50 is the highest level")
+        turn.sheet["level"] = level + 1
+        roll = dice.roll("1d6", "wounds for the new level")
+        gain = max(1, roll.total + modifier(int(turn.sheet["constitution"])))
+        turn.sheet["max_wounds"] = int(turn.sheet["max_wounds"]) + gain
+        turn.sheet["wounds"] = int(turn.sheet["wounds"]) + gain
+        turn.note(
+            f"rises to level {level + 1}: +{gain} wounds "
+            f"({turn.sheet['wounds']} of {turn.sheet['max_wounds']})"
+        )
+        turn.wounds_changed()
+        turn.outcome["level"] = level + 1
+        result = turn.result()
+        self.validate_sheet(result.sheet)
+        return result
 
     def validate_sheet(self, sheet: Mapping[str, Any]) -> None:
         super().validate_sheet(sheet)

@@ -1,0 +1,55 @@
+"""One form builder for the character forms and the campaign options form, and one way
+to tell htmx requests (django-htmx) for every view."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from django.conf import settings
+from django.http import QueryDict
+from django.test import RequestFactory
+
+from rules.engine.registry import all_rulesets, get_ruleset
+from web.forms import parse_params
+from web.htmx import is_htmx
+from web.views.campaigns import OPTION_PREFIX, option_fields
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_every_option_gets_a_control_from_the_options_schema_and_reads_back():
+    for ruleset in all_rulesets():
+        fields = option_fields(ruleset)
+        assert [f.key for f in fields] == list(ruleset.options)
+        for control in fields:
+            schema = ruleset.options_schema["properties"][control.key]
+            assert control.label == schema["title"]
+            assert control.name == OPTION_PREFIX + control.key
+            assert "Default:" in control.help
+        posted = QueryDict(mutable=True)
+        for control in fields:
+            if control.kind != "checkbox" or control.value:
+                posted[control.name] = "on" if control.kind == "checkbox" else control.value
+        assert ruleset.check_options(parse_params(fields, posted)) == dict(ruleset.options)
+
+
+def test_a_list_option_is_words_separated_by_commas():
+    warband = get_ruleset("warband")
+    (phases,) = [f for f in option_fields(warband) if f.key == "phases"]
+    assert phases.kind == "list"
+    posted = QueryDict("opt.phases=upkeep,+shoot+,end")
+    assert parse_params([phases], posted) == {"phases": ["upkeep", "shoot", "end"]}
+
+
+def test_htmx_requests_are_told_apart_by_django_htmx_alone():
+    assert "django_htmx.middleware.HtmxMiddleware" in settings.MIDDLEWARE
+    factory = RequestFactory()
+    assert is_htmx(factory.get("/", headers={"HX-Request": "true"}))
+    assert not is_htmx(factory.get("/"))
+    readers = [
+        path.relative_to(ROOT).as_posix()
+        for path in (ROOT / "web").rglob("*.py")
+        if re.search(r"headers\.get\(\s*.HX-Request|HTTP_HX_REQUEST", path.read_text("utf-8"))
+    ]
+    assert readers == []  # no view reads the header itself
