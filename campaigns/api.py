@@ -2,29 +2,42 @@
 
 from __future__ import annotations
 
+import copy
+from functools import cache
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from django.http import Http404
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from campaigns.access import access_campaign, visible_memberships
-from campaigns.models import Membership
+from campaigns.editing import invite_revoke, invite_usable, invites_of
+from campaigns.models import Invite, Membership
 from campaigns.selectors import (
     campaign_seed_periods,
     clock_display,
     dice_commitment,
 )
 from campaigns.services import (
+    MAX_INVITE_HOURS,
     campaign_create,
     campaign_dice_rotate,
     campaign_join,
     campaign_update,
     invite_create,
 )
-from rules.engine.registry import ruleset_keys
+from core.cleaning import valid_id
+from core.openapi import (
+    ProxyMap,
+    const_field,
+    error_answer,
+    json_schema_field,
+    serializer_class,
+)
+from rules.engine.registry import all_rulesets, ruleset_keys
 
 
 class RulesetField(serializers.ChoiceField):
@@ -51,7 +64,11 @@ class CampaignOutputSerializer(serializers.Serializer):
     )
 
 
-def campaign_output(membership: Membership) -> dict[str, Any]:
+def campaign_output(membership: Membership) -> Any:
+    return CampaignOutputSerializer(_campaign_view(membership)).data
+
+
+def _campaign_view(membership: Membership) -> dict[str, Any]:
     campaign = membership.campaign
     return {
         "id": campaign.pk,
@@ -66,17 +83,55 @@ def campaign_output(membership: Membership) -> dict[str, Any]:
     }
 
 
+NAME_MAX_LENGTH = 120
+
+
+@cache
+def _campaign_bodies() -> ProxyMap:
+    """One body per ruleset for ``POST campaigns/``: its key and its options' schema."""
+    bodies: ProxyMap = {}
+    for ruleset in all_rulesets():
+        options = copy.deepcopy(dict(ruleset.options_schema))
+        options["description"] = "Campaign options; the ones left out keep their default."
+        name = "".join(part.capitalize() for part in ruleset.key.split("_"))
+        fields = {
+            "name": serializers.CharField(max_length=NAME_MAX_LENGTH),
+            "ruleset": const_field(ruleset.key),
+            "options": json_schema_field(options, name=f"{name}CampaignOptions", required=False),
+        }
+        doc = f"A {ruleset.name} campaign."
+        bodies[ruleset.key] = serializer_class(f"{name}Campaign", doc, fields)
+    return bodies
+
+
+def campaign_request() -> PolymorphicProxySerializer:
+    return PolymorphicProxySerializer(
+        component_name="Campaign",
+        serializers=_campaign_bodies(),
+        resource_type_field_name="ruleset",
+    )
+
+
+def any_options_schema() -> dict[str, Any]:
+    return {
+        "anyOf": [copy.deepcopy(dict(ruleset.options_schema)) for ruleset in all_rulesets()],
+        "description": "Options of the campaign's ruleset (after a ruleset change, of the "
+        "new one); the ones left out keep their value.",
+    }
+
+
 class CampaignListApi(APIView):
     class InputSerializer(serializers.Serializer):
-        name = serializers.CharField(max_length=120)
+        name = serializers.CharField(max_length=NAME_MAX_LENGTH)
         ruleset = RulesetField()
         options = serializers.DictField(required=False)
 
     @extend_schema(responses={200: CampaignOutputSerializer(many=True)})
     def get(self, request: Request) -> Response:
-        return Response([campaign_output(m) for m in visible_memberships(request.user)])
+        views = [_campaign_view(m) for m in visible_memberships(request.user)]
+        return Response(CampaignOutputSerializer(views, many=True).data)
 
-    @extend_schema(request=InputSerializer, responses={201: CampaignOutputSerializer})
+    @extend_schema(request=campaign_request(), responses={201: CampaignOutputSerializer})
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -87,10 +142,15 @@ class CampaignListApi(APIView):
 
 class CampaignDetailApi(APIView):
     class UpdateSerializer(serializers.Serializer):
-        name = serializers.CharField(max_length=120, required=False)
+        name = serializers.CharField(max_length=NAME_MAX_LENGTH, required=False)
         ruleset = RulesetField(required=False)
-        options = serializers.DictField(required=False)
+        options = json_schema_field(any_options_schema(), name="AnyOptionsField", required=False)
         actions_move_clock = serializers.BooleanField(required=False)
+
+        def validate_options(self, value: Any) -> Any:
+            if not isinstance(value, dict):
+                raise serializers.ValidationError("Expected a dictionary of items.")
+            return value
 
     @extend_schema(responses={200: CampaignOutputSerializer})
     def get(self, request: Request, campaign_id: int) -> Response:
@@ -98,7 +158,12 @@ class CampaignDetailApi(APIView):
 
     @extend_schema(
         request=UpdateSerializer,
-        responses={200: CampaignOutputSerializer},
+        responses={
+            200: CampaignOutputSerializer,
+            409: error_answer(
+                409, "Conflict: the ruleset is fixed once the campaign has characters."
+            ),
+        },
         description="Referee only. The ruleset can change only while no character exists.",
     )
     def patch(self, request: Request, campaign_id: int) -> Response:
@@ -109,15 +174,80 @@ class CampaignDetailApi(APIView):
         return Response(campaign_output(access_campaign(request.user, campaign_id)))
 
 
-class InviteCreateApi(APIView):
-    class OutputSerializer(serializers.Serializer):
-        code = serializers.CharField()
+class InviteSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    code = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField(allow_null=True, help_text="null: never expires")
+    single_use = serializers.BooleanField(help_text="joins one new member, then stops")
+    uses = serializers.IntegerField(help_text="new members it brought in")
+    revoked = serializers.BooleanField()
+    usable = serializers.BooleanField(help_text="joins someone now")
 
-    @extend_schema(request=None, responses={201: OutputSerializer})
+
+def invite_output(invite: Invite) -> dict[str, Any]:
+    return {
+        "id": invite.pk,
+        "code": invite.code,
+        "created_at": invite.created_at,
+        "expires_at": invite.expires_at,
+        "single_use": invite.single_use,
+        "uses": invite.uses,
+        "revoked": invite.revoked_at is not None,
+        "usable": invite_usable(invite) is None,
+    }
+
+
+class InviteCreateApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        expires_in_hours = serializers.IntegerField(
+            required=False, min_value=1, max_value=MAX_INVITE_HOURS
+        )
+        single_use = serializers.BooleanField(required=False, default=False)
+
+    @extend_schema(
+        responses={200: InviteSerializer(many=True)},
+        description="Referee only: the campaign's invite codes, newest first.",
+    )
+    def get(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        invites = [invite_output(invite) for invite in invites_of(membership.campaign)]
+        return Response(InviteSerializer(invites, many=True).data)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={201: InviteSerializer},
+        description="Referee only: a new invite code, which may expire after "
+        "`expires_in_hours` and may be `single_use`.",
+    )
     def post(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
-        invite = invite_create(campaign=membership.campaign, user=request.user)
-        return Response({"code": invite.code}, status=status.HTTP_201_CREATED)
+        data = self.InputSerializer(data=request.data or {})
+        data.is_valid(raise_exception=True)
+        invite = invite_create(
+            campaign=membership.campaign, user=request.user, **data.validated_data
+        )
+        return Response(InviteSerializer(invite_output(invite)).data, status=201)
+
+
+class InviteDetailApi(APIView):
+    @extend_schema(
+        request=None,
+        responses={
+            200: InviteSerializer,
+            409: error_answer(409, "Conflict: the invite is already revoked."),
+        },
+        description="Referee only: revoke the invite code; it joins nobody from now on.",
+    )
+    def delete(self, request: Request, campaign_id: int, invite_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        try:
+            invite = invite_revoke(
+                campaign_id=membership.campaign_id, invite_id=valid_id(invite_id)
+            )
+        except (Invite.DoesNotExist, ValueError):
+            raise Http404("no such invite") from None
+        return Response(InviteSerializer(invite_output(invite)).data)
 
 
 class JoinApi(APIView):

@@ -95,6 +95,12 @@ class Invite(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # None: never expires. After it the code joins nobody (campaigns.editing).
+    expires_at = models.DateTimeField(null=True, blank=True)
+    # A single-use code joins one new member, then stops working.
+    single_use = models.BooleanField(default=False)
+    uses = models.PositiveIntegerField(default=0)  # new members it brought in
+    revoked_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"invite {self.code} to {self.campaign}"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
 
-from campaigns.models import Campaign, Membership, RevealedSeed
+from campaigns.models import Campaign, Invite, Membership, RevealedSeed
 from rules.engine.text import clock_text
 
 
@@ -17,6 +17,12 @@ def memberships_for_user(user: Any) -> QuerySet[Membership]:
         .select_related("campaign")
         .order_by("-campaign__created_at", "-campaign_id")
     )
+
+
+def campaigns_of_user(user: Any) -> list[Membership]:
+    """The user's memberships, newest campaign first, each with ``party_size``: how many
+    characters its campaign has (the home page's list); one query."""
+    return list(memberships_for_user(user).annotate(party_size=Count("campaign__characters")))
 
 
 def clock_display(minutes: int) -> str:
@@ -73,3 +79,25 @@ def seed_for_counter(campaign: Campaign, counter: int) -> str:
     if revealed is None:  # only a campaign older than seed rotation can get here
         return campaign.dice_seed
     return revealed.seed
+
+
+def latest_invite(campaign: Campaign) -> Invite | None:
+    """The campaign's newest invite link (the referee's dashboard shows it)."""
+    return Invite.objects.filter(campaign=campaign).order_by("-id").first()
+
+
+def campaign_members(campaign: Campaign) -> list[Membership]:
+    """Everyone in the campaign with their user, in the order they joined."""
+    return list(Membership.objects.filter(campaign=campaign).select_related("user").order_by("id"))
+
+
+def invite_for_code(code: str) -> Invite | None:
+    """The invite a link's code names, with its campaign and who made it; None if none."""
+    if not code:
+        return None
+    return Invite.objects.select_related("campaign", "created_by").filter(code=code).first()
+
+
+def membership_of(campaign: Campaign, user: Any) -> Membership | None:
+    """The user's membership of the campaign, if they are in it."""
+    return Membership.objects.filter(campaign=campaign, user=user).first()

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import timedelta
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
 
 from campaigns.models import Campaign, Invite, Membership, RevealedSeed, Role, new_dice_seed
 from core.cleaning import reject_nul_characters
@@ -100,8 +103,27 @@ def campaign_dice_rotate(*, campaign_id: int) -> RevealedSeed:
     return revealed
 
 
-def invite_create(*, campaign: Campaign, user: Any) -> Invite:
-    return Invite.objects.create(campaign=campaign, created_by=user)
+MAX_INVITE_HOURS = 24 * 365
+
+
+def invite_create(
+    *,
+    campaign: Campaign,
+    user: Any,
+    expires_in_hours: int | None = None,
+    single_use: bool = False,
+) -> Invite:
+    """A new invite code; it may expire after some hours and may join one person only."""
+    expires_at = None
+    if expires_in_hours is not None:
+        if not 1 <= expires_in_hours <= MAX_INVITE_HOURS:
+            raise ValidationError(
+                {"expires_in_hours": [f"an invite lasts 1 to {MAX_INVITE_HOURS} hours"]}
+            )
+        expires_at = timezone.now() + timedelta(hours=expires_in_hours)
+    return Invite.objects.create(
+        campaign=campaign, created_by=user, expires_at=expires_at, single_use=single_use
+    )
 
 
 def campaign_join(*, user: Any, code: str) -> Membership:
@@ -109,14 +131,25 @@ def campaign_join(*, user: Any, code: str) -> Membership:
 
     A member who joins again keeps the role they have (a referee stays referee).
     """
+    from campaigns.editing import invite_usable  # it imports this module's models only
+
     invite = Invite.objects.select_related("campaign").filter(code=code.strip()).first()
     if invite is None:
         raise ValidationError({"code": ["no campaign has this invite code"]})
     existing = Membership.objects.filter(campaign=invite.campaign, user=user).first()
     if existing is not None:
         return existing
+    refusal = invite_usable(invite)
+    if refusal is not None:
+        raise ValidationError({"code": [refusal]})
     try:
         with transaction.atomic():
+            # Compare-and-set: a single-use code admits exactly one new member.
+            uses = Invite.objects.filter(pk=invite.pk, revoked_at__isnull=True)
+            if invite.single_use:
+                uses = uses.filter(uses=0)
+            if not uses.update(uses=F("uses") + 1):
+                raise ValidationError({"code": ["This invite link can no longer be used."]})
             return Membership.objects.create(campaign=invite.campaign, user=user, role=Role.PLAYER)
     except IntegrityError:  # joined twice at once: the other request won
         return Membership.objects.get(campaign=invite.campaign, user=user)

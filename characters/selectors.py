@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.db.models import Count, Sum
+
 from campaigns.models import Campaign
 from characters.models import Character
 from rules.engine.registry import get_ruleset
@@ -22,6 +24,20 @@ def party(campaign: Campaign, *, viewer_id: int) -> list[PartyMember]:
     ruleset = get_ruleset(campaign.ruleset)
     characters = Character.objects.filter(campaign=campaign).select_related("owner")
     return [PartyMember(c, ruleset.status(c.sheet), c.owner_id == viewer_id) for c in characters]
+
+
+def party_totals(campaign: Campaign) -> tuple[int, int]:
+    """How many characters the campaign has and the sum of their versions: together a
+    cheap witness that the party changed (versions only grow); one query."""
+    totals = Character.objects.filter(campaign=campaign).aggregate(
+        count=Count("id"), versions=Sum("version")
+    )
+    return int(totals["count"]), int(totals["versions"] or 0)
+
+
+def characters_in_order(campaign: Campaign) -> list[Character]:
+    """The campaign's characters in the order they were created."""
+    return list(Character.objects.filter(campaign=campaign).order_by("pk"))
 
 
 def public_sheet(character: Character) -> dict[str, Any]:

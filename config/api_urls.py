@@ -4,11 +4,11 @@ from django.urls import path
 
 from accounts.api import RegisterApi, TokenApi, TokenDetailApi, TokenListApi
 from campaigns.api import (
-    CampaignDetailApi,
     CampaignListApi,
     DiceRotateApi,
     DiceSeedListApi,
     InviteCreateApi,
+    InviteDetailApi,
     JoinApi,
 )
 from rules.api import (
@@ -26,6 +26,7 @@ from rules.api import (
     UndoApi,
 )
 from rules.battle_api import BattleApi, BattleEndApi, BattleNextApi
+from rules.campaign_api import CampaignDetailApi, LeaveApi, MemberDetailApi
 from rules.character_api import (
     CampaignCharactersApi,
     CharacterDetailApi,
@@ -53,6 +54,17 @@ urlpatterns = [
     path("campaigns/join/", JoinApi.as_view(), name="api-campaign-join"),
     path("campaigns/<int:campaign_id>/", CampaignDetailApi.as_view(), name="api-campaign"),
     path("campaigns/<int:campaign_id>/invites/", InviteCreateApi.as_view(), name="api-invites"),
+    path(
+        "campaigns/<int:campaign_id>/invites/<int:invite_id>/",
+        InviteDetailApi.as_view(),
+        name="api-invite",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/members/<int:user_id>/",
+        MemberDetailApi.as_view(),
+        name="api-member",
+    ),
+    path("campaigns/<int:campaign_id>/leave/", LeaveApi.as_view(), name="api-campaign-leave"),
     path(
         "campaigns/<int:campaign_id>/characters/",
         CampaignCharactersApi.as_view(),

@@ -19,7 +19,7 @@ from core.errors import NotAllowed
 from rules.engine.dice import HmacGenerator, Roll
 from rules.engine.odds import Odds
 from rules.engine.registry import get_ruleset
-from rules.models import ClockJob, ClockJobState, Resolution, ScheduledEffect
+from rules.models import Battle, ClockJob, ClockJobState, Resolution, ScheduledEffect
 from rules.services import campaign_context
 
 REFEREE_ONLY = "referee_only"
@@ -28,6 +28,29 @@ REFEREE_ONLY = "referee_only"
 def resolutions_for_character(character: Character) -> QuerySet[Resolution]:
     """Newest first (the API's log order)."""
     return Resolution.objects.filter(character=character).order_by("-version", "-id")
+
+
+def resolution_of(character: Character, resolution_id: int) -> Resolution | None:
+    """One resolution of the character's log (with its campaign), or None."""
+    return (
+        Resolution.objects.select_related("character__campaign")
+        .filter(pk=resolution_id, character=character)
+        .first()
+    )
+
+
+def resolution_log(character: Character, *, before: int | None, length: int) -> list[Resolution]:
+    """The character's log, newest first, from before version ``before`` (all when None):
+    ``length`` entries and one more if there are (to tell whether more follow)."""
+    query = resolutions_for_character(character).select_related("actor")
+    if before is not None:
+        query = query.filter(version__lt=before)
+    return list(query[: length + 1])
+
+
+def latest_battle(campaign: Campaign) -> Battle | None:
+    """The campaign's latest battle, running or ended (rules/battles.py)."""
+    return Battle.objects.filter(campaign=campaign).order_by("-id").first()
 
 
 def resolution_view(
@@ -258,7 +281,7 @@ def effects_for_viewer(
 ) -> QuerySet[ScheduledEffect]:
     """Scheduled effects in due order: referees see all; players their own characters'
     effects, hidden ones left out (ruling G-4)."""
-    effects = ScheduledEffect.objects.filter(campaign=campaign)
+    effects = ScheduledEffect.objects.filter(campaign=campaign).select_related("character")
     if not viewer_is_referee:
         effects = effects.filter(character__owner_id=viewer_id, hidden=False)
     if state is not None:

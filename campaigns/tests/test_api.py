@@ -249,7 +249,7 @@ def test_referee_creates_invites(client_for, campaign, referee) -> None:
     first = client_for(referee).post(url)
     second = client_for(referee).post(url)
     assert first.status_code == second.status_code == 201
-    assert set(first.json()) == {"code"}
+    assert {"code", "id", "expires_at", "single_use", "revoked", "usable"} <= set(first.json())
     assert first.json()["code"] != second.json()["code"]
     assert set(Invite.objects.filter(campaign=campaign).values_list("code", flat=True)) == {
         first.json()["code"],

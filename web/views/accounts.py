@@ -19,7 +19,6 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import PasswordChangeForm
 from django.core.exceptions import ValidationError
-from django.db.models import Count
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -30,7 +29,7 @@ from accounts.selectors import tokens_for_user
 from accounts.services import token_create, token_revoke, user_change_email, user_register
 from campaigns.access import TokenScope
 from campaigns.models import Role
-from campaigns.selectors import memberships_for_user
+from campaigns.selectors import campaigns_of_user, memberships_for_user
 from core.middleware import is_api
 from core.throttles import RegistrationThrottle
 from web.views.campaigns import pending_invite_url
@@ -67,9 +66,7 @@ def home(request: HttpRequest) -> HttpResponse:
     """Signed in: my campaigns, as referee and as player. Otherwise: what Sawbones is."""
     if not request.user.is_authenticated:
         return render(request, "home.html", {})
-    memberships = list(
-        memberships_for_user(request.user).annotate(party_size=Count("campaign__characters"))
-    )
+    memberships = campaigns_of_user(request.user)
     return render(
         request,
         "home.html",

@@ -17,14 +17,13 @@ from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Count, Sum
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from campaigns.models import Membership
 from characters.access import access_character
-from characters.models import Character
+from characters.selectors import characters_in_order, party_totals
 from core.errors import NotAllowed, ResolutionConflict
 from rules.battles import (
     access_battles,
@@ -40,6 +39,7 @@ from rules.engine.dice import DiceError
 from rules.engine.interface import ActionBlocked, RuleError
 from rules.engine.rulesets.warband import INJURY_MEANS, Warband
 from rules.models import Battle
+from rules.selectors import latest_battle
 from rules.services import resolution_create_action
 from web.forms import FormField, ParamsError, humanize, parse_params, schema_fields
 from web.htmx import is_htmx
@@ -123,10 +123,10 @@ def _after(membership: Membership, battle: Battle | None) -> list[dict[str, Any]
     """With no battle running: the units of the last battle still to be seen to."""
     if battle is not None:
         return []
-    last = Battle.objects.filter(campaign=membership.campaign).order_by("-id").first()
+    last = latest_battle(membership.campaign)
     if last is None:
         return []
-    units = Character.objects.filter(campaign=membership.campaign).order_by("pk")
+    units = characters_in_order(membership.campaign)
     rows = []
     for unit in units:
         sheet = unit.sheet
@@ -149,12 +149,12 @@ def _after(membership: Membership, battle: Battle | None) -> list[dict[str, Any]
 def board_stamp(membership: Membership) -> str:
     """Changes whenever the board would: the battle's step, any unit's version."""
     campaign = membership.campaign
-    battle = Battle.objects.filter(campaign=campaign).order_by("-id").first()
-    totals = Character.objects.filter(campaign=campaign).aggregate(n=Count("id"), v=Sum("version"))
+    battle = latest_battle(campaign)
+    count, versions = party_totals(campaign)
     step = "-"
     if battle is not None:
         step = f"{battle.pk}.{battle.turn}.{battle.active}.{battle.phase}.{battle.ended_at is None}"
-    return f"{step}.{totals['n']}.{totals['v'] or 0}"
+    return f"{step}.{count}.{versions}"
 
 
 def board_context(

@@ -15,15 +15,20 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Count, Sum
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from campaigns.access import access_campaign
-from campaigns.models import Campaign, Invite, Membership
-from campaigns.selectors import campaign_seed_periods
+from campaigns.models import Campaign, Membership
+from campaigns.selectors import (
+    campaign_members,
+    campaign_seed_periods,
+    invite_for_code,
+    latest_invite,
+    membership_of,
+)
 from campaigns.services import (
     campaign_create,
     campaign_dice_rotate,
@@ -32,7 +37,7 @@ from campaigns.services import (
 )
 from characters.choices import public_choice
 from characters.models import Character
-from characters.selectors import PartyMember, party
+from characters.selectors import PartyMember, party, party_totals
 from core.cleaning import reject_nul_characters
 from core.errors import NotAllowed
 from rules.battles import warband_rules
@@ -88,7 +93,7 @@ def pending_effects(campaign: Campaign, *, referee: bool, viewer_id: int) -> lis
             viewer_id=viewer_id,
             viewer_is_referee=referee,
             state=EffectState.PENDING,
-        ).select_related("character")
+        )
     )
 
 
@@ -131,11 +136,9 @@ def _stamp(clock: int, count: int, versions: int, job: ClockJob | None) -> str:
 
 
 def party_stamp(campaign: Campaign, *, referee: bool) -> str:
-    totals = Character.objects.filter(campaign=campaign).aggregate(
-        count=Count("id"), versions=Sum("version")
-    )
+    count, versions = party_totals(campaign)
     job = latest_job(campaign) if referee else None
-    return _stamp(campaign.clock, totals["count"], totals["versions"] or 0, job)
+    return _stamp(campaign.clock, count, versions, job)
 
 
 @dataclass(frozen=True)
@@ -222,10 +225,8 @@ def dashboard_context(request: HttpRequest, membership: Membership, **extra: Any
     context = _live_context(membership, membership.user_id)
     campaign = membership.campaign
     if membership.is_referee:
-        context["invite"] = Invite.objects.filter(campaign=campaign).order_by("-id").first()
-        context["members"] = list(
-            Membership.objects.filter(campaign=campaign).select_related("user").order_by("id")
-        )
+        context["invite"] = latest_invite(campaign)
+        context["members"] = campaign_members(campaign)
     context["own_characters"] = [card.character for card in context["cards"] if card.member.is_own]
     context["creation_fields"] = creation_fields(context["ruleset"], extra.pop("values", None))
     context["morning_hour"] = MORNING_HOUR
@@ -402,11 +403,7 @@ def join(request: HttpRequest, code: str = "") -> HttpResponse:
         if code:  # kept through log-in or sign-up, whichever link they follow
             request.session[PENDING_INVITE] = code[:64]
         return redirect_to_login(request.get_full_path())
-    invite = (
-        Invite.objects.select_related("campaign", "created_by").filter(code=code).first()
-        if code
-        else None
-    )
+    invite = invite_for_code(code)
     error = ""
     if request.method == "POST":
         try:
@@ -419,11 +416,7 @@ def join(request: HttpRequest, code: str = "") -> HttpResponse:
             return redirect("campaign", campaign_id=membership.campaign_id)
     elif code and invite is None:
         error = "No campaign has this invite code. Check the link with your referee."
-    already = (
-        Membership.objects.filter(campaign=invite.campaign, user=request.user).first()
-        if invite
-        else None
-    )
+    already = membership_of(invite.campaign, request.user) if invite else None
     return render(
         request,
         "campaigns/join.html",

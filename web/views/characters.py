@@ -31,13 +31,14 @@ from rules.action_time import elapsed_words
 from rules.engine.dice import DiceError
 from rules.engine.interface import ActionBlocked, ActionSpec, OddsUnavailable, RuleError
 from rules.engine.registry import get_ruleset
-from rules.models import EffectState, Resolution, ResolutionKind
+from rules.models import EffectState, ResolutionKind
 from rules.selectors import (
     action_odds,
     effects_for_viewer,
     resolution_dice_check,
+    resolution_log,
+    resolution_of,
     resolution_view,
-    resolutions_for_character,
 )
 from rules.services import (
     character_create,
@@ -131,10 +132,7 @@ def sheet_context(
         forms.append(action_form(access, spec, values.get(spec.key), errors.get(spec.key, "")))
         forms[-1]["open"] = spec.key == open_action
 
-    log_query = resolutions_for_character(character).select_related("actor")
-    if before is not None:
-        log_query = log_query.filter(version__lt=before)
-    rows = list(log_query[: LOG_LENGTH + 1])
+    rows = resolution_log(character, before=before, length=LOG_LENGTH)
     labels = {spec.key: spec.label for spec in ruleset.actions}
     marks = undo_marks(rows[:LOG_LENGTH])
     redo = redo_target(character) if referee else None
@@ -407,7 +405,7 @@ def character_cancel_choice(request: HttpRequest, character_id: int) -> HttpResp
 def character_reveal(request: HttpRequest, character_id: int, resolution_id: int) -> HttpResponse:
     """The referee shows a resolution's hidden rolls to the players (ruling G-4)."""
     access = _referee_access(request, character_id)
-    resolution = Resolution.objects.filter(pk=resolution_id, character=access.character).first()
+    resolution = resolution_of(access.character, resolution_id)
     if resolution is None:
         raise Http404("no such resolution")
     resolution_reveal(resolution=resolution)
@@ -454,11 +452,7 @@ def character_odds(request: HttpRequest, character_id: int, action: str) -> Http
 def resolution_dice(request: HttpRequest, character_id: int, resolution_id: int) -> HttpResponse:
     """A member checks the dice of one resolution (docs/dice.md)."""
     access = access_character(request.user, character_id)
-    resolution = (
-        Resolution.objects.select_related("character__campaign")
-        .filter(pk=resolution_id, character=access.character)
-        .first()
-    )
+    resolution = resolution_of(access.character, resolution_id)
     if resolution is None:
         raise Http404("no such resolution")
     check = resolution_dice_check(resolution, viewer_is_referee=access.is_referee)
