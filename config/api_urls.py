@@ -5,7 +5,6 @@ from django.urls import path
 from accounts.api import RegisterApi, TokenApi, TokenDetailApi, TokenListApi
 from campaigns.api import (
     CampaignArchiveApi,
-    CampaignDetailApi,
     CampaignListApi,
     CampaignUnarchiveApi,
     DiceRotateApi,
@@ -13,8 +12,6 @@ from campaigns.api import (
     InviteCreateApi,
     InviteDetailApi,
     JoinApi,
-    LeaveApi,
-    MemberDetailApi,
 )
 from rules.api import (
     ActionApi,
@@ -31,6 +28,7 @@ from rules.api import (
     UndoApi,
 )
 from rules.battle_api import BattleApi, BattleEndApi, BattleNextApi
+from rules.campaign_api import CampaignDetailApi, LeaveApi, MemberDetailApi
 from rules.character_api import (
     CampaignCharactersApi,
     CharacterDetailApi,
