@@ -71,7 +71,7 @@ class TokenApi(APIView):
         # The Django request: django-axes counts failures on it and locks out (429).
         user = user_authenticate(request=request._request, **data.validated_data)
         _, secret = token_create(user=user, name=PASSWORD_TOKEN_NAME, scope=TokenScope.REFEREE)
-        return Response({"token": secret})
+        return Response(self.OutputSerializer({"token": secret}).data)
 
 
 class ApiTokenSerializer(serializers.Serializer):

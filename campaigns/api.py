@@ -2,24 +2,19 @@
 
 from __future__ import annotations
 
+import copy
+from functools import cache
 from typing import Any
 
 from django.http import Http404
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from campaigns.access import access_campaign, visible_memberships
-from campaigns.editing import (
-    campaign_delete,
-    campaign_leave,
-    invite_revoke,
-    invite_usable,
-    invites_of,
-    member_remove,
-)
+from campaigns.editing import invite_revoke, invite_usable, invites_of
 from campaigns.models import Invite, Membership
 from campaigns.selectors import (
     campaign_seed_periods,
@@ -35,7 +30,14 @@ from campaigns.services import (
     invite_create,
 )
 from core.cleaning import valid_id
-from rules.engine.registry import ruleset_keys
+from core.openapi import (
+    ProxyMap,
+    const_field,
+    error_answer,
+    json_schema_field,
+    serializer_class,
+)
+from rules.engine.registry import all_rulesets, ruleset_keys
 
 
 class RulesetField(serializers.ChoiceField):
@@ -62,7 +64,11 @@ class CampaignOutputSerializer(serializers.Serializer):
     )
 
 
-def campaign_output(membership: Membership) -> dict[str, Any]:
+def campaign_output(membership: Membership) -> Any:
+    return CampaignOutputSerializer(_campaign_view(membership)).data
+
+
+def _campaign_view(membership: Membership) -> dict[str, Any]:
     campaign = membership.campaign
     return {
         "id": campaign.pk,
@@ -77,17 +83,55 @@ def campaign_output(membership: Membership) -> dict[str, Any]:
     }
 
 
+NAME_MAX_LENGTH = 120
+
+
+@cache
+def _campaign_bodies() -> ProxyMap:
+    """One body per ruleset for ``POST campaigns/``: its key and its options' schema."""
+    bodies: ProxyMap = {}
+    for ruleset in all_rulesets():
+        options = copy.deepcopy(dict(ruleset.options_schema))
+        options["description"] = "Campaign options; the ones left out keep their default."
+        name = "".join(part.capitalize() for part in ruleset.key.split("_"))
+        fields = {
+            "name": serializers.CharField(max_length=NAME_MAX_LENGTH),
+            "ruleset": const_field(ruleset.key),
+            "options": json_schema_field(options, name=f"{name}CampaignOptions", required=False),
+        }
+        doc = f"A {ruleset.name} campaign."
+        bodies[ruleset.key] = serializer_class(f"{name}Campaign", doc, fields)
+    return bodies
+
+
+def campaign_request() -> PolymorphicProxySerializer:
+    return PolymorphicProxySerializer(
+        component_name="Campaign",
+        serializers=_campaign_bodies(),
+        resource_type_field_name="ruleset",
+    )
+
+
+def any_options_schema() -> dict[str, Any]:
+    return {
+        "anyOf": [copy.deepcopy(dict(ruleset.options_schema)) for ruleset in all_rulesets()],
+        "description": "Options of the campaign's ruleset (after a ruleset change, of the "
+        "new one); the ones left out keep their value.",
+    }
+
+
 class CampaignListApi(APIView):
     class InputSerializer(serializers.Serializer):
-        name = serializers.CharField(max_length=120)
+        name = serializers.CharField(max_length=NAME_MAX_LENGTH)
         ruleset = RulesetField()
         options = serializers.DictField(required=False)
 
     @extend_schema(responses={200: CampaignOutputSerializer(many=True)})
     def get(self, request: Request) -> Response:
-        return Response([campaign_output(m) for m in visible_memberships(request.user)])
+        views = [_campaign_view(m) for m in visible_memberships(request.user)]
+        return Response(CampaignOutputSerializer(views, many=True).data)
 
-    @extend_schema(request=InputSerializer, responses={201: CampaignOutputSerializer})
+    @extend_schema(request=campaign_request(), responses={201: CampaignOutputSerializer})
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -98,10 +142,15 @@ class CampaignListApi(APIView):
 
 class CampaignDetailApi(APIView):
     class UpdateSerializer(serializers.Serializer):
-        name = serializers.CharField(max_length=120, required=False)
+        name = serializers.CharField(max_length=NAME_MAX_LENGTH, required=False)
         ruleset = RulesetField(required=False)
-        options = serializers.DictField(required=False)
+        options = json_schema_field(any_options_schema(), name="AnyOptionsField", required=False)
         actions_move_clock = serializers.BooleanField(required=False)
+
+        def validate_options(self, value: Any) -> Any:
+            if not isinstance(value, dict):
+                raise serializers.ValidationError("Expected a dictionary of items.")
+            return value
 
     @extend_schema(responses={200: CampaignOutputSerializer})
     def get(self, request: Request, campaign_id: int) -> Response:
@@ -109,7 +158,12 @@ class CampaignDetailApi(APIView):
 
     @extend_schema(
         request=UpdateSerializer,
-        responses={200: CampaignOutputSerializer},
+        responses={
+            200: CampaignOutputSerializer,
+            409: error_answer(
+                409, "Conflict: the ruleset is fixed once the campaign has characters."
+            ),
+        },
         description="Referee only. The ruleset can change only while no character exists.",
     )
     def patch(self, request: Request, campaign_id: int) -> Response:
@@ -118,22 +172,6 @@ class CampaignDetailApi(APIView):
         data.is_valid(raise_exception=True)
         campaign_update(campaign_id=membership.campaign_id, **data.validated_data)
         return Response(campaign_output(access_campaign(request.user, campaign_id)))
-
-    class DeleteSerializer(serializers.Serializer):
-        confirm = serializers.CharField(max_length=120, help_text="the campaign's name")
-
-    @extend_schema(
-        request=DeleteSerializer,
-        responses={204: OpenApiResponse(description="deleted with everything in it")},
-        description="Referee only: delete the campaign, its characters and their logs. "
-        "`confirm` must be its name (400 otherwise).",
-    )
-    def delete(self, request: Request, campaign_id: int) -> Response:
-        membership = access_campaign(request.user, campaign_id, referee=True)
-        data = self.DeleteSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        campaign_delete(campaign_id=membership.campaign_id, confirm=data.validated_data["confirm"])
-        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class InviteSerializer(serializers.Serializer):
@@ -195,7 +233,10 @@ class InviteCreateApi(APIView):
 class InviteDetailApi(APIView):
     @extend_schema(
         request=None,
-        responses={200: InviteSerializer},
+        responses={
+            200: InviteSerializer,
+            409: error_answer(409, "Conflict: the invite is already revoked."),
+        },
         description="Referee only: revoke the invite code; it joins nobody from now on.",
     )
     def delete(self, request: Request, campaign_id: int, invite_id: int) -> Response:
@@ -207,34 +248,6 @@ class InviteDetailApi(APIView):
         except (Invite.DoesNotExist, ValueError):
             raise Http404("no such invite") from None
         return Response(InviteSerializer(invite_output(invite)).data)
-
-
-class MemberDetailApi(APIView):
-    @extend_schema(
-        request=None,
-        responses={204: OpenApiResponse(description="removed; their characters are the referee's")},
-        description="Referee only: remove a player from the campaign. Their characters "
-        "stay, as the referee's. 409 for a referee or someone not in the campaign.",
-    )
-    def delete(self, request: Request, campaign_id: int, user_id: int) -> Response:
-        membership = access_campaign(request.user, campaign_id, referee=True)
-        member_remove(
-            campaign_id=membership.campaign_id, user_id=valid_id(user_id), referee=request.user
-        )
-        return Response(status=status.HTTP_204_NO_CONTENT)
-
-
-class LeaveApi(APIView):
-    @extend_schema(
-        request=None,
-        responses={204: OpenApiResponse(description="left; your characters are the referee's")},
-        description="A player leaves the campaign; their characters stay, as the "
-        "referee's. 409 for the referee (delete the campaign instead).",
-    )
-    def post(self, request: Request, campaign_id: int) -> Response:
-        membership = access_campaign(request.user, campaign_id)
-        campaign_leave(campaign_id=membership.campaign_id, user=request.user)
-        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class JoinApi(APIView):

@@ -4,15 +4,12 @@ from django.urls import path
 
 from accounts.api import RegisterApi, TokenApi, TokenDetailApi, TokenListApi
 from campaigns.api import (
-    CampaignDetailApi,
     CampaignListApi,
     DiceRotateApi,
     DiceSeedListApi,
     InviteCreateApi,
     InviteDetailApi,
     JoinApi,
-    LeaveApi,
-    MemberDetailApi,
 )
 from rules.api import (
     ActionApi,
@@ -29,6 +26,7 @@ from rules.api import (
     UndoApi,
 )
 from rules.battle_api import BattleApi, BattleEndApi, BattleNextApi
+from rules.campaign_api import CampaignDetailApi, LeaveApi, MemberDetailApi
 from rules.character_api import (
     CampaignCharactersApi,
     CharacterDetailApi,

@@ -1,15 +1,51 @@
-"""drf-spectacular's AutoSchema, naming nested serializers after their API class.
+"""The API's OpenAPI 3.1 schema, as drf-spectacular builds it from the views.
 
-Each API class nests its own ``InputSerializer`` / ``OutputSerializer`` (HackSoft
-style); without this they would all become one "Input" component in the schema.
+``SawbonesAutoSchema`` names nested serializers after their API class (each API class
+nests its own ``InputSerializer`` / ``OutputSerializer``, HackSoft style; without this
+they would all become one "Input" component) and adds the error answers every operation
+of its kind can give (docs/api.md): 400, 413 and 415 with a body; 401 and 403 when it
+needs a signed-in user; 404 with an id in the path or a page number; 429 always. Views
+add their own (a 409 and why) with ``core.openapi.error_answer``. The rules' parts
+(actions, rulesets, options, tables) come from the views' serializers, built from the
+ruleset registry.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerExtension
 from drf_spectacular.openapi import AutoSchema
+
+from core.openapi import ERROR_DESCRIPTIONS, ErrorDetailSerializer, InputErrorsSerializer
+
+API_PREFIX = "/api/v1/"
+BODY_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
+HEADERS = {
+    "401": {
+        "WWW-Authenticate": {
+            "schema": {"type": "string"},
+            "description": "`Token`: send `Authorization: Token <secret>`.",
+        }
+    },
+    "429": {
+        "Retry-After": {
+            "schema": {"type": "integer", "minimum": 0},
+            "description": "seconds to wait before trying again",
+        }
+    },
+}
+
+
+def api_paths() -> dict[str, str]:
+    """URL name -> OpenAPI path of every endpoint in ``config/api_urls.py``."""
+    from config import api_urls
+
+    return {
+        str(pattern.name): API_PREFIX + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", str(pattern.pattern))
+        for pattern in api_urls.urlpatterns
+    }
 
 
 class SawbonesAutoSchema(AutoSchema):
@@ -18,11 +54,57 @@ class SawbonesAutoSchema(AutoSchema):
     ) -> str:
         name = super()._get_serializer_name(serializer, direction, bypass_extensions)
         qualname = type(serializer).__qualname__
-        if "." in qualname:  # nested in an API class: prefix that class's name
+        if "." in qualname and "<locals>" not in qualname:  # nested in an API class
             outer = qualname.split(".")[0].removesuffix("Api")
             if not name.startswith(outer):
                 name = outer + name
         return str(name)
+
+    def error_statuses(self) -> list[str]:
+        """The error answers this operation can give besides the ones its view declares."""
+        statuses = []
+        if self.method in BODY_METHODS and self.get_request_serializer() is not None:
+            statuses += ["400", "413", "415"]
+        if any(self.get_auth()):
+            statuses += ["401", "403"]
+        paged = any(
+            getattr(parameter, "name", None) == "page"
+            for parameter in self.get_override_parameters()
+        )
+        if "{" in self.path or paged:
+            statuses.append("404")
+        statuses.append("429")
+        return statuses
+
+    def _get_response_bodies(self, direction: Any = "response") -> dict[str, Any]:
+        responses: dict[str, Any] = super()._get_response_bodies(direction)
+        for status in self.error_statuses():
+            if status not in responses:
+                body = InputErrorsSerializer if status == "400" else ErrorDetailSerializer
+                responses[status] = self._get_response_for_code(  # type: ignore[no-untyped-call]
+                    body, status, direction=direction
+                )
+                responses[status]["description"] = ERROR_DESCRIPTIONS[status]
+            if status in HEADERS:
+                responses[status].setdefault("headers", {}).update(HEADERS[status])
+        return responses
+
+
+class InputErrorsSchema(OpenApiSerializerExtension):  # type: ignore[no-untyped-call]
+    """Field errors: any field name to its messages (DRF's shape), so a free-form object."""
+
+    target_class = "core.openapi.InputErrorsSerializer"
+
+    def get_name(self, auto_schema: Any = None, direction: Any = None) -> str:
+        return "InputErrors"
+
+    def map_serializer(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "description": "Field name (or `non_field_errors`) -> messages; `detail` -> a "
+            "message for input the rules reject.",
+            "additionalProperties": {},
+        }
 
 
 class ScopedTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]

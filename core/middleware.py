@@ -1,5 +1,6 @@
-"""Middleware of our own: a cap on request bodies before anything reads them, and
-``Cache-Control`` for answers about a person."""
+"""Middleware of our own: a cap on request bodies before anything reads them,
+``Cache-Control`` for answers about a person, and API paths answered with or without
+their trailing slash, every error of the API in JSON."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.urls import get_urlconf, is_valid_path
 from django.utils.cache import patch_cache_control
+from rest_framework.response import Response
 
 API_PREFIX = "/api/"
 
@@ -60,3 +63,43 @@ class PrivateCacheMiddleware:
         if is_api(request) or getattr(user, "is_authenticated", False):
             patch_cache_control(response, private=True, no_store=True)
         return response
+
+
+class ApiPathMiddleware:
+    """API paths with or without the trailing slash, and JSON for every API error.
+
+    ``POST /api/v1/campaigns`` is served as ``POST /api/v1/campaigns/``: no redirect
+    (a 301 makes clients re-send a POST as a GET, and ``APPEND_SLASH`` cannot redirect a
+    POST at all). An API answer that is an error and not JSON (an unknown path's 404, a
+    405 or 500 from outside DRF) becomes ``{"detail": ...}`` with the same status.
+    Placed before ``CommonMiddleware``, which would otherwise redirect.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if not is_api(request):
+            return self.get_response(request)
+        path = request.path_info
+        if not path.endswith("/") and is_valid_path(path + "/", get_urlconf()):
+            request.path_info = path + "/"
+            request.path = request.path + "/"
+        response = self.get_response(request)
+        content_type = response.get("Content-Type", "")
+        from_drf = isinstance(response, Response)  # DRF's own errors keep their shape
+        if response.status_code >= 400 and "json" not in content_type and not from_drf:
+            return _json_error(request, response)
+        return response
+
+
+def _json_error(request: HttpRequest, response: HttpResponse) -> HttpResponse:
+    if response.status_code == 404:
+        detail = f"No API endpoint at {request.path}: the endpoints are listed at /api/schema/."
+    else:
+        detail = response.reason_phrase
+    answer = JsonResponse({"detail": detail}, status=response.status_code)
+    for header in ("Allow", "Retry-After", "WWW-Authenticate"):
+        if header in response:
+            answer[header] = response[header]
+    return answer

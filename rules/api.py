@@ -16,6 +16,14 @@ from rest_framework.views import APIView
 from campaigns.access import access_campaign
 from campaigns.api import SeedPeriodSerializer
 from characters.access import access_character
+from core.openapi import PAGE_PARAMETERS, error_answer, json_schema_field
+from rules.api_schema import (
+    RulesetSerializer,
+    action_request,
+    ruleset_answer,
+    table_data_schema,
+    table_keys,
+)
 from rules.character_api import PendingChoiceSerializer
 from rules.engine.registry import all_rulesets
 from rules.selectors import (
@@ -95,38 +103,21 @@ class ResolutionSerializer(serializers.Serializer):
     )
 
 
-class ActionSpecSerializer(serializers.Serializer):
-    key = serializers.CharField()
-    params = serializers.DictField(help_text="JSON Schema of the params object")
-    who = serializers.ChoiceField(choices=["owner", "referee"])
-    description = serializers.CharField()
-
-    def get_fields(self) -> dict[str, serializers.Field]:
-        # declared here: a class attribute "label" would hide the serializer's own label
-        return {**super().get_fields(), "label": serializers.CharField()}
-
-
-class RulesetSerializer(serializers.Serializer):
-    key = serializers.CharField()
-    name = serializers.CharField()
-    actions = ActionSpecSerializer(many=True)
-    sheet_schema = serializers.DictField()
-    options = serializers.DictField(help_text="campaign options and their defaults")
-    tables = serializers.ListField(child=serializers.CharField())
-
-
-def _view(resolution: Any, access: Any) -> dict[str, Any]:
-    return resolution_view(
+def _view(resolution: Any, access: Any) -> Any:
+    """A resolution as this viewer may see it, through its output serializer."""
+    view = resolution_view(
         resolution,
         ruleset_key=access.character.campaign.ruleset,
         viewer_is_referee=access.is_referee,
     )
+    return ResolutionSerializer(view).data
 
 
 class RulesetListApi(APIView):
-    @extend_schema(responses={200: RulesetSerializer(many=True)})
+    @extend_schema(responses={200: ruleset_answer(many=True)})
     def get(self, request: Request) -> Response:
-        return Response([ruleset.describe() for ruleset in all_rulesets()])
+        described = [ruleset.describe() for ruleset in all_rulesets()]
+        return Response(RulesetSerializer(described, many=True).data)
 
 
 class JsonIntegerField(serializers.IntegerField):
@@ -147,12 +138,18 @@ class ActionApi(APIView):
         expected_version = JsonIntegerField(required=False, min_value=1)
 
     @extend_schema(
-        request=InputSerializer,
-        responses={201: ResolutionSerializer},
+        request=action_request(),
+        responses={
+            201: ResolutionSerializer,
+            409: error_answer(
+                409,
+                "Conflict: `expected_version` is stale, a pending choice blocks the action "
+                "(ruling G-3), or the character cannot act (dead, incapacitated...).",
+            ),
+        },
         description=(
             "Resolve an action. `params` must match the action's JSON Schema from "
-            "`GET rulesets/`. 409 when `expected_version` is stale, a choice is pending, "
-            "or the character cannot act."
+            "`GET rulesets/`: unknown params, wrong types and out-of-range numbers are a 400."
         ),
     )
     def post(self, request: Request, character_id: int) -> Response:
@@ -195,8 +192,11 @@ class OddsSerializer(serializers.Serializer):
 
 class OddsApi(APIView):
     @extend_schema(
-        request=ActionApi.InputSerializer,
-        responses={200: OddsSerializer},
+        request=action_request(),
+        responses={
+            200: OddsSerializer,
+            409: error_answer(409, "Conflict: the action would be refused (as `actions/`)."),
+        },
         description=(
             "The exact odds of an action before it is taken, with the same body as "
             "`actions/`. Changes nothing, rolls nothing; 400 for bad params like the action."
@@ -219,7 +219,15 @@ class ChoiceApi(APIView):
         choice_id = serializers.CharField(max_length=64)
         option = serializers.CharField(max_length=64)
 
-    @extend_schema(request=InputSerializer, responses={201: ResolutionSerializer})
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            201: ResolutionSerializer,
+            409: error_answer(
+                409, "Conflict: `choice_id` is not the pending choice (stale or answered)."
+            ),
+        },
+    )
     def post(self, request: Request, character_id: int) -> Response:
         access = access_character(request.user, character_id)
         data = self.InputSerializer(data=request.data)
@@ -236,7 +244,7 @@ class ChoiceApi(APIView):
 class ChoiceCancelApi(APIView):
     @extend_schema(
         request=None,
-        responses={201: ResolutionSerializer},
+        responses={201: ResolutionSerializer, 409: error_answer(409, "No choice is pending.")},
         description="Referee only: cancel the character's pending choice (G-3); logged.",
     )
     def post(self, request: Request, character_id: int) -> Response:
@@ -263,11 +271,13 @@ class UndoApi(APIView):
 
     @extend_schema(
         request=InputSerializer,
-        responses={201: ResolutionSerializer},
+        responses={
+            201: ResolutionSerializer,
+            409: error_answer(409, "Conflict: nothing to undo, or `to` is not an entry in force."),
+        },
         description="Referee only: undo the character's newest entry in force (no body), "
         "`steps` of them, or every entry back to `to` (included). Each step is an undo "
-        "resolution of its own in the log (nothing deleted); the answer is the last one. "
-        "409 when there is nothing to undo or `to` cannot be undone.",
+        "resolution of its own in the log (nothing deleted); the answer is the last one.",
     )
     def post(self, request: Request, character_id: int) -> Response:
         access = access_character(request.user, character_id, referee=True)
@@ -285,10 +295,11 @@ class UndoApi(APIView):
 class RedoApi(APIView):
     @extend_schema(
         request=None,
-        responses={201: ResolutionSerializer},
-        description="Referee only: take back the newest undo, a redo resolution in the log. "
-        "409 when there is no undo to take back or anything but undos and redos happened "
-        "since.",
+        responses={
+            201: ResolutionSerializer,
+            409: error_answer(409, "Conflict: no undo to take back, or something happened since."),
+        },
+        description="Referee only: take back the newest undo, a redo resolution in the log.",
     )
     def post(self, request: Request, character_id: int) -> Response:
         access = access_character(request.user, character_id, referee=True)
@@ -315,8 +326,7 @@ class ResolutionListApi(APIView):
     @extend_schema(
         responses={200: ResolutionPageSerializer},
         parameters=[
-            OpenApiParameter("page", int, description="page number, from 1"),
-            OpenApiParameter("page_size", int, description="up to 200, default 50"),
+            *PAGE_PARAMETERS,
         ],
     )
     def get(self, request: Request, character_id: int) -> Response:
@@ -334,7 +344,7 @@ class TableSerializer(serializers.Serializer):
 
     def get_fields(self) -> dict[str, serializers.Field]:
         # declared here: a class attribute "data" would hide Serializer.data
-        table = serializers.JSONField(help_text="the table, in the ruleset's shape")
+        table = json_schema_field(table_data_schema(), name="TableDataField")
         return {**super().get_fields(), "data": table}
 
 
@@ -346,19 +356,26 @@ class CampaignTableListApi(APIView):
     )
     def get(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
-        return Response(campaign_tables_view(membership.campaign))
+        return Response(TableSerializer(campaign_tables_view(membership.campaign), many=True).data)
 
 
+@extend_schema(
+    parameters=[
+        OpenApiParameter(
+            "key", str, OpenApiParameter.PATH, enum=table_keys(), description="the table"
+        )
+    ]
+)
 class CampaignTableDetailApi(APIView):
     class InputSerializer(serializers.Serializer):
         def get_fields(self) -> dict[str, serializers.Field]:
             # declared here: a class attribute "data" would hide Serializer.data
-            return {"data": serializers.JSONField()}
+            return {"data": json_schema_field(table_data_schema(), name="TableDataField")}
 
-    def _table(self, membership: Any, key: str) -> dict[str, Any]:
+    def _table(self, membership: Any, key: str) -> Any:
         for table in campaign_tables_view(membership.campaign):
             if table["key"] == key:
-                return table
+                return TableSerializer(table).data
         raise Http404("no such table")
 
     @extend_schema(responses={200: TableSerializer})

@@ -17,6 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from campaigns.models import Membership
+from core.openapi import error_answer
 from rules.battles import (
     MAX_WARBANDS,
     MIN_WARBANDS,
@@ -109,7 +110,10 @@ class BattleApi(APIView):
 
     @extend_schema(
         request=InputSerializer,
-        responses={201: BattleSerializer},
+        responses={
+            201: BattleSerializer,
+            409: error_answer(409, "Conflict: a battle is already under way in the campaign."),
+        },
         description="Referee only: start a battle. Turn 1, the first warband active, in its "
         "upkeep. 409 when a battle is already under way.",
     )

@@ -17,6 +17,7 @@ from characters.choices import public_choice
 from characters.models import Character
 from characters.selectors import party, public_sheet
 from core.cleaning import MAX_ID
+from core.openapi import error_answer
 from rules.editing import (
     character_correct,
     character_delete,
@@ -71,22 +72,25 @@ class PartyMemberSerializer(serializers.Serializer):
     pending_choice = PendingChoiceSerializer(allow_null=True)
 
 
-def character_output(character: Character, status_word: str | None = None) -> dict[str, Any]:
+def character_output(character: Character, status_word: str | None = None) -> Any:
+    """A character as its owner or the referee sees it, through its output serializer."""
     from rules.engine.registry import get_ruleset
 
     ruleset = get_ruleset(character.campaign.ruleset)
-    return {
-        "id": character.pk,
-        "name": character.name,
-        "campaign": character.campaign_id,
-        "owner": character.owner_id,
-        "ruleset": character.campaign.ruleset,
-        "status": status_word or ruleset.status(character.sheet),
-        "sheet": public_sheet(character),
-        "version": character.version,
-        "pending_choice": public_choice(character.pending_choice),
-        "retired": character.retired_at is not None,
-    }
+    return CharacterOutputSerializer(
+        {
+            "id": character.pk,
+            "name": character.name,
+            "campaign": character.campaign_id,
+            "owner": character.owner_id,
+            "ruleset": character.campaign.ruleset,
+            "status": status_word or ruleset.status(character.sheet),
+            "sheet": public_sheet(character),
+            "version": character.version,
+            "pending_choice": public_choice(character.pending_choice),
+            "retired": character.retired_at is not None,
+        }
+    ).data
 
 
 class CampaignCharactersApi(APIView):
@@ -115,7 +119,7 @@ class CampaignCharactersApi(APIView):
                     "pending_choice": public_choice(character.pending_choice) if visible else None,
                 }
             )
-        return Response(rows)
+        return Response(PartyMemberSerializer(rows, many=True).data)
 
     @extend_schema(request=InputSerializer, responses={201: CharacterOutputSerializer})
     def post(self, request: Request, campaign_id: int) -> Response:
@@ -140,7 +144,7 @@ class CharacterEditResultSerializer(serializers.Serializer):
 def _edited(character_id: int, request: Request, resolution_id: int) -> Response:
     access = access_character(request.user, character_id)
     body = {"character": character_output(access.character), "resolution": resolution_id}
-    return Response(body, status=status.HTTP_200_OK)
+    return Response(CharacterEditResultSerializer(body).data, status=status.HTTP_200_OK)
 
 
 class CharacterDetailApi(APIView):
@@ -161,7 +165,10 @@ class CharacterDetailApi(APIView):
 
     @extend_schema(
         request=RenameSerializer,
-        responses={200: CharacterEditResultSerializer},
+        responses={
+            200: CharacterEditResultSerializer,
+            409: error_answer(409, "Conflict: the character already has that name."),
+        },
         description="Rename the character (its owner or the referee); logged as an edit.",
     )
     def patch(self, request: Request, character_id: int) -> Response:
@@ -190,7 +197,10 @@ class CharacterDetailApi(APIView):
 class LevelUpApi(APIView):
     @extend_schema(
         request=None,
-        responses={200: CharacterEditResultSerializer},
+        responses={
+            200: CharacterEditResultSerializer,
+            409: error_answer(409, "Conflict: a choice is pending, or the character is retired."),
+        },
         description="Referee only: one level more, as the ruleset says (hit_dice: a player "
         "character's hit dice follow the level; old_school: 1d6 + Constitution modifier "
         "wounds). 400 for a ruleset without levels or at the highest level.",
@@ -231,7 +241,10 @@ class RetireApi(APIView):
 
     @extend_schema(
         request=InputSerializer,
-        responses={200: CharacterEditResultSerializer},
+        responses={
+            200: CharacterEditResultSerializer,
+            409: error_answer(409, "Conflict: already retired, or not retired."),
+        },
         description="Retire the character (its owner or the referee), or bring it back "
         "with `retired: false`. A retired character takes no actions (409). Logged.",
     )

@@ -6,10 +6,11 @@ Thin views: access from ``campaigns.access``, writes in ``rules.clock``, reads i
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -18,6 +19,7 @@ from rest_framework.views import APIView
 from campaigns.access import access_campaign
 from campaigns.models import MAX_LIVE_RATIO, Campaign
 from core.cleaning import MAX_ID
+from core.openapi import decimal_pattern, error_answer
 from rules.clock import (
     MAX_ADVANCE_MINUTES,
     clock_advance_start,
@@ -75,8 +77,8 @@ class AdvanceOutputSerializer(ClockJobSerializer):
     job = serializers.IntegerField(help_text="the job's id, for clock/jobs/{job}/")
 
 
-def _advance_output(job: ClockJob) -> dict[str, Any]:
-    return {"job": job.pk, **clock_job_view(job)}
+def _advance_output(job: ClockJob) -> Any:
+    return AdvanceOutputSerializer({"job": job.pk, **clock_job_view(job)}).data
 
 
 class ClockAdvanceApi(APIView):
@@ -118,7 +120,7 @@ class ClockJobListApi(APIView):
     def get(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
         jobs = clock_jobs_for_campaign(membership.campaign)
-        return Response([clock_job_view(job) for job in jobs])
+        return Response(ClockJobSerializer([clock_job_view(job) for job in jobs], many=True).data)
 
 
 class ClockJobDetailApi(APIView):
@@ -129,31 +131,64 @@ class ClockJobDetailApi(APIView):
     def get(self, request: Request, campaign_id: int, job_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
         job = clock_job_for_campaign(membership.campaign, job_id)
-        return Response(clock_job_view(job))
+        return Response(ClockJobSerializer(clock_job_view(job)).data)
 
 
 class ClockJobResumeApi(APIView):
     @extend_schema(
         request=None,
-        responses={202: ClockJobSerializer},
+        responses={
+            202: ClockJobSerializer,
+            409: error_answer(
+                409, "Conflict: the choice the job waits on is still open, or the job is done."
+            ),
+        },
         description="Referee only: continue a job that waits on an answered choice, failed, "
-        "or lost its task. 409 while the choice is still open or when the job is done.",
+        "or lost its task.",
     )
     def post(self, request: Request, campaign_id: int, job_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
         job = clock_job_for_campaign(membership.campaign, job_id)
         job = clock_job_resume(job_id=job.pk)
         job.refresh_from_db()
-        return Response(clock_job_view(job), status=status.HTTP_202_ACCEPTED)
+        return Response(
+            ClockJobSerializer(clock_job_view(job)).data, status=status.HTTP_202_ACCEPTED
+        )
+
+
+RATIO_PLACES = 3
+RATIO_PATTERN = decimal_pattern(MAX_LIVE_RATIO, RATIO_PLACES)
+
+
+@extend_schema_field(
+    {
+        "anyOf": [
+            {"type": "string", "pattern": RATIO_PATTERN},
+            {"type": "number", "minimum": 0, "maximum": MAX_LIVE_RATIO},
+        ],
+        "description": f"in-game minutes per real minute, 0 to {MAX_LIVE_RATIO} with at "
+        f'most {RATIO_PLACES} decimals (answered as text: "2.500"); 0 stops the live clock',
+    }
+)
+class RatioField(serializers.DecimalField):
+    """A decimal as text ("2.5") or a JSON number, from 0 to MAX_LIVE_RATIO: the text
+    exactly as ``RATIO_PATTERN`` says (no sign, no exponent, no blank)."""
+
+    def to_internal_value(self, data: Any) -> Decimal:
+        if isinstance(data, str) and not re.fullmatch(RATIO_PATTERN, data):
+            self.fail("invalid")
+        if isinstance(data, bool):
+            self.fail("invalid")
+        value: Decimal = super().to_internal_value(data)
+        return value
 
 
 class LiveClockSerializer(serializers.Serializer):
-    ratio = serializers.DecimalField(
+    ratio = RatioField(
         max_digits=9,
-        decimal_places=3,
+        decimal_places=RATIO_PLACES,
         min_value=Decimal(0),
         max_value=Decimal(MAX_LIVE_RATIO),
-        help_text="in-game minutes per real minute; 0 stops the live clock",
     )
     running = serializers.BooleanField(read_only=True)
     last_tick = serializers.DateTimeField(read_only=True, allow_null=True)
@@ -204,15 +239,19 @@ class EffectSerializer(serializers.Serializer):
 
 class CampaignEffectsApi(APIView):
     class FilterSerializer(serializers.Serializer):
-        state = serializers.ChoiceField(choices=EffectState.values, required=False)
-        character = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False)
+        state = serializers.ChoiceField(
+            choices=EffectState.values, required=False, help_text="only these"
+        )
+        character = serializers.IntegerField(
+            min_value=1, max_value=MAX_ID, required=False, help_text="only this character's"
+        )
 
     @extend_schema(
-        responses={200: EffectSerializer(many=True)},
-        parameters=[
-            OpenApiParameter("state", str, enum=EffectState.values, description="only these"),
-            OpenApiParameter("character", int, description="only this character's"),
-        ],
+        parameters=[FilterSerializer],
+        responses={
+            200: EffectSerializer(many=True),
+            400: error_answer(400, "Bad filter: an unknown `state` or a bad `character` id."),
+        },
         description="Scheduled effects in due order. Referees see all; players see those "
         "of their own characters, hidden ones left out (ruling G-4).",
     )
@@ -227,4 +266,5 @@ class CampaignEffectsApi(APIView):
             state=filters.validated_data.get("state"),
             character_id=filters.validated_data.get("character"),
         )
-        return Response([effect_view(e, viewer_is_referee=membership.is_referee) for e in effects])
+        views = [effect_view(e, viewer_is_referee=membership.is_referee) for e in effects]
+        return Response(EffectSerializer(views, many=True).data)

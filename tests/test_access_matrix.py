@@ -787,7 +787,7 @@ def test_matrix_statuses_are_documented_in_the_schema() -> None:
     """Each status the matrix expects is a documented answer of that operation."""
     from drf_spectacular.generators import SchemaGenerator
 
-    from config.schema import api_paths
+    from config.openapi import api_paths
 
     schema = SchemaGenerator().get_schema(request=None, public=True)
     paths = api_paths()

@@ -61,6 +61,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "corsheaders.middleware.CorsMiddleware",  # /api/ only (CORS_URLS_REGEX)
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "core.middleware.ApiPathMiddleware",  # API paths with or without "/", JSON errors
     "django.middleware.common.CommonMiddleware",
     "django_htmx.middleware.HtmxMiddleware",  # request.htmx (web/htmx.py)
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -155,6 +156,9 @@ REST_FRAMEWORK = {
         "campaigns.access.TokenScopePermission",
     ],
     "DEFAULT_SCHEMA_CLASS": "config.openapi.SawbonesAutoSchema",
+    # JSON only: a form-encoded or multipart body is a 415, never half understood
+    # (nested `params` and `options` do not survive form encoding).
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "config.exceptions.api_exception_handler",
@@ -204,7 +208,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
-    # The registry's actions, params, rulesets and options; the error answers.
+    # OpenAPI 3.1 speaks JSON Schema 2020-12, the language of the rules' own schemas.
+    "OAS_VERSION": "3.1.0",
     # Named enums instead of hash-suffixed ones where two models share a field name.
     "ENUM_NAME_OVERRIDES": {
         "ResolutionKindEnum": "rules.models.ResolutionKind.values",
@@ -212,10 +217,7 @@ SPECTACULAR_SETTINGS = {
         "ClockJobStateEnum": "rules.models.ClockJobState.values",
         "EffectStateEnum": "rules.models.EffectState.values",
     },
-    "POSTPROCESSING_HOOKS": [
-        "drf_spectacular.hooks.postprocess_schema_enums",
-        "config.schema.postprocess_schema",
-    ],
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums"],
 }
 
 # Celery: with REDIS_URL tasks go to Redis; without it they run in-process.

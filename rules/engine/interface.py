@@ -261,6 +261,23 @@ def validate(instance: Any, schema: Mapping[str, Any], what: str) -> None:
         raise RuleError(f"invalid {what}: " + "; ".join(_first_error_message(e) for e in errors))
 
 
+def json_type(value: Any) -> str:
+    """The JSON Schema type of a JSON value."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list | tuple):
+        return "array"
+    if value is None:
+        return "null"
+    return "object"
+
+
 ActionHandler = Callable[[Sheet, Params, Dice, Context], Result]
 OddsHandler = Callable[[Sheet, Params, Context], Odds]
 ChoiceHandler = Callable[[Sheet, PendingChoice, str, Dice, Context], Result]
@@ -304,6 +321,9 @@ class Ruleset(abc.ABC):
     # Editable tables with their default data (JSON); each campaign gets a copy the
     # referee can edit (rules.models.CampaignTable).
     tables: ClassVar[Mapping[str, Any]] = {}
+    # JSON Schemas (2020-12) of the editable tables, as far as JSON Schema can say what
+    # :meth:`validate_table` checks; the API's schema shows them (:meth:`table_schema`).
+    table_schemas: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
     # The smallest ``initial`` that :meth:`new_sheet` accepts: empty unless the sheet
     # has a field without a default (a warband unit needs its warband's name).
     example_initial: ClassVar[Mapping[str, Any]] = {}
@@ -343,6 +363,12 @@ class Ruleset(abc.ABC):
         default = self.tables[key]
         if type(data) is not type(default):
             raise RuleError(f"table {key!r} must be a JSON {type(default).__name__}")
+
+    def table_schema(self, key: str) -> dict[str, Any]:
+        """JSON Schema of table ``key``: the ruleset's, or the JSON type of its default."""
+        if key in self.table_schemas:
+            return copy.deepcopy(dict(self.table_schemas[key]))
+        return {"type": json_type(self.tables[key])}
 
     def validate_sheet(self, sheet: Mapping[str, Any]) -> None:
         validate(sheet, self.sheet_schema, "sheet")

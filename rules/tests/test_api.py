@@ -261,7 +261,6 @@ def test_bad_action_is_400_and_changes_nothing(client_for, aldo, player, body, c
             "application/json",
         ),
         ("", "application/json"),
-        ("action=damage&params=3", "application/x-www-form-urlencoded"),
     ],
     ids=[
         "list",
@@ -275,7 +274,6 @@ def test_bad_action_is_400_and_changes_nothing(client_for, aldo, player, body, c
         "deep-list",
         "deep-params",
         "empty",
-        "form",
     ],
 )
 def test_a_body_that_is_not_an_action_object_is_400(

@@ -419,6 +419,7 @@ class Warband(Ruleset):
     actions: ClassVar[tuple[ActionSpec, ...]] = ACTIONS
     options_schema: ClassVar[Mapping[str, Any]] = OPTIONS_SCHEMA
     tables: ClassVar[Mapping[str, Any]] = {SCARS_TABLE: DEFAULT_SCARS_TABLE}  # ruling WB-6
+    table_schemas: ClassVar[Mapping[str, Mapping[str, Any]]] = {SCARS_TABLE: SCARS_TABLE_SCHEMA}
     example_initial: ClassVar[Mapping[str, Any]] = {"warband": "The Grey Company"}
 
     # -- sheets ----------------------------------------------------------------------------

@@ -684,6 +684,10 @@ class OldSchool(Ruleset):
         "critical_injuries": data.PROJECT_CRITICAL_INJURIES,
         "diseases": data.DEFAULT_DISEASES,
     }
+    table_schemas: ClassVar[Mapping[str, Mapping[str, Any]]] = {
+        "critical_injuries": CRITICAL_TABLE_SCHEMA,
+        "diseases": DISEASE_TABLE_SCHEMA,
+    }
 
     # -- sheets -------------------------------------------------------------------------
     def default_sheet(self) -> Sheet:
