@@ -4,7 +4,9 @@ from django.urls import path
 
 from accounts.api import RegisterApi, TokenApi, TokenDetailApi, TokenListApi
 from campaigns.api import (
+    CampaignArchiveApi,
     CampaignListApi,
+    CampaignUnarchiveApi,
     DiceRotateApi,
     DiceSeedListApi,
     InviteCreateApi,
@@ -56,6 +58,16 @@ urlpatterns = [
     path("campaigns/join/", JoinApi.as_view(), name="api-campaign-join"),
     path("campaigns/<int:campaign_id>/", CampaignDetailApi.as_view(), name="api-campaign"),
     path("campaigns/<int:campaign_id>/invites/", InviteCreateApi.as_view(), name="api-invites"),
+    path(
+        "campaigns/<int:campaign_id>/archive/",
+        CampaignArchiveApi.as_view(),
+        name="api-campaign-archive",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/unarchive/",
+        CampaignUnarchiveApi.as_view(),
+        name="api-campaign-unarchive",
+    ),
     path(
         "campaigns/<int:campaign_id>/invites/<int:invite_id>/",
         InviteDetailApi.as_view(),
