@@ -7,21 +7,14 @@ from functools import cache
 from typing import Any
 
 from django.http import Http404
-from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from campaigns.access import access_campaign, visible_memberships
-from campaigns.editing import (
-    campaign_delete,
-    campaign_leave,
-    invite_revoke,
-    invite_usable,
-    invites_of,
-    member_remove,
-)
+from campaigns.editing import invite_revoke, invite_usable, invites_of
 from campaigns.models import Invite, Membership
 from campaigns.selectors import (
     campaign_seed_periods,
@@ -30,9 +23,11 @@ from campaigns.selectors import (
 )
 from campaigns.services import (
     MAX_INVITE_HOURS,
+    campaign_archive,
     campaign_create,
     campaign_dice_rotate,
     campaign_join,
+    campaign_unarchive,
     campaign_update,
     invite_create,
 )
@@ -69,6 +64,11 @@ class CampaignOutputSerializer(serializers.Serializer):
     dice_commitment = serializers.CharField(
         help_text="SHA-256 (lower-case hex) of the current dice seed's bytes (docs/dice.md)"
     )
+    archived_at = serializers.DateTimeField(
+        allow_null=True,
+        help_text="when the referee archived the campaign (null: in play); an archived "
+        "campaign answers 409 to actions and clock advances, reads still work",
+    )
 
 
 def campaign_output(membership: Membership) -> Any:
@@ -87,6 +87,7 @@ def _campaign_view(membership: Membership) -> dict[str, Any]:
         "options": campaign.options,
         "actions_move_clock": campaign.actions_move_clock,
         "dice_commitment": dice_commitment(campaign.dice_seed),
+        "archived_at": campaign.archived_at,
     }
 
 
@@ -180,22 +181,6 @@ class CampaignDetailApi(APIView):
         campaign_update(campaign_id=membership.campaign_id, **data.validated_data)
         return Response(campaign_output(access_campaign(request.user, campaign_id)))
 
-    class DeleteSerializer(serializers.Serializer):
-        confirm = serializers.CharField(max_length=120, help_text="the campaign's name")
-
-    @extend_schema(
-        request=DeleteSerializer,
-        responses={204: OpenApiResponse(description="deleted with everything in it")},
-        description="Referee only: delete the campaign, its characters and their logs. "
-        "`confirm` must be its name (400 otherwise).",
-    )
-    def delete(self, request: Request, campaign_id: int) -> Response:
-        membership = access_campaign(request.user, campaign_id, referee=True)
-        data = self.DeleteSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        campaign_delete(campaign_id=membership.campaign_id, confirm=data.validated_data["confirm"])
-        return Response(status=status.HTTP_204_NO_CONTENT)
-
 
 class InviteSerializer(serializers.Serializer):
     id = serializers.IntegerField()
@@ -273,40 +258,6 @@ class InviteDetailApi(APIView):
         return Response(InviteSerializer(invite_output(invite)).data)
 
 
-class MemberDetailApi(APIView):
-    @extend_schema(
-        request=None,
-        responses={
-            204: OpenApiResponse(description="removed; their characters are the referee's"),
-            409: error_answer(409, "Conflict: a referee, or not a member."),
-        },
-        description="Referee only: remove a player from the campaign. Their characters "
-        "stay, as the referee's.",
-    )
-    def delete(self, request: Request, campaign_id: int, user_id: int) -> Response:
-        membership = access_campaign(request.user, campaign_id, referee=True)
-        member_remove(
-            campaign_id=membership.campaign_id, user_id=valid_id(user_id), referee=request.user
-        )
-        return Response(status=status.HTTP_204_NO_CONTENT)
-
-
-class LeaveApi(APIView):
-    @extend_schema(
-        request=None,
-        responses={
-            204: OpenApiResponse(description="left; your characters are the referee's"),
-            409: error_answer(409, "Conflict: the referee cannot leave."),
-        },
-        description="A player leaves the campaign; their characters stay, as the "
-        "referee's (the referee deletes the campaign instead).",
-    )
-    def post(self, request: Request, campaign_id: int) -> Response:
-        membership = access_campaign(request.user, campaign_id)
-        campaign_leave(campaign_id=membership.campaign_id, user=request.user)
-        return Response(status=status.HTTP_204_NO_CONTENT)
-
-
 class JoinApi(APIView):
     class InputSerializer(serializers.Serializer):
         code = serializers.CharField(max_length=32)
@@ -362,3 +313,43 @@ class DiceRotateApi(APIView):
             "dice_commitment": periods[-1]["commitment"],
         }
         return Response(self.OutputSerializer(answer).data, status=status.HTTP_201_CREATED)
+
+
+class CampaignArchiveApi(APIView):
+    class OutputSerializer(serializers.Serializer):
+        campaign = CampaignOutputSerializer()
+        revealed = SeedPeriodSerializer(help_text="the dice seed revealed by archiving")
+
+    @extend_schema(
+        request=None,
+        responses={200: OutputSerializer},
+        description=(
+            "Referee only. Archives the campaign: from now on actions, choices, new "
+            "characters, battles and clock advances answer 409 (reads still work); a live "
+            "clock stops; in the same transaction the dice seed is rotated, revealing every "
+            "roll made with it (docs/dice.md). 409 when already archived or while the clock "
+            "still advances."
+        ),
+    )
+    def post(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        campaign, revealed = campaign_archive(campaign_id=membership.campaign_id)
+        periods = campaign_seed_periods(campaign)
+        answer = {
+            "campaign": campaign_output(access_campaign(request.user, campaign_id)),
+            "revealed": next(p for p in periods if p["seed"] == revealed.seed),
+        }
+        return Response(self.OutputSerializer(answer).data)
+
+
+class CampaignUnarchiveApi(APIView):
+    @extend_schema(
+        request=None,
+        responses={200: CampaignOutputSerializer},
+        description="Referee only. Brings an archived campaign back into play (409 if it is "
+        "not archived); its clock stays stopped.",
+    )
+    def post(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        campaign_unarchive(campaign_id=membership.campaign_id)
+        return Response(campaign_output(access_campaign(request.user, campaign_id)))

@@ -4,15 +4,14 @@ from django.urls import path
 
 from accounts.api import RegisterApi, TokenApi, TokenDetailApi, TokenListApi
 from campaigns.api import (
-    CampaignDetailApi,
+    CampaignArchiveApi,
     CampaignListApi,
+    CampaignUnarchiveApi,
     DiceRotateApi,
     DiceSeedListApi,
     InviteCreateApi,
     InviteDetailApi,
     JoinApi,
-    LeaveApi,
-    MemberDetailApi,
 )
 from rules.api import (
     ActionApi,
@@ -29,6 +28,7 @@ from rules.api import (
     UndoApi,
 )
 from rules.battle_api import BattleApi, BattleEndApi, BattleNextApi
+from rules.campaign_api import CampaignDetailApi, LeaveApi, MemberDetailApi
 from rules.character_api import (
     CampaignCharactersApi,
     CharacterDetailApi,
@@ -56,6 +56,16 @@ urlpatterns = [
     path("campaigns/join/", JoinApi.as_view(), name="api-campaign-join"),
     path("campaigns/<int:campaign_id>/", CampaignDetailApi.as_view(), name="api-campaign"),
     path("campaigns/<int:campaign_id>/invites/", InviteCreateApi.as_view(), name="api-invites"),
+    path(
+        "campaigns/<int:campaign_id>/archive/",
+        CampaignArchiveApi.as_view(),
+        name="api-campaign-archive",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/unarchive/",
+        CampaignUnarchiveApi.as_view(),
+        name="api-campaign-unarchive",
+    ),
     path(
         "campaigns/<int:campaign_id>/invites/<int:invite_id>/",
         InviteDetailApi.as_view(),

@@ -38,6 +38,16 @@ urlpatterns = [
         "campaigns/<int:campaign_id>/dice/rotate/", campaign_views.dice_rotate, name="dice-rotate"
     ),
     path(
+        "campaigns/<int:campaign_id>/archive/",
+        campaign_views.campaign_archive_view,
+        name="campaign-archive",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/unarchive/",
+        campaign_views.campaign_unarchive_view,
+        name="campaign-unarchive",
+    ),
+    path(
         "campaigns/<int:campaign_id>/characters/new/",
         character_views.character_new,
         name="character-new",

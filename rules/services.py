@@ -16,6 +16,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from campaigns.access import refuse_archived
 from campaigns.models import Campaign, Membership
 from characters.access import may_act
 from characters.choices import stored_choice
@@ -51,6 +52,7 @@ def lock_character(character_id: int) -> tuple[Campaign, Character]:
     """Lock the character's campaign row, then its row (the lock order of this module)."""
     campaign_id = Character.objects.values_list("campaign_id", flat=True).get(pk=character_id)
     campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
+    refuse_archived(campaign)  # no play in an archived campaign: 409
     character = Character.objects.select_for_update().get(pk=character_id)
     return campaign, character
 
@@ -364,6 +366,7 @@ def character_create(
 
     with transaction.atomic():
         campaign = Campaign.objects.select_for_update().get(pk=membership.campaign_id)
+        refuse_archived(campaign)
         ruleset = get_ruleset(campaign.ruleset)
         dice, generator = campaign_dice(campaign)
         counter_start = generator.counter

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -188,3 +189,37 @@ def run_in_threads(targets: list[Callable[[], Any]]) -> list[BaseException]:
     for thread in threads:
         thread.join(timeout=120)
     return errors
+
+
+# What the demo parties (seed_demo) go through before a long advance; each may be refused.
+SESSION: dict[str, list[tuple[str, dict[str, Any]]]] = {
+    "hit_dice": [
+        ("damage", {"amount": 25}),
+        ("short_rest", {"reroll": True}),
+        ("damage", {"amount": 40}),
+        ("long_rest", {}),
+        ("long_rest", {}),
+    ],
+    "old_school": [
+        ("contract_disease", {"disease": "Green River Fever"}),
+    ],
+}
+
+
+def play_session() -> None:
+    """Every demo character of those rulesets takes the session's blows, rests and fever,
+    resolved by the referee (so the demo has dice to replay and verify)."""
+    from core.errors import ResolutionConflict
+    from rules.engine.interface import ActionBlocked, RuleError
+
+    for character in Character.objects.filter(campaign__ruleset__in=SESSION).order_by("pk"):
+        referee = character.campaign.memberships.get(role="referee").user
+        for action, params in SESSION[character.campaign.ruleset]:
+            with contextlib.suppress(RuleError, ActionBlocked, ResolutionConflict):
+                resolution_create_action(
+                    character_id=character.pk,
+                    actor=referee,
+                    by_referee=True,
+                    action=action,
+                    params=params,
+                )

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import io
-from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -12,9 +10,7 @@ from django.core.management.base import CommandError
 
 from campaigns.models import Campaign
 from characters.models import Character
-from core.errors import ResolutionConflict
 from rules.clock import clock_advance_run, clock_job_resume
-from rules.engine.interface import ActionBlocked, RuleError
 from rules.models import Resolution
 from rules.services import (
     resolution_answer_choice,
@@ -22,24 +18,9 @@ from rules.services import (
     resolution_create_action,
     resolution_undo_latest,
 )
-from rules.tests.clock_helpers import run_job, wounded
+from rules.tests.clock_helpers import play_session, run_job, wounded
 
 pytestmark = pytest.mark.django_db
-
-
-# What the demo parties go through before the long advance (each may be refused).
-SESSION: dict[str, list[tuple[str, dict[str, Any]]]] = {
-    "hit_dice": [
-        ("damage", {"amount": 25}),
-        ("short_rest", {"reroll": True}),
-        ("damage", {"amount": 40}),
-        ("long_rest", {}),
-        ("long_rest", {}),
-    ],
-    "old_school": [
-        ("contract_disease", {"disease": "Green River Fever"}),
-    ],
-}
 
 
 def replay(*ids: int) -> str:
@@ -54,17 +35,7 @@ def test_the_demo_replays_to_its_stored_sheets_after_a_long_advance(settings):
     campaigns = list(Campaign.objects.order_by("pk"))
     assert len(campaigns) >= 5
     # the session goes on: blows, rests and a fever, so the advance has dice to roll
-    referee = campaigns[0].memberships.get(role="referee").user
-    for character in Character.objects.filter(campaign__ruleset__in=SESSION).order_by("pk"):
-        for action, params in SESSION[character.campaign.ruleset]:
-            with contextlib.suppress(RuleError, ActionBlocked, ResolutionConflict):
-                resolution_create_action(
-                    character_id=character.pk,
-                    actor=referee,
-                    by_referee=True,
-                    action=action,
-                    params=params,
-                )
+    play_session()
     # a month of the clock for every demo campaign (diseases, wounds, sleep, aging...)
     for campaign in campaigns:
         job = run_job(campaign, 30 * 24 * 60)

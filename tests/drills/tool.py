@@ -4,6 +4,12 @@
 characters each have a major wound worsening every ``every`` minutes (HD-7), and two
 resting characters for players' actions; the referee's API token.
 
+``python -m tests.drills.tool advance_all <minutes>``: every demo character takes the
+session's blows (``rules.tests.clock_helpers.play_session``), then every campaign is
+advanced (in-process).
+
+``python -m tests.drills.tool fingerprint``: counts and hashes of the rows that matter.
+
 ``python -m tests.drills.tool count <campaign> <minutes>``: what the clock applied up to
 ``minutes``, per character, against what it must have applied (exactly one worsening
 per ``every`` minutes each): lost and doubled counted; the log, the sheets and the dice
@@ -97,6 +103,60 @@ def count(campaign_id: int, minutes: int) -> dict[str, Any]:
     }
 
 
+def advance_all(minutes: int) -> dict[str, Any]:
+    """Advance every campaign by ``minutes`` in-process (embedded mode); a choice on the
+    way (G-3) is cancelled by the referee and the job resumed."""
+    from campaigns.models import Campaign
+    from rules.clock import clock_advance_run, clock_advance_start, clock_job_resume
+    from rules.services import resolution_cancel_choice
+    from rules.tests.clock_helpers import play_session
+
+    play_session()
+    states = {}
+    for campaign in Campaign.objects.order_by("pk"):
+        job = clock_advance_start(campaign_id=campaign.pk, minutes=minutes)
+        clock_advance_run(job_id=job.pk)
+        job.refresh_from_db()
+        while job.state == "waiting" and job.waiting_on_id is not None:
+            resolution_cancel_choice(character_id=job.waiting_on_id, actor=None)
+            clock_job_resume(job_id=job.pk)
+            clock_advance_run(job_id=job.pk)
+            job.refresh_from_db()
+        states[campaign.pk] = job.state
+    return {"jobs": states}
+
+
+def fingerprint() -> dict[str, Any]:
+    """Every row that matters, hashed: the same after a restore as before the backup."""
+    import hashlib
+
+    from campaigns.models import Campaign
+    from characters.models import Character
+    from rules.models import ClockJob, Resolution, ScheduledEffect
+
+    tables = {
+        "campaigns": Campaign.objects.order_by("pk").values_list(
+            "pk", "clock", "dice_seed", "dice_counter"
+        ),
+        "characters": Character.objects.order_by("pk").values_list(
+            "pk", "sheet", "version", "pending_choice"
+        ),
+        "resolutions": Resolution.objects.order_by("pk").values_list(
+            "pk", "character_id", "version", "rolls", "sheet_after", "dice_counter_end"
+        ),
+        "effects": ScheduledEffect.objects.order_by("pk").values_list(
+            "pk", "due_at", "state", "resolution_id"
+        ),
+        "jobs": ClockJob.objects.order_by("pk").values_list("pk", "state", "done"),
+    }
+    answer: dict[str, Any] = {}
+    for name, rows in tables.items():
+        listed = list(rows)
+        digest = hashlib.sha256(json.dumps(listed, default=str, sort_keys=True).encode())
+        answer[name] = [len(listed), digest.hexdigest()]
+    return answer
+
+
 def main(argv: list[str]) -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.production")
     django.setup()
@@ -105,6 +165,10 @@ def main(argv: list[str]) -> None:
         answer = setup(int(args[0]), int(args[1]))
     elif command == "count":
         answer = count(int(args[0]), int(args[1]))
+    elif command == "advance_all":
+        answer = advance_all(int(args[0]))
+    elif command == "fingerprint":
+        answer = fingerprint()
     else:
         raise SystemExit(f"unknown command {command}")
     print(json.dumps(answer, default=str))
