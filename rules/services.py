@@ -166,6 +166,7 @@ def persist_result(
     clock: int,
     undoes: Resolution | None = None,
     restored_choice: dict[str, Any] | None = None,
+    batch: Any = None,
 ) -> Resolution:
     """Write the result: sheet, version, pending choice, dice counter, log, effects.
 
@@ -184,6 +185,7 @@ def persist_result(
         clock=clock,
         pending_choice=restored_choice or stored_choice(result.pending_choice),
         undoes=undoes,
+        batch=batch,
     )
     character.sheet = result.sheet
     character.version = resolution.version
@@ -219,6 +221,7 @@ def run_step(
     actor: Any,
     by_referee: bool,
     clock: int | None = None,
+    batch: Any = None,
 ) -> Resolution:
     """Run one engine step on locked rows and persist it. Callers hold the locks."""
     ruleset = get_ruleset(campaign.ruleset)
@@ -237,6 +240,7 @@ def run_step(
         counter_start=counter_start,
         counter_end=generator.counter,
         clock=context.clock,
+        batch=batch,
     )
 
 

@@ -284,6 +284,19 @@ MATRIX = [
         kwargs=campaign_kw,
     ),
     Row(
+        "api-campaign-log",
+        "get",
+        statuses(401, 404, 200, 200, 200, 200, 200, 200, 404, 401),
+        kwargs=campaign_kw,
+    ),
+    Row(
+        "api-party-actions",
+        "post",
+        statuses(401, 404, 403, 403, 201, 403, 403, 403, 404, 401),
+        kwargs=campaign_kw,
+        body=lambda w, role: {"action": "damage", "params": {"amount": 1}},
+    ),
+    Row(
         "api-campaign-characters",
         "get",
         statuses(401, 404, 200, 200, 200, 200, 200, 200, 404, 401),
