@@ -24,10 +24,10 @@ from django.db import models
 from django.http import Http404
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
-from campaigns.models import Membership, Role
+from campaigns.models import Campaign, Membership, Role
 from campaigns.selectors import memberships_for_user
 from core.cleaning import valid_id
-from core.errors import NotAllowed
+from core.errors import NotAllowed, ResolutionConflict
 
 if TYPE_CHECKING:  # the API settings import this module's permission: no cycle at run time
     from rest_framework.request import Request
@@ -141,3 +141,13 @@ def access_campaign(user: Any, campaign_id: int | str, *, referee: bool = False)
     if referee and not membership.is_referee:
         raise NotAllowed("only the campaign's referee may do this")
     return membership
+
+
+def refuse_archived(campaign: Campaign) -> None:
+    """Nobody plays in an archived campaign: actions, choices, new characters, battles and
+    clock advances answer 409 (reads still work). Call it on the campaign row as locked."""
+    if campaign.archived_at is not None:
+        raise ResolutionConflict(
+            f"The campaign {campaign.name} is archived: nothing can happen in it until the "
+            "referee brings it back."
+        )

@@ -23,9 +23,11 @@ from campaigns.selectors import (
 )
 from campaigns.services import (
     MAX_INVITE_HOURS,
+    campaign_archive,
     campaign_create,
     campaign_dice_rotate,
     campaign_join,
+    campaign_unarchive,
     campaign_update,
     invite_create,
 )
@@ -62,6 +64,11 @@ class CampaignOutputSerializer(serializers.Serializer):
     dice_commitment = serializers.CharField(
         help_text="SHA-256 (lower-case hex) of the current dice seed's bytes (docs/dice.md)"
     )
+    archived_at = serializers.DateTimeField(
+        allow_null=True,
+        help_text="when the referee archived the campaign (null: in play); an archived "
+        "campaign answers 409 to actions and clock advances, reads still work",
+    )
 
 
 def campaign_output(membership: Membership) -> Any:
@@ -80,6 +87,7 @@ def _campaign_view(membership: Membership) -> dict[str, Any]:
         "options": campaign.options,
         "actions_move_clock": campaign.actions_move_clock,
         "dice_commitment": dice_commitment(campaign.dice_seed),
+        "archived_at": campaign.archived_at,
     }
 
 
@@ -305,3 +313,43 @@ class DiceRotateApi(APIView):
             "dice_commitment": periods[-1]["commitment"],
         }
         return Response(self.OutputSerializer(answer).data, status=status.HTTP_201_CREATED)
+
+
+class CampaignArchiveApi(APIView):
+    class OutputSerializer(serializers.Serializer):
+        campaign = CampaignOutputSerializer()
+        revealed = SeedPeriodSerializer(help_text="the dice seed revealed by archiving")
+
+    @extend_schema(
+        request=None,
+        responses={200: OutputSerializer},
+        description=(
+            "Referee only. Archives the campaign: from now on actions, choices, new "
+            "characters, battles and clock advances answer 409 (reads still work); a live "
+            "clock stops; in the same transaction the dice seed is rotated, revealing every "
+            "roll made with it (docs/dice.md). 409 when already archived or while the clock "
+            "still advances."
+        ),
+    )
+    def post(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        campaign, revealed = campaign_archive(campaign_id=membership.campaign_id)
+        periods = campaign_seed_periods(campaign)
+        answer = {
+            "campaign": campaign_output(access_campaign(request.user, campaign_id)),
+            "revealed": next(p for p in periods if p["seed"] == revealed.seed),
+        }
+        return Response(self.OutputSerializer(answer).data)
+
+
+class CampaignUnarchiveApi(APIView):
+    @extend_schema(
+        request=None,
+        responses={200: CampaignOutputSerializer},
+        description="Referee only. Brings an archived campaign back into play (409 if it is "
+        "not archived); its clock stays stopped.",
+    )
+    def post(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        campaign_unarchive(campaign_id=membership.campaign_id)
+        return Response(campaign_output(access_campaign(request.user, campaign_id)))

@@ -50,6 +50,9 @@ class Campaign(models.Model):
     # "Actions move the clock": an action that takes time (a night's sleep, a search)
     # advances the clock by it when it ends (rules.action_time, docs/clock.md).
     actions_move_clock = models.BooleanField(default=True)
+    # When the referee archived the campaign (null: in play). An archived campaign can be
+    # read but not played: no action, no clock advance (campaigns.access.refuse_archived).
+    archived_at = models.DateTimeField(null=True, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import timedelta
+from decimal import Decimal
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -81,15 +82,13 @@ def campaign_update(
     return campaign
 
 
-@transaction.atomic
-def campaign_dice_rotate(*, campaign_id: int) -> RevealedSeed:
-    """Reveal the campaign's current dice seed and commit to a fresh one (docs/dice.md).
+# The clock jobs still to finish, rules.models.UNFINISHED_JOB_STATES by value (this layer
+# does not import rules; a test holds the two equal).
+CLOCK_BUSY_STATES = ("queued", "running", "waiting")
 
-    Under the campaign's row lock, the first lock of every resolution and clock batch
-    (rules/services.py), so no die is drawn while the seed changes hands. The counter
-    keeps counting: the new seed takes over at the counter where the old one stopped.
-    """
-    campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
+
+def _rotate(campaign: Campaign) -> RevealedSeed:
+    """Reveal the locked campaign's seed and commit to a new one (caller holds the lock)."""
     used = campaign.dice_counter > campaign.dice_seed_first_counter
     revealed = RevealedSeed.objects.create(
         campaign=campaign,
@@ -101,6 +100,53 @@ def campaign_dice_rotate(*, campaign_id: int) -> RevealedSeed:
     campaign.dice_seed_first_counter = campaign.dice_counter
     campaign.save(update_fields=["dice_seed", "dice_seed_first_counter"])
     return revealed
+
+
+@transaction.atomic
+def campaign_dice_rotate(*, campaign_id: int) -> RevealedSeed:
+    """Reveal the campaign's current dice seed and commit to a fresh one (docs/dice.md).
+
+    Under the campaign's row lock, the first lock of every resolution and clock batch
+    (rules/services.py), so no die is drawn while the seed changes hands. The counter
+    keeps counting: the new seed takes over at the counter where the old one stopped.
+    """
+    return _rotate(Campaign.objects.select_for_update().get(pk=campaign_id))
+
+
+@transaction.atomic
+def campaign_archive(*, campaign_id: int) -> tuple[Campaign, RevealedSeed]:
+    """Archive the campaign: no more play in it, and its dice seed revealed (docs/dice.md).
+
+    Under the campaign's row lock, in one transaction: refused (409) when already
+    archived or while the clock still advances (a job running or waiting on a choice:
+    finish it first); a live clock stops; the seed is rotated, so every roll ever made
+    in the campaign can be checked.
+    """
+    campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
+    if campaign.archived_at is not None:
+        raise ResolutionConflict(f"The campaign {campaign.name} is already archived.")
+    jobs = campaign.clock_jobs  # rules.models.ClockJob
+    if jobs.filter(state__in=CLOCK_BUSY_STATES).exists():
+        raise ResolutionConflict(
+            "The campaign clock is still advancing (or waits on a choice): let it finish "
+            "before archiving the campaign."
+        )
+    campaign.archived_at = timezone.now()
+    campaign.live_ratio = Decimal(0)
+    campaign.live_last_tick = None
+    campaign.save(update_fields=["archived_at", "live_ratio", "live_last_tick"])
+    return campaign, _rotate(campaign)
+
+
+@transaction.atomic
+def campaign_unarchive(*, campaign_id: int) -> Campaign:
+    """Bring an archived campaign back into play (its clock stays stopped)."""
+    campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
+    if campaign.archived_at is None:
+        raise ResolutionConflict(f"The campaign {campaign.name} is not archived.")
+    campaign.archived_at = None
+    campaign.save(update_fields=["archived_at"])
+    return campaign
 
 
 MAX_INVITE_HOURS = 24 * 365

@@ -17,6 +17,7 @@ from typing import Any
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerExtension
 from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.utils import PolymorphicProxySerializer
 
 from core.openapi import ERROR_DESCRIPTIONS, ErrorDetailSerializer, InputErrorsSerializer
 
@@ -59,6 +60,18 @@ class SawbonesAutoSchema(AutoSchema):
             if not name.startswith(outer):
                 name = outer + name
         return str(name)
+
+    def _get_request_for_media_type(self, serializer: Any, direction: Any = "request") -> Any:
+        schema, required = super()._get_request_for_media_type(serializer, direction)  # type: ignore[no-untyped-call]
+        if isinstance(serializer, PolymorphicProxySerializer) and schema:
+            required = True  # every variant needs its discriminator (an action, a ruleset)
+        return schema, required
+
+    def get_auth(self) -> list[dict[str, Any]]:
+        """No security requirement at all for the operations anyone may call (register,
+        a token from a password): ``[{}]`` would make generated clients demand a token."""
+        auth: list[dict[str, Any]] = super().get_auth()
+        return auth if any(auth) else []
 
     def error_statuses(self) -> list[str]:
         """The error answers this operation can give besides the ones its view declares."""

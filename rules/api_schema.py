@@ -40,9 +40,17 @@ def _requires_params(schema: Mapping[str, Any]) -> bool:
 def _params_variant(ruleset: Ruleset, spec: ActionSpec) -> dict[str, Any]:
     who = "the referee" if spec.who == "referee" else "the owner or the referee"
     description = " ".join(
-        part for part in (spec.description, f"({ruleset.key}; taken by {who}.)") if part
+        part
+        for part in (
+            f"{ruleset.name}: {spec.label}.",
+            spec.description,
+            f"({ruleset.key}; taken by {who}.)",
+        )
+        if part
     )
-    return {**spec.params, "title": f"{ruleset.name}: {spec.label}", "description": description}
+    # A stable title (generated clients name their classes after it): key words only.
+    title = f"{pascal(ruleset.key)}{pascal(spec.key)}Params"
+    return {**spec.params, "title": title, "description": description}
 
 
 def _action_serializer(key: str, offers: list[tuple[Ruleset, ActionSpec]]) -> SerializerClass:

@@ -19,7 +19,7 @@ from django.db import transaction
 from django.http import Http404
 from django.utils import timezone
 
-from campaigns.access import access_campaign
+from campaigns.access import access_campaign, refuse_archived
 from campaigns.models import Campaign, Membership
 from characters.models import Character
 from core.errors import NotAllowed, ResolutionConflict
@@ -162,6 +162,7 @@ def scars_due(battle: Battle) -> list[dict[str, Any]]:
 
 def _lock_campaign(campaign_id: int) -> tuple[Campaign, Warband]:
     campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
+    refuse_archived(campaign)
     return campaign, _rules(campaign)
 
 

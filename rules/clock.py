@@ -48,6 +48,7 @@ from django.db import (
 from django.db.models import Field, Model
 from django.utils import timezone
 
+from campaigns.access import refuse_archived
 from campaigns.models import MAX_LIVE_RATIO, Campaign
 from characters.choices import stored_choice
 from characters.models import Character
@@ -179,6 +180,8 @@ def clock_advance_start(
         _require_broker()
     try:
         with transaction.atomic():
+            # Under the campaign's lock, as archiving (campaigns.services.campaign_archive).
+            refuse_archived(Campaign.objects.select_for_update().get(pk=campaign_id))
             job = ClockJob.objects.create(
                 campaign_id=campaign_id,
                 kind=kind,
@@ -198,6 +201,8 @@ def clock_job_resume(*, job_id: int) -> ClockJob:
     """Enqueue a job again: after its choice is answered, after a failure, or a lost task."""
     _require_broker()
     with transaction.atomic():
+        campaign_id = ClockJob.objects.values_list("campaign_id", flat=True).get(pk=job_id)
+        refuse_archived(Campaign.objects.select_for_update().get(pk=campaign_id))  # lock first
         job = ClockJob.objects.select_for_update().get(pk=job_id)
         if job.state == ClockJobState.DONE:
             raise ResolutionConflict(f"clock job {job.pk} is already done")
@@ -543,6 +548,8 @@ def clock_live_set(*, campaign_id: int, ratio: Decimal, now: datetime | None = N
     now = now or timezone.now()
     with transaction.atomic():
         campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
+        if ratio > 0:
+            refuse_archived(campaign)
         if campaign.live_ratio > 0 and campaign.live_last_tick is not None:
             _tick_campaign(campaign, now, force=True)
         campaign.live_ratio = ratio

@@ -37,7 +37,7 @@ from accounts.models import ApiToken
 from accounts.services import token_create, token_revoke
 from campaigns.access import TokenScope
 from campaigns.models import Campaign, Invite, Membership, RevealedSeed, Role
-from campaigns.services import campaign_create, invite_create
+from campaigns.services import campaign_archive, campaign_create, invite_create
 from characters.models import Character
 from config import api_urls
 from rules.battles import battle_begin
@@ -105,7 +105,8 @@ class Row:
     body: Callable[[World, str], Any] = lambda w, role: None
     ruleset: str = "hit_dice"
     # "choice": Aldo waits on a choice; "acted": Aldo took damage; "undone": and the
-    # referee undid it; "battle": one runs
+    # referee undid it; "battle": one runs; "archived": the campaign is archived
+    # (at the end of the set-up)
     prepare: str = ""
     label: str = ""
 
@@ -162,6 +163,12 @@ def invite_kw(w: World) -> dict[str, Any]:
 
 def member_kw(w: World) -> dict[str, Any]:
     return {"campaign_id": w.campaign.pk, "user_id": w.users["other_player"].pk}
+
+
+def import_body(w: World, role: str) -> dict[str, Any]:
+    from rules.log_export import campaign_export
+
+    return {"export": campaign_export(w.campaign)}
 
 
 def job_kw(w: World) -> dict[str, Any]:
@@ -281,6 +288,37 @@ MATRIX = [
         "post",
         statuses(401, 404, 204, 204, 409, 403, 409, 403, 404, 401),
         kwargs=campaign_kw,
+    ),
+    Row(
+        "api-campaign-log",
+        "get",
+        statuses(401, 404, 200, 200, 200, 200, 200, 200, 404, 401),
+        kwargs=campaign_kw,
+    ),
+    Row(
+        "api-campaign-export",
+        "get",
+        statuses(401, 404, 403, 403, 200, 200, 403, 403, 404, 401),
+        kwargs=campaign_kw,
+    ),
+    Row(
+        "api-campaign-log-csv",
+        "get",
+        statuses(401, 404, 403, 403, 200, 200, 403, 403, 404, 401),
+        kwargs=campaign_kw,
+    ),
+    Row(
+        "api-campaign-import",
+        "post",
+        statuses(401, 201, 201, 201, 201, 403, 201, 403, 403, 401),
+        body=import_body,
+    ),
+    Row(
+        "api-party-actions",
+        "post",
+        statuses(401, 404, 403, 403, 201, 403, 403, 403, 404, 401),
+        kwargs=campaign_kw,
+        body=lambda w, role: {"action": "damage", "params": {"amount": 1}},
     ),
     Row(
         "api-campaign-characters",
@@ -500,6 +538,19 @@ MATRIX = [
         kwargs=campaign_kw,
     ),
     Row(
+        "api-campaign-archive",
+        "post",
+        statuses(401, 404, 403, 403, 200, 403, 403, 403, 404, 401),
+        kwargs=campaign_kw,
+    ),
+    Row(
+        "api-campaign-unarchive",
+        "post",
+        statuses(401, 404, 403, 403, 200, 403, 403, 403, 404, 401),
+        kwargs=campaign_kw,
+        prepare="archived",
+    ),
+    Row(
         "api-webhooks",
         "get",
         statuses(401, 404, 403, 403, 200, 200, 403, 403, 404, 401),
@@ -628,6 +679,8 @@ def build_world(referee, player, other_player, outsider, scripted_dice):
                 token_revoke(user=owner, token_id=token.pk)
             tokens[role] = secret
         spare, _ = token_create(user=player, name="spare", scope=TokenScope.READ)
+        if row.prepare == "archived":
+            campaign_archive(campaign_id=campaign.pk)
         webhook = webhook_create(campaign=campaign, url="https://example.org/hook", user=referee)
         events_record(campaign_id=campaign.pk, events=lambda: [("test.event", {})])
         return World(
@@ -667,6 +720,7 @@ def snapshot() -> dict[str, Any]:
                 "live_last_tick",
                 "dice_seed",
                 "dice_seed_first_counter",
+                "archived_at",
             )
         ),
         "revealed_seeds": RevealedSeed.objects.count(),

@@ -53,3 +53,18 @@ def test_htmx_requests_are_told_apart_by_django_htmx_alone():
         if re.search(r"headers\.get\(\s*.HX-Request|HTTP_HX_REQUEST", path.read_text("utf-8"))
     ]
     assert readers == []  # no view reads the header itself
+
+
+def test_the_params_are_read_by_a_django_form_one_field_per_control():
+    from django import forms
+
+    from web.forms import ParamsForm, schema_fields
+
+    ruleset = get_ruleset("old_school")
+    controls = schema_fields(ruleset.action("ability_loss").params, ruleset="old_school")
+    form = ParamsForm(controls, QueryDict("p.ability=strength&p.amount=two"))
+    assert isinstance(form, forms.Form) and not form.is_valid()
+    assert form.errors["p.amount"] == ["Amount: enter a whole number, not 'two'"]
+    form = ParamsForm(controls, QueryDict("p.ability=strength&p.amount=2"))
+    assert form.is_valid()
+    assert form.cleaned_data["params"] == {"ability": "strength", "amount": 2, "permanent": False}

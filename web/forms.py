@@ -3,7 +3,8 @@
 The rules engine describes every action's params as a closed JSON Schema
 (``rules.engine.interface.params_schema``). :func:`schema_fields` turns one into form
 fields the templates draw (``templates/characters/_field.html``) and
-:func:`parse_params` reads the posted form back into params. Only the conversion from
+:func:`parse_params` reads the posted form back into params through a django form
+(:class:`ParamsForm`, one :class:`ControlField` per control). Only the conversion from
 text lives here; whether the params make sense is the ruleset's decision
 (``Ruleset.resolve`` raises ``RuleError`` with a sentence the page shows).
 """
@@ -15,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from django import forms
 from django.http import QueryDict
 
 from web import rulesets
@@ -217,70 +219,124 @@ class ParamsError(ValueError):
     """A posted value cannot even be read (text in a number field...)."""
 
 
-def _read(field_: FormField, data: QueryDict) -> tuple[bool, Any]:
-    """(present, value) of one control in the posted data."""
-    if field_.kind == "checkbox":
-        return True, data.get(field_.name) in {"on", "true", "1"}
-    if field_.kind == "group":
-        group: dict[str, Any] = {}
-        for child in field_.children:
-            present, value = _read(child, data)
-            if present:
-                group[child.key] = value
-        return bool(group) or field_.required, group
-    if field_.kind == "pairs":
-        pairs: dict[str, Any] = {}
-        names = data.getlist(field_.name + ".key")
-        numbers = data.getlist(field_.name + ".value")
-        for pair_name, number in zip(names, numbers, strict=False):
-            pair_name, number = pair_name.strip(), number.strip()
-            if not pair_name and not number:
-                continue
-            if not pair_name:
-                raise ParamsError(f"{field_.label}: give a name for {number}")
-            pairs[pair_name] = _number(field_, number)
-        return bool(pairs) or field_.required, pairs
-    raw = data.get(field_.name)
-    if raw is None:
-        return False, None
-    raw = raw.strip()
-    if raw == "":
-        if field_.kind in {"text", "textarea"} and field_.required:
-            return True, ""
-        if field_.nullable and field_.required:
-            return True, None
-        return False, None
-    if field_.kind == "number":
-        return True, _number(field_, raw)
-    if field_.kind == "list":
-        return True, [word.strip() for word in raw.split(",") if word.strip()]
-    if field_.kind == "tristate":
-        return True, raw == "true"
-    if field_.integer_choices:  # choices drawn from the sheet (a wound's id)
-        return True, _number(field_, raw)
-    if field_.kind == "json":
-        try:
-            return True, json.loads(raw)
-        except json.JSONDecodeError:
-            raise ParamsError(f"{field_.label}: not valid JSON") from None
-    return True, raw
+class _Posted(forms.Widget):
+    """Reads one control's raw value from the posted data, as its template draws it."""
+
+    def __init__(self, control: FormField) -> None:
+        super().__init__()
+        self.control = control
+
+    def value_from_datadict(self, data: Any, files: Any, name: str) -> Any:
+        if self.control.kind == "checkbox":
+            return data.get(name) in {"on", "true", "1"}
+        if self.control.kind == "pairs":
+            names, numbers = data.getlist(name + ".key"), data.getlist(name + ".value")
+            return list(zip(names, numbers, strict=False))
+        return data.get(name)
 
 
-def _number(field_: FormField, raw: str) -> int | float:
+class ControlField(forms.Field):
+    """The django form field of one control: ``clean`` turns the posted text into the
+    param's JSON value, or :data:`ABSENT` when the control leaves it to the rules. Whether
+    the value makes sense is the ruleset's decision, so no range is checked here."""
+
+    def __init__(self, control: FormField) -> None:
+        super().__init__(required=False, widget=_Posted(control))
+        self.control = control
+
+    def clean(self, value: Any) -> Any:
+        control = self.control
+        if control.kind == "checkbox":
+            return bool(value)
+        if control.kind == "pairs":
+            pairs: dict[str, Any] = {}
+            for pair_name, number in value:
+                pair_name, number = pair_name.strip(), number.strip()
+                if not pair_name and not number:
+                    continue
+                if not pair_name:
+                    raise forms.ValidationError(f"{control.label}: give a name for {number}")
+                pairs[pair_name] = _number(control, number)
+            return pairs if pairs or control.required else ABSENT
+        if value is None:
+            return ABSENT
+        raw = str(value).strip()
+        if raw == "":
+            if control.kind in {"text", "textarea"} and control.required:
+                return ""
+            if control.nullable and control.required:
+                return None
+            return ABSENT
+        if control.kind == "number" or control.integer_choices:
+            return _number(control, raw)
+        if control.kind == "tristate":
+            return raw == "true"
+        if control.kind == "list":
+            return [word.strip() for word in raw.split(",") if word.strip()]
+        if control.kind == "json":
+            try:
+                return json.loads(raw)
+            except json.JSONDecodeError:
+                raise forms.ValidationError(f"{control.label}: not valid JSON") from None
+        return raw
+
+
+ABSENT: Any = object()  # a control left empty: the param is not sent
+
+
+def _number(control: FormField, raw: str) -> int | float:
     try:
-        return int(raw) if field_.step == "1" else float(raw)
+        return int(raw) if control.step == "1" else float(raw)
     except ValueError:
-        what = "a whole number" if field_.step == "1" else "a number"
-        raise ParamsError(f"{field_.label}: enter {what}, not {raw!r}") from None
+        what = "a whole number" if control.step == "1" else "a number"
+        raise forms.ValidationError(f"{control.label}: enter {what}, not {raw!r}") from None
+
+
+def _leaves(controls: list[FormField]) -> list[FormField]:
+    return [
+        leaf
+        for control in controls
+        for leaf in (_leaves(control.children) if control.kind == "group" else [control])
+    ]
+
+
+class ParamsForm(forms.Form):
+    """A django form over schema-built controls (fields named by their HTML names);
+    ``cleaned_data["params"]`` is the params object, groups folded back together."""
+
+    def __init__(self, controls: list[FormField], data: QueryDict) -> None:
+        super().__init__(data)
+        self.controls = controls
+        for control in _leaves(controls):
+            self.fields[control.name] = ControlField(control)
+
+    def _gather(self, controls: list[FormField]) -> dict[str, Any]:
+        gathered: dict[str, Any] = {}
+        for control in controls:
+            if control.kind == "group":
+                group = self._gather(control.children)
+                if group or control.required:
+                    gathered[control.key] = group
+                continue
+            value = self.cleaned_data.get(control.name, ABSENT)
+            if value is not ABSENT:
+                gathered[control.key] = value
+        return gathered
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if not self.errors:
+            cleaned["params"] = self._gather(self.controls)
+        return cleaned
 
 
 def parse_params(fields: list[FormField], data: QueryDict) -> dict[str, Any]:
     """The params a posted form means; absent optional controls are left out."""
-    params: dict[str, Any] = {}
-    for field_ in fields:
-        present, value = _read(field_, data)
-        if present:
-            params[field_.key] = value
+    form = ParamsForm(fields, data)
+    if not form.is_valid():
+        first = next(iter(form.errors.values()))
+        raise ParamsError(first[0])
+    params: dict[str, Any] = form.cleaned_data["params"]
     return params
 
 

@@ -24,6 +24,7 @@ CAMPAIGN_FIELDS = {
     "my_role",
     "options",
     "dice_commitment",
+    "archived_at",
 }
 
 
@@ -52,6 +53,7 @@ def test_the_creator_becomes_referee(client_for, outsider, ruleset: str) -> None
         "options": dict(get_ruleset(ruleset).options),
         "actions_move_clock": True,
         "dice_commitment": hashlib.sha256(bytes.fromhex(campaign.dice_seed)).hexdigest(),
+        "archived_at": None,
     }
     assert Membership.objects.get(campaign=campaign, user=outsider).role == Role.REFEREE
 
@@ -145,6 +147,7 @@ def test_detail_as_referee_and_as_player(client_for, campaign, referee, player) 
         "options": {"bypass_hp_per_level": 10},
         "actions_move_clock": True,
         "dice_commitment": hashlib.sha256(bytes.fromhex(campaign.dice_seed)).hexdigest(),
+        "archived_at": None,
     }
     assert as_player == {**as_referee, "my_role": "player"}
 

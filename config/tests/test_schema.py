@@ -30,6 +30,7 @@ from rest_framework.test import APIClient
 from campaigns.models import Membership
 from config import api_urls
 from config.openapi import API_PREFIX, api_paths
+from rules.api_schema import pascal
 from rules.engine.registry import all_rulesets, get_ruleset, ruleset_keys
 from rules.services import character_create
 
@@ -228,7 +229,8 @@ def test_the_actions_body_lists_every_action_of_every_ruleset(schema31) -> None:
         for spec in ruleset.actions:
             entry = entries[spec.key]
             variants = {v["title"]: v for v in documented_params(entry)}
-            documented = dict(variants[f"{ruleset.name}: {spec.label}"])
+            documented = dict(variants[f"{pascal(ruleset.key)}{pascal(spec.key)}Params"])
+            assert documented["description"].startswith(f"{ruleset.name}: {spec.label}.")
             documented.pop("title")
             documented.pop("description")
             assert documented == {

@@ -7,6 +7,7 @@ recorded dice are exactly what the committed seed gives.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import logging
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from django.test import Client
-from django.urls import reverse
+from django.urls import URLPattern, reverse
 
 from campaigns.models import Campaign, Membership
 from rules.models import Resolution
@@ -269,6 +270,92 @@ def test_only_the_referee_rotates_from_the_page(played, player):
     client.force_login(player)
     assert client.post(reverse("dice-rotate", args=[campaign.pk])).status_code == 403
     assert Campaign.objects.get(pk=campaign.pk).dice_seed == seed
+
+
+def _forms_of(secret: str) -> list[str]:
+    """The seed as text in any form a leak could take: hex either case, base64, bytes."""
+    raw = bytes.fromhex(secret)
+    return [
+        secret,
+        secret.upper(),
+        base64.b64encode(raw).decode(),
+        base64.urlsafe_b64encode(raw).decode().rstrip("="),
+        raw.decode("latin-1"),
+    ]
+
+
+def _every_get_url(campaign, aldo, resolution, job, webhook) -> list[str]:
+    """Every page and API endpoint of config/web_urls.py and api_urls.py that takes the
+    ids we have: a new one is walked without being listed here."""
+    from config import api_urls, web_urls
+
+    ids = {
+        "campaign_id": campaign.pk,
+        "character_id": aldo.pk,
+        "resolution_id": resolution.pk,
+        "job_id": job.pk,
+        "webhook_id": webhook.pk,
+        "key": "diseases" if campaign.ruleset == "old_school" else "critical_injuries",
+        "action": "long_rest",
+    }
+    urls = []
+    for module in (api_urls, web_urls):
+        for pattern in module.urlpatterns:
+            if not isinstance(pattern, URLPattern) or not pattern.name:
+                continue  # an include(): its own pages are not the campaign's
+            names = set(pattern.pattern.converters)
+            if names <= set(ids):
+                urls.append(reverse(pattern.name, kwargs={n: ids[n] for n in names}))
+    return urls
+
+
+def test_no_form_of_the_seed_in_use_shows_anywhere_before_it_is_revealed(
+    played, referee, player, caplog
+):
+    """Every GET of every page and endpoint, for the referee and a player, the webhook
+    bodies, the resolution log and the server's log: none holds the seed in use in any
+    form, until archiving the campaign reveals it (and then only that one)."""
+    from rules.clock import clock_advance_start
+    from rules.models import ClockJob, ClockJobState
+    from webhooks.models import WebhookEvent
+    from webhooks.services import webhook_create
+
+    campaign, aldo = played
+    caplog.set_level(logging.DEBUG)
+    webhook = webhook_create(campaign=campaign, url="https://example.org/hook", user=referee)
+    _play(aldo, referee, rounds=1)  # with a webhook listening: its bodies are checked too
+    job = clock_advance_start(campaign_id=campaign.pk, minutes=10, requested_by=referee)
+    secret = Campaign.objects.get(pk=campaign.pk).dice_seed
+    resolution = Resolution.objects.filter(character=aldo).exclude(rolls=[]).latest("id")
+    urls = _every_get_url(campaign, aldo, resolution, job, webhook)
+    assert len(urls) > 20
+    seen = []
+    for user in (referee, player):
+        client = Client()
+        client.force_login(user)
+        for url in urls:
+            seen.append(f"{url}: {client.get(url).content.decode(errors='replace')}")
+    seen += [event.body for event in WebhookEvent.objects.filter(campaign=campaign)]
+    seen += [
+        json.dumps([r.summary, r.rolls, r.outcome, r.params, r.sheet_after])
+        for r in Resolution.objects.filter(campaign=campaign)
+    ]
+    seen.append(caplog.text)
+
+    for form in _forms_of(secret):
+        assert not [text[:80] for text in seen if form in text]
+
+    # The clock's jobs never ran (tests commit nothing); archiving waits for running ones.
+    ClockJob.objects.filter(campaign=campaign).update(state=ClockJobState.FAILED)
+    client = Client()
+    client.force_login(referee)
+    client.post(reverse("campaign-archive", args=[campaign.pk]))
+    new_secret = Campaign.objects.get(pk=campaign.pk).dice_seed
+    client.force_login(player)
+    page = client.get(reverse("campaign", args=[campaign.pk])).content.decode()
+    seeds = client.get(f"/api/v1/campaigns/{campaign.pk}/dice/seeds/").content.decode()
+    assert secret in page and secret in seeds
+    assert new_secret not in page and new_secret not in seeds
 
 
 OLD_ROW_FIELDS = ("label", "expression", "dice", "kept", "total", "hidden")

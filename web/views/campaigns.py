@@ -8,8 +8,10 @@ small functions at the top, each one query whatever the party's size.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -30,16 +32,18 @@ from campaigns.selectors import (
     membership_of,
 )
 from campaigns.services import (
+    campaign_archive,
     campaign_create,
     campaign_dice_rotate,
     campaign_join,
+    campaign_unarchive,
     invite_create,
 )
 from characters.choices import public_choice
 from characters.models import Character
 from characters.selectors import PartyMember, party, party_totals
 from core.cleaning import reject_nul_characters
-from core.errors import NotAllowed
+from core.errors import NotAllowed, ResolutionConflict
 from rules.battles import warband_rules
 from rules.engine.interface import RuleError, Ruleset
 from rules.engine.registry import get_ruleset, ruleset_keys
@@ -254,20 +258,56 @@ def campaign_detail(request: HttpRequest, campaign_id: int) -> HttpResponse:
 @require_POST
 def dice_rotate(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """The referee reveals the dice seed in use and commits to a new one (docs/dice.md)."""
+    done = "The dice seed is revealed: every roll made with it can now be checked."
+    return _referee_post(request, campaign_id, campaign_dice_rotate, done, "#dice")
+
+
+def _to_campaign(request: HttpRequest, campaign_id: int, anchor: str) -> HttpResponse:
+    """Back to the campaign page after a form there. From htmx: a redirect that differs
+    from the page in its #anchor only would not load it again, so the page refreshes."""
+    page = reverse("campaign", args=[campaign_id])
+    if is_htmx(request):
+        answer = HttpResponse(status=204)
+        if urlsplit(request.headers.get("HX-Current-URL", "")).path == page:
+            answer["HX-Refresh"] = "true"
+        else:
+            answer["HX-Redirect"] = page + anchor
+        return answer
+    return redirect(page + anchor)
+
+
+def _referee_post(
+    request: HttpRequest, campaign_id: int, write: Callable[..., object], done: str, anchor: str
+) -> HttpResponse:
+    """A referee's button on the campaign page: ``write(campaign_id=...)``, then back to
+    the page with ``done``, or with the refusal in words (409)."""
     try:
         membership = access_campaign(request.user, campaign_id, referee=True)
     except NotAllowed as error:
         raise PermissionDenied(str(error)) from None
-    campaign_dice_rotate(campaign_id=membership.campaign_id)
-    messages.success(
-        request, "The dice seed is revealed: every roll made with it can now be checked."
-    )
-    url = reverse("campaign", args=[campaign_id]) + "#dice"
-    if is_htmx(request):
-        answer = HttpResponse(status=204)
-        answer["HX-Redirect"] = url
-        return answer
-    return redirect(url)
+    try:
+        write(campaign_id=membership.campaign_id)
+    except ResolutionConflict as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, done)
+    return _to_campaign(request, campaign_id, anchor)
+
+
+@login_required
+@require_POST
+def campaign_archive_view(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The referee archives the campaign; its dice seed is revealed (docs/dice.md)."""
+    done = "The campaign is archived. The dice seed is revealed: every roll can now be checked."
+    return _referee_post(request, campaign_id, campaign_archive, done, "#archive")
+
+
+@login_required
+@require_POST
+def campaign_unarchive_view(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The referee brings an archived campaign back into play."""
+    done = "The campaign is back in play."
+    return _referee_post(request, campaign_id, campaign_unarchive, done, "#archive")
 
 
 @login_required

@@ -1,0 +1,177 @@
+"""A bot's whole session, written against the client that openapi-python-client
+generates from the served schema (tests/test_generated_client.py generates it as the
+package ``sawbones_client``, type-checks this file with it, then runs it on a live test
+server). Not imported by the project: the package exists only in the test's directory.
+
+The session: register, a token from the password, the rulesets, then for every ruleset
+a campaign, a character, an action and a clock advance with its job; on hit_dice the
+action stops on a choice that is answered; finally each character's log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sawbones_client import AuthenticatedClient, Client
+from sawbones_client.api.v1 import (
+    v1_auth_register_create,
+    v1_auth_token_create,
+    v1_campaigns_characters_create,
+    v1_campaigns_clock_advance_create,
+    v1_campaigns_clock_jobs_retrieve,
+    v1_campaigns_create,
+    v1_characters_actions_create,
+    v1_characters_choices_create,
+    v1_characters_resolutions_retrieve,
+    v1_rulesets_list,
+)
+from sawbones_client.models import (
+    AdvanceOutput,
+    CampaignCharactersInputRequest,
+    CampaignCharactersInputRequestSheet,
+    CampaignOutput,
+    CharacterOutput,
+    ChoiceInputRequest,
+    ClockAdvanceInputRequest,
+    ClockJob,
+    ConditionMonitorCampaignRequest,
+    DamageActionRequest,
+    DamageActionRequestConditionMonitorDamageParams,
+    DamageActionRequestConditionMonitorDamageParamsKindOfDamage,
+    DamageActionRequestHitDiceDamageParams,
+    DeckahedronCampaignRequest,
+    DeckahedronCampaignRequestOptions,
+    HitDiceCampaignRequest,
+    InjuryRollActionRequest,
+    OldSchoolCampaignRequest,
+    RegisterInputRequest,
+    RegisterOutput,
+    Resolution,
+    ResolutionPage,
+    RestActionRequest,
+    SaveActionRequest,
+    SaveActionRequestOldSchoolSaveParams,
+    SaveActionRequestOldSchoolSaveParamsCategory,
+    TokenInputRequest,
+    TokenOutput,
+    WarbandCampaignRequest,
+)
+
+Campaign = (
+    HitDiceCampaignRequest
+    | DeckahedronCampaignRequest
+    | OldSchoolCampaignRequest
+    | ConditionMonitorCampaignRequest
+    | WarbandCampaignRequest
+)
+Action = DamageActionRequest | RestActionRequest | SaveActionRequest | InjuryRollActionRequest
+
+
+def run(
+    base_url: str,
+    username: str,
+    password: str,
+    before_choice: Callable[[], object],
+    after_choice: Callable[[], object],
+) -> dict[str, list[str]]:
+    """The session; ``before_choice`` and ``after_choice`` are called around the action
+    that must stop on a choice (the test scripts the dice there). Answers each
+    ruleset's log, newest first, as summaries."""
+    anonymous = Client(base_url=base_url, raise_on_unexpected_status=True)
+    registered = v1_auth_register_create.sync(
+        client=anonymous, body=RegisterInputRequest(username=username, password=password)
+    )
+    assert isinstance(registered, RegisterOutput), registered
+    assert registered.username == username
+    token = v1_auth_token_create.sync(
+        client=anonymous, body=TokenInputRequest(username=username, password=password)
+    )
+    assert isinstance(token, TokenOutput), token
+    bot = AuthenticatedClient(
+        base_url=base_url, token=token.token, prefix="Token", raise_on_unexpected_status=True
+    )
+
+    rulesets = v1_rulesets_list.sync(client=bot)
+    assert isinstance(rulesets, list), rulesets
+    keys = [ruleset.key for ruleset in rulesets]
+
+    heal_later = DeckahedronCampaignRequestOptions.from_dict({"heal_minutes": 600})
+    campaigns: dict[str, Campaign] = {
+        "hit_dice": HitDiceCampaignRequest(name="Bot: hit dice", ruleset="hit_dice"),
+        "deckahedron": DeckahedronCampaignRequest(
+            name="Bot: deckahedron", ruleset="deckahedron", options=heal_later
+        ),
+        "old_school": OldSchoolCampaignRequest(name="Bot: old school", ruleset="old_school"),
+        "condition_monitor": ConditionMonitorCampaignRequest(
+            name="Bot: condition monitor", ruleset="condition_monitor"
+        ),
+        "warband": WarbandCampaignRequest(name="Bot: warband", ruleset="warband"),
+    }
+    assert sorted(campaigns) == sorted(keys), keys
+    sheets: dict[str, dict[str, object]] = {
+        "hit_dice": {"level": 2, "hit_dice": 2, "hp": 10},
+        "warband": {"warband": "The Grey Company"},
+    }
+    actions: dict[str, Action] = {
+        "hit_dice": DamageActionRequest(
+            action="damage", params=DamageActionRequestHitDiceDamageParams(amount=12)
+        ),
+        "deckahedron": RestActionRequest(action="rest"),
+        "old_school": SaveActionRequest(
+            action="save",
+            params=SaveActionRequestOldSchoolSaveParams(
+                category=SaveActionRequestOldSchoolSaveParamsCategory.POISON
+            ),
+        ),
+        "condition_monitor": DamageActionRequest(
+            action="damage",
+            params=DamageActionRequestConditionMonitorDamageParams(
+                amount=2, kind=DamageActionRequestConditionMonitorDamageParamsKindOfDamage.NORMAL
+            ),
+        ),
+        "warband": InjuryRollActionRequest(action="injury_roll"),
+    }
+
+    logs: dict[str, list[str]] = {}
+    for key in keys:
+        campaign = v1_campaigns_create.sync(client=bot, body=campaigns[key])
+        assert isinstance(campaign, CampaignOutput), campaign
+        assert campaign.ruleset == key and campaign.my_role == "referee"
+        sheet = CampaignCharactersInputRequestSheet.from_dict(sheets.get(key, {}))
+        character = v1_campaigns_characters_create.sync(
+            campaign.id,
+            client=bot,
+            body=CampaignCharactersInputRequest(name=f"{key} hero", sheet=sheet),
+        )
+        assert isinstance(character, CharacterOutput), character
+
+        if key == "hit_dice":
+            before_choice()
+        resolution = v1_characters_actions_create.sync(character.id, client=bot, body=actions[key])
+        if key == "hit_dice":
+            after_choice()
+        assert isinstance(resolution, Resolution), resolution
+        assert resolution.version == character.version + 1
+        if key == "hit_dice":
+            choice = resolution.pending_choice
+            assert choice is not None, resolution.summary
+            option = choice.options[0].key
+            answered = v1_characters_choices_create.sync(
+                character.id,
+                client=bot,
+                body=ChoiceInputRequest(choice_id=choice.id, option=option),
+            )
+            assert isinstance(answered, Resolution), answered
+            assert answered.pending_choice is None
+
+        advanced = v1_campaigns_clock_advance_create.sync(
+            campaign.id, client=bot, body=ClockAdvanceInputRequest(minutes=60)
+        )
+        assert isinstance(advanced, AdvanceOutput), advanced
+        job = v1_campaigns_clock_jobs_retrieve.sync(campaign.id, advanced.job, client=bot)
+        assert isinstance(job, ClockJob), job
+
+        page = v1_characters_resolutions_retrieve.sync(character.id, client=bot)
+        assert isinstance(page, ResolutionPage), page
+        logs[key] = [entry.summary for entry in page.results]
+    return logs
