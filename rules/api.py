@@ -144,7 +144,8 @@ class ActionApi(APIView):
             409: error_answer(
                 409,
                 "Conflict: `expected_version` is stale, a pending choice blocks the action "
-                "(ruling G-3), or the character cannot act (dead, incapacitated...).",
+                "(ruling G-3), the character cannot act (dead, incapacitated...), or the "
+                "campaign is archived.",
             ),
         },
         description=(
@@ -224,7 +225,9 @@ class ChoiceApi(APIView):
         responses={
             201: ResolutionSerializer,
             409: error_answer(
-                409, "Conflict: `choice_id` is not the pending choice (stale or answered)."
+                409,
+                "Conflict: `choice_id` is not the pending choice (stale or answered), or the "
+                "campaign is archived.",
             ),
         },
     )
@@ -244,7 +247,10 @@ class ChoiceApi(APIView):
 class ChoiceCancelApi(APIView):
     @extend_schema(
         request=None,
-        responses={201: ResolutionSerializer, 409: error_answer(409, "No choice is pending.")},
+        responses={
+            201: ResolutionSerializer,
+            409: error_answer(409, "No choice is pending, or the campaign is archived."),
+        },
         description="Referee only: cancel the character's pending choice (G-3); logged.",
     )
     def post(self, request: Request, character_id: int) -> Response:
@@ -273,7 +279,11 @@ class UndoApi(APIView):
         request=InputSerializer,
         responses={
             201: ResolutionSerializer,
-            409: error_answer(409, "Conflict: nothing to undo, or `to` is not an entry in force."),
+            409: error_answer(
+                409,
+                "Conflict: nothing to undo, `to` is not an entry in force, or the campaign is "
+                "archived.",
+            ),
         },
         description="Referee only: undo the character's newest entry in force (no body), "
         "`steps` of them, or every entry back to `to` (included). Each step is an undo "
@@ -297,7 +307,11 @@ class RedoApi(APIView):
         request=None,
         responses={
             201: ResolutionSerializer,
-            409: error_answer(409, "Conflict: no undo to take back, or something happened since."),
+            409: error_answer(
+                409,
+                "Conflict: no undo to take back, something happened since, or the campaign is "
+                "archived.",
+            ),
         },
         description="Referee only: take back the newest undo, a redo resolution in the log.",
     )
