@@ -15,6 +15,7 @@ from campaigns.api import (
 )
 from rules.api import (
     ActionApi,
+    CampaignLogApi,
     CampaignTableDetailApi,
     CampaignTableListApi,
     ChoiceApi,
@@ -44,6 +45,8 @@ from rules.clock_api import (
     ClockJobResumeApi,
     LiveClockApi,
 )
+from rules.export_api import CampaignExportApi, CampaignImportApi, CampaignLogCsvApi
+from rules.party_api import PartyActionApi
 from webhooks.api import WebhookDeliveriesApi, WebhookDetailApi, WebhookListApi, WebhookResendApi
 
 urlpatterns = [
@@ -77,6 +80,27 @@ urlpatterns = [
         name="api-member",
     ),
     path("campaigns/<int:campaign_id>/leave/", LeaveApi.as_view(), name="api-campaign-leave"),
+    path(
+        "campaigns/<int:campaign_id>/resolutions/",
+        CampaignLogApi.as_view(),
+        name="api-campaign-log",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/export/",
+        CampaignExportApi.as_view(),
+        name="api-campaign-export",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/log.csv",
+        CampaignLogCsvApi.as_view(),
+        name="api-campaign-log-csv",
+    ),
+    path("campaigns/import/", CampaignImportApi.as_view(), name="api-campaign-import"),
+    path(
+        "campaigns/<int:campaign_id>/party-actions/",
+        PartyActionApi.as_view(),
+        name="api-party-actions",
+    ),
     path(
         "campaigns/<int:campaign_id>/characters/",
         CampaignCharactersApi.as_view(),

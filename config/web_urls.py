@@ -6,6 +6,8 @@ from rules import views as rules_views
 from web.views import battles as battle_views
 from web.views import campaigns as campaign_views
 from web.views import characters as character_views
+from web.views import log as log_views
+from web.views import party as party_views
 from webhooks import views as webhook_views
 
 urlpatterns = [
@@ -15,6 +17,8 @@ urlpatterns = [
     path("campaigns/<int:campaign_id>/", campaign_views.campaign_detail, name="campaign"),
     path("campaigns/<int:campaign_id>/live/", campaign_views.campaign_live, name="campaign-live"),
     path("campaigns/<int:campaign_id>/invites/", campaign_views.invite_new, name="invite-new"),
+    path("campaigns/<int:campaign_id>/party/", party_views.party_page, name="party"),
+    path("campaigns/<int:campaign_id>/log/", log_views.campaign_log_page, name="campaign-log"),
     # The battle board of a warband campaign (campaigns/battle_views.py).
     path("campaigns/<int:campaign_id>/battle/", battle_views.battle_board, name="battle"),
     path("campaigns/<int:campaign_id>/battle/live/", battle_views.battle_live, name="battle-live"),

@@ -26,6 +26,7 @@ from rules.api_schema import (
 )
 from rules.character_api import PendingChoiceSerializer
 from rules.engine.registry import all_rulesets
+from rules.log import campaign_log, log_filters
 from rules.selectors import (
     action_odds,
     campaign_tables_view,
@@ -350,6 +351,37 @@ class ResolutionListApi(APIView):
             resolutions_for_character(access.character), request, view=self
         )
         return paginator.get_paginated_response([_view(r, access) for r in page or []])
+
+
+class CampaignLogApi(APIView):
+    @extend_schema(
+        responses={200: ResolutionPageSerializer},
+        parameters=[
+            *PAGE_PARAMETERS,
+            OpenApiParameter("character", int, description="one character's entries"),
+            OpenApiParameter("action", str, description="an action or effect key"),
+            OpenApiParameter("who", str, description='a user id, or "clock"'),
+            OpenApiParameter("roll", str, description="text in a roll's label"),
+            OpenApiParameter("from", int, description="from this in-game minute"),
+            OpenApiParameter("to", int, description="up to this in-game minute"),
+            OpenApiParameter("q", str, description="text in the summary"),
+        ],
+        description="The whole log of the campaign, newest first (in-game time): every "
+        "character's entries for the referee, a player's own characters' for a player. "
+        "Hidden rolls only for the referee (G-4).",
+    )
+    def get(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id)
+        rows = campaign_log(membership, log_filters(request.query_params))
+        paginator = ResolutionPagination()
+        page = paginator.paginate_queryset(rows, request, view=self)
+        ruleset = membership.campaign.ruleset
+        return paginator.get_paginated_response(
+            [
+                resolution_view(r, ruleset_key=ruleset, viewer_is_referee=membership.is_referee)
+                for r in page or []
+            ]
+        )
 
 
 class TableSerializer(serializers.Serializer):

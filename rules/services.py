@@ -9,7 +9,7 @@ every roll comes from a distinct, recorded stretch of the campaign's HMAC genera
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -37,6 +37,29 @@ def campaign_tables(campaign: Campaign) -> dict[str, Any]:
     return {table.key: table.data for table in campaign.tables.all()}
 
 
+class _CampaignTables(Mapping[str, Any]):
+    """The campaign's edited tables, read from the database the first time a ruleset
+    looks at one: most actions and odds read none, and save the query (bench/odds.py)."""
+
+    def __init__(self, campaign: Campaign) -> None:
+        self._campaign = campaign
+        self._tables: dict[str, Any] | None = None
+
+    def _loaded(self) -> dict[str, Any]:
+        if self._tables is None:
+            self._tables = campaign_tables(self._campaign)
+        return self._tables
+
+    def __getitem__(self, key: str) -> Any:
+        return self._loaded()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._loaded())
+
+    def __len__(self) -> int:
+        return len(self._loaded())
+
+
 def campaign_context(campaign: Campaign, *, by_referee: bool, clock: int | None = None) -> Context:
     ruleset = get_ruleset(campaign.ruleset)
     options = {**ruleset.options, **campaign.options}
@@ -44,7 +67,7 @@ def campaign_context(campaign: Campaign, *, by_referee: bool, clock: int | None 
         clock=campaign.clock if clock is None else clock,
         options=options,
         by_referee=by_referee,
-        tables=campaign_tables(campaign),
+        tables=_CampaignTables(campaign),
     )
 
 
@@ -143,6 +166,7 @@ def persist_result(
     clock: int,
     undoes: Resolution | None = None,
     restored_choice: dict[str, Any] | None = None,
+    batch: Any = None,
 ) -> Resolution:
     """Write the result: sheet, version, pending choice, dice counter, log, effects.
 
@@ -161,6 +185,7 @@ def persist_result(
         clock=clock,
         pending_choice=restored_choice or stored_choice(result.pending_choice),
         undoes=undoes,
+        batch=batch,
     )
     character.sheet = result.sheet
     character.version = resolution.version
@@ -196,6 +221,7 @@ def run_step(
     actor: Any,
     by_referee: bool,
     clock: int | None = None,
+    batch: Any = None,
 ) -> Resolution:
     """Run one engine step on locked rows and persist it. Callers hold the locks."""
     ruleset = get_ruleset(campaign.ruleset)
@@ -214,6 +240,7 @@ def run_step(
         counter_start=counter_start,
         counter_end=generator.counter,
         clock=context.clock,
+        batch=batch,
     )
 
 

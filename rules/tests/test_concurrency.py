@@ -164,3 +164,47 @@ def test_concurrent_battle_steps_and_injuries_never_deadlock_or_skip(
         )
         assert versions == list(range(1, len(versions) + 1))
         assert Character.objects.get(pk=unit.pk).version == len(versions)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_archiving_while_players_act_leaves_every_die_with_the_revealed_seed(
+    campaign: Campaign, player
+) -> None:
+    """Archiving locks the campaign row as every action does: each action lands wholly
+    before it (its dice drawn with the seed it reveals) or is refused after it (409)."""
+    from campaigns.models import RevealedSeed
+    from campaigns.services import campaign_archive
+
+    Campaign.objects.filter(pk=campaign.pk).update(actions_move_clock=False)
+    membership = Membership.objects.get(campaign=campaign, user=player)
+    aldo = character_create(membership=membership, name="Aldo", sheet={"level": 3, "hit_dice": 3})
+    refused: list[int] = []
+
+    def act_or_archive(index: int) -> None:
+        if index == THREADS // 2:
+            campaign_archive(campaign_id=campaign.pk)
+            return
+        for _ in range(HITS_PER_THREAD):
+            try:
+                resolution_create_action(
+                    character_id=aldo.pk,
+                    actor=player,
+                    by_referee=False,
+                    action="long_rest",
+                    params={},
+                )
+            except ResolutionConflict:
+                refused.append(index)
+
+    assert _run_in_threads(act_or_archive, THREADS) == []
+    campaign.refresh_from_db()
+    revealed = RevealedSeed.objects.get(campaign=campaign)
+    rests = Resolution.objects.filter(character=aldo, action="long_rest")
+    assert rests.count() + len(refused) == (THREADS - 1) * HITS_PER_THREAD
+    archived_at = campaign.archived_at
+    assert archived_at is not None
+    assert all(r.created_at <= archived_at for r in rests)
+    logged = Resolution.objects.filter(campaign=campaign)  # the new character's dice too
+    last_end = max(r.dice_counter_end for r in logged)
+    assert revealed.last_counter == last_end - 1  # every die drawn was the old seed's
+    assert campaign.dice_seed_first_counter == last_end == campaign.dice_counter

@@ -1,0 +1,79 @@
+"""The campaign log page (issue 13): every entry the viewer may read, newest first,
+filtered and paginated (rules.log). In-game time is asked for in days, the game's words."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from campaigns.access import access_campaign
+from rules.action_time import elapsed_words
+from rules.engine.registry import get_ruleset
+from rules.log import campaign_log, log_choices, log_filters
+from rules.selectors import resolution_view
+
+PAGE_SIZE = 50
+DAY = 24 * 60
+
+
+def _days_to_minutes(data: Any) -> dict[str, str]:
+    """The page's "from day" / "to day" as the log's in-game minutes (ruling G-1)."""
+    query = {key: data.get(key, "") for key in ("character", "action", "who", "roll", "q")}
+    for name, key, last in (("from_day", "from", False), ("to_day", "to", True)):
+        raw = str(data.get(name, "") or "").strip()
+        if raw:
+            try:
+                day = int(raw)
+            except ValueError:
+                raise ValidationError("A day is a whole number, from 1.") from None
+            if not 1 <= day <= 10**9:
+                raise ValidationError("A day is a whole number, from 1.")
+            query[key] = str(day * DAY - 1 if last else (day - 1) * DAY)
+    return query
+
+
+@login_required
+def campaign_log_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    membership = access_campaign(request.user, campaign_id)
+    campaign = membership.campaign
+    ruleset = get_ruleset(campaign.ruleset)
+    error = ""
+    try:
+        filters = log_filters(_days_to_minutes(request.GET))
+    except ValidationError as problem:
+        error = " ".join(problem.messages)
+        filters = log_filters({})
+    rows = campaign_log(membership, filters)
+    page = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
+    labels = {spec.key: spec.label for spec in ruleset.actions}
+    entries = []
+    for resolution in page.object_list:
+        view = resolution_view(
+            resolution, ruleset_key=ruleset.key, viewer_is_referee=membership.is_referee
+        )
+        view["character_name"] = resolution.character.name
+        view["actor_name"] = resolution.actor.get_username() if resolution.actor else ""
+        view["title"] = labels.get(resolution.action, resolution.get_kind_display())
+        view["took"] = elapsed_words(resolution.elapsed_minutes)
+        entries.append(view)
+    characters, members = log_choices(membership)
+    query = request.GET.copy()
+    query.pop("page", None)
+    context = {
+        "campaign": campaign,
+        "is_referee": membership.is_referee,
+        "entries": entries,
+        "page": page,
+        "query": query.urlencode(),
+        "values": request.GET,
+        "characters": characters,
+        "actions": ruleset.actions,
+        "members": members,
+        "error": error,
+    }
+    return render(request, "campaigns/log.html", context, status=400 if error else 200)
