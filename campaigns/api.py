@@ -322,7 +322,10 @@ class CampaignArchiveApi(APIView):
 
     @extend_schema(
         request=None,
-        responses={200: OutputSerializer},
+        responses={
+            200: OutputSerializer,
+            409: error_answer(409, "Conflict: already archived, or the clock still advances."),
+        },
         description=(
             "Referee only. Archives the campaign: from now on actions, choices, new "
             "characters, battles and clock advances answer 409 (reads still work); a live "
@@ -345,7 +348,10 @@ class CampaignArchiveApi(APIView):
 class CampaignUnarchiveApi(APIView):
     @extend_schema(
         request=None,
-        responses={200: CampaignOutputSerializer},
+        responses={
+            200: CampaignOutputSerializer,
+            409: error_answer(409, "Conflict: the campaign is not archived."),
+        },
         description="Referee only. Brings an archived campaign back into play (409 if it is "
         "not archived); its clock stays stopped.",
     )

@@ -45,6 +45,7 @@ from rules.clock_api import (
     ClockJobResumeApi,
     LiveClockApi,
 )
+from rules.export_api import CampaignExportApi, CampaignImportApi, CampaignLogCsvApi
 from rules.party_api import PartyActionApi
 from webhooks.api import WebhookDeliveriesApi, WebhookDetailApi, WebhookListApi, WebhookResendApi
 
@@ -84,6 +85,17 @@ urlpatterns = [
         CampaignLogApi.as_view(),
         name="api-campaign-log",
     ),
+    path(
+        "campaigns/<int:campaign_id>/export/",
+        CampaignExportApi.as_view(),
+        name="api-campaign-export",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/log.csv",
+        CampaignLogCsvApi.as_view(),
+        name="api-campaign-log-csv",
+    ),
+    path("campaigns/import/", CampaignImportApi.as_view(), name="api-campaign-import"),
     path(
         "campaigns/<int:campaign_id>/party-actions/",
         PartyActionApi.as_view(),

@@ -145,7 +145,8 @@ class ActionApi(APIView):
             409: error_answer(
                 409,
                 "Conflict: `expected_version` is stale, a pending choice blocks the action "
-                "(ruling G-3), or the character cannot act (dead, incapacitated...).",
+                "(ruling G-3), the character cannot act (dead, incapacitated...), or the "
+                "campaign is archived.",
             ),
         },
         description=(
@@ -225,7 +226,9 @@ class ChoiceApi(APIView):
         responses={
             201: ResolutionSerializer,
             409: error_answer(
-                409, "Conflict: `choice_id` is not the pending choice (stale or answered)."
+                409,
+                "Conflict: `choice_id` is not the pending choice (stale or answered), or the "
+                "campaign is archived.",
             ),
         },
     )
@@ -245,7 +248,10 @@ class ChoiceApi(APIView):
 class ChoiceCancelApi(APIView):
     @extend_schema(
         request=None,
-        responses={201: ResolutionSerializer, 409: error_answer(409, "No choice is pending.")},
+        responses={
+            201: ResolutionSerializer,
+            409: error_answer(409, "No choice is pending, or the campaign is archived."),
+        },
         description="Referee only: cancel the character's pending choice (G-3); logged.",
     )
     def post(self, request: Request, character_id: int) -> Response:
@@ -274,7 +280,11 @@ class UndoApi(APIView):
         request=InputSerializer,
         responses={
             201: ResolutionSerializer,
-            409: error_answer(409, "Conflict: nothing to undo, or `to` is not an entry in force."),
+            409: error_answer(
+                409,
+                "Conflict: nothing to undo, `to` is not an entry in force, or the campaign is "
+                "archived.",
+            ),
         },
         description="Referee only: undo the character's newest entry in force (no body), "
         "`steps` of them, or every entry back to `to` (included). Each step is an undo "
@@ -298,7 +308,11 @@ class RedoApi(APIView):
         request=None,
         responses={
             201: ResolutionSerializer,
-            409: error_answer(409, "Conflict: no undo to take back, or something happened since."),
+            409: error_answer(
+                409,
+                "Conflict: no undo to take back, something happened since, or the campaign is "
+                "archived.",
+            ),
         },
         description="Referee only: take back the newest undo, a redo resolution in the log.",
     )

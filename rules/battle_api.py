@@ -134,7 +134,10 @@ class BattleApi(APIView):
 class BattleNextApi(APIView):
     @extend_schema(
         request=None,
-        responses={200: BattleSerializer},
+        responses={
+            200: BattleSerializer,
+            409: error_answer(409, "Conflict: the campaign is archived."),
+        },
         description="Referee only: the next phase. After the active warband's last phase "
         "comes the next warband's upkeep; after the last warband, the next turn. Entering a "
         "warband's upkeep recovers its stunned and dazed units one step, leaving its end "
@@ -149,7 +152,10 @@ class BattleNextApi(APIView):
 class BattleEndApi(APIView):
     @extend_schema(
         request=None,
-        responses={200: BattleEndSerializer},
+        responses={
+            200: BattleEndSerializer,
+            409: error_answer(409, "Conflict: the campaign is archived."),
+        },
         description="Referee only: the battle is over. Answers its last state and the "
         "incapacitated units, each due a roll on the Scars table (WB-6).",
     )

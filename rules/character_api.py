@@ -121,7 +121,13 @@ class CampaignCharactersApi(APIView):
             )
         return Response(PartyMemberSerializer(rows, many=True).data)
 
-    @extend_schema(request=InputSerializer, responses={201: CharacterOutputSerializer})
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            201: CharacterOutputSerializer,
+            409: error_answer(409, "Conflict: the campaign is archived."),
+        },
+    )
     def post(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id)
         data = self.InputSerializer(data=request.data)
@@ -167,7 +173,9 @@ class CharacterDetailApi(APIView):
         request=RenameSerializer,
         responses={
             200: CharacterEditResultSerializer,
-            409: error_answer(409, "Conflict: the character already has that name."),
+            409: error_answer(
+                409, "Conflict: the character already has that name, or the campaign is archived."
+            ),
         },
         description="Rename the character (its owner or the referee); logged as an edit.",
     )
@@ -182,7 +190,10 @@ class CharacterDetailApi(APIView):
 
     @extend_schema(
         request=DeleteSerializer,
-        responses={204: OpenApiResponse(description="deleted with its log")},
+        responses={
+            204: OpenApiResponse(description="deleted with its log"),
+            409: error_answer(409, "Conflict: the campaign is archived."),
+        },
         description="Referee only: delete the character with its log. `confirm` must be "
         "its name (400 otherwise).",
     )
@@ -199,7 +210,11 @@ class LevelUpApi(APIView):
         request=None,
         responses={
             200: CharacterEditResultSerializer,
-            409: error_answer(409, "Conflict: a choice is pending, or the character is retired."),
+            409: error_answer(
+                409,
+                "Conflict: a choice is pending, the character is retired, or the campaign is "
+                "archived.",
+            ),
         },
         description="Referee only: one level more, as the ruleset says (hit_dice: a player "
         "character's hit dice follow the level; old_school: 1d6 + Constitution modifier "
@@ -218,7 +233,10 @@ class CorrectApi(APIView):
 
     @extend_schema(
         request=InputSerializer,
-        responses={200: CharacterEditResultSerializer},
+        responses={
+            200: CharacterEditResultSerializer,
+            409: error_answer(409, "Conflict: the campaign is archived."),
+        },
         description="Referee only: set any sheet fields by hand, with a reason; the sheet "
         "must stay valid for the ruleset (400 otherwise). Logged as an edit.",
     )
@@ -243,7 +261,9 @@ class RetireApi(APIView):
         request=InputSerializer,
         responses={
             200: CharacterEditResultSerializer,
-            409: error_answer(409, "Conflict: already retired, or not retired."),
+            409: error_answer(
+                409, "Conflict: already retired, not retired, or the campaign is archived."
+            ),
         },
         description="Retire the character (its owner or the referee), or bring it back "
         "with `retired: false`. A retired character takes no actions (409). Logged.",

@@ -92,7 +92,10 @@ class ClockAdvanceApi(APIView):
 
     @extend_schema(
         request=InputSerializer,
-        responses={202: AdvanceOutputSerializer},
+        responses={
+            202: AdvanceOutputSerializer,
+            409: error_answer(409, "Conflict: the campaign is archived."),
+        },
         description="Referee only. Moves the campaign clock forward by `minutes`, applying "
         "every scheduled effect that falls due in time order, in the background. Follow "
         "the job at `clock/jobs/{job}/`.",
@@ -209,7 +212,10 @@ class LiveClockApi(APIView):
 
     @extend_schema(
         request=LiveClockSerializer,
-        responses={200: LiveClockSerializer},
+        responses={
+            200: LiveClockSerializer,
+            409: error_answer(409, "Conflict: the campaign is archived."),
+        },
         description="Referee only: run the clock with real time at `ratio` in-game minutes "
         "per real minute (0 stops it). Celery beat advances the campaign every minute.",
     )

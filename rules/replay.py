@@ -6,8 +6,10 @@ effect and payload, the answered choice) and the same dice (the campaign's HMAC
 generator at the resolution's counter, ruling G-2): the result must be the logged
 ``sheet_after``, use the logged dice and counter range, and be the next resolution's
 ``sheet_before``; the last one must be the stored sheet, version and pending choice.
-Undo gives back the undone resolution's sheet before, a cancelled choice changes no
-sheet, a battle's recovery (WB-6) is resolved again without dice. Every roll is also
+Undo gives back the undone resolution's sheet before and redo its sheet after, a
+correction sets the fields it names, a level is gained again with the same dice, a
+rename, a retirement or a cancelled choice changes no sheet, a battle's recovery (WB-6)
+is resolved again without dice. Every roll is also
 checked against the seed (``rules.selectors.verify_resolution_rolls``).
 
 Run by ``manage.py replay_check`` (docs/operations.md): after a restore, an upgrade, or
@@ -91,6 +93,7 @@ class _Replayer:
         self.ruleset: Ruleset = get_ruleset(campaign.ruleset)
         self.options = {**self.ruleset.options, **campaign.options}
         self.tables = campaign_tables(campaign)
+        self.owner_id: int | None = None
         self.referees = set(
             Membership.objects.filter(campaign=campaign, role=Role.REFEREE).values_list(
                 "user_id", flat=True
@@ -135,6 +138,11 @@ class _Replayer:
             dice, generator = self.dice(r)
             context = self.context(r, by_referee=True)
             return rs.apply_effect(sheet, r.action, params["payload"], dice, context), generator
+        if r.kind == ResolutionKind.EDIT and r.action == "level_up":
+            dice, generator = self.dice(r)
+            context = self.context(r, by_referee=True)
+            player = self.owner_id not in self.referees
+            return rs.level_up(sheet, dice, context, player_character=player), generator
         if r.kind == ResolutionKind.BATTLE:
             recovery = getattr(rs, "battle_recovery", None)
             if recovery is None:
@@ -143,6 +151,7 @@ class _Replayer:
         return None, None
 
     def character(self, character: Character, report: ReplayReport) -> Divergence | None:
+        self.owner_id = character.owner_id
         sheet: dict[str, Any] = {}
         choice: dict[str, Any] | None = None
         log = Resolution.objects.filter(character=character).order_by("version")
@@ -169,12 +178,17 @@ class _Replayer:
             except Exception as error:  # the ruleset refuses it now: say what it said
                 return diverged(f"replaying it fails: {type(error).__name__}: {error}")
             if result is None:
-                expected = sheet
-                if r.kind == ResolutionKind.UNDO:
-                    undone = by_id.get(r.undoes_id) if r.undoes_id is not None else None
-                    if undone is None:
-                        return diverged("it undoes a resolution that is not in the log before it")
-                    expected = undone.sheet_before
+                expected = sheet  # a rename, a retirement, a cancelled choice
+                if r.kind in (ResolutionKind.UNDO, ResolutionKind.REDO):
+                    # an undo gives back its entry's sheet before, a redo the undone
+                    # entry's sheet after (rules.undo)
+                    entry = by_id.get(r.params.get("resolution", -1))
+                    if entry is None:
+                        return diverged(f"its {r.kind} names no earlier resolution of the log")
+                    undo = r.kind == ResolutionKind.UNDO
+                    expected = entry.sheet_before if undo else entry.sheet_after
+                elif r.kind == ResolutionKind.EDIT and r.action == "correct":
+                    expected = {**sheet, **r.params["changes"]}  # set by the referee's hand
                 found = first_difference(r.sheet_after, expected)
                 if found:
                     return diverged(f"the sheet after differs ({found})")

@@ -165,6 +165,12 @@ def member_kw(w: World) -> dict[str, Any]:
     return {"campaign_id": w.campaign.pk, "user_id": w.users["other_player"].pk}
 
 
+def import_body(w: World, role: str) -> dict[str, Any]:
+    from rules.log_export import campaign_export
+
+    return {"export": campaign_export(w.campaign)}
+
+
 def job_kw(w: World) -> dict[str, Any]:
     return {"campaign_id": w.campaign.pk, "job_id": w.job_id}
 
@@ -288,6 +294,24 @@ MATRIX = [
         "get",
         statuses(401, 404, 200, 200, 200, 200, 200, 200, 404, 401),
         kwargs=campaign_kw,
+    ),
+    Row(
+        "api-campaign-export",
+        "get",
+        statuses(401, 404, 403, 403, 200, 200, 403, 403, 404, 401),
+        kwargs=campaign_kw,
+    ),
+    Row(
+        "api-campaign-log-csv",
+        "get",
+        statuses(401, 404, 403, 403, 200, 200, 403, 403, 404, 401),
+        kwargs=campaign_kw,
+    ),
+    Row(
+        "api-campaign-import",
+        "post",
+        statuses(401, 201, 201, 201, 201, 403, 201, 403, 403, 401),
+        body=import_body,
     ),
     Row(
         "api-party-actions",

@@ -5,9 +5,9 @@ immutable :class:`Result`: the new sheet, the rolls, a one-line summary, any pen
 choice (ruling G-3) and any effects to schedule on the campaign clock. It never
 touches storage; ``rules/services.py`` persists the result under a lock.
 
-To add a ruleset: subclass :class:`Ruleset` in ``rules/engine/rulesets/<key>.py``,
-list it in ``rules/engine/registry.py`` and write ``docs/rulesets/<key>.md``
-(see ``docs/adding-a-ruleset.md``).
+To add a ruleset: subclass :class:`Ruleset` in ``rules/engine/rulesets/<key>.py`` and
+list it in ``rules/engine/registry.py``; its presentation goes in ``web/rulesets/<key>.py``
+and its page in ``docs/rulesets/<key>.md`` (the whole recipe: ``docs/adding-a-ruleset.md``).
 """
 
 from __future__ import annotations

@@ -178,3 +178,11 @@ def test_a_job_whose_message_could_not_be_sent_is_kept_for_the_watchdog(
     job.refresh_from_db()
     assert job.state == "queued"
     assert job.heartbeat_at > timezone.now() - timedelta(seconds=5)
+
+
+def test_beat_runs_the_watchdog_every_ten_seconds(settings):
+    entry = settings.CELERY_BEAT_SCHEDULE["watch-clock-jobs"]
+    assert (entry["task"], entry["schedule"]) == ("rules.tasks.watch_clock_jobs", 10.0)
+    assert celery_app.conf.beat_schedule["watch-clock-jobs"]["task"] == entry["task"]
+    assert "rules.tasks.watch_clock_jobs" in celery_app.tasks
+    assert settings.SAWBONES_CLOCK_STALE_SECONDS == 30

@@ -11,6 +11,12 @@ from django.core.management.base import CommandError
 from campaigns.models import Campaign
 from characters.models import Character
 from rules.clock import clock_advance_run, clock_job_resume
+from rules.editing import (
+    character_correct,
+    character_level_up,
+    character_rename,
+    character_retire,
+)
 from rules.models import Resolution
 from rules.services import (
     resolution_answer_choice,
@@ -19,6 +25,7 @@ from rules.services import (
     resolution_undo_latest,
 )
 from rules.tests.clock_helpers import play_session, run_job, wounded
+from rules.undo import resolution_redo, resolution_undo
 
 pytestmark = pytest.mark.django_db
 
@@ -57,7 +64,7 @@ def test_the_demo_replays_to_its_stored_sheets_after_a_long_advance(settings):
     print(output)
 
 
-def test_actions_choices_undo_and_effects_replay(campaign, player, referee):
+def test_actions_choices_undo_redo_edits_and_effects_replay(campaign, player, referee):
     aldo = wounded(campaign, player, "Aldo", every=60)
     cato = wounded(campaign, player, "Cato", every=60, dc=100, strength=10)
     job = run_job(campaign, 180)
@@ -75,6 +82,12 @@ def test_actions_choices_undo_and_effects_replay(campaign, player, referee):
         character_id=aldo.pk, actor=player, by_referee=False, action="long_rest", params={}
     )
     resolution_undo_latest(character_id=aldo.pk, actor=referee)
+    resolution_redo(character_id=aldo.pk, actor=referee)
+    resolution_undo(character_id=aldo.pk, actor=referee, steps=2)
+    character_rename(character_id=aldo.pk, actor=referee, name="Aldo the Grey")
+    character_level_up(character_id=aldo.pk, actor=referee)
+    character_correct(character_id=aldo.pk, actor=referee, changes={"hp": 4}, reason="a typo")
+    character_retire(character_id=cato.pk, actor=referee, retired=True)
     resolution_create_action(
         character_id=aldo.pk,
         actor=player,
@@ -83,7 +96,7 @@ def test_actions_choices_undo_and_effects_replay(campaign, player, referee):
         params={"reroll": True},
     )
     kinds = set(Resolution.objects.filter(campaign=campaign).values_list("kind", flat=True))
-    assert kinds == {"create", "action", "effect", "choice", "undo"}
+    assert kinds == {"create", "action", "effect", "choice", "undo", "redo", "edit"}
 
     assert replay(campaign.pk).strip().endswith("0 divergences")
 

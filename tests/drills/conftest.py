@@ -18,8 +18,8 @@ TEMPLATE = "drill_template"
 # there is a "mid-advance" to break, and a quick watchdog so the drills stay short.
 DRILL_ENV = {
     "SAWBONES_CLOCK_BATCH_SIZE": "4",
-    "SAWBONES_CLOCK_STALE_SECONDS": "6",
-    "SAWBONES_CLOCK_WATCHDOG_SECONDS": "2",
+    "SAWBONES_CLOCK_STALE_SECONDS": "4",
+    "SAWBONES_CLOCK_WATCHDOG_SECONDS": "1",
 }
 _names = itertools.count(1)
 

@@ -353,6 +353,9 @@ class App:
     def get(self, path: str, token: str = "") -> tuple[int, Any]:
         return self.request("GET", path, token=token)
 
+    def everything_logged(self) -> str:
+        return "\n".join(log.read_text(errors="replace") for log in self.base.glob("*.log"))
+
     def logs(self) -> str:
         parts = []
         for log in sorted(self.base.glob("*.log")):

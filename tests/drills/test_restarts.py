@@ -63,7 +63,7 @@ class Client(threading.Thread):
             n += 1
             status, body = self.send(n)
             self.answers.append((time.monotonic(), status, body))
-            time.sleep(0.1)
+            time.sleep(0.25)
 
     def statuses(self, since: float = 0) -> Counter:
         return Counter(status for at, status, _ in self.answers if at >= since)
@@ -90,7 +90,8 @@ def test_redis_restarted_mid_advance_while_advances_are_queued(drill):
     # then the web app answers a clear 503 meanwhile, never a 500
     wait_for(lambda: client.statuses(down)[503] >= 3, 120, "503 answers", app.logs)
     status, health = app.get("/health/")
-    assert (status, health["broker"]) == (503, "unreachable: OperationalError"), health
+    assert status == 503, health
+    assert health["broker"].startswith("unreachable"), health
 
     # when Redis is back
     drill.redis.start()
@@ -149,7 +150,8 @@ def test_postgres_restarted_while_actions_and_an_advance_run(drill):
     # then the web app answers a clear 503 meanwhile, never a 500
     wait_for(lambda: sum(c.statuses(down)[503] for c in clients) >= 4, 120, "503 answers", app.logs)
     status, health = app.get("/health/")
-    assert (status, health["database"]) == (503, "unreachable: OperationalError"), health
+    assert status == 503, health
+    assert health["database"].startswith("unreachable"), health
 
     # when PostgreSQL is back: the same web app and worker processes carry on
     drill.postgres.start()

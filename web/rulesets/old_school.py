@@ -41,54 +41,34 @@ def view(
     wounds, max_wounds = int(sheet["wounds"]), int(sheet["max_wounds"])
     fraction = percent(wounds, max_wounds)
     conditions_data = sheet.get("conditions", {})
-    conditions = []
-    if conditions_data.get("unconscious"):
-        wake = next_effect(effects, "wake_up")
-        conditions.append(
-            {
-                "name": "Unconscious",
-                "tone": "bad",
-                "until": conditions_data.get("unconscious_until"),
-                "next": wake.due_at if wake else None,
-                "next_label": "wakes",
-            }
-        )
-    if conditions_data.get("drunk"):
-        sober = next_effect(effects, "sober_up")
-        conditions.append(
-            {
-                "name": "Drunk",
-                "tone": "warn",
-                "until": conditions_data.get("drunk_until"),
-                "next": sober.due_at if sober else None,
-                "next_label": "sober",
-            }
-        )
     deprived = int(conditions_data.get("sleep_deprived_days", 0))
-    if deprived:
-        window = next_effect(effects, "sleep_window")
+    shown = (  # (condition, its chip's words and tone, the effect that ends or checks it)
+        ("unconscious", "Unconscious", "bad", "wake_up", "wakes"),
+        ("drunk", "Drunk", "warn", "sober_up", "sober"),
+        (
+            "sleep_deprived_days",
+            f"Sleep-deprived ({deprived} day{'s' if deprived > 1 else ''})",
+            "warn",
+            "sleep_window",
+            "next sleep check",
+        ),
+        ("starving", "Starving", "warn", "starvation_check", "next save"),
+        ("thirsty", "Thirsty", "bad", "thirst_check", "next save"),
+    )
+    conditions = []
+    for key, name, chip_tone, kind, next_label in shown:
+        if not conditions_data.get(key):
+            continue
+        upcoming = next_effect(effects, kind)
         conditions.append(
             {
-                "name": f"Sleep-deprived ({deprived} day{'s' if deprived > 1 else ''})",
-                "tone": "warn",
-                "next": window.due_at if window else None,
-                "next_label": "next sleep check",
+                "name": name,
+                "tone": chip_tone,
+                "until": conditions_data.get(f"{key}_until"),
+                "next": upcoming.due_at if upcoming else None,
+                "next_label": next_label,
             }
         )
-    for key, label, kind in (
-        ("starving", "Starving", "starvation_check"),
-        ("thirsty", "Thirsty", "thirst_check"),
-    ):
-        if conditions_data.get(key):
-            check = next_effect(effects, kind)
-            conditions.append(
-                {
-                    "name": label,
-                    "tone": "bad" if key == "thirsty" else "warn",
-                    "next": check.due_at if check else None,
-                    "next_label": "next save",
-                }
-            )
     diseases = []
     source = raw if referee and raw is not None else sheet
     for disease in source.get("diseases", []):

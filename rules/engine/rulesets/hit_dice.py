@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any, ClassVar
@@ -42,6 +41,7 @@ from rules.engine.odds import (
     sum_of,
 )
 from rules.engine.text import sentence
+from rules.engine.turn import Turn
 
 INJURY_DC_BASE = 20  # 6.6 / ruling HD-4: DC 20 + overflow
 DEFAULT_WORSEN_DC = 20  # ruling HD-7
@@ -279,16 +279,6 @@ def _worsening(wound: Mapping[str, Any]) -> bool:
     return wound["worsens_every"] is not None and not wound["treated"]
 
 
-@dataclass
-class _Injury:
-    """What a pair of injury saves did, to be folded into a Result."""
-
-    parts: list[str] = field(default_factory=list)
-    outcome: dict[str, Any] = field(default_factory=dict)
-    pending: PendingChoice | None = None
-    cancel: tuple[str, ...] = ()
-
-
 @lru_cache(maxsize=512)
 def _reroll_odds(action: str, count: int, keep: int) -> Odds:
     """hp re-rolled as the lowest ``keep`` of ``count`` d6: the same for every sheet with
@@ -475,24 +465,24 @@ class HitDice(Ruleset):
         minor_description: str,
         dice: Dice,
         context: Context,
-    ) -> _Injury:
+    ) -> Turn:
         """The pair of injury saves of 6.6-6.8 and 6.11 (rulings HD-4, HD-5, G-5).
 
         Both saves are always rolled, strength first (project ruling HD-P2).
         """
-        injury = _Injury()
+        injury = Turn(sheet, dice, context)
         strength = int(sheet["strength_save"])
         s_roll = dice.roll(f"1d20{_modifier_text(strength)}", f"Strength injury save vs DC {dc}")
         s_ok = s_roll.total >= dc  # ruling G-5: no automatic success or failure
-        injury.parts.append(_save_text("strength", s_roll, strength, dc, s_ok))
+        injury.notes.append(_save_text("strength", s_roll, strength, dc, s_ok))
         if give_up:  # 6.8, ruling HD-4: failed on purpose, declared before the roll
             w_ok = False
-            injury.parts.append("gives up, failing the will injury save on purpose")
+            injury.notes.append("gives up, failing the will injury save on purpose")
         else:
             will = int(sheet["will_save"])
             w_roll = dice.roll(f"1d20{_modifier_text(will)}", f"Will injury save vs DC {dc}")
             w_ok = w_roll.total >= dc
-            injury.parts.append(_save_text("will", w_roll, will, dc, w_ok))
+            injury.notes.append(_save_text("will", w_roll, will, dc, w_ok))
         injury.outcome.update(
             {
                 "dc": dc,
@@ -504,11 +494,11 @@ class HitDice(Ruleset):
         marks, level = int(sheet["major_wound_marks"]), int(sheet["level"])
         if s_ok:  # 6.7: a minor wound
             wound = self._add_wound(sheet, "minor", minor_description, cause, context)
-            injury.parts.append(f"minor wound {wound['id']}: {minor_description}")
+            injury.notes.append(f"minor wound {wound['id']}: {minor_description}")
             injury.outcome["minor_wound"] = wound["id"]
         elif marks >= level:  # 6.11, ruling HD-5: no choice, death
-            injury.cancel = self._die(sheet)
-            injury.parts.append(
+            injury.cancels.extend(self._die(sheet))
+            injury.notes.append(
                 f"with {marks} major wound mark{'s' if marks != 1 else ''} at level {level} "
                 "the failed strength save kills outright"
             )
@@ -533,15 +523,15 @@ class HitDice(Ruleset):
                 state={"dc": dc, "cause": cause},
                 who="owner",
             )
-            injury.parts.append("the player must choose death or a major wound")
+            injury.notes.append("the player must choose death or a major wound")
             injury.outcome["choice"] = CHOICE_DEATH_OR_MAJOR
 
         if not w_ok and sheet["state"] == "standing":  # 6.8
             sheet["state"] = "collapsed"
-            injury.parts.append("collapses")
+            injury.notes.append("collapses")
             injury.outcome["collapsed"] = True
         elif sheet["state"] == "collapsed":  # project ruling HD-P1
-            injury.parts.append("stays collapsed")
+            injury.notes.append("stays collapsed")
         return injury
 
     # -- actions ----------------------------------------------------------------
@@ -580,9 +570,9 @@ class HitDice(Ruleset):
         outcome["state"] = sheet["state"]
         return Result(
             sheet=sheet,
-            summary=sentence([f"{head}, overflow {overflow}", *injury.parts]),
+            summary=sentence([f"{head}, overflow {overflow}", *injury.notes]),
             pending_choice=injury.pending,
-            cancel_effects=injury.cancel,
+            cancel_effects=tuple(injury.cancels),
             outcome=outcome,
         )
 
@@ -982,10 +972,10 @@ class HitDice(Ruleset):
         return Result(
             sheet=sheet,
             summary=sentence(
-                [f"takes the injury saves at DC {dc}: {injury.parts[0]}", *injury.parts[1:]]
+                [f"takes the injury saves at DC {dc}: {injury.notes[0]}", *injury.notes[1:]]
             ),
             pending_choice=injury.pending,
-            cancel_effects=injury.cancel,
+            cancel_effects=tuple(injury.cancels),
             outcome=outcome,
         )
 
@@ -1030,15 +1020,15 @@ class HitDice(Ruleset):
         effects: tuple[ScheduledEffect, ...] = ()
         if new_sheet["state"] != "dead":
             effects = (_worsen_effect(wound),)
-            injury.parts.append(
+            injury.notes.append(
                 f"it worsens again in {wound['worsens_every']} minutes unless treated"
             )
         result = Result(
             sheet=new_sheet,
-            summary=sentence([f"wound {wound_id} worsens: {injury.parts[0]}", *injury.parts[1:]]),
+            summary=sentence([f"wound {wound_id} worsens: {injury.notes[0]}", *injury.notes[1:]]),
             pending_choice=injury.pending,
             effects=effects,
-            cancel_effects=injury.cancel,
+            cancel_effects=tuple(injury.cancels),
             outcome={
                 "wound": wound_id,
                 "worsened": True,

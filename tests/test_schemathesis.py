@@ -1,0 +1,126 @@
+"""schemathesis over every operation of the API (issue 15), as the referee of a campaign
+and as an outsider: requests generated from the served schema, with the path's ids set
+to real objects (a campaign of each ruleset in turn, its character, a resolution, a clock
+job, an invite, a member, a token; webhooks left unmade, so no delivery leaves the
+machine), and no 5xx, no status,
+content type or body off the schema.
+
+Bounded so it fits the suite's time: ``EXAMPLES`` generated requests per operation and
+role, no shrinking search beyond hypothesis' default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import schemathesis
+from django.core.signals import request_finished, request_started
+from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
+from hypothesis import HealthCheck, Phase, settings
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from accounts.services import token_create
+from campaigns.access import TokenScope
+from campaigns.models import Membership
+from campaigns.services import invite_create
+from rules.clock import clock_advance_start
+from rules.models import Resolution
+from rules.services import character_create
+
+EXAMPLES = 4
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+]
+RULESETS = ["hit_dice", "deckahedron", "old_school", "condition_monitor", "warband"]
+SHEETS: dict[str, dict[str, Any]] = {"warband": {"warband": "The Grey Company"}}
+
+
+# The served schema; its operations are called through the WSGI app in this process.
+schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", get_wsgi_application())
+
+
+@pytest.fixture(autouse=True)
+def _one_connection() -> Iterator[None]:
+    """The test's database transaction stays open across requests, as Django's test
+    client keeps it: no connection closed at a request's end."""
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    try:
+        yield
+    finally:
+        request_started.connect(close_old_connections)
+        request_finished.connect(close_old_connections)
+
+
+def make_world(node_name: str, user: Any, referee: Any, player: Any, make_campaign) -> Any:
+    """A campaign (its ruleset chosen by the test's name) with everything the paths name,
+    and ``user``'s token; the real ids by name."""
+    ruleset = RULESETS[sum(map(ord, node_name)) % len(RULESETS)]
+    campaign = make_campaign(ruleset)
+    membership = Membership.objects.get(campaign=campaign, user=player)
+    hero = character_create(membership=membership, name="Hero", sheet=SHEETS.get(ruleset))
+    job = clock_advance_start(campaign_id=campaign.pk, minutes=30, requested_by=referee)
+    invite = invite_create(campaign=campaign, user=referee)
+    token, secret = token_create(user=user, name="schemathesis", scope=TokenScope.REFEREE)
+    return {
+        "headers": {"Authorization": f"Token {secret}"},
+        "ids": {
+            "campaign_id": campaign.pk,
+            "character_id": hero.pk,
+            "resolution_id": Resolution.objects.filter(character=hero).latest("pk").pk,
+            "job_id": job.pk,
+            "invite_id": invite.pk,
+            "user_id": player.pk,
+            "token_id": token.pk,
+        },
+    }
+
+
+@pytest.fixture
+def as_referee(request, referee, player, make_campaign) -> Any:
+    return make_world(request.node.name, referee, referee, player, make_campaign)
+
+
+@pytest.fixture
+def as_outsider(request, outsider, referee, player, make_campaign) -> Any:
+    return make_world(request.node.name, outsider, referee, player, make_campaign)
+
+
+def exercise(case: Any, world: dict[str, Any]) -> None:
+    for name, value in world["ids"].items():
+        if case.path_parameters and name in case.path_parameters:
+            case.path_parameters[name] = value
+    case.call_and_validate(headers=world["headers"], checks=CHECKS)
+
+
+BOUNDED = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    phases=[Phase.generate],
+    suppress_health_check=list(HealthCheck),
+)
+
+
+@pytest.mark.django_db
+@schema.parametrize()
+@BOUNDED
+def test_every_operation_as_the_referee(case: Any, as_referee) -> None:
+    exercise(case, as_referee)
+
+
+@pytest.mark.django_db
+@schema.parametrize()
+@BOUNDED
+def test_every_operation_as_an_outsider(case: Any, as_outsider) -> None:
+    exercise(case, as_outsider)
