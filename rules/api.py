@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 from campaigns.access import access_campaign
 from campaigns.api import SeedPeriodSerializer
 from characters.access import access_character
+from core.cleaning import MAX_ID
 from core.openapi import PAGE_PARAMETERS, error_answer, json_schema_field
 from rules.api_schema import (
     RulesetSerializer,
@@ -26,7 +27,7 @@ from rules.api_schema import (
 )
 from rules.character_api import PendingChoiceSerializer
 from rules.engine.registry import all_rulesets
-from rules.log import campaign_log, log_filters
+from rules.log import CLOCK_MAX, campaign_log, log_filters
 from rules.selectors import (
     action_odds,
     campaign_tables_view,
@@ -353,18 +354,34 @@ class ResolutionListApi(APIView):
         return paginator.get_paginated_response([_view(r, access) for r in page or []])
 
 
+# The log's filters as rules.log.log_filters takes them (a bad one is a 400).
+LOG_TEXT = {"type": "string", "maxLength": 200, "pattern": "^[^\\x00]*$"}
+LOG_MINUTE = {"type": "integer", "minimum": 0, "maximum": CLOCK_MAX}
+
+
 class CampaignLogApi(APIView):
     @extend_schema(
-        responses={200: ResolutionPageSerializer},
+        responses={
+            200: ResolutionPageSerializer,
+            400: error_answer(400, "A bad filter: not a number, too long, or out of range."),
+        },
         parameters=[
             *PAGE_PARAMETERS,
-            OpenApiParameter("character", int, description="one character's entries"),
-            OpenApiParameter("action", str, description="an action or effect key"),
-            OpenApiParameter("who", str, description='a user id, or "clock"'),
-            OpenApiParameter("roll", str, description="text in a roll's label"),
-            OpenApiParameter("from", int, description="from this in-game minute"),
-            OpenApiParameter("to", int, description="up to this in-game minute"),
-            OpenApiParameter("q", str, description="text in the summary"),
+            OpenApiParameter(
+                "character",
+                {"type": "integer", "minimum": 1, "maximum": MAX_ID},
+                description="one character's entries",
+            ),
+            OpenApiParameter("action", LOG_TEXT, description="an action or effect key"),
+            OpenApiParameter(
+                "who",
+                {"type": "string", "pattern": "^(?:clock|[1-9][0-9]{0,17})$"},
+                description='a user id, or "clock"',
+            ),
+            OpenApiParameter("roll", LOG_TEXT, description="text in a roll's label"),
+            OpenApiParameter("from", LOG_MINUTE, description="from this in-game minute"),
+            OpenApiParameter("to", LOG_MINUTE, description="up to this in-game minute"),
+            OpenApiParameter("q", LOG_TEXT, description="text in the summary"),
         ],
         description="The whole log of the campaign, newest first (in-game time): every "
         "character's entries for the referee, a player's own characters' for a player. "
