@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from campaigns.models import Campaign, Invite
+from campaigns.models import Campaign, Invite, Membership
 from core.errors import ResolutionConflict
 
 
@@ -46,3 +46,8 @@ def invite_revoke(*, campaign_id: int, invite_id: int) -> Invite:
 
 def invites_of(campaign: Campaign) -> list[Invite]:
     return list(Invite.objects.filter(campaign=campaign).order_by("-id"))
+
+
+def members_of(campaign: Campaign) -> list[Membership]:
+    """The campaign's people, the referee first, with their users."""
+    return list(campaign.memberships.select_related("user").order_by("-role", "id"))

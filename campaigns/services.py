@@ -158,8 +158,13 @@ def invite_create(
     user: Any,
     expires_in_hours: int | None = None,
     single_use: bool = False,
+    replace_others: bool = False,
 ) -> Invite:
-    """A new invite code; it may expire after some hours and may join one person only."""
+    """A new invite code; it may expire after some hours and may join one person only.
+
+    ``replace_others``: the campaign's other codes are revoked (the dashboard's "Make a
+    new link" replaces the old link, it does not add one beside it).
+    """
     expires_at = None
     if expires_in_hours is not None:
         if not 1 <= expires_in_hours <= MAX_INVITE_HOURS:
@@ -167,9 +172,14 @@ def invite_create(
                 {"expires_in_hours": [f"an invite lasts 1 to {MAX_INVITE_HOURS} hours"]}
             )
         expires_at = timezone.now() + timedelta(hours=expires_in_hours)
-    return Invite.objects.create(
-        campaign=campaign, created_by=user, expires_at=expires_at, single_use=single_use
-    )
+    with transaction.atomic():
+        if replace_others:
+            Invite.objects.filter(campaign=campaign, revoked_at__isnull=True).update(
+                revoked_at=timezone.now()
+            )
+        return Invite.objects.create(
+            campaign=campaign, created_by=user, expires_at=expires_at, single_use=single_use
+        )
 
 
 def campaign_join(*, user: Any, code: str) -> Membership:

@@ -5,8 +5,10 @@ from django.urls import include, path
 from rules import views as rules_views
 from web.views import battles as battle_views
 from web.views import campaigns as campaign_views
+from web.views import character_edit as character_edit_views
 from web.views import characters as character_views
 from web.views import log as log_views
+from web.views import manage as manage_views
 from web.views import party as party_views
 from webhooks import views as webhook_views
 
@@ -19,6 +21,16 @@ urlpatterns = [
     path("campaigns/<int:campaign_id>/invites/", campaign_views.invite_new, name="invite-new"),
     path("campaigns/<int:campaign_id>/party/", party_views.party_page, name="party"),
     path("campaigns/<int:campaign_id>/log/", log_views.campaign_log_page, name="campaign-log"),
+    path(
+        "campaigns/<int:campaign_id>/settings/",
+        manage_views.campaign_manage,
+        name="campaign-manage",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/leave/",
+        manage_views.campaign_leave_page,
+        name="campaign-leave",
+    ),
     # The battle board of a warband campaign (campaigns/battle_views.py).
     path("campaigns/<int:campaign_id>/battle/", battle_views.battle_board, name="battle"),
     path("campaigns/<int:campaign_id>/battle/live/", battle_views.battle_live, name="battle-live"),
@@ -105,6 +117,11 @@ urlpatterns = [
         "characters/<int:character_id>/undo/",
         character_views.character_undo,
         name="character-undo",
+    ),
+    path(
+        "characters/<int:character_id>/edit/",
+        character_edit_views.character_edit,
+        name="character-edit",
     ),
     path(
         "characters/<int:character_id>/redo/",

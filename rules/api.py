@@ -354,16 +354,11 @@ class ResolutionListApi(APIView):
         return paginator.get_paginated_response([_view(r, access) for r in page or []])
 
 
-# The log's filters as rules.log.log_filters takes them (a bad one is a 400).
-LOG_TEXT = {"type": "string", "maxLength": 200, "pattern": "^[^\\x00]*$"}
-LOG_MINUTE = {"type": "integer", "minimum": 0, "maximum": CLOCK_MAX}
-
-
 class CampaignLogApi(APIView):
     @extend_schema(
         responses={
             200: ResolutionPageSerializer,
-            400: error_answer(400, "A bad filter: not a number, too long, or out of range."),
+            400: error_answer(400, "Bad filter: field errors (`{filter: [messages]}`)."),
         },
         parameters=[
             *PAGE_PARAMETERS,
@@ -372,16 +367,30 @@ class CampaignLogApi(APIView):
                 {"type": "integer", "minimum": 1, "maximum": MAX_ID},
                 description="one character's entries",
             ),
-            OpenApiParameter("action", LOG_TEXT, description="an action or effect key"),
+            OpenApiParameter(
+                "action", {"type": "string", "maxLength": 64}, description="an action key"
+            ),
             OpenApiParameter(
                 "who",
-                {"type": "string", "pattern": "^(?:clock|[1-9][0-9]{0,17})$"},
-                description='a user id, or "clock"',
+                {"type": "string", "pattern": "^(clock|[1-9][0-9]{0,8})$"},
+                description='a user id, or "clock" for what the clock applied',
             ),
-            OpenApiParameter("roll", LOG_TEXT, description="text in a roll's label"),
-            OpenApiParameter("from", LOG_MINUTE, description="from this in-game minute"),
-            OpenApiParameter("to", LOG_MINUTE, description="up to this in-game minute"),
-            OpenApiParameter("q", LOG_TEXT, description="text in the summary"),
+            OpenApiParameter(
+                "roll", {"type": "string", "maxLength": 200}, description="text of a roll's label"
+            ),
+            OpenApiParameter(
+                "from",
+                {"type": "integer", "minimum": 0, "maximum": CLOCK_MAX},
+                description="from this in-game minute",
+            ),
+            OpenApiParameter(
+                "to",
+                {"type": "integer", "minimum": 0, "maximum": CLOCK_MAX},
+                description="up to this in-game minute",
+            ),
+            OpenApiParameter(
+                "q", {"type": "string", "maxLength": 200}, description="text of the summary"
+            ),
         ],
         description="The whole log of the campaign, newest first (in-game time): every "
         "character's entries for the referee, a player's own characters' for a player. "

@@ -417,8 +417,8 @@ def invite_new(request: HttpRequest, campaign_id: int) -> HttpResponse:
         membership = access_campaign(request.user, campaign_id, referee=True)
     except NotAllowed as error:
         raise PermissionDenied(str(error)) from None
-    invite = invite_create(campaign=membership.campaign, user=request.user)
-    notice = "New invite link ready: send it to your players."
+    invite = invite_create(campaign=membership.campaign, user=request.user, replace_others=True)
+    notice = "New invite link ready: send it to your players. Earlier links no longer work."
     if is_htmx(request):  # said beside the link, not on the next page
         return render(
             request,

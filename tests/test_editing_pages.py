@@ -1,0 +1,114 @@
+"""The editing pages of issue 13: campaign settings (name, options, actions move the
+clock, players, invite links, deletion), leaving, and a character's edit page."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaigns.models import Campaign, Invite, Membership
+from characters.models import Character
+from rules.models import Resolution
+from rules.services import character_create
+
+
+@pytest.fixture
+def aldo(campaign, player):
+    return character_create(
+        membership=Membership.objects.get(campaign=campaign, user=player),
+        name="Aldo",
+        sheet={"level": 2, "hit_dice": 2, "hp": 10},
+    )
+
+
+def test_settings_rename_options_and_the_clock_option(campaign, referee, web):
+    client = web(referee)
+    url = f"/campaigns/{campaign.pk}/settings/"
+    page = client.get(url)
+    assert page.status_code == 200 and "Actions move the clock" in page.content.decode()
+    response = client.post(
+        url, {"form": "settings", "name": "The Long March", "opt.bypass_hp_per_level": "4"}
+    )
+    assert response.status_code == 302
+    campaign.refresh_from_db()
+    assert campaign.name == "The Long March"
+    assert campaign.actions_move_clock is False  # the box was left unticked
+    assert campaign.options["bypass_hp_per_level"] == 4
+
+
+def test_invites_made_listed_revoked_on_the_settings_page(campaign, referee, web):
+    client = web(referee)
+    url = f"/campaigns/{campaign.pk}/settings/"
+    client.post(url, {"form": "invite", "expires_in_hours": "5", "single_use": "on"})
+    invite = Invite.objects.get(campaign=campaign)
+    assert invite.single_use and invite.expires_at is not None
+    assert invite.code in client.get(url).content.decode()
+    client.post(url, {"form": "revoke", "invite": invite.pk})
+    invite.refresh_from_db()
+    assert invite.revoked_at is not None
+    assert "was revoked" in client.get(url).content.decode()
+    again = client.post(url, {"form": "revoke", "invite": invite.pk})
+    assert again.status_code == 409
+    bad = client.post(url, {"form": "invite", "expires_in_hours": "0"})
+    assert bad.status_code == 400
+
+
+def test_remove_a_player_leave_and_delete(campaign, aldo, referee, player, other_player, web):
+    client = web(referee)
+    url = f"/campaigns/{campaign.pk}/settings/"
+    client.post(url, {"form": "remove", "user": player.pk})
+    assert not Membership.objects.filter(campaign=campaign, user=player).exists()
+    assert Character.objects.get(pk=aldo.pk).owner == referee
+    left = web(other_player).post(f"/campaigns/{campaign.pk}/leave/")
+    assert left.status_code == 302
+    assert not Membership.objects.filter(campaign=campaign, user=other_player).exists()
+    assert web(player).get(url).status_code == 404
+    wrong = client.post(url, {"form": "delete", "confirm": "no"})
+    assert wrong.status_code == 400 and Campaign.objects.filter(pk=campaign.pk).exists()
+    client.post(url, {"form": "delete", "confirm": campaign.name})
+    assert not Campaign.objects.filter(pk=campaign.pk).exists()
+
+
+def test_players_may_not_open_the_settings(campaign, player, web):
+    assert web(player).get(f"/campaigns/{campaign.pk}/settings/").status_code == 403
+
+
+def test_the_character_edit_page(aldo, referee, player, other_player, web):
+    url = f"/characters/{aldo.pk}/edit/"
+    owner = web(player)
+    assert "Level up" not in owner.get(url).content.decode()  # the referee's
+    owner.post(url, {"form": "rename", "name": "Aldo the Bold"})
+    aldo.refresh_from_db()
+    assert aldo.name == "Aldo the Bold"
+    assert owner.post(url, {"form": "level_up"}).status_code == 403
+    referee_client = web(referee)
+    referee_client.post(url, {"form": "level_up"})
+    referee_client.post(url, {"form": "correct", "field": "hp", "value": "8", "reason": "typo"})
+    bad = referee_client.post(
+        url, {"form": "correct", "field": "hp", "value": "-1", "reason": "typo"}
+    )
+    assert bad.status_code == 400
+    aldo.refresh_from_db()
+    assert (aldo.sheet["level"], aldo.sheet["hit_dice"], aldo.sheet["hp"]) == (3, 3, 8)
+    owner.post(url, {"form": "retire", "retired": "yes"})
+    aldo.refresh_from_db()
+    assert aldo.retired_at is not None
+    actions = [r.action for r in Resolution.objects.filter(character=aldo, kind="edit")]
+    assert sorted(actions) == ["correct", "level_up", "rename", "retire"]
+    assert web(other_player).get(url).status_code == 404
+    referee_client.post(url, {"form": "delete", "confirm": "Aldo the Bold"})
+    assert not Character.objects.filter(pk=aldo.pk).exists()
+
+
+def test_a_new_link_on_the_dashboard_replaces_the_old_one(campaign, referee, make_user, web):
+    client = web(referee)
+    client.post(f"/campaigns/{campaign.pk}/invites/")
+    old = Invite.objects.get(campaign=campaign)
+    client.post(f"/campaigns/{campaign.pk}/invites/")
+    old.refresh_from_db()
+    assert old.revoked_at is not None  # the replaced link lets nobody in (issue 13)
+    newcomer = web(make_user("newcomer"))
+    newcomer.post(f"/join/{old.code}/")
+    assert not Membership.objects.filter(campaign=campaign, user__username="newcomer").exists()
+    fresh = Invite.objects.get(campaign=campaign, revoked_at__isnull=True)
+    newcomer.post(f"/join/{fresh.code}/")
+    assert Membership.objects.filter(campaign=campaign, user__username="newcomer").exists()

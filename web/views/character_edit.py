@@ -1,0 +1,111 @@
+"""Editing a character in the browser (issue 13): rename, retire or bring back (owner or
+referee); level up, correct a sheet field with a reason, delete (referee). Each form
+posts to rules.editing; each change but the deletion is an entry of the log."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+
+from characters.access import CharacterAccess, access_character
+from core.errors import ResolutionConflict
+from rules.editing import (
+    character_correct,
+    character_delete,
+    character_level_up,
+    character_rename,
+    character_retire,
+)
+from rules.engine.dice import DiceError
+from rules.engine.interface import ActionBlocked, RuleError
+from web.forms import humanize
+from web.plain import plain_message
+
+REFEREE_FORMS = {"level_up", "correct", "delete"}
+FORMS = {"rename", "retire", *REFEREE_FORMS}
+
+
+def _value(raw: str) -> Any:
+    """A corrected value as typed: a number, true/false, or text."""
+    text = raw.strip()
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _scalar_fields(sheet: dict[str, Any]) -> list[tuple[str, str, Any]]:
+    return [
+        (key, humanize(key), value)
+        for key, value in sheet.items()
+        if isinstance(value, int | str | bool) or value is None
+    ]
+
+
+@login_required
+def character_edit(request: HttpRequest, character_id: int) -> HttpResponse:
+    access = access_character(request.user, character_id)
+    character = access.character
+    errors: dict[str, str] = {}
+    status = 200
+    if request.method == "POST":
+        form = request.POST.get("form", "")
+        if form in REFEREE_FORMS and not access.is_referee:
+            raise PermissionDenied("only the campaign's referee may do this")
+        try:
+            notice = _post(request, access, form)
+        except (ValidationError, ResolutionConflict, RuleError, ActionBlocked, DiceError) as error:
+            words = " ".join(error.messages) if isinstance(error, ValidationError) else str(error)
+            errors[form if form in FORMS else "rename"] = plain_message(words)
+            status = 409 if isinstance(error, ResolutionConflict | ActionBlocked) else 400
+        else:
+            messages.success(request, notice)
+            if form == "delete":
+                return redirect("campaign", campaign_id=character.campaign_id)
+            return redirect(reverse("character-edit", args=[character.pk]))
+        character.refresh_from_db()
+    context = {
+        "character": character,
+        "campaign": character.campaign,
+        "is_referee": access.is_referee,
+        "fields": _scalar_fields(character.sheet) if access.is_referee else [],
+        "errors": errors,
+    }
+    return render(request, "characters/edit.html", context, status=status)
+
+
+def _post(request: HttpRequest, access: CharacterAccess, form: str) -> str:
+    character_id = access.character.pk
+    data = request.POST
+    if form == "rename":
+        edit = character_rename(
+            character_id=character_id, actor=request.user, name=str(data.get("name", ""))
+        )
+    elif form == "retire":
+        edit = character_retire(
+            character_id=character_id, actor=request.user, retired=data.get("retired") == "yes"
+        )
+    elif form == "level_up":
+        edit = character_level_up(character_id=character_id, actor=request.user)
+    elif form == "correct":
+        field = str(data.get("field", ""))
+        edit = character_correct(
+            character_id=character_id,
+            actor=request.user,
+            changes={field: _value(str(data.get("value", "")))} if field else {},
+            reason=str(data.get("reason", "")),
+        )
+    elif form == "delete":
+        name = access.character.name
+        character_delete(character_id=character_id, confirm=str(data.get("confirm", "")))
+        return f"{name} is deleted, with their log."
+    else:
+        raise ValidationError("Unknown form.")
+    return edit.summary

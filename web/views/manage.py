@@ -1,0 +1,124 @@
+"""The referee's campaign settings page and a player's "leave" (issue 13): name, options,
+"actions move the clock", players, invite links, deleting the campaign. Each form posts
+to its own service (campaigns.services, campaigns.editing, rules.campaign_editing)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from campaigns.access import access_campaign
+from campaigns.editing import invite_revoke, invite_usable, invites_of, members_of
+from campaigns.models import Invite, Membership
+from campaigns.services import campaign_update, invite_create
+from core.cleaning import valid_id
+from core.errors import NotAllowed, ResolutionConflict
+from rules.campaign_editing import campaign_delete, campaign_leave, member_remove
+from rules.engine.registry import get_ruleset
+from web.views.campaigns import _posted_options, option_fields
+
+FORMS = ("settings", "invite", "revoke", "remove", "delete")
+
+
+def _referee(request: HttpRequest, campaign_id: int) -> Membership:
+    try:
+        return access_campaign(request.user, campaign_id, referee=True)
+    except NotAllowed as error:
+        raise PermissionDenied(str(error)) from None
+
+
+def _words(error: Exception) -> str:
+    if isinstance(error, ValidationError):
+        return " ".join(error.messages)
+    return str(error)
+
+
+@login_required
+def campaign_manage(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    membership = _referee(request, campaign_id)
+    campaign = membership.campaign
+    ruleset = get_ruleset(campaign.ruleset)
+    errors: dict[str, str] = {}
+    status = 200
+    if request.method == "POST":
+        form = request.POST.get("form", "")
+        try:
+            notice = _post(request, membership, form)
+        except (ValidationError, ResolutionConflict, ValueError, Invite.DoesNotExist) as error:
+            errors[form if form in FORMS else "settings"] = _words(error)
+            status = 409 if isinstance(error, ResolutionConflict) else 400
+        else:
+            if form == "delete":
+                messages.success(request, notice)
+                return redirect("home")
+            messages.success(request, notice)
+            return redirect(reverse("campaign-manage", args=[campaign_id]))
+        campaign.refresh_from_db()
+    people = members_of(campaign)
+    invites: list[dict[str, Any]] = [
+        {"invite": invite, "refusal": invite_usable(invite)} for invite in invites_of(campaign)
+    ]
+    context = {
+        "campaign": campaign,
+        "option_fields": option_fields(ruleset, dict(campaign.options)),
+        "chosen": ruleset,
+        "people": people,
+        "invites": invites,
+        "errors": errors,
+    }
+    return render(request, "campaigns/manage.html", context, status=status)
+
+
+def _post(request: HttpRequest, membership: Membership, form: str) -> str:
+    campaign = membership.campaign
+    data = request.POST
+    if form == "settings":
+        ruleset = get_ruleset(campaign.ruleset)
+        campaign_update(
+            campaign_id=campaign.pk,
+            name=str(data.get("name", "")).strip() or campaign.name,
+            options=_posted_options(ruleset, data),
+            actions_move_clock=data.get("actions_move_clock") == "on",
+        )
+        return "Settings saved."
+    if form == "invite":
+        hours = str(data.get("expires_in_hours", "")).strip()
+        invite = invite_create(
+            campaign=campaign,
+            user=request.user,
+            expires_in_hours=int(hours) if hours else None,
+            single_use=data.get("single_use") == "on",
+        )
+        return f"New invite link ready: code {invite.code}."
+    if form == "revoke":
+        invite_revoke(campaign_id=campaign.pk, invite_id=valid_id(data.get("invite", "")))
+        return "The invite link is revoked: it lets nobody in any more."
+    if form == "remove":
+        member_remove(
+            campaign_id=campaign.pk, user_id=valid_id(data.get("user", "")), referee=request.user
+        )
+        return "The player is removed; their characters are yours now."
+    if form == "delete":
+        campaign_delete(campaign_id=campaign.pk, confirm=str(data.get("confirm", "")))
+        return f"{campaign.name} is deleted."
+    raise ValidationError("Unknown form.")
+
+
+@login_required
+@require_POST
+def campaign_leave_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    membership = access_campaign(request.user, campaign_id)
+    try:
+        campaign_leave(campaign_id=membership.campaign_id, user=request.user)
+    except ResolutionConflict as error:
+        messages.error(request, str(error))
+        return redirect("campaign", campaign_id=campaign_id)
+    messages.success(request, f"You left {membership.campaign.name}.")
+    return redirect("home")
