@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from math import comb
 from typing import Any, TypeVar
 
@@ -113,10 +113,16 @@ class Odds:
     def probability(self, key: str) -> Fraction:
         return next((o.probability for o in self.outcomes if o.key == key), Fraction(0))
 
+    @cached_property
+    def _outcome_dicts(self) -> tuple[dict[str, Any], ...]:
+        # Written once per Odds: the exact fractions of a cached Odds (thousands of digits
+        # for a thousand years of aging) are not turned into text again on every request.
+        return tuple(o.as_dict() for o in self.outcomes)
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "action": self.action,
-            "outcomes": [o.as_dict() for o in self.outcomes],
+            "outcomes": [dict(o) for o in self._outcome_dicts],
             "notes": list(self.notes),
         }
 
