@@ -30,6 +30,7 @@ urlpatterns = [
         table_views.campaign_tables,
         name="campaign-table",
     ),
+    path("campaigns/import/", manage_views.campaign_import_page, name="campaign-import"),
     path(
         "campaigns/<int:campaign_id>/settings/",
         manage_views.campaign_manage,

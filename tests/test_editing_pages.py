@@ -147,3 +147,22 @@ def test_the_tables_page_checks_previews_saves_and_resets(make_campaign, referee
     assert not CampaignTable.objects.filter(campaign=school).exists()
     assert web(player).get(url).status_code == 403
     assert client.get(f"/campaigns/{school.pk}/tables/nonsense/").status_code == 404
+
+
+def test_import_a_downloaded_campaign_on_its_page(campaign, aldo, referee, outsider, web):
+    import json
+
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    download = web(referee).get(f"/api/v1/campaigns/{campaign.pk}/export/")
+    assert download.status_code == 200
+    upload = SimpleUploadedFile("campaign.json", download.content, "application/json")
+    response = web(outsider).post("/campaigns/import/", {"export": upload})
+    assert response.status_code == 302
+    copy = Campaign.objects.exclude(pk=campaign.pk).get()
+    assert copy.name == campaign.name
+    assert Character.objects.get(campaign=copy).sheet == Character.objects.get(pk=aldo.pk).sheet
+    junk = SimpleUploadedFile("x.json", json.dumps({"nope": 1}).encode(), "application/json")
+    bad = web(outsider).post("/campaigns/import/", {"export": junk})
+    assert bad.status_code == 400 and "not a Sawbones campaign export" in bad.content.decode()
+    assert web(outsider).post("/campaigns/import/", {}).status_code == 400

@@ -254,8 +254,12 @@ def successes(count: int, sides: int, threshold: int) -> icepool.Die[int]:
 
 
 # The most sums a dice expression may have for :func:`expression_die` (1000d1000 has a
-# million): past it an action's odds are not computed.
+# million), and the most bits its packed polynomial may take (100d6: 190,000 bits, a few
+# milliseconds the first time; 999d5 would take 15 million bits and seconds): past
+# either, an action's odds are not computed. (Hit dice rests, up to 200d6 keeping 100,
+# are bounded by the sheet's schema and call lowest_of directly.)
 MAX_SUMS = 5000
+MAX_PACKED_BITS = 250_000
 
 
 @lru_cache(maxsize=1024)
@@ -270,7 +274,8 @@ def expression_die(expression: str) -> icepool.Die[int]:
     if parsed.hit_on is not None:
         die = successes(count, sides, parsed.hit_on)
     else:
-        if keep * (sides - 1) + 1 > MAX_SUMS:
+        packed_bits = (keep * sides + 1) * _width(count, sides) * 8
+        if keep * (sides - 1) + 1 > MAX_SUMS or packed_bits > MAX_PACKED_BITS:
             raise TooManyPaths(f"{expression} has too many totals to list")
         if parsed.keep == "l" and keep < count:
             die = lowest_of(count, keep, sides)
