@@ -10,6 +10,7 @@ from web.views import characters as character_views
 from web.views import log as log_views
 from web.views import manage as manage_views
 from web.views import party as party_views
+from web.views import tables as table_views
 from webhooks import views as webhook_views
 
 urlpatterns = [
@@ -21,6 +22,15 @@ urlpatterns = [
     path("campaigns/<int:campaign_id>/invites/", campaign_views.invite_new, name="invite-new"),
     path("campaigns/<int:campaign_id>/party/", party_views.party_page, name="party"),
     path("campaigns/<int:campaign_id>/log/", log_views.campaign_log_page, name="campaign-log"),
+    path(
+        "campaigns/<int:campaign_id>/tables/", table_views.campaign_tables, name="campaign-tables"
+    ),
+    path(
+        "campaigns/<int:campaign_id>/tables/<str:key>/",
+        table_views.campaign_tables,
+        name="campaign-table",
+    ),
+    path("campaigns/import/", manage_views.campaign_import_page, name="campaign-import"),
     path(
         "campaigns/<int:campaign_id>/settings/",
         manage_views.campaign_manage,

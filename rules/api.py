@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 from campaigns.access import access_campaign
 from campaigns.api import SeedPeriodSerializer
 from characters.access import access_character
+from core.cleaning import MAX_ID
 from core.openapi import PAGE_PARAMETERS, error_answer, json_schema_field
 from rules.api_schema import (
     RulesetSerializer,
@@ -26,7 +27,7 @@ from rules.api_schema import (
 )
 from rules.character_api import PendingChoiceSerializer
 from rules.engine.registry import all_rulesets
-from rules.log import campaign_log, log_filters
+from rules.log import CLOCK_MAX, campaign_log, log_filters
 from rules.selectors import (
     action_odds,
     campaign_tables_view,
@@ -356,16 +357,41 @@ class ResolutionListApi(APIView):
 
 class CampaignLogApi(APIView):
     @extend_schema(
-        responses={200: ResolutionPageSerializer},
+        responses={
+            200: ResolutionPageSerializer,
+            400: error_answer(400, "Bad filter: field errors (`{filter: [messages]}`)."),
+        },
         parameters=[
             *PAGE_PARAMETERS,
-            OpenApiParameter("character", int, description="one character's entries"),
-            OpenApiParameter("action", str, description="an action or effect key"),
-            OpenApiParameter("who", str, description='a user id, or "clock"'),
-            OpenApiParameter("roll", str, description="text in a roll's label"),
-            OpenApiParameter("from", int, description="from this in-game minute"),
-            OpenApiParameter("to", int, description="up to this in-game minute"),
-            OpenApiParameter("q", str, description="text in the summary"),
+            OpenApiParameter(
+                "character",
+                {"type": "integer", "minimum": 1, "maximum": MAX_ID},
+                description="one character's entries",
+            ),
+            OpenApiParameter(
+                "action", {"type": "string", "maxLength": 64}, description="an action key"
+            ),
+            OpenApiParameter(
+                "who",
+                {"type": "string", "pattern": "^(clock|[1-9][0-9]{0,8})$"},
+                description='a user id, or "clock" for what the clock applied',
+            ),
+            OpenApiParameter(
+                "roll", {"type": "string", "maxLength": 200}, description="text of a roll's label"
+            ),
+            OpenApiParameter(
+                "from",
+                {"type": "integer", "minimum": 0, "maximum": CLOCK_MAX},
+                description="from this in-game minute",
+            ),
+            OpenApiParameter(
+                "to",
+                {"type": "integer", "minimum": 0, "maximum": CLOCK_MAX},
+                description="up to this in-game minute",
+            ),
+            OpenApiParameter(
+                "q", {"type": "string", "maxLength": 200}, description="text of the summary"
+            ),
         ],
         description="The whole log of the campaign, newest first (in-game time): every "
         "character's entries for the referee, a player's own characters' for a player. "

@@ -112,3 +112,57 @@ def test_a_new_link_on_the_dashboard_replaces_the_old_one(campaign, referee, mak
     fresh = Invite.objects.get(campaign=campaign, revoked_at__isnull=True)
     newcomer.post(f"/join/{fresh.code}/")
     assert Membership.objects.filter(campaign=campaign, user__username="newcomer").exists()
+
+
+def test_the_tables_page_checks_previews_saves_and_resets(make_campaign, referee, player, web):
+    import json
+
+    from rules.models import CampaignTable
+
+    school = make_campaign("old_school")
+    client = web(referee)
+    page = client.get(f"/campaigns/{school.pk}/tables/diseases/")
+    assert page.status_code == 200 and "Green River Fever" in page.content.decode()
+    pox = {
+        "Slow Pox": {
+            "incubation_minutes": 0,
+            "interval_minutes": 300,
+            "infection_minutes": 1000,
+            "effect": {"type": "none"},
+        }
+    }
+    url = f"/campaigns/{school.pk}/tables/diseases/"
+    preview = client.post(url, {"do": "preview", "data": json.dumps(pox)})
+    html = preview.content.decode()
+    assert preview.status_code == 200 and "Preview: checked, not saved yet" in html
+    assert "Slow Pox" in html and not CampaignTable.objects.filter(campaign=school).exists()
+    bad = client.post(url, {"do": "save", "data": json.dumps({"Pox": {"interval_minutes": 0}})})
+    assert bad.status_code == 400 and 'role="alert"' in bad.content.decode()
+    broken = client.post(url, {"do": "save", "data": "{not json"})
+    assert broken.status_code == 400 and "not valid JSON" in broken.content.decode()
+    assert not CampaignTable.objects.filter(campaign=school).exists()
+    client.post(url, {"do": "save", "data": json.dumps(pox)})
+    assert CampaignTable.objects.get(campaign=school, key="diseases").data == pox
+    client.post(url, {"do": "reset"})
+    assert not CampaignTable.objects.filter(campaign=school).exists()
+    assert web(player).get(url).status_code == 403
+    assert client.get(f"/campaigns/{school.pk}/tables/nonsense/").status_code == 404
+
+
+def test_import_a_downloaded_campaign_on_its_page(campaign, aldo, referee, outsider, web):
+    import json
+
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    download = web(referee).get(f"/api/v1/campaigns/{campaign.pk}/export/")
+    assert download.status_code == 200
+    upload = SimpleUploadedFile("campaign.json", download.content, "application/json")
+    response = web(outsider).post("/campaigns/import/", {"export": upload})
+    assert response.status_code == 302
+    copy = Campaign.objects.exclude(pk=campaign.pk).get()
+    assert copy.name == campaign.name
+    assert Character.objects.get(campaign=copy).sheet == Character.objects.get(pk=aldo.pk).sheet
+    junk = SimpleUploadedFile("x.json", json.dumps({"nope": 1}).encode(), "application/json")
+    bad = web(outsider).post("/campaigns/import/", {"export": junk})
+    assert bad.status_code == 400 and "not a Sawbones campaign export" in bad.content.decode()
+    assert web(outsider).post("/campaigns/import/", {}).status_code == 400

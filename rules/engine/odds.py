@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from math import comb
 from typing import Any, TypeVar
 
@@ -113,10 +113,16 @@ class Odds:
     def probability(self, key: str) -> Fraction:
         return next((o.probability for o in self.outcomes if o.key == key), Fraction(0))
 
+    @cached_property
+    def _outcome_dicts(self) -> tuple[dict[str, Any], ...]:
+        # Written once per Odds: the exact fractions of a cached Odds (thousands of digits
+        # for a thousand years of aging) are not turned into text again on every request.
+        return tuple(o.as_dict() for o in self.outcomes)
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "action": self.action,
-            "outcomes": [o.as_dict() for o in self.outcomes],
+            "outcomes": [dict(o) for o in self._outcome_dicts],
             "notes": list(self.notes),
         }
 
@@ -248,8 +254,12 @@ def successes(count: int, sides: int, threshold: int) -> icepool.Die[int]:
 
 
 # The most sums a dice expression may have for :func:`expression_die` (1000d1000 has a
-# million): past it an action's odds are not computed.
+# million), and the most bits its packed polynomial may take (100d6: 190,000 bits, a few
+# milliseconds the first time; 999d5 would take 15 million bits and seconds): past
+# either, an action's odds are not computed. (Hit dice rests, up to 200d6 keeping 100,
+# are bounded by the sheet's schema and call lowest_of directly.)
 MAX_SUMS = 5000
+MAX_PACKED_BITS = 250_000
 
 
 @lru_cache(maxsize=1024)
@@ -264,7 +274,8 @@ def expression_die(expression: str) -> icepool.Die[int]:
     if parsed.hit_on is not None:
         die = successes(count, sides, parsed.hit_on)
     else:
-        if keep * (sides - 1) + 1 > MAX_SUMS:
+        packed_bits = (keep * sides + 1) * _width(count, sides) * 8
+        if keep * (sides - 1) + 1 > MAX_SUMS or packed_bits > MAX_PACKED_BITS:
             raise TooManyPaths(f"{expression} has too many totals to list")
         if parsed.keep == "l" and keep < count:
             die = lowest_of(count, keep, sides)

@@ -234,3 +234,19 @@ def test_archiving_from_the_page_twice_says_why_in_words(played, referee):
     response = client.post(reverse("campaign-archive", args=[campaign.pk]), follow=True)
     assert "is already archived" in response.content.decode()
     assert RevealedSeed.objects.filter(campaign=campaign).count() == 1
+
+
+def test_an_action_from_the_character_page_of_an_archived_campaign_says_why(played, player):
+    campaign, aldo = played
+    campaign_archive(campaign_id=campaign.pk)
+    aldo.refresh_from_db()
+    client = Client()
+    client.force_login(player)
+    response = client.post(
+        reverse("character-action", args=[aldo.pk, "long_rest"]),
+        {"expected_version": aldo.version},
+        HTTP_HX_REQUEST="true",
+    )
+    assert response.status_code == 409
+    assert "archived" in response.content.decode()
+    assert Character.objects.get(pk=aldo.pk).version == aldo.version

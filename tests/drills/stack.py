@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -20,6 +21,7 @@ import sys
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -304,9 +306,9 @@ class App:
                 "--bind",
                 f"127.0.0.1:{self.web_port}",
                 "--workers",
-                "2",
+                "1",
                 "--threads",
-                "4",
+                "8",
                 "--timeout",
                 "120",
             ],
@@ -349,6 +351,29 @@ class App:
             return status, json.loads(raw) if raw else None
         except ValueError:
             return status, raw.decode(errors="replace")
+
+    def post_form(self, path: str, fields: dict[str, str]) -> tuple[int, str]:
+        """A person sending a page's form: its CSRF cookie and token first, then the post."""
+        with urllib.request.urlopen(  # noqa: S310 - our server
+            f"http://127.0.0.1:{self.web_port}{path}", timeout=60
+        ) as page:
+            html = page.read().decode()
+            cookies = page.headers.get_all("Set-Cookie") or []
+        found = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html)
+        assert found, html
+        cookie = "; ".join(c.split(";", 1)[0] for c in cookies)
+        body = urllib.parse.urlencode({**fields, "csrfmiddlewaretoken": found[1]}).encode()
+        req = urllib.request.Request(
+            f"http://127.0.0.1:{self.web_port}{path}",
+            data=body,
+            method="POST",
+            headers={"Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded"},
+        )
+        try:
+            with urllib.request.urlopen(req, timeout=60) as response:  # noqa: S310
+                return response.status, response.read().decode(errors="replace")
+        except urllib.error.HTTPError as error:
+            return error.code, error.read().decode(errors="replace")
 
     def get(self, path: str, token: str = "") -> tuple[int, Any]:
         return self.request("GET", path, token=token)

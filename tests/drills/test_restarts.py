@@ -152,6 +152,10 @@ def test_postgres_restarted_while_actions_and_an_advance_run(drill):
     status, health = app.get("/health/")
     assert status == 503, health
     assert health["database"].startswith("unreachable"), health
+    # and a page that needs the database (logging in) says so in a sentence
+    status, page = app.post_form("/login/", {"username": "player", "password": "wrong"})
+    assert status == 503, page
+    assert "Sawbones cannot reach its records just now" in page
 
     # when PostgreSQL is back: the same web app and worker processes carry on
     drill.postgres.start()

@@ -88,6 +88,8 @@ def test_a_job_whose_worker_died_finishes_by_itself(drill):
     assert counts["effects_applied"] == 2 * CHARACTERS * 48
     assert counts["pending_due"] == 0
     assert counts["clock"] == 2 * 24 * 60
+    # and the worker's health shows it back: beat, Redis and a worker all work again
+    wait_for(lambda: app.get("/health/worker/")[0] == 200, 120, "worker health", app.logs)
     print(
         f"worker killed: done {healed:.1f} s after a worker was available; "
         f"host restarted: done {restarted:.1f} s after it was back; "

@@ -4,6 +4,7 @@ to its own service (campaigns.services, campaigns.editing, rules.campaign_editin
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.contrib import messages
@@ -22,6 +23,7 @@ from core.cleaning import valid_id
 from core.errors import NotAllowed, ResolutionConflict
 from rules.campaign_editing import campaign_delete, campaign_leave, member_remove
 from rules.engine.registry import get_ruleset
+from rules.log_export import campaign_import
 from web.views.campaigns import _posted_options, option_fields
 
 FORMS = ("settings", "invite", "revoke", "remove", "delete")
@@ -122,3 +124,32 @@ def campaign_leave_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
         return redirect("campaign", campaign_id=campaign_id)
     messages.success(request, f"You left {membership.campaign.name}.")
     return redirect("home")
+
+
+MAX_IMPORT_BYTES = 20 * 1024 * 1024
+
+
+@login_required
+def campaign_import_page(request: HttpRequest) -> HttpResponse:
+    """Import a campaign from its downloaded JSON: a new campaign, you its referee."""
+    error = ""
+    status = 200
+    if request.method == "POST":
+        upload = request.FILES.get("export")
+        try:
+            if upload is None:
+                raise ValidationError("Choose the campaign file you downloaded.")
+            if upload.size is not None and upload.size > MAX_IMPORT_BYTES:
+                raise ValidationError("That file is too large to import.")
+            try:
+                data = json.loads(upload.read().decode("utf-8"))
+            except (ValueError, UnicodeDecodeError):
+                raise ValidationError("That file is not a campaign download.") from None
+            campaign = campaign_import(user=request.user, data=data)
+        except ValidationError as problem:
+            error = " ".join(problem.messages)
+            status = 400
+        else:
+            messages.success(request, f"{campaign.name} is imported: you are its referee.")
+            return redirect("campaign", campaign_id=campaign.pk)
+    return render(request, "campaigns/import.html", {"error": error}, status=status)

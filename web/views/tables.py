@@ -1,0 +1,116 @@
+"""The ruleset tables in the browser (issue 13): the referee edits the campaign's copy of
+a table (critical injuries, diseases, scars...) as JSON, previews it as a table, checked by
+the ruleset (``Ruleset.validate_table``) before anything is saved; or returns to the
+ruleset's default. The API does the same (``PUT/DELETE campaigns/{id}/tables/{key}/``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+
+from campaigns.access import access_campaign
+from core.errors import NotAllowed
+from rules.engine.interface import RuleError
+from rules.engine.registry import get_ruleset
+from rules.selectors import campaign_tables_view
+from rules.services import campaign_table_reset, campaign_table_set
+from web.forms import humanize
+from web.plain import plain_message
+
+MAX_TEXT = 500_000
+
+
+def preview(data: Any) -> dict[str, Any]:
+    """Rows and columns to draw a table: a list of entries, or named entries."""
+    if isinstance(data, dict):
+        items = [
+            {"name": name, **(row if isinstance(row, dict) else {"value": row})}
+            for name, row in data.items()
+        ]
+    elif isinstance(data, list):
+        items = [row if isinstance(row, dict) else {"value": row} for row in data]
+    else:
+        items = [{"value": data}]
+    columns: list[str] = []
+    for row in items:
+        for key in row:
+            if key not in columns:
+                columns.append(key)
+    cells = [[_cell(row.get(column)) for column in columns] for row in items]
+    return {"columns": [humanize(c) for c in columns], "rows": cells}
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, dict):
+        return ", ".join(f"{humanize(str(k))}: {_cell(v)}" for k, v in value.items())
+    if isinstance(value, list):
+        return "; ".join(_cell(v) for v in value)
+    return str(value)
+
+
+@login_required
+def campaign_tables(request: HttpRequest, campaign_id: int, key: str = "") -> HttpResponse:
+    try:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+    except NotAllowed as error:
+        raise PermissionDenied(str(error)) from None
+    campaign = membership.campaign
+    ruleset = get_ruleset(campaign.ruleset)
+    tables = campaign_tables_view(campaign)
+    if not tables:
+        return render(request, "campaigns/tables.html", {"campaign": campaign, "tables": []})
+    by_key = {table["key"]: table for table in tables}
+    key = key or tables[0]["key"]
+    if key not in by_key:
+        raise Http404("no such table")
+    table = by_key[key]
+    text = json.dumps(table["data"], indent=2, ensure_ascii=False)
+    problem_text = ""
+    shown = table["data"]
+    status = 200
+    if request.method == "POST":
+        what = request.POST.get("do", "preview")
+        if what == "reset":
+            campaign_table_reset(campaign=campaign, key=key)
+            messages.success(request, f"{humanize(key)}: back to the ruleset's own table.")
+            return redirect(reverse("campaign-table", args=[campaign.pk, key]))
+        text = str(request.POST.get("data", ""))[:MAX_TEXT]
+        try:
+            data = json.loads(text)
+            ruleset.validate_table(key, data)
+        except ValueError as problem:
+            problem_text = f"This is not valid JSON: {problem}"
+        except RuleError as problem:
+            problem_text = plain_message(str(problem))
+        else:
+            shown = data
+            if what == "save":
+                try:
+                    campaign_table_set(campaign=campaign, key=key, data=data)
+                except RuleError as problem:
+                    problem_text = plain_message(str(problem))
+                else:
+                    messages.success(request, f"{humanize(key)} saved.")
+                    return redirect(reverse("campaign-table", args=[campaign.pk, key]))
+        status = 400 if problem_text else 200
+    context = {
+        "campaign": campaign,
+        "tables": [{**t, "label": humanize(t["key"])} for t in tables],
+        "key": key,
+        "label": humanize(key),
+        "edited": table["edited"],
+        "text": text,
+        "error": problem_text,
+        "preview": preview(shown),
+        "previewing": request.method == "POST" and not problem_text,
+    }
+    return render(request, "campaigns/tables.html", context, status=status)
