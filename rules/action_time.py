@@ -36,7 +36,11 @@ def action_time_pass(
     if minutes <= 0 or not campaign.actions_move_clock:
         return None
     return clock_advance_start(
-        campaign_id=campaign.pk, minutes=minutes, requested_by=actor, kind=ClockJobKind.ACTION
+        campaign_id=campaign.pk,
+        minutes=minutes,
+        requested_by=actor,
+        kind=ClockJobKind.ACTION,
+        locked=campaign,
     )
 
 

@@ -153,8 +153,12 @@ def clock_advance_start(
     requested_by: Any = None,
     request_id: str = "",
     kind: str = ClockJobKind.ADVANCE,
+    locked: Campaign | None = None,
 ) -> ClockJob:
     """Create an advance job and enqueue its task; the same ``request_id`` gives the same job.
+
+    ``locked``: the campaign row the caller's transaction holds locked already (an
+    action's time, rules.action_time): not fetched and locked again.
 
     ``kind`` says who asked: the referee (``advance``) or an action that took time
     (``action``, rules.action_time).
@@ -179,9 +183,13 @@ def clock_advance_start(
         # database for the watchdog instead.
         _require_broker()
     try:
-        with transaction.atomic():
+        # Inside the caller's transaction and lock no savepoint is needed: without a
+        # request id there is no unique conflict to recover from.
+        with transaction.atomic(savepoint=locked is None or bool(request_id)):
             # Under the campaign's lock, as archiving (campaigns.services.campaign_archive).
-            refuse_archived(Campaign.objects.select_for_update().get(pk=campaign_id))
+            if locked is None or locked.pk != campaign_id:
+                locked = Campaign.objects.select_for_update().get(pk=campaign_id)
+            refuse_archived(locked)
             job = ClockJob.objects.create(
                 campaign_id=campaign_id,
                 kind=kind,

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import QuerySet
+from django.db.models import Count, OuterRef, QuerySet, Subquery, Sum
 from django.http import Http404
 
 from campaigns.models import Campaign, Membership
@@ -23,6 +23,32 @@ from rules.models import Battle, ClockJob, ClockJobState, Resolution, ScheduledE
 from rules.services import campaign_context
 
 REFEREE_ONLY = "referee_only"
+
+
+def live_witness(campaign_id: int, *, job: bool = False, battle: bool = False) -> dict[str, Any]:
+    """What a live page's stamp is made of, in one indexed query: the clock, the party's
+    size and the sum of its versions (versions only grow: every change is a resolution),
+    with ``job`` the latest clock job's id and state, with ``battle`` the latest battle's
+    step. The live polls answer 304 from it while nothing changed (web/live.py)."""
+    members = Character.objects.filter(campaign=OuterRef("pk")).order_by().values("campaign")
+    fields: dict[str, Any] = {
+        "count": Subquery(members.annotate(n=Count("pk")).values("n")),
+        "versions": Subquery(members.annotate(s=Sum("version")).values("s")),
+    }
+    if job:
+        jobs = ClockJob.objects.filter(campaign=OuterRef("pk")).order_by("-id")
+        for name in ("pk", "state"):
+            fields[f"job_{name}"] = Subquery(jobs.values(name)[:1])
+    if battle:
+        battles = Battle.objects.filter(campaign=OuterRef("pk")).order_by("-id")
+        for name in ("pk", "turn", "active", "phase", "ended_at"):
+            fields[f"battle_{name}"] = Subquery(battles.values(name)[:1])
+    row: dict[str, Any] = (
+        Campaign.objects.filter(pk=campaign_id).values("clock").annotate(**fields).get()
+    )
+    row["count"] = int(row["count"] or 0)
+    row["versions"] = int(row["versions"] or 0)
+    return row
 
 
 def resolutions_for_character(character: Character) -> QuerySet[Resolution]:

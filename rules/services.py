@@ -71,12 +71,20 @@ def campaign_context(campaign: Campaign, *, by_referee: bool, clock: int | None 
     )
 
 
-def lock_character(character_id: int) -> tuple[Campaign, Character]:
-    """Lock the character's campaign row, then its row (the lock order of this module)."""
-    campaign_id = Character.objects.values_list("campaign_id", flat=True).get(pk=character_id)
+def lock_character(character_id: int, campaign_id: int | None = None) -> tuple[Campaign, Character]:
+    """Lock the character's campaign row, then its row (the lock order of this module).
+
+    A caller that read the character already (the access check) passes its
+    ``campaign_id`` and saves the query looking it up; a character never changes
+    campaign, and a wrong one is refused once the row is locked."""
+    if campaign_id is None:
+        campaign_id = Character.objects.values_list("campaign_id", flat=True).get(pk=character_id)
     campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
     refuse_archived(campaign)  # no play in an archived campaign: 409
     character = Character.objects.select_for_update().get(pk=character_id)
+    if character.campaign_id != campaign.pk:
+        raise Character.DoesNotExist("the character is not in that campaign")
+    character.campaign = campaign  # the locked row: no query when the ruleset is looked up
     return campaign, character
 
 
@@ -260,11 +268,15 @@ def resolution_create_action(
     action: str,
     params: Mapping[str, Any],
     expected_version: int | None = None,
+    campaign_id: int | None = None,
 ) -> Resolution:
-    """Resolve ``action`` for a character under a row lock (the API's actions/)."""
+    """Resolve ``action`` for a character under a row lock (the API's actions/).
+
+    ``campaign_id``: the character's campaign when the caller read it already (the
+    access check), one query fewer (:func:`lock_character`)."""
     params = whole_numbers(params)
     with transaction.atomic():
-        campaign, character = lock_character(character_id)
+        campaign, character = lock_character(character_id, campaign_id)
         _check_version(character, expected_version)
         if character.retired_at is not None:
             raise ResolutionConflict(f"{character.name} is retired and takes no actions.")

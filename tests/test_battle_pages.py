@@ -198,15 +198,25 @@ def test_players_cannot_use_the_boards_controls(skirmish, units, web, referee, p
     assert world() == before
 
 
-def test_the_live_fragment_answers_204_until_something_changes(skirmish, units, web, referee):
+def test_the_live_fragment_answers_304_by_etag_until_something_changes(
+    skirmish, units, web, referee
+):
     battle_begin(campaign_id=skirmish.pk, warbands=["Red", "Blue"], actor=referee)
     client = web(referee)
     html = client.get(board(skirmish)).content.decode()
     stamp = html.split("battle/live/?v=")[1].split('"')[0]
+    assert f'data-etag="&quot;{stamp}&quot;"' in html
     live = board(skirmish, "live") + "?v=" + stamp
-    assert client.get(live).status_code == 204
+    etag = {"HTTP_IF_NONE_MATCH": f'"{stamp}"', "HTTP_HX_REQUEST": "true"}
+    # the session, the user, the membership, the stamp in one query (live_witness)
+    with CaptureQueriesContext(connection) as captured:
+        unchanged = client.get(live, **etag)
+    assert unchanged.status_code == 304 and unchanged.content == b""
+    assert len(captured) <= 4, [q["sql"] for q in captured]
     client.post(board(skirmish, "battle-next"))
-    assert client.get(live).status_code == 200
+    fresh = client.get(live, **etag)
+    assert fresh.status_code == 200 and fresh["ETag"] != f'"{stamp}"'
+    assert client.get(live, HTTP_IF_NONE_MATCH=fresh["ETag"]).status_code == 304
 
 
 def test_after_the_battle_the_board_offers_recovery_and_scars(skirmish, units, web, referee):

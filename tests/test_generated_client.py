@@ -12,7 +12,9 @@ parse, each fails here.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import io
 import os
 import shutil
 import subprocess
@@ -22,6 +24,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from django.contrib.auth import get_user_model
 
 from rules import dice as rules_dice
 from rules.engine.dice import ScriptedGenerator
@@ -29,6 +32,8 @@ from rules.engine.registry import ruleset_keys
 
 BIN = Path(sys.executable).parent
 SESSION = Path(__file__).parent / "generated_client" / "bot_session.py"
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "api.md"
+DOCS_BASE = "http://127.0.0.1:8000"
 PACKAGE = "sawbones_client"
 # The generator's client.py passes ``*args: object`` on to httpx's ``__exit__``, which
 # httpx's annotations refuse (openapi-python-client 0.29.1 with httpx 0.28): that one
@@ -42,6 +47,13 @@ disable_error_code = arg-type
 """
 
 
+def docs_example() -> str:
+    """The Python quick start of docs/api.md, as written there."""
+    text = DOCS.read_text()
+    start = text.index("```python\n") + len("```python\n")
+    return text[start : text.index("```", start)]
+
+
 def run(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
     return subprocess.run(  # noqa: S603 - our own tools, fixed arguments
@@ -49,8 +61,10 @@ def run(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.fixture
-def generated(live_server, tmp_path: Path) -> Iterator[Path]:
+@pytest.fixture(scope="module")
+def generated(live_server, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The client, generated once for this module's tests (the schema needs no data)."""
+    tmp_path = tmp_path_factory.mktemp("generated")
     schema = httpx.get(f"{live_server.url}/api/schema/", params={"format": "json"}, timeout=60)
     assert schema.status_code == 200
     (tmp_path / "schema.json").write_text(schema.text)
@@ -70,6 +84,7 @@ def generated(live_server, tmp_path: Path) -> Iterator[Path]:
     assert made.returncode == 0, made.stdout + made.stderr
     assert "Warning" not in made.stdout + made.stderr, made.stdout + made.stderr
     shutil.copy(SESSION, tmp_path / "bot_session.py")
+    (tmp_path / "docs_example.py").write_text(docs_example())
     sys.path.insert(0, str(tmp_path))
     yield tmp_path
     sys.path.remove(str(tmp_path))
@@ -99,7 +114,15 @@ def test_the_generated_client_imports_type_checks_and_plays(generated: Path, liv
 
     (generated / "mypy.ini").write_text(MYPY_INI)
     checked = run(
-        [str(BIN / "mypy"), "--config-file", "mypy.ini", PACKAGE, "bot_session.py"], generated
+        [
+            str(BIN / "mypy"),
+            "--config-file",
+            "mypy.ini",
+            PACKAGE,
+            "bot_session.py",
+            "docs_example.py",
+        ],
+        generated,
     )
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
@@ -117,3 +140,17 @@ def test_the_generated_client_imports_type_checks_and_plays(generated: Path, liv
     for key, summaries in logs.items():
         assert len(summaries) >= 2, (key, summaries)  # created, acted (and more)
     assert len(logs["hit_dice"]) >= 3  # created, the damage, the choice answered
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_docs_quick_start_runs(generated: Path, live_server, make_user) -> None:
+    """docs/api.md's Python quick start, as written, against a test server."""
+    get_user_model().objects.create_user(username="mybot", password="a long pass phrase 42")
+    (generated / "mypy.ini").write_text(MYPY_INI)
+    checked = run([str(BIN / "mypy"), "--config-file", "mypy.ini", "docs_example.py"], generated)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    code = docs_example().replace(DOCS_BASE, live_server.url)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(code, "docs_example.py", "exec"), {})  # noqa: S102 - our own docs
+    assert "4" in printed.getvalue(), printed.getvalue()

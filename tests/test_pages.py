@@ -586,13 +586,32 @@ def test_a_bad_new_character_is_refused_with_a_reason(web, campaign, player):
 # -- live updates ------------------------------------------------------------------------
 
 
-def test_sheet_poll_answers_204_until_the_sheet_changes(web, aldo, referee, player):
+def poll(client: Client, url: str, stamp: str, queries: int | None = None) -> Any:
+    """One live poll as htmx sends it (static/js/sawbones.js): the stamp as If-None-Match;
+    with ``queries``, at most that many (the session, the user, the access check and the
+    stamp: web/live.py)."""
+    with CaptureQueriesContext(connection) as captured:
+        response = client.get(
+            url, {"v": stamp}, HTTP_IF_NONE_MATCH=f'"{stamp}"', HTTP_HX_REQUEST="true"
+        )
+    if queries is not None:
+        assert len(captured) <= queries, [q["sql"] for q in captured]
+    return response
+
+
+def test_sheet_poll_answers_304_by_etag_until_the_sheet_changes(web, aldo, referee, player):
     client = web(player)
     page = client.get(reverse("character", args=[aldo.pk]))
     stamp = page.context["stamp"]
     live = reverse("character-live", args=[aldo.pk])
-    assert f'hx-get="{live}?v={stamp}" hx-trigger="every 1s"' in page.content.decode()
-    assert client.get(live, {"v": stamp}).status_code == 204
+    html = page.content.decode()
+    etag = f'data-etag="&quot;{stamp}&quot;"'
+    assert f'hx-get="{live}?v={stamp}" hx-trigger="every 1s" {etag}' in html
+    # unchanged: 304, no body, and nothing beyond the session, the user and the access
+    # check (the character with its campaign, the membership): the stamp is read with it
+    unchanged = poll(client, live, stamp, queries=4)
+    assert unchanged.status_code == 304 and unchanged.content == b""
+    assert unchanged["ETag"] == f'"{stamp}"'
     resolution_create_action(
         character_id=aldo.pk,
         actor=referee,
@@ -600,24 +619,37 @@ def test_sheet_poll_answers_204_until_the_sheet_changes(web, aldo, referee, play
         action="damage",
         params={"amount": 3},
     )
-    fresh = client.get(live, {"v": stamp})
+    fresh = poll(client, live, stamp)
     assert fresh.status_code == 200
     assert "Hit points: 7 of a possible 12" in fresh.content.decode()
-    assert client.get(live, {"v": fresh.context["stamp"]}).status_code == 204
+    assert fresh["ETag"] == f'"{fresh.context["stamp"]}"' != f'"{stamp}"'
+    assert poll(client, live, fresh.context["stamp"], queries=4).status_code == 304
+    # without the ETag (an old page, a reload) the fragment comes whole
+    assert client.get(live, {"v": stamp}).status_code == 200
 
 
-def test_dashboard_poll_answers_204_until_the_party_or_clock_changes(web, campaign, aldo, referee):
+def test_dashboard_poll_answers_304_by_etag_until_the_party_or_clock_changes(
+    web, campaign, aldo, referee
+):
     client = web(referee)
     stamp = client.get(reverse("campaign", args=[campaign.pk])).context["stamp"]
     live = reverse("campaign-live", args=[campaign.pk])
-    assert client.get(live, {"v": stamp}).status_code == 204
+    # the session, the user, the membership, then the stamp in one query
+    # (rules.selectors.live_witness: the clock, the party's versions, the latest job)
+    assert poll(client, live, stamp, queries=4).status_code == 304
     Campaign.objects.filter(pk=campaign.pk).update(clock=70)
-    fresh = client.get(live, {"v": stamp})
+    fresh = poll(client, live, stamp)
     assert fresh.status_code == 200
     body = fresh.content.decode()
     assert '<output id="clock-display"' in body and 'hx-swap-oob="true">Day 1, 01:10<' in body
+    assert poll(client, live, fresh.context["stamp"], queries=4).status_code == 304
     create(campaign, referee, "NPC", hp=3)
-    assert client.get(live, {"v": fresh.context["stamp"]}).status_code == 200
+    again = poll(client, live, fresh.context["stamp"])
+    assert again.status_code == 200 and "NPC" in again.content.decode()
+    # a player's dashboard: the same, without the referee's clock jobs
+    player = web(aldo.owner)
+    theirs = player.get(reverse("campaign", args=[campaign.pk])).context["stamp"]
+    assert poll(player, live, theirs, queries=4).status_code == 304
 
 
 # -- the timeline of scheduled effects -------------------------------------------------------

@@ -122,4 +122,6 @@ def test_the_party_page_one_form_for_the_chosen_characters(school, party, refere
     assert "Pick at least one character" in bad.content.decode()
     assert web(player).get(f"/campaigns/{school.pk}/party/").status_code == 403
     dashboard = client.get(f"/campaigns/{school.pk}/").content.decode()
-    assert f"/campaigns/{school.pk}/party/" in dashboard
+    assert f'name="characters" value="{pell.pk}" checked' in dashboard  # select there
+    picked = client.get(f"/campaigns/{school.pk}/party/?action=heal&characters={pell.pk}")
+    assert picked.content.decode().count("checked") == 1

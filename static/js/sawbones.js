@@ -17,6 +17,9 @@
  *   (the battle board and the sheet refresh themselves every few seconds, and another
  *   form's result replaces the whole board): fields whose value differs from the page's
  *   are put back into the same form's fields in the new content.
+ * - A live region (data-etag: the sheet, the dashboard, the battle board) polls with its
+ *   stamp as If-None-Match: while nothing changed the server answers 304 with no body,
+ *   which htmx leaves unswapped (base.html's responseHandling; web/live.py).
  * - A button with data-confirm (a lethal or irreversible action, a choice to die) asks
  *   its question first; "Cancel" sends nothing.
  */
@@ -414,5 +417,15 @@
       document.execCommand("copy");
       done();
     }
+  });
+})();
+
+(function () {
+  "use strict";
+  // Only the polling element itself: a form or field inside the region sends no ETag.
+  document.addEventListener("htmx:configRequest", function (event) {
+    var elt = event.detail.elt;
+    var tag = elt && elt.getAttribute ? elt.getAttribute("data-etag") : null;
+    if (tag && event.detail.verb === "get") event.detail.headers["If-None-Match"] = tag;
   });
 })();

@@ -23,7 +23,7 @@ from django.views.decorators.http import require_POST
 
 from campaigns.models import Membership
 from characters.access import access_character
-from characters.selectors import characters_in_order, party_totals
+from characters.selectors import characters_in_order
 from core.errors import NotAllowed, ResolutionConflict
 from rules.battles import (
     access_battles,
@@ -39,10 +39,11 @@ from rules.engine.dice import DiceError
 from rules.engine.interface import ActionBlocked, RuleError
 from rules.engine.rulesets.warband import INJURY_MEANS, Warband
 from rules.models import Battle
-from rules.selectors import latest_battle
+from rules.selectors import latest_battle, live_witness
 from rules.services import resolution_create_action
 from web.forms import FormField, ParamsError, humanize, parse_params, schema_fields
 from web.htmx import is_htmx
+from web.live import tagged, unchanged
 from web.rulesets.warband import LOOKS
 
 # The quick forms of a unit on the board, and after the battle.
@@ -148,13 +149,13 @@ def _after(membership: Membership, battle: Battle | None) -> list[dict[str, Any]
 
 def board_stamp(membership: Membership) -> str:
     """Changes whenever the board would: the battle's step, any unit's version."""
-    campaign = membership.campaign
-    battle = latest_battle(campaign)
-    count, versions = party_totals(campaign)
+    row = live_witness(membership.campaign_id, battle=True)  # one query
     step = "-"
-    if battle is not None:
-        step = f"{battle.pk}.{battle.turn}.{battle.active}.{battle.phase}.{battle.ended_at is None}"
-    return f"{step}.{count}.{versions}"
+    if row["battle_pk"] is not None:
+        running = row["battle_ended_at"] is None
+        where = f"{row['battle_turn']}.{row['battle_active']}.{row['battle_phase']}"
+        step = f"{row['battle_pk']}.{where}.{running}"
+    return f"{step}.{row['count']}.{row['versions']}"
 
 
 def board_context(
@@ -255,11 +256,13 @@ def battle_board(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 @login_required
 def battle_live(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    """Polled by the board: 204 while nothing changed, else the fresh board."""
+    """Polled by the board: 304 while its stamp (the ETag) holds, else the fresh board
+    (web/live.py)."""
     membership = access_battles(request.user, campaign_id)
-    if request.GET.get("v") == board_stamp(membership):
-        return HttpResponse(status=204)
-    return render(request, "campaigns/_battle_live.html", board_context(membership))
+    if (not_modified := unchanged(request, board_stamp(membership))) is not None:
+        return not_modified
+    context = board_context(membership)
+    return tagged(render(request, "campaigns/_battle_live.html", context), context["stamp"])
 
 
 @login_required

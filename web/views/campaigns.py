@@ -41,7 +41,7 @@ from campaigns.services import (
 )
 from characters.choices import public_choice
 from characters.models import Character
-from characters.selectors import PartyMember, party, party_totals
+from characters.selectors import PartyMember, party
 from core.cleaning import reject_nul_characters
 from core.errors import NotAllowed, ResolutionConflict
 from rules.battles import warband_rules
@@ -49,9 +49,10 @@ from rules.engine.interface import RuleError, Ruleset
 from rules.engine.registry import get_ruleset, ruleset_keys
 from rules.engine.text import clock_text
 from rules.models import ClockJob, ClockJobState, EffectState, ScheduledEffect
-from rules.selectors import clock_jobs_for_campaign, effects_for_viewer
+from rules.selectors import clock_jobs_for_campaign, effects_for_viewer, live_witness
 from web.forms import FormField, ParamsError, humanize, parse_params, schema_fields
 from web.htmx import is_htmx
+from web.live import tagged, unchanged
 from web.plain import plain_message
 from web.rulesets import sheet_templates
 from web.templatetags.sawbones import effect_text
@@ -140,9 +141,10 @@ def _stamp(clock: int, count: int, versions: int, job: ClockJob | None) -> str:
 
 
 def party_stamp(campaign: Campaign, *, referee: bool) -> str:
-    count, versions = party_totals(campaign)
-    job = latest_job(campaign) if referee else None
-    return _stamp(campaign.clock, count, versions, job)
+    """The dashboard's stamp in one query (rules.selectors.live_witness)."""
+    row = live_witness(campaign.pk, job=referee)
+    marker = f"{row['job_pk']}{row['job_state']}" if row.get("job_pk") is not None else ""
+    return f"{row['clock']}.{row['count']}.{row['versions']}.{marker}"
 
 
 @dataclass(frozen=True)
@@ -312,12 +314,15 @@ def campaign_unarchive_view(request: HttpRequest, campaign_id: int) -> HttpRespo
 
 @login_required
 def campaign_live(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    """Polled by the dashboard: 204 while nothing changed, else the fresh party and timeline."""
+    """Polled by the dashboard: 304 while its stamp (the ETag) holds, else the fresh party
+    and timeline (web/live.py)."""
     membership = access_campaign(request.user, campaign_id)
-    if request.GET.get("v") == party_stamp(membership.campaign, referee=membership.is_referee):
-        return HttpResponse(status=204)
+    now = party_stamp(membership.campaign, referee=membership.is_referee)
+    if (not_modified := unchanged(request, now)) is not None:
+        return not_modified
     context = _live_context(membership, membership.user_id)
-    return render(request, "campaigns/_live.html", {**context, "oob": True})
+    response = render(request, "campaigns/_live.html", {**context, "oob": True})
+    return tagged(response, context["stamp"])
 
 
 # -- creating a campaign -----------------------------------------------------------------

@@ -8,7 +8,7 @@ character answers 404 like a stranger's); every change goes through
 With htmx the forms post here and get the fresh ``#live`` fragment back (with the
 error beside the form when the rules refuse); without JavaScript the same views
 answer with the whole page. ``character_live`` is polled every second with the
-page's stamp and answers 204 until something changes.
+page's stamp as ETag and answers 304 until something changes (web/live.py).
 """
 
 from __future__ import annotations
@@ -57,6 +57,7 @@ from web.forms import (
     schema_fields,
 )
 from web.htmx import is_htmx
+from web.live import tagged, unchanged
 from web.plain import field_labels, plain_message
 from web.rulesets import sheet_templates
 from web.views.campaigns import creation_fields, dashboard_context, posted_text
@@ -255,11 +256,13 @@ def character_detail(request: HttpRequest, character_id: int) -> HttpResponse:
 
 @login_required
 def character_live(request: HttpRequest, character_id: int) -> HttpResponse:
-    """Polled every second by an open sheet: 204 while its stamp holds, else the fragment."""
+    """Polled every second by an open sheet: 304 while its stamp (the ETag) holds, else
+    the fragment. The stamp is the character's version and the clock, read with the
+    access check: no query of its own (web/live.py)."""
     access = access_character(request.user, character_id)
-    if request.GET.get("v") == stamp(access):
-        return HttpResponse(status=204)
-    return render(request, "characters/_live.html", sheet_context(request, access))
+    return unchanged(request, stamp(access)) or tagged(
+        render(request, "characters/_live.html", sheet_context(request, access)), stamp(access)
+    )
 
 
 def _answer(request: HttpRequest, character_id: int, status: int, **context: Any) -> HttpResponse:
@@ -298,6 +301,7 @@ def character_action(request: HttpRequest, character_id: int, action: str) -> Ht
             action=spec.key,
             params=params,
             expected_version=expected,
+            campaign_id=access.character.campaign_id,
         )
     except (*BAD_INPUT, *CONFLICT, NotAllowed) as error:
         return _answer(

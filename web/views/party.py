@@ -50,6 +50,9 @@ def party_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
         "error": "",
         "outcome": None,
     }
+    picked = {int(pk) for pk in request.GET.getlist("characters") if pk.isdigit()}
+    if picked:  # chosen on the dashboard
+        context["chosen"] = picked & context["chosen"]
     status = 200
     if request.method == "POST":
         chosen = [int(pk) for pk in request.POST.getlist("characters") if pk.isdigit()]
