@@ -250,3 +250,5 @@ def test_an_action_from_the_character_page_of_an_archived_campaign_says_why(play
     assert response.status_code == 409
     assert "archived" in response.content.decode()
     assert Character.objects.get(pk=aldo.pk).version == aldo.version
+    page = client.get(reverse("character", args=[aldo.pk])).content.decode()
+    assert "This campaign is archived" in page
