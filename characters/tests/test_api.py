@@ -22,6 +22,7 @@ CHARACTER_FIELDS = {
     "sheet",
     "version",
     "pending_choice",
+    "retired",
 }
 PARTY_FIELDS = {"id", "name", "owner", "owner_name", "status", "sheet", "version", "pending_choice"}
 
