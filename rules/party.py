@@ -20,6 +20,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from campaigns.access import refuse_archived
 from campaigns.models import Campaign
 from characters.models import Character
 from core.cleaning import whole_numbers
@@ -54,6 +55,7 @@ def party_action(
     params = whole_numbers(dict(params))
     with transaction.atomic():
         campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
+        refuse_archived(campaign)  # no play in an archived campaign: 409
         ruleset = get_ruleset(campaign.ruleset)
         ruleset.action(action)  # an unknown action is a 400 before anything is locked
         chosen = Character.objects.select_for_update().filter(campaign=campaign).order_by("pk")

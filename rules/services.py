@@ -15,6 +15,7 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 
 from campaigns.access import refuse_archived
 from campaigns.models import Campaign, Membership
@@ -28,6 +29,7 @@ from rules.engine.dice import Dice
 from rules.engine.interface import Context, PendingChoice, Result, RuleError, Ruleset
 from rules.engine.registry import get_ruleset
 from rules.models import CampaignTable, EffectState, Resolution, ResolutionKind, ScheduledEffect
+from webhooks.models import WebhookEndpoint
 
 User = AbstractBaseUser | AnonymousUser
 Step = Callable[[Ruleset, dict[str, Any], Dice, Context], Result]
@@ -81,7 +83,14 @@ def lock_character(character_id: int, campaign_id: int | None = None) -> tuple[C
         campaign_id = Character.objects.values_list("campaign_id", flat=True).get(pk=character_id)
     campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
     refuse_archived(campaign)  # no play in an archived campaign: 409
-    character = Character.objects.select_for_update().get(pk=character_id)
+    # Whether the campaign has webhooks, read with the character's lock: after the
+    # campaign's, which webhooks.services.webhook_create takes too, so it is exact, and
+    # an action in a campaign without webhooks saves the query (rules.events).
+    character = (
+        Character.objects.select_for_update()
+        .annotate(webhooked=Exists(WebhookEndpoint.objects.filter(campaign=OuterRef("campaign"))))
+        .get(pk=character_id)
+    )
     if character.campaign_id != campaign.pk:
         raise Character.DoesNotExist("the character is not in that campaign")
     character.campaign = campaign  # the locked row: no query when the ruleset is looked up
@@ -214,7 +223,8 @@ def persist_result(
         )
     from rules.events import record_resolutions  # rules.selectors imports this module
 
-    record_resolutions(campaign.pk, campaign.ruleset, [resolution])
+    if getattr(character, "webhooked", True):  # known from the lock (lock_character)
+        record_resolutions(campaign.pk, campaign.ruleset, [resolution])
     return resolution
 
 

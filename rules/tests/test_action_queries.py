@@ -11,11 +11,13 @@ from django.test.utils import CaptureQueriesContext
 from campaigns.models import Membership
 from rules.models import ClockJob
 from rules.services import character_create
+from webhooks.models import WebhookEvent
+from webhooks.services import webhook_create
 
 pytestmark = pytest.mark.django_db
 
 
-def test_one_action_costs_eleven_statements(web, campaign, player):
+def test_one_action_costs_ten_statements(web, campaign, player):
     membership = Membership.objects.get(campaign=campaign, user=player)
     aldo = character_create(membership=membership, name="Aldo", sheet={"level": 3, "hp": 5})
     client = web(player)
@@ -25,14 +27,26 @@ def test_one_action_costs_eleven_statements(web, campaign, player):
     assert response.status_code == 201, response.content
     sql = [q["sql"] for q in captured if "SAVEPOINT" not in q["sql"]]
     # the session, the user, the access check (the character, the membership); under
-    # the locks: the campaign, the character; the sheet, the dice counter, the log row;
-    # the campaign's webhooks; the clock job of the night's 8 hours (docs/clock.md).
-    # It was 13: the character's campaign id looked up again, the campaign locked twice.
-    assert len(sql) == 11, "\n".join(sql)
+    # the locks: the campaign, the character (with whether the campaign has webhooks);
+    # the sheet, the dice counter, the log row; the clock job of the night's 8 hours
+    # (docs/clock.md). It was 13: the character's campaign id looked up again, the
+    # campaign locked twice, its webhooks asked for apart.
+    assert len(sql) == 10, "\n".join(sql)
     locks = [q for q in sql if q.endswith("FOR UPDATE")]
-    assert [q.split(" FROM ")[1].split()[0] for q in locks] == [
-        '"campaigns_campaign"',
-        '"characters_character"',
+    assert [q.split(".")[0] for q in locks] == [
+        'SELECT "campaigns_campaign"',
+        'SELECT "characters_character"',
     ]
     assert not any("campaigns_campaigntable" in q for q in sql)  # long_rest reads no table
     assert ClockJob.objects.filter(campaign=campaign, minutes=480).count() == 1
+
+
+def test_a_campaign_with_a_webhook_still_gets_the_action(web, campaign, referee, player):
+    webhook_create(campaign=campaign, url="http://127.0.0.1:9/hook", user=referee)
+    membership = Membership.objects.get(campaign=campaign, user=player)
+    aldo = character_create(membership=membership, name="Aldo", sheet={"level": 3, "hp": 5})
+    response = web(player).post(
+        f"/api/v1/characters/{aldo.pk}/actions/", {"action": "long_rest"}, "application/json"
+    )
+    assert response.status_code == 201
+    assert WebhookEvent.objects.filter(campaign=campaign, type="resolution.created").count() == 2

@@ -85,6 +85,7 @@ def test_an_archived_campaign_refuses_play_with_a_409_and_changes_nothing(
         (referee, f"/api/v1/characters/{aldo.pk}/actions/", {"action": "short_rest"}),
         (player, url(campaign, "characters/"), {"name": "Bea"}),
         (referee, url(campaign, "clock/advance/"), {"minutes": 60}),
+        (referee, url(campaign, "party-actions/"), {"action": "long_rest", "params": {}}),
     ]
     for user, path, body in attempts:
         response = client_for(user).post(path, body, format="json")

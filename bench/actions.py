@@ -1,0 +1,236 @@
+"""Benchmark of an action against a trivial request (issue 16, P2), through a real server.
+
+Starts gunicorn itself (production settings, ``--workers`` sync workers, on a free port)
+on a database of its own (``<DATABASE_URL's name>_actionbench``, dropped and made
+anew), then ``--clients`` client processes, each signed in as its own player and
+playing its own character, measure side by side in the same run:
+
+* GET: ``GET /api/v1/campaigns/{id}/`` (the session, the user, the membership: the
+  trivial authenticated request);
+* action: ``POST /api/v1/characters/{id}/actions/`` hit_dice ``long_rest`` (rolls dice,
+  writes the sheet, the dice counter, the log row and the clock job of its 8 hours).
+
+Both with the whole party in one campaign (the campaign's row lock is shared) and with a
+campaign per client. Phases alternate (GET, action, GET, action) so a change of the
+machine's load falls on both; rates are requests per second over all clients, p95 in
+ms, and the ratios action/GET are what travels (the machine is shared). Goal: rate
+ratio >= 0.5, p95 ratio <= 2.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/sawbones REDIS_URL=redis://127.0.0.1:6379/6 \\
+        .venv/bin/python bench/actions.py [--seconds 8] [--clients 8] [--workers 3] [--app DIR]
+
+``--app`` serves another checkout of the project (a "before" figure) with the same
+setup. The clock tasks the actions queue go to REDIS_URL's database (no worker runs):
+give the bench a Redis database of its own; its ``celery`` queue is emptied at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import multiprocessing
+import os
+import secrets
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+CSRF = "benchbenchbenchbenchbenchbench42"  # 32 characters: a CSRF secret as the cookie
+
+
+def bench_env(database_url: str) -> dict[str, str]:
+    parts = urlsplit(database_url)
+    name = parts.path.lstrip("/") + "_actionbench"
+    return {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.production",
+        "DJANGO_SECRET_KEY": secrets.token_urlsafe(64),
+        "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
+        "DJANGO_SECURE_SSL_REDIRECT": "0",
+        "DATABASE_URL": urlunsplit(parts._replace(path="/" + name)),
+        "SAWBONES_THROTTLE_USER": "1000000/min",
+        "SAWBONES_THROTTLE_IP": "1000000/min",
+        "LOG_LEVEL": "WARNING",
+        "PYTHONWARNINGS": "ignore:No directory at",  # whitenoise: no collectstatic here
+    }
+
+
+def make_database(env: dict[str, str], app: Path) -> None:
+    import psycopg
+
+    target = urlsplit(env["DATABASE_URL"])
+    name = target.path.lstrip("/")
+    with psycopg.connect(urlunsplit(target._replace(path="/postgres")), autocommit=True) as db:
+        db.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        db.execute(f'CREATE DATABASE "{name}"')
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--verbosity", "0"], cwd=app, env=env, check=True
+    )
+
+
+def make_players(clients: int) -> dict[str, list[dict[str, Any]]]:
+    """Per mode, each client's session, campaign and character."""
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from campaigns.models import Membership, Role
+    from campaigns.services import campaign_create
+    from rules.services import character_create
+
+    users = get_user_model().objects
+    referee = users.create_user(username="bench-referee", password=secrets.token_hex(16))
+    party = campaign_create(user=referee, name="Bench party", ruleset="hit_dice")
+    plan: dict[str, list[dict[str, Any]]] = {"one party": [], "a campaign each": []}
+    for n in range(clients):
+        player = users.create_user(username=f"bench-player{n}", password=secrets.token_hex(16))
+        web = Client()
+        web.force_login(player)
+        session = web.cookies["sessionid"].value
+        own = campaign_create(user=referee, name=f"Bench {n}", ruleset="hit_dice")
+        for mode, campaign in (("one party", party), ("a campaign each", own)):
+            membership = Membership.objects.create(campaign=campaign, user=player, role=Role.PLAYER)
+            character = character_create(
+                membership=membership, name=f"Hero {n}", sheet={"level": 3, "hp": 5}
+            )
+            plan[mode].append(
+                {"session": session, "campaign": campaign.pk, "character": character.pk}
+            )
+    return plan
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def start_server(
+    env: dict[str, str], app: Path, port: int, workers: int
+) -> subprocess.Popen[bytes]:
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "config.wsgi:application",
+            f"--workers={workers}",
+            f"--bind=127.0.0.1:{port}",
+            "--log-level=warning",
+        ],
+        cwd=app,
+        env=env,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            connection.request("GET", "/health/")
+            if connection.getresponse().status == 200:
+                return server
+        except OSError:
+            time.sleep(0.2)
+    server.terminate()
+    raise SystemExit("gunicorn did not answer /health/ within 60 s")
+
+
+def client(args: tuple[int, dict[str, Any], str, float]) -> list[float]:
+    """One client: its request again and again for ``seconds``; each latency in ms."""
+    port, who, kind, seconds = args
+    headers = {"Cookie": f"sessionid={who['session']}; csrftoken={CSRF}", "Host": "127.0.0.1"}
+    if kind == "action":
+        method, url = "POST", f"/api/v1/characters/{who['character']}/actions/"
+        body: bytes | None = json.dumps({"action": "long_rest", "params": {}}).encode()
+        headers |= {"Content-Type": "application/json", "X-CSRFToken": CSRF}
+        expected = 201
+    else:
+        method, url, body, expected = "GET", f"/api/v1/campaigns/{who['campaign']}/", None, 200
+    latencies = []
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        start = time.perf_counter()
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        connection.request(method, url, body=body, headers=headers)
+        response = connection.getresponse()
+        response.read()
+        connection.close()
+        if response.status != expected:
+            raise SystemExit(f"{method} {url}: {response.status}, not {expected}")
+        latencies.append((time.perf_counter() - start) * 1000)
+    return latencies
+
+
+def phase(
+    pool: Any, port: int, players: list[dict[str, Any]], kind: str, seconds: float
+) -> list[float]:
+    runs = pool.map(client, [(port, who, kind, seconds) for who in players])
+    return [latency for run in runs for latency in run]
+
+
+def p95(values: list[float]) -> float:
+    return statistics.quantiles(values, n=20)[-1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=8.0, help="per phase (4 phases a mode)")
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--workers", type=int, default=3)
+    parser.add_argument("--app", type=Path, default=ROOT, help="the checkout gunicorn serves")
+    args = parser.parse_args()
+    if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
+        raise SystemExit("DATABASE_URL must name a PostgreSQL server (its own database is made)")
+    env = bench_env(os.environ["DATABASE_URL"])
+    os.environ.update(env)
+    make_database(env, args.app.resolve())
+    import django
+
+    django.setup()
+    plan = make_players(args.clients)
+    port = free_port()
+    server = start_server(env, args.app.resolve(), port, args.workers)
+    try:
+        print(
+            f"gunicorn {args.workers} workers (production settings), {args.clients} clients, "
+            f"{args.seconds:g} s a phase, {os.cpu_count()} cores, load average "
+            f"{os.getloadavg()[0]:.1f}; serving {args.app.resolve()}"
+        )
+        print(
+            f"{'':<16}{'GET/s':>8}{'GET p95':>9}{'act/s':>8}{'act p95':>9}"
+            f"{'rate ratio':>12}{'p95 ratio':>11}"
+        )
+        with multiprocessing.get_context("fork").Pool(args.clients) as pool:
+            phase(pool, port, plan["one party"], "get", 1.0)  # warm every worker
+            for mode, players in plan.items():
+                got: list[float] = []
+                acted: list[float] = []
+                for _ in range(2):
+                    got += phase(pool, port, players, "get", args.seconds)
+                    acted += phase(pool, port, players, "action", args.seconds)
+                get_rate = len(got) / (2 * args.seconds)
+                act_rate = len(acted) / (2 * args.seconds)
+                print(
+                    f"{mode:<16}{get_rate:>8.0f}{p95(got):>9.1f}{act_rate:>8.0f}"
+                    f"{p95(acted):>9.1f}{act_rate / get_rate:>12.2f}"
+                    f"{p95(acted) / p95(got):>11.2f}"
+                )
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        redis_url = env.get("REDIS_URL", "")
+        if redis_url:
+            import redis
+
+            redis.Redis.from_url(redis_url).delete("celery")  # the clock tasks queued
+
+
+if __name__ == "__main__":
+    main()
