@@ -50,6 +50,7 @@ from rules.services import (
 from rules.undo import redo_target, resolution_redo, resolution_undo, undo_marks
 from web.forms import (
     PREFIX,
+    FormField,
     ParamsError,
     humanize,
     parse_params,
@@ -276,9 +277,11 @@ def _answer(request: HttpRequest, character_id: int, status: int, **context: Any
     return render(request, template, sheet_context(request, access, **context), status=status)
 
 
-@login_required
-@require_POST
-def character_action(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
+def _action_form(
+    request: HttpRequest, character_id: int, action: str
+) -> tuple[CharacterAccess, ActionSpec, list[FormField]]:
+    """The character as the user may see it, the action (404 when the ruleset has none)
+    and its form's fields: what the action's post and its odds both read."""
     access = access_character(request.user, character_id)
     ruleset = get_ruleset(access.character.campaign.ruleset)
     try:
@@ -288,6 +291,13 @@ def character_action(request: HttpRequest, character_id: int, action: str) -> Ht
     fields = schema_fields(
         spec.params, ruleset=ruleset.key, sheet=ruleset.public_sheet(access.character.sheet)
     )
+    return access, spec, fields
+
+
+@login_required
+@require_POST
+def character_action(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
+    access, spec, fields = _action_form(request, character_id, action)
     try:
         expected = int(request.POST["expected_version"])
     except (KeyError, ValueError):
@@ -423,15 +433,7 @@ def character_odds(request: HttpRequest, character_id: int, action: str) -> Http
 
     Reads only: nothing is rolled or changed (rules.selectors.action_odds).
     """
-    access = access_character(request.user, character_id)
-    ruleset = get_ruleset(access.character.campaign.ruleset)
-    try:
-        spec = ruleset.action(action)
-    except RuleError:
-        raise Http404("no such action") from None
-    fields = schema_fields(
-        spec.params, ruleset=ruleset.key, sheet=ruleset.public_sheet(access.character.sheet)
-    )
+    access, spec, fields = _action_form(request, character_id, action)
     context: dict[str, Any] = {"spec": spec}
     try:
         odds = action_odds(
