@@ -232,7 +232,8 @@ class App:
             **env,
         }
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
-        self.web_port = 0
+        self.web_port = 0  # the web process named "web": where requests go by default
+        self.web_ports: dict[str, int] = {}  # every web process started, by name
         self.database = ""
 
     def _start(self, name: str, argv: list[str]) -> subprocess.Popen[bytes]:
@@ -282,9 +283,17 @@ class App:
             ],
         )
 
-    def start_beat(self) -> None:
+    def worker_ready(self, name: str = "worker") -> bool:
+        """The worker ``name`` has connected to the broker and takes tasks."""
+        log = self.base / f"{name}.log"
+        if not log.exists():
+            return False
+        found = re.search(rf"{re.escape(name)}@\S+ ready\.", log.read_text(errors="replace"))
+        return found is not None
+
+    def start_beat(self, name: str = "beat") -> None:
         self._start(
-            "beat",
+            name,
             [
                 str(BIN / "celery"),
                 "-A",
@@ -292,19 +301,27 @@ class App:
                 "beat",
                 "--loglevel=INFO",
                 "-s",
-                str(self.base / "beat-schedule"),
+                str(self.base / f"{name}-schedule"),
             ],
         )
 
-    def start_web(self) -> None:
-        self.web_port = free_port()
+    def start_web(self, name: str = "web") -> int:
+        """A gunicorn master (its own worker process) on a free port; the port.
+
+        Several may run, each with its own name: the one named ``web`` is where
+        :meth:`request` sends by default, the others are reached with ``port``.
+        """
+        port = free_port()
+        self.web_ports[name] = port
+        if name == "web":
+            self.web_port = port
         self._start(
-            "web",
+            name,
             [
                 str(BIN / "gunicorn"),
                 "config.wsgi:application",
                 "--bind",
-                f"127.0.0.1:{self.web_port}",
+                f"127.0.0.1:{port}",
                 "--workers",
                 "1",
                 "--threads",
@@ -313,7 +330,10 @@ class App:
                 "120",
             ],
         )
-        wait_for(lambda: self.get("/health/")[0] == 200, 120, "gunicorn to answer", self.logs)
+        wait_for(
+            lambda: self.get("/health/", port=port)[0] == 200, 120, f"{name} to answer", self.logs
+        )
+        return port
 
     def kill(self, name: str) -> None:
         """SIGKILL the process and its children: no clean-up, no acknowledgement."""
@@ -328,10 +348,13 @@ class App:
         for name in list(self.processes):
             self.kill(name)
 
-    def request(self, method: str, path: str, body: Any = None, token: str = "") -> tuple[int, Any]:
+    def request(
+        self, method: str, path: str, body: Any = None, token: str = "", port: int = 0
+    ) -> tuple[int, Any]:
+        """A JSON request to the web process on ``port`` (default: the one named ``web``)."""
         data = None if body is None else json.dumps(body).encode()
         req = urllib.request.Request(
-            f"http://127.0.0.1:{self.web_port}{path}",
+            f"http://127.0.0.1:{port or self.web_port}{path}",
             data=data,
             method=method,
             headers={
@@ -375,8 +398,8 @@ class App:
         except urllib.error.HTTPError as error:
             return error.code, error.read().decode(errors="replace")
 
-    def get(self, path: str, token: str = "") -> tuple[int, Any]:
-        return self.request("GET", path, token=token)
+    def get(self, path: str, token: str = "", port: int = 0) -> tuple[int, Any]:
+        return self.request("GET", path, token=token, port=port)
 
     def everything_logged(self) -> str:
         return "\n".join(log.read_text(errors="replace") for log in self.base.glob("*.log"))

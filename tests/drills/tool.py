@@ -10,6 +10,21 @@ advanced (in-process).
 
 ``python -m tests.drills.tool fingerprint``: counts and hashes of the rows that matter.
 
+``python -m tests.drills.tool setup_fever <characters>...``: an old_school campaign for
+each number, with that many characters and the same dice seed, each character with Green
+River Fever (OS-6: a save every four hours once the week's incubation is over, as in
+``bench/clock_advance.py``); the referee's API token.
+
+``python -m tests.drills.tool settled <campaign>...``: whatever the clock and the players
+did to each campaign (by id), checked whole: every due effect applied exactly once, each character's
+versions contiguous, the dice counter ranges contiguous and the counter the dice used;
+a hash of its effects' log (minutes, rolls, sheets) to compare campaigns by.
+
+``python -m tests.drills.tool reference <minutes> <characters>...``: for each number, the
+same campaign as ``setup_fever`` makes, advanced in this one process (no broker, no
+worker, batches of 500): what a single process computes, to compare with what the
+workers computed (``settled``, by number of characters).
+
 ``python -m tests.drills.tool count <campaign> <minutes>``: what the clock applied up to
 ``minutes``, per character, against what it must have applied (exactly one worsening
 per ``every`` minutes each): lost and doubled counted; the log, the sheets and the dice
@@ -58,6 +73,144 @@ def setup(characters: int, every: int) -> dict[str, Any]:
         "wounded": wounded_ids,
         "resting": resting_ids,
     }
+
+
+FEVER = "Green River Fever"
+
+
+def _fever_campaign(referee: Any, name: str, characters: int) -> Any:
+    """An old_school campaign with a fixed seed whose characters all contract the fever."""
+    from campaigns.models import Membership
+    from campaigns.services import campaign_create
+    from rules.services import character_create, resolution_create_action
+    from rules.tests.clock_helpers import FIXED_SEED
+
+    # In bed: no sleep deprivation (OS-8) on top of the fever, as in bench/clock_advance.py.
+    campaign = campaign_create(
+        user=referee, name=name, ruleset="old_school", options={"track_sleep": False}
+    )
+    campaign.dice_seed = FIXED_SEED
+    campaign.actions_move_clock = False
+    campaign.save(update_fields=["dice_seed", "actions_move_clock"])
+    membership = Membership.objects.get(campaign=campaign, user=referee)
+    for i in range(characters):
+        character = character_create(
+            membership=membership,
+            name=f"Patient {i + 1:03d}",
+            sheet={"intelligence": 18, "resting": True},
+        )
+        resolution_create_action(
+            character_id=character.pk,
+            actor=referee,
+            by_referee=True,
+            action="contract_disease",
+            params={"disease": FEVER, "hidden": False},
+        )
+    return campaign
+
+
+def setup_fever(sizes: list[int]) -> dict[str, Any]:
+    from django.contrib.auth import get_user_model
+
+    from accounts.services import token_create
+
+    referee = get_user_model().objects.create_user(username="referee", password="drill-pw")
+    ids = [_fever_campaign(referee, f"Fever ward {n + 1}", size).pk for n, size in enumerate(sizes)]
+    _, secret = token_create(user=referee, name="drill", scope="referee")
+    return {"campaigns": ids, "token": secret}
+
+
+def _digest(rows: Any) -> str:
+    import hashlib
+
+    return hashlib.sha256(json.dumps(rows, default=str, sort_keys=True).encode()).hexdigest()
+
+
+def settled(campaign_id: int) -> dict[str, Any]:
+    from django.db.models import F
+
+    from campaigns.models import Campaign
+    from characters.models import Character
+    from rules.models import ClockJob, Resolution, ScheduledEffect
+    from rules.tests.clock_helpers import assert_whole, effect_rows, log_of
+
+    campaign = Campaign.objects.get(pk=campaign_id)
+    problems = []
+    try:
+        assert_whole(campaign)  # one resolution per done effect, versions 1..n, sheets
+    except AssertionError as error:
+        problems.append(f"log, sheets and dice counter disagree: {error!r}")
+    effects = Resolution.objects.filter(campaign=campaign, kind="effect")
+    per_effect = Counter(r.params["scheduled_effect"] for r in effects)
+    doubled = sum(n - 1 for n in per_effect.values() if n > 1)
+    # The campaign's dice: each resolution's counter range starts where the one before
+    # ended, from 0 to the campaign's counter; no two resolutions drew the same dice.
+    ranges = sorted(
+        Resolution.objects.filter(campaign=campaign)
+        .exclude(dice_counter_end=F("dice_counter_start"))
+        .values_list("dice_counter_start", "dice_counter_end")
+    )
+    at = 0
+    for start, end in ranges:
+        if start != at:
+            problems.append(f"dice counter range {start}..{end} does not start at {at}")
+            break
+        at = end
+    if at != campaign.dice_counter:
+        problems.append(f"dice used up to {at}, the campaign's counter is {campaign.dice_counter}")
+    versions = {}
+    for character in Character.objects.filter(campaign=campaign):
+        logged = list(
+            Resolution.objects.filter(character=character)
+            .order_by("version")
+            .values_list("version", flat=True)
+        )
+        if logged != list(range(1, character.version + 1)):
+            problems.append(f"{character.name}: versions {logged}, at {character.version}")
+        versions[character.pk] = character.version
+    return {
+        "problems": problems,
+        "effects_applied": effects.count(),
+        "doubled": doubled,
+        "pending_due": ScheduledEffect.objects.filter(
+            campaign=campaign, state="pending", due_at__lte=campaign.clock
+        ).count(),
+        "clock": campaign.clock,
+        "dice_counter": campaign.dice_counter,
+        "versions": versions,
+        "jobs": list(
+            ClockJob.objects.filter(campaign=campaign)
+            .order_by("id")
+            .values("id", "state", "done", "started_at", "finished_at", "reason")
+        ),
+        "actions": list(
+            Resolution.objects.filter(campaign=campaign, kind="action").values_list("id", flat=True)
+        ),
+        "log": _digest(log_of(campaign)),
+        "effects": _digest(effect_rows(campaign)),
+    }
+
+
+def reference(minutes: int, sizes: list[int]) -> dict[str, Any]:
+    from django.contrib.auth import get_user_model
+    from django.test import override_settings
+
+    from rules.clock import clock_advance_run
+    from rules.models import ClockJob
+
+    answer = {}
+    for characters in sizes:
+        referee = get_user_model().objects.create_user(
+            username=f"reference-{characters}", password="drill-pw"
+        )
+        campaign = _fever_campaign(referee, f"Reference ward of {characters}", characters)
+        # The job row the advance's API writes, run here as its task would (nothing sent);
+        # in big batches: the batch size changes nothing but the speed (docs/clock.md).
+        job = ClockJob.objects.create(campaign=campaign, kind="advance", minutes=minutes)
+        with override_settings(SAWBONES_CLOCK_BATCH_SIZE=500):
+            clock_advance_run(job_id=job.pk)
+        answer[str(characters)] = settled(campaign.pk)
+    return answer
 
 
 def count(campaign_id: int, minutes: int) -> dict[str, Any]:
@@ -169,6 +322,12 @@ def main(argv: list[str]) -> None:
         answer = advance_all(int(args[0]))
     elif command == "fingerprint":
         answer = fingerprint()
+    elif command == "setup_fever":
+        answer = setup_fever([int(size) for size in args])
+    elif command == "settled":
+        answer = {arg: settled(int(arg)) for arg in args}
+    elif command == "reference":
+        answer = reference(int(args[0]), [int(size) for size in args[1:]])
     else:
         raise SystemExit(f"unknown command {command}")
     print(json.dumps(answer, default=str))
