@@ -31,7 +31,7 @@ DAY = 24 * 60
 ADVANCE = 10 * DAY + 60  # the week's incubation, the three days of saves, an hour more
 # Patients per campaign, 18 saves each once the fever breaks out: a small ward, whose
 # worker is free early, and a large one.
-WARDS = (8, 24)
+WARDS = (6, 18)
 WORKERS = ("alpha", "beta")
 
 
