@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.db.models import OuterRef, Subquery
 from django.http import Http404
 
 from campaigns.access import as_granted, outside_grant
@@ -49,17 +50,29 @@ def access_character(
     """The character with the user's membership, if the user may see it in full."""
     if not getattr(user, "is_authenticated", False):
         raise Http404("no such character")
+    # One statement: the character, its campaign and owner, and the user's membership
+    # in that campaign (unique per campaign and user) read beside them.
+    mine = Membership.objects.filter(campaign_id=OuterRef("campaign_id"), user_id=user.pk)
     try:
-        character = Character.objects.select_related("campaign", "owner").get(
-            pk=valid_id(character_id)
+        character = (
+            Character.objects.select_related("campaign", "owner")
+            .annotate(
+                my_membership_id=Subquery(mine.values("pk")[:1]),
+                my_role=Subquery(mine.values("role")[:1]),
+            )
+            .get(pk=valid_id(character_id))
         )
     except (Character.DoesNotExist, ValueError, TypeError):
         raise Http404("no such character") from None
-    membership = (
-        Membership.objects.filter(campaign_id=character.campaign_id, user=user)
-        .select_related("campaign")
-        .first()
-    )
+    membership_id = getattr(character, "my_membership_id", None)
+    membership = None
+    if membership_id is not None:
+        membership = Membership(
+            pk=membership_id,
+            campaign=character.campaign,
+            user_id=user.pk,
+            role=getattr(character, "my_role", ""),
+        )
     if membership is None or outside_grant(user, character.campaign_id):
         raise Http404("no such character")
     # A player token of the referee sees and acts as a player (campaigns.access).

@@ -166,7 +166,6 @@ class ActionApi(APIView):
             action=data.validated_data["action"],
             params=data.validated_data["params"],
             expected_version=data.validated_data.get("expected_version"),
-            campaign_id=access.character.campaign_id,
         )
         return Response(_view(resolution, access), status=status.HTTP_201_CREATED)
 

@@ -208,3 +208,73 @@ def test_archiving_while_players_act_leaves_every_die_with_the_revealed_seed(
     last_end = max(r.dice_counter_end for r in logged)
     assert revealed.last_counter == last_end - 1  # every die drawn was the old seed's
     assert campaign.dice_seed_first_counter == last_end == campaign.dice_counter
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_statement_locks_the_campaign_before_the_character(campaign: Campaign, player) -> None:
+    """lock_character locks both rows in one statement; the campaign must be held first
+    (the lock order of rules/services.py). While another transaction holds only the
+    character, a waiting lock_character must already hold the campaign: were the order
+    reversed, it would hold nothing and a third writer could take the campaign, the
+    cross that deadlocks two writers."""
+    from django.db import connections, transaction
+    from django.db.utils import OperationalError
+
+    from rules.services import lock_character
+
+    membership = Membership.objects.get(campaign=campaign, user=player)
+    aldo = character_create(membership=membership, name="Aldo", sheet={"level": 3, "hp": 5})
+    holder_ready = threading.Event()
+    release = threading.Event()
+    locked = threading.Event()
+
+    def hold_character_only() -> None:
+        try:
+            with transaction.atomic():
+                Character.objects.select_for_update().get(pk=aldo.pk)
+                holder_ready.set()
+                release.wait(timeout=30)
+        finally:
+            connection.close()
+
+    def lock_both() -> None:
+        try:
+            with transaction.atomic():
+                lock_character(aldo.pk)
+                locked.set()
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=hold_character_only)
+    holder.start()
+    assert holder_ready.wait(timeout=30)
+    waiter = threading.Thread(target=lock_both)
+    waiter.start()
+    try:
+        # The waiter blocks on the character; by then it must hold the campaign.
+        probe = connections.create_connection("default")
+        try:
+            for _ in range(100):
+                with probe.cursor() as cursor:
+                    cursor.execute(
+                        "SELECT count(*) FROM pg_locks WHERE NOT granted AND locktype IN "
+                        "('transactionid', 'tuple')"
+                    )
+                    if cursor.fetchone()[0]:
+                        break
+                threading.Event().wait(0.05)
+            assert not locked.is_set()
+            with pytest.raises(OperationalError, match="could not obtain lock"):
+                with probe.cursor() as cursor:
+                    cursor.execute("BEGIN")
+                    cursor.execute(
+                        "SELECT id FROM campaigns_campaign WHERE id = %s FOR UPDATE NOWAIT",
+                        [campaign.pk],
+                    )
+        finally:
+            probe.close()
+    finally:
+        release.set()
+        holder.join(timeout=30)
+        waiter.join(timeout=30)
+    assert locked.is_set()

@@ -311,7 +311,6 @@ def character_action(request: HttpRequest, character_id: int, action: str) -> Ht
             action=spec.key,
             params=params,
             expected_version=expected,
-            campaign_id=access.character.campaign_id,
         )
     except (*BAD_INPUT, *CONFLICT, NotAllowed) as error:
         return _answer(
