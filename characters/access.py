@@ -44,26 +44,41 @@ class CharacterAccess:
         return may_act(who, is_referee=self.is_referee)
 
 
+def mine(user: Any) -> dict[str, Subquery]:
+    """Annotations that read the user's membership in a character's campaign (one per
+    campaign and user) beside the character, in the same statement."""
+    membership = Membership.objects.filter(campaign_id=OuterRef("campaign_id"), user_id=user.pk)
+    return {
+        "my_membership_id": Subquery(membership.values("pk")[:1]),
+        "my_role": Subquery(membership.values("role")[:1]),
+    }
+
+
 def access_character(
     user: Any, character_id: int | str, *, referee: bool = False
 ) -> CharacterAccess:
     """The character with the user's membership, if the user may see it in full."""
     if not getattr(user, "is_authenticated", False):
         raise Http404("no such character")
-    # One statement: the character, its campaign and owner, and the user's membership
-    # in that campaign (unique per campaign and user) read beside them.
-    mine = Membership.objects.filter(campaign_id=OuterRef("campaign_id"), user_id=user.pk)
     try:
         character = (
             Character.objects.select_related("campaign", "owner")
-            .annotate(
-                my_membership_id=Subquery(mine.values("pk")[:1]),
-                my_role=Subquery(mine.values("role")[:1]),
-            )
+            .annotate(**mine(user))
             .get(pk=valid_id(character_id))
         )
     except (Character.DoesNotExist, ValueError, TypeError):
         raise Http404("no such character") from None
+    return access_read_character(user, character, referee=referee)
+
+
+def access_read_character(
+    user: Any, character: Character, *, referee: bool = False
+) -> CharacterAccess:
+    """The decision of :func:`access_character` on a character already read with the
+    :func:`mine` annotations: an action makes it on the rows it locks
+    (``rules.services.resolution_create_action_checked``), so no row is read twice."""
+    if not getattr(user, "is_authenticated", False):
+        raise Http404("no such character")
     membership_id = getattr(character, "my_membership_id", None)
     membership = None
     if membership_id is not None:

@@ -40,7 +40,7 @@ from rules.services import (
     campaign_table_set,
     resolution_answer_choice,
     resolution_cancel_choice,
-    resolution_create_action,
+    resolution_create_action_checked,
     resolution_reveal,
 )
 from rules.undo import resolution_redo, resolution_undo
@@ -156,13 +156,12 @@ class ActionApi(APIView):
         ),
     )
     def post(self, request: Request, character_id: int) -> Response:
-        access = access_character(request.user, character_id)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        resolution = resolution_create_action(
-            character_id=access.character.pk,
-            actor=request.user,
-            by_referee=access.is_referee,
+        # The access check is made on the rows the action locks (no row read twice).
+        resolution, access = resolution_create_action_checked(
+            character_id=character_id,
+            user=request.user,
             action=data.validated_data["action"],
             params=data.validated_data["params"],
             expected_version=data.validated_data.get("expected_version"),

@@ -15,11 +15,12 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, QuerySet
+from django.http import Http404
 
 from campaigns.access import refuse_archived
 from campaigns.models import Campaign, Membership
-from characters.access import may_act
+from characters.access import CharacterAccess, access_read_character, may_act, mine
 from characters.choices import stored_choice
 from characters.models import Character
 from core.cleaning import reject_nul_characters, whole_numbers
@@ -81,8 +82,14 @@ def lock_character(character_id: int) -> tuple[Campaign, Character]:
     them (checked by rules/tests/test_concurrency.py), so this keeps the lock order of
     two statements in one round trip; each row read is its newest version, once locked.
     """
-    character = (
-        Character.objects.select_related("campaign")
+    character = _locked_character(Character.objects.all(), character_id)
+    refuse_archived(character.campaign)  # no play in an archived campaign: 409
+    return character.campaign, character
+
+
+def _locked_character(characters: QuerySet[Character], character_id: int) -> Character:
+    return (
+        characters.select_related("campaign")
         .select_for_update(of=("campaign", "self"))
         # Whether the campaign has webhooks, read under the campaign's lock, which
         # webhooks.services.webhook_create takes too: exact, and an action in a campaign
@@ -90,9 +97,6 @@ def lock_character(character_id: int) -> tuple[Campaign, Character]:
         .annotate(webhooked=Exists(WebhookEndpoint.objects.filter(campaign=OuterRef("campaign"))))
         .get(pk=character_id)
     )
-    campaign = character.campaign
-    refuse_archived(campaign)  # no play in an archived campaign: 409
-    return campaign, character
 
 
 def build_resolution(
@@ -277,41 +281,84 @@ def resolution_create_action(
     params: Mapping[str, Any],
     expected_version: int | None = None,
 ) -> Resolution:
-    """Resolve ``action`` for a character under a row lock (the API's actions/)."""
+    """Resolve ``action`` for a character under a row lock; the caller decided access."""
     params = whole_numbers(params)
     with transaction.atomic():
         campaign, character = lock_character(character_id)
-        _check_version(character, expected_version)
-        if character.retired_at is not None:
-            raise ResolutionConflict(f"{character.name} is retired and takes no actions.")
-        if character.pending_choice is not None:
-            raise ResolutionConflict(
-                f"{character.name} waits on a choice: {character.pending_choice['prompt']} "
-                "Answer it first (ruling G-3)."
-            )
-        ruleset = get_ruleset(campaign.ruleset)
-        spec = ruleset.action(action)
-        if not may_act(spec.who, is_referee=by_referee):
-            raise NotAllowed(f"only the referee may {spec.label.lower()}")
-
-        def step(rs: Ruleset, sheet: dict[str, Any], dice: Dice, ctx: Context) -> Result:
-            return rs.resolve(sheet, action, params, dice, ctx)
-
-        resolution = run_step(
-            campaign=campaign,
-            character=character,
-            step=step,
-            kind=ResolutionKind.ACTION,
-            action=action,
-            params=params,
-            actor=actor,
-            by_referee=by_referee,
+        return _resolve_action(
+            campaign, character, actor, by_referee, action, params, expected_version
         )
-        from rules.action_time import action_time_pass  # rules.clock imports this module
 
-        # The time the action took moves the clock once it ends (docs/clock.md).
-        action_time_pass(campaign=campaign, resolutions=[resolution], actor=actor)
-        return resolution
+
+def resolution_create_action_checked(
+    *,
+    character_id: int,
+    user: Any,
+    action: str,
+    params: Mapping[str, Any],
+    expected_version: int | None = None,
+) -> tuple[Resolution, CharacterAccess]:
+    """The API's actions/: the access check (``characters.access``) is made on the rows
+    the action locks, read with the user's membership in one statement, so no row is
+    read twice. Someone who may not see the character gets 404 and nothing changes; the
+    campaign row they locked for that statement is released with the rollback."""
+    params = whole_numbers(params)
+    with transaction.atomic():
+        try:
+            # the rows of lock_character, with the user's membership read beside them
+            character = _locked_character(Character.objects.annotate(**mine(user)), character_id)
+        except Character.DoesNotExist:
+            raise Http404("no such character") from None
+        access = access_read_character(user, character)  # before anything else: 404
+        campaign = character.campaign
+        refuse_archived(campaign)
+        resolution = _resolve_action(
+            campaign, character, user, access.is_referee, action, params, expected_version
+        )
+        return resolution, access
+
+
+def _resolve_action(
+    campaign: Campaign,
+    character: Character,
+    actor: Any,
+    by_referee: bool,
+    action: str,
+    params: Mapping[str, Any],
+    expected_version: int | None,
+) -> Resolution:
+    """The action on rows the caller locked (:func:`lock_character`)."""
+    _check_version(character, expected_version)
+    if character.retired_at is not None:
+        raise ResolutionConflict(f"{character.name} is retired and takes no actions.")
+    if character.pending_choice is not None:
+        raise ResolutionConflict(
+            f"{character.name} waits on a choice: {character.pending_choice['prompt']} "
+            "Answer it first (ruling G-3)."
+        )
+    ruleset = get_ruleset(campaign.ruleset)
+    spec = ruleset.action(action)
+    if not may_act(spec.who, is_referee=by_referee):
+        raise NotAllowed(f"only the referee may {spec.label.lower()}")
+
+    def step(rs: Ruleset, sheet: dict[str, Any], dice: Dice, ctx: Context) -> Result:
+        return rs.resolve(sheet, action, params, dice, ctx)
+
+    resolution = run_step(
+        campaign=campaign,
+        character=character,
+        step=step,
+        kind=ResolutionKind.ACTION,
+        action=action,
+        params=params,
+        actor=actor,
+        by_referee=by_referee,
+    )
+    from rules.action_time import action_time_pass  # rules.clock imports this module
+
+    # The time the action took moves the clock once it ends (docs/clock.md).
+    action_time_pass(campaign=campaign, resolutions=[resolution], actor=actor)
+    return resolution
 
 
 def resolution_answer_choice(

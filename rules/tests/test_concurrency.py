@@ -264,13 +264,15 @@ def test_one_statement_locks_the_campaign_before_the_character(campaign: Campaig
                         break
                 threading.Event().wait(0.05)
             assert not locked.is_set()
-            with pytest.raises(OperationalError, match="could not obtain lock"):
-                with probe.cursor() as cursor:
-                    cursor.execute("BEGIN")
-                    cursor.execute(
-                        "SELECT id FROM campaigns_campaign WHERE id = %s FOR UPDATE NOWAIT",
-                        [campaign.pk],
-                    )
+            with (
+                pytest.raises(OperationalError, match="could not obtain lock"),
+                probe.cursor() as cursor,
+            ):
+                cursor.execute("BEGIN")
+                cursor.execute(
+                    "SELECT id FROM campaigns_campaign WHERE id = %s FOR UPDATE NOWAIT",
+                    [campaign.pk],
+                )
         finally:
             probe.close()
     finally:
