@@ -240,6 +240,8 @@ def webhook_deliver(*, endpoint_id: int, now: datetime | None = None) -> float |
     now = now or timezone.now()
     if not _claim(endpoint_id, now):
         return None
+    held: datetime | None = now + LEASE  # the lease this worker set (_claim)
+    started = time.monotonic()
     wait: float | None = None
     try:
         while (delivery := _next_delivery(endpoint_id)) is not None:
@@ -267,9 +269,21 @@ def webhook_deliver(*, endpoint_id: int, now: datetime | None = None) -> float |
                     "next_attempt_at",
                 ]
             )
-            WebhookEndpoint.objects.filter(pk=endpoint_id).update(lease_until=now + LEASE)
+            # Renew the lease from the time it is now, by compare-and-set on the lease
+            # this worker holds: a worker whose lease ran out (a long backlog of slow
+            # answers) and was taken by another stops, so no URL gets two senders.
+            renewed = now + timedelta(seconds=time.monotonic() - started) + LEASE
+            if not WebhookEndpoint.objects.filter(pk=endpoint_id, lease_until=held).update(
+                lease_until=renewed
+            ):
+                held = None
+                return None
+            held = renewed
     finally:
-        WebhookEndpoint.objects.filter(pk=endpoint_id).update(lease_until=None)
+        if held is not None:  # release it only if it is still this worker's
+            WebhookEndpoint.objects.filter(pk=endpoint_id, lease_until=held).update(
+                lease_until=None
+            )
     if wait is None and _next_delivery(endpoint_id) is not None:
         wait = 0.0  # recorded while this worker held the lease
     return wait

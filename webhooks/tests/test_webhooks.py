@@ -15,6 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from django.db import connection
 from django.test import override_settings
 from django.urls import reverse
 from django.utils import timezone
@@ -325,3 +326,75 @@ def test_removing_a_webhook_stops_deliveries(client_for, referee, campaign, aldo
     damage(client, aldo)
     assert not WebhookEvent.objects.exists()
     assert client.delete(url).status_code == 404
+
+
+def _as_if_never_sent(endpoint_id: int, hook: Receiver) -> None:
+    """The events' deliveries pending again (the test settings deliver at once)."""
+    WebhookDelivery.objects.filter(endpoint_id=endpoint_id).update(
+        state=DeliveryState.PENDING, attempts=0, delivered_at=None
+    )
+    hook.received.clear()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_whose_lease_was_taken_stops_and_leaves_the_other_workers_lease(
+    receiver, client_for, referee, campaign, aldo, settings
+):
+    """Two workers never send to one URL at once (docs/deployment.md): the lease is
+    renewed by compare-and-set as deliveries go, and released only by its holder. Here
+    the first POST takes so long that another worker claims the URL meanwhile."""
+    settings.SAWBONES_WEBHOOK_ALLOW_PRIVATE = True
+    hook = receiver()
+    client = client_for(referee)
+    created = register(client, campaign, hook.url)
+    damage(client, aldo)
+    damage(client, aldo)
+    endpoint_id = created["id"]
+    _as_if_never_sent(endpoint_id, hook)
+    assert WebhookDelivery.objects.filter(endpoint_id=endpoint_id).count() == 2
+    other_workers_lease = timezone.now() + timedelta(hours=1)
+    answer_first = hook.server.RequestHandlerClass.do_POST
+
+    def slow_first_answer(handler: Any) -> None:
+        if not hook.received:  # the other worker claims the URL while this one waits
+            WebhookEndpoint.objects.filter(pk=endpoint_id).update(lease_until=other_workers_lease)
+            connection.close()
+        answer_first(handler)
+
+    hook.server.RequestHandlerClass.do_POST = slow_first_answer
+    assert webhook_deliver(endpoint_id=endpoint_id) is None
+    assert len(hook.received) == 1  # the second event is left to the lease's holder
+    endpoint = WebhookEndpoint.objects.get(pk=endpoint_id)
+    assert endpoint.lease_until == other_workers_lease  # not released by the first worker
+    states = WebhookDelivery.objects.filter(endpoint_id=endpoint_id).order_by("id")
+    assert [d.state for d in states] == [DeliveryState.DELIVERED, DeliveryState.PENDING]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_lease_is_renewed_from_the_time_it_is_and_released_at_the_end(
+    receiver, client_for, referee, campaign, aldo, settings
+):
+    """A long backlog keeps its lease: each renewal counts from the time it is, not
+    from when the run began (then a run over two minutes would lose it unawares)."""
+    settings.SAWBONES_WEBHOOK_ALLOW_PRIVATE = True
+    hook = receiver()
+    client = client_for(referee)
+    created = register(client, campaign, hook.url)
+    damage(client, aldo)
+    damage(client, aldo)
+    endpoint_id = created["id"]
+    _as_if_never_sent(endpoint_id, hook)
+    leases: list[Any] = []
+    answer = hook.server.RequestHandlerClass.do_POST
+
+    def slow_answer(handler: Any) -> None:
+        leases.append(WebhookEndpoint.objects.get(pk=endpoint_id).lease_until)
+        connection.close()
+        time.sleep(0.2)
+        answer(handler)
+
+    hook.server.RequestHandlerClass.do_POST = slow_answer
+    assert webhook_deliver(endpoint_id=endpoint_id) is None
+    assert len(hook.received) == 2
+    assert leases[1] - leases[0] >= timedelta(seconds=0.2)  # renewed after the first answer
+    assert WebhookEndpoint.objects.get(pk=endpoint_id).lease_until is None  # released
