@@ -17,10 +17,13 @@ ms, and the ratios action/GET are what travels (the machine is shared). Goal: ra
 ratio >= 0.5, p95 ratio <= 2.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/sawbones REDIS_URL=redis://127.0.0.1:6379/6 \\
-        .venv/bin/python bench/actions.py [--seconds 8] [--clients 8] [--workers 3] [--app DIR]
+        .venv/bin/python bench/actions.py [--seconds 8] [--clients 8] [--workers 3] [--app DIR] [--before DIR]
 
-``--app`` serves another checkout of the project (a "before" figure) with the same
-setup. The clock tasks the actions queue go to REDIS_URL's database (no worker runs):
+``--app`` serves another checkout of the project with the same setup. ``--before DIR``
+serves a second checkout (an earlier commit: ``git worktree add --detach DIR <commit>``)
+beside it, on the same database and with the same clients, its phases interleaved with
+the first's, so "before" and "after" are measured under the same load in one run.
+The clock tasks the actions queue go to REDIS_URL's database (no worker runs):
 give the bench a Redis database of its own; its ``celery`` queue is emptied at the end.
 """
 
@@ -185,6 +188,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--workers", type=int, default=3)
     parser.add_argument("--app", type=Path, default=ROOT, help="the checkout gunicorn serves")
+    parser.add_argument("--before", type=Path, help="a second checkout served beside it")
     args = parser.parse_args()
     if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
         raise SystemExit("DATABASE_URL must name a PostgreSQL server (its own database is made)")
@@ -195,36 +199,46 @@ def main() -> None:
 
     django.setup()
     plan = make_players(args.clients)
-    port = free_port()
-    server = start_server(env, args.app.resolve(), port, args.workers)
+    apps = {"": args.app.resolve()}
+    if args.before:
+        apps = {"after: ": args.app.resolve(), "before: ": args.before.resolve()}
+    servers = {}
     try:
+        for label, app in apps.items():
+            port = free_port()
+            servers[label] = (port, start_server(env, app, port, args.workers))
         print(
             f"gunicorn {args.workers} workers (production settings), {args.clients} clients, "
             f"{args.seconds:g} s a phase, {os.cpu_count()} cores, load average "
-            f"{os.getloadavg()[0]:.1f}; serving {args.app.resolve()}"
+            f"{os.getloadavg()[0]:.1f}; serving "
+            + ", ".join(f"{label}{app}" for label, app in apps.items())
         )
         print(
-            f"{'':<16}{'GET/s':>8}{'GET p95':>9}{'act/s':>8}{'act p95':>9}"
+            f"{'':<24}{'GET/s':>8}{'GET p95':>9}{'act/s':>8}{'act p95':>9}"
             f"{'rate ratio':>12}{'p95 ratio':>11}"
         )
         with multiprocessing.get_context("fork").Pool(args.clients) as pool:
-            phase(pool, port, plan["one party"], "get", 1.0)  # warm every worker
+            for port, _ in servers.values():
+                phase(pool, port, plan["one party"], "get", 1.0)  # warm every worker
             for mode, players in plan.items():
-                got: list[float] = []
-                acted: list[float] = []
+                got: dict[str, list[float]] = {label: [] for label in servers}
+                acted: dict[str, list[float]] = {label: [] for label in servers}
                 for _ in range(2):
-                    got += phase(pool, port, players, "get", args.seconds)
-                    acted += phase(pool, port, players, "action", args.seconds)
-                get_rate = len(got) / (2 * args.seconds)
-                act_rate = len(acted) / (2 * args.seconds)
-                print(
-                    f"{mode:<16}{get_rate:>8.0f}{p95(got):>9.1f}{act_rate:>8.0f}"
-                    f"{p95(acted):>9.1f}{act_rate / get_rate:>12.2f}"
-                    f"{p95(acted) / p95(got):>11.2f}"
-                )
+                    for label, (port, _) in servers.items():
+                        got[label] += phase(pool, port, players, "get", args.seconds)
+                        acted[label] += phase(pool, port, players, "action", args.seconds)
+                for label in servers:
+                    get_rate = len(got[label]) / (2 * args.seconds)
+                    act_rate = len(acted[label]) / (2 * args.seconds)
+                    print(
+                        f"{label + mode:<24}{get_rate:>8.0f}{p95(got[label]):>9.1f}"
+                        f"{act_rate:>8.0f}{p95(acted[label]):>9.1f}"
+                        f"{act_rate / get_rate:>12.2f}{p95(acted[label]) / p95(got[label]):>11.2f}"
+                    )
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        for _, server in servers.values():
+            server.terminate()
+            server.wait(timeout=30)
         redis_url = env.get("REDIS_URL", "")
         if redis_url:
             import redis

@@ -14,9 +14,10 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import ValidationError
-from django.db import transaction
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db import connections, models, transaction
+from django.db.models import Exists, OuterRef, QuerySet, sql
 from django.http import Http404
+from django.utils import timezone
 
 from campaigns.access import refuse_archived
 from campaigns.models import Campaign, Membership
@@ -209,11 +210,9 @@ def persist_result(
     character.sheet = result.sheet
     character.version = resolution.version
     character.pending_choice = resolution.pending_choice
-    character.save(update_fields=["sheet", "version", "pending_choice", "updated_at"])
     if counter_end != counter_start:
         campaign.dice_counter = counter_end
-        campaign.save(update_fields=["dice_counter"])
-    resolution.save()
+    _write_result(campaign, character, resolution, dice_rolled=counter_end != counter_start)
     # Cancel before scheduling: a result may replace an effect under the same key.
     if result.cancel_effects:
         ScheduledEffect.objects.filter(
@@ -228,6 +227,69 @@ def persist_result(
     if getattr(character, "webhooked", True):  # known from the lock (lock_character)
         record_resolutions(campaign.pk, campaign.ruleset, [resolution])
     return resolution
+
+
+def _write_result(
+    campaign: Campaign, character: Character, resolution: Resolution, *, dice_rolled: bool
+) -> None:
+    """Save the sheet, the dice counter and the log row: on PostgreSQL in one statement
+    (the two updates as data-modifying CTEs before the insert), one round trip where
+    three were made; elsewhere (SQLite, the embedded mode) as three saves.
+
+    Each statement is compiled by Django from the models, so the columns, the JSON and
+    the timestamps are written exactly as ``save()`` writes them."""
+    connection = connections[Resolution.objects.db]
+    if connection.vendor != "postgresql":
+        character.save(update_fields=["sheet", "version", "pending_choice", "updated_at"])
+        if dice_rolled:
+            campaign.save(update_fields=["dice_counter"])
+        resolution.save()
+        return
+    character.updated_at = timezone.now()
+    parts = [
+        _update_sql(
+            Character,
+            character.pk,
+            {
+                "sheet": character.sheet,
+                "version": character.version,
+                "pending_choice": character.pending_choice,
+                "updated_at": character.updated_at,
+            },
+            connection.alias,
+        )
+    ]
+    if dice_rolled:
+        parts.append(
+            _update_sql(
+                Campaign, campaign.pk, {"dice_counter": campaign.dice_counter}, connection.alias
+            )
+        )
+    insert = sql.InsertQuery(Resolution)
+    fields = [f for f in Resolution._meta.concrete_fields if not f.primary_key]
+    insert.insert_values(fields, [resolution])
+    compiler = insert.get_compiler(connection.alias)
+    compiler.returning_fields = [Resolution._meta.pk]
+    [(insert_sql, insert_params)] = compiler.as_sql()
+    ctes = ", ".join(f"write_{n} AS ({text})" for n, (text, _) in enumerate(parts))
+    params = [param for _, part_params in parts for param in part_params]
+    with connection.cursor() as cursor:
+        cursor.execute(f"WITH {ctes} {insert_sql}", [*params, *insert_params])
+        row = cursor.fetchone()
+    resolution.pk = row[0]
+    resolution._state.adding = False
+    resolution._state.db = connection.alias
+
+
+def _update_sql(
+    model: type[models.Model], pk: int, values: dict[str, Any], using: str
+) -> tuple[str, tuple[Any, ...]]:
+    """``UPDATE <model> SET <values> WHERE pk``, compiled by Django, not run."""
+    query = model._default_manager.filter(pk=pk).query.chain(sql.UpdateQuery)
+    assert isinstance(query, sql.UpdateQuery)
+    query.add_update_values(values)
+    text, params = query.get_compiler(using).as_sql()
+    return text, tuple(params)
 
 
 def run_step(
