@@ -17,7 +17,8 @@ ms, and the ratios action/GET are what travels (the machine is shared). Goal: ra
 ratio >= 0.5, p95 ratio <= 2.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/sawbones REDIS_URL=redis://127.0.0.1:6379/6 \\
-        .venv/bin/python bench/actions.py [--seconds 8] [--clients 8] [--workers 3] [--app DIR] [--before DIR]
+        .venv/bin/python bench/actions.py [--seconds 8] [--clients 8] [--workers 3] \\
+        [--app DIR] [--before DIR]
 
 ``--app`` serves another checkout of the project with the same setup. ``--before DIR``
 serves a second checkout (an earlier commit: ``git worktree add --detach DIR <commit>``)
