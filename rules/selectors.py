@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, OuterRef, QuerySet, Subquery, Sum
+from django.db.models import Count, F, OuterRef, QuerySet, Subquery, Sum
 from django.http import Http404
 
 from campaigns.models import Campaign, Membership
@@ -25,11 +25,16 @@ from rules.services import campaign_context
 REFEREE_ONLY = "referee_only"
 
 
-def live_witness(campaign_id: int, *, job: bool = False, battle: bool = False) -> dict[str, Any]:
+def live_witness(
+    campaign_id: int, *, job: bool = False, battle: bool = False, viewer: int | None = None
+) -> dict[str, Any] | None:
     """What a live page's stamp is made of, in one indexed query: the clock, the party's
     size and the sum of its versions (versions only grow: every change is a resolution),
     with ``job`` the latest clock job's id and state, with ``battle`` the latest battle's
-    step. The live polls answer 304 from it while nothing changed (web/live.py)."""
+    step and the campaign's ruleset; with ``viewer`` (a user id) that user's ``role`` in
+    the campaign (None: not a member), so a poll checks its access in the same query.
+    None when there is no such campaign. The live polls answer 304 from it while nothing
+    changed (web/live.py)."""
     members = Character.objects.filter(campaign=OuterRef("pk")).order_by().values("campaign")
     fields: dict[str, Any] = {
         "count": Subquery(members.annotate(n=Count("pk")).values("n")),
@@ -43,12 +48,32 @@ def live_witness(campaign_id: int, *, job: bool = False, battle: bool = False) -
         battles = Battle.objects.filter(campaign=OuterRef("pk")).order_by("-id")
         for name in ("pk", "turn", "active", "phase", "ended_at"):
             fields[f"battle_{name}"] = Subquery(battles.values(name)[:1])
-    row: dict[str, Any] = (
-        Campaign.objects.filter(pk=campaign_id).values("clock").annotate(**fields).get()
-    )
-    row["count"] = int(row["count"] or 0)
-    row["versions"] = int(row["versions"] or 0)
+    if viewer is not None:
+        fields["role"] = _role_of(viewer, OuterRef("pk"))
+    campaign = Campaign.objects.filter(pk=campaign_id).values("clock", "ruleset")
+    row: dict[str, Any] | None = campaign.annotate(**fields).first()
+    if row is not None:
+        row["count"] = int(row["count"] or 0)
+        row["versions"] = int(row["versions"] or 0)
     return row
+
+
+def sheet_witness(character_id: int, viewer: int) -> dict[str, Any] | None:
+    """A sheet's stamp (the character's version, the clock) with what its access needs
+    (the owner, the viewer's ``role`` in the campaign, None: not a member), in one
+    query; None when there is no such character (web/live.py)."""
+    row: dict[str, Any] | None = (
+        Character.objects.filter(pk=character_id)
+        .values("version", "owner_id", "campaign_id", clock=F("campaign__clock"))
+        .annotate(role=_role_of(viewer, OuterRef("campaign_id")))
+        .first()
+    )
+    return row
+
+
+def _role_of(viewer: int, campaign: Any) -> Subquery:
+    memberships = Membership.objects.filter(campaign_id=campaign, user_id=viewer)
+    return Subquery(memberships.values("role")[:1])
 
 
 def resolutions_for_character(character: Character) -> QuerySet[Resolution]:

@@ -588,8 +588,8 @@ def test_a_bad_new_character_is_refused_with_a_reason(web, campaign, player):
 
 def poll(client: Client, url: str, stamp: str, queries: int | None = None) -> Any:
     """One live poll as htmx sends it (static/js/sawbones.js): the stamp as If-None-Match;
-    with ``queries``, at most that many (the session, the user, the access check and the
-    stamp: web/live.py)."""
+    with ``queries``, at most that many (the session, the user, and the stamp read with
+    the viewer's access: web/live.py, tests/test_live_queries.py)."""
     with CaptureQueriesContext(connection) as captured:
         response = client.get(
             url, {"v": stamp}, HTTP_IF_NONE_MATCH=f'"{stamp}"', HTTP_HX_REQUEST="true"
@@ -607,9 +607,9 @@ def test_sheet_poll_answers_304_by_etag_until_the_sheet_changes(web, aldo, refer
     html = page.content.decode()
     etag = f'data-etag="&quot;{stamp}&quot;"'
     assert f'hx-get="{live}?v={stamp}" hx-trigger="every 1s" {etag}' in html
-    # unchanged: 304, no body, and nothing beyond the session, the user and the access
-    # check (the character with its campaign, the membership): the stamp is read with it
-    unchanged = poll(client, live, stamp, queries=4)
+    # unchanged: 304, no body, and nothing beyond the session, the user and the stamp
+    # read with the viewer's access in one query
+    unchanged = poll(client, live, stamp, queries=3)
     assert unchanged.status_code == 304 and unchanged.content == b""
     assert unchanged["ETag"] == f'"{stamp}"'
     resolution_create_action(
@@ -623,7 +623,7 @@ def test_sheet_poll_answers_304_by_etag_until_the_sheet_changes(web, aldo, refer
     assert fresh.status_code == 200
     assert "Hit points: 7 of a possible 12" in fresh.content.decode()
     assert fresh["ETag"] == f'"{fresh.context["stamp"]}"' != f'"{stamp}"'
-    assert poll(client, live, fresh.context["stamp"], queries=4).status_code == 304
+    assert poll(client, live, fresh.context["stamp"], queries=3).status_code == 304
     # without the ETag (an old page, a reload) the fragment comes whole
     assert client.get(live, {"v": stamp}).status_code == 200
 
@@ -634,22 +634,22 @@ def test_dashboard_poll_answers_304_by_etag_until_the_party_or_clock_changes(
     client = web(referee)
     stamp = client.get(reverse("campaign", args=[campaign.pk])).context["stamp"]
     live = reverse("campaign-live", args=[campaign.pk])
-    # the session, the user, the membership, then the stamp in one query
+    # the session, the user, then the stamp and the membership in one query
     # (rules.selectors.live_witness: the clock, the party's versions, the latest job)
-    assert poll(client, live, stamp, queries=4).status_code == 304
+    assert poll(client, live, stamp, queries=3).status_code == 304
     Campaign.objects.filter(pk=campaign.pk).update(clock=70)
     fresh = poll(client, live, stamp)
     assert fresh.status_code == 200
     body = fresh.content.decode()
     assert '<output id="clock-display"' in body and 'hx-swap-oob="true">Day 1, 01:10<' in body
-    assert poll(client, live, fresh.context["stamp"], queries=4).status_code == 304
+    assert poll(client, live, fresh.context["stamp"], queries=3).status_code == 304
     create(campaign, referee, "NPC", hp=3)
     again = poll(client, live, fresh.context["stamp"])
     assert again.status_code == 200 and "NPC" in again.content.decode()
     # a player's dashboard: the same, without the referee's clock jobs
     player = web(aldo.owner)
     theirs = player.get(reverse("campaign", args=[campaign.pk])).context["stamp"]
-    assert poll(player, live, theirs, queries=4).status_code == 304
+    assert poll(player, live, theirs, queries=3).status_code == 304
 
 
 # -- the timeline of scheduled effects -------------------------------------------------------

@@ -43,7 +43,8 @@ from rules.selectors import latest_battle, live_witness
 from rules.services import resolution_create_action
 from web.forms import FormField, ParamsError, humanize, parse_params, schema_fields
 from web.htmx import is_htmx
-from web.live import tagged, unchanged
+from web.live import board_stamp as stamp_of
+from web.live import board_unchanged, tagged
 from web.rulesets.warband import LOOKS
 
 # The quick forms of a unit on the board, and after the battle.
@@ -150,12 +151,8 @@ def _after(membership: Membership, battle: Battle | None) -> list[dict[str, Any]
 def board_stamp(membership: Membership) -> str:
     """Changes whenever the board would: the battle's step, any unit's version."""
     row = live_witness(membership.campaign_id, battle=True)  # one query
-    step = "-"
-    if row["battle_pk"] is not None:
-        running = row["battle_ended_at"] is None
-        where = f"{row['battle_turn']}.{row['battle_active']}.{row['battle_phase']}"
-        step = f"{row['battle_pk']}.{where}.{running}"
-    return f"{step}.{row['count']}.{row['versions']}"
+    assert row is not None  # the membership's campaign
+    return stamp_of(row)
 
 
 def board_context(
@@ -258,9 +255,9 @@ def battle_board(request: HttpRequest, campaign_id: int) -> HttpResponse:
 def battle_live(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """Polled by the board: 304 while its stamp (the ETag) holds, else the fresh board
     (web/live.py)."""
-    membership = access_battles(request.user, campaign_id)
-    if (not_modified := unchanged(request, board_stamp(membership))) is not None:
+    if (not_modified := board_unchanged(request, campaign_id)) is not None:
         return not_modified
+    membership = access_battles(request.user, campaign_id)
     context = board_context(membership)
     return tagged(render(request, "campaigns/_battle_live.html", context), context["stamp"])
 

@@ -49,10 +49,10 @@ from rules.engine.interface import RuleError, Ruleset
 from rules.engine.registry import get_ruleset, ruleset_keys
 from rules.engine.text import clock_text
 from rules.models import ClockJob, ClockJobState, EffectState, ScheduledEffect
-from rules.selectors import clock_jobs_for_campaign, effects_for_viewer, live_witness
+from rules.selectors import clock_jobs_for_campaign, effects_for_viewer
 from web.forms import FormField, ParamsError, humanize, parse_params, schema_fields
 from web.htmx import is_htmx
-from web.live import tagged, unchanged
+from web.live import party_stamp, party_unchanged, tagged
 from web.plain import plain_message
 from web.rulesets import sheet_templates
 from web.templatetags.sawbones import effect_text
@@ -133,18 +133,11 @@ def latest_job(campaign: Campaign) -> ClockJob | None:
 
 
 def _stamp(clock: int, count: int, versions: int, job: ClockJob | None) -> str:
-    """Changes whenever the dashboard would: the clock, a character added or changed, the
-    referee's latest clock job. Versions only grow (every change is a resolution), so
-    their sum is a cheap witness."""
-    marker = f"{job.pk}{job.state}" if job is not None else ""
-    return f"{clock}.{count}.{versions}.{marker}"
-
-
-def party_stamp(campaign: Campaign, *, referee: bool) -> str:
-    """The dashboard's stamp in one query (rules.selectors.live_witness)."""
-    row = live_witness(campaign.pk, job=referee)
-    marker = f"{row['job_pk']}{row['job_state']}" if row.get("job_pk") is not None else ""
-    return f"{row['clock']}.{row['count']}.{row['versions']}.{marker}"
+    """The dashboard's stamp as its page has it (web.live.party_stamp)."""
+    row: dict[str, Any] = {"clock": clock, "count": count, "versions": versions, "job_pk": None}
+    if job is not None:
+        row |= {"job_pk": job.pk, "job_state": job.state}
+    return party_stamp(row, referee=True)
 
 
 @dataclass(frozen=True)
@@ -314,12 +307,11 @@ def campaign_unarchive_view(request: HttpRequest, campaign_id: int) -> HttpRespo
 
 @login_required
 def campaign_live(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    """Polled by the dashboard: 304 while its stamp (the ETag) holds, else the fresh party
-    and timeline (web/live.py)."""
-    membership = access_campaign(request.user, campaign_id)
-    now = party_stamp(membership.campaign, referee=membership.is_referee)
-    if (not_modified := unchanged(request, now)) is not None:
+    """Polled by the dashboard: 304 while its stamp (the ETag) holds, read with the
+    viewer's membership in one query (web/live.py), else the fresh party and timeline."""
+    if (not_modified := party_unchanged(request, campaign_id)) is not None:
         return not_modified
+    membership = access_campaign(request.user, campaign_id)
     context = _live_context(membership, membership.user_id)
     response = render(request, "campaigns/_live.html", {**context, "oob": True})
     return tagged(response, context["stamp"])

@@ -58,7 +58,7 @@ from web.forms import (
     schema_fields,
 )
 from web.htmx import is_htmx
-from web.live import tagged, unchanged
+from web.live import sheet_stamp, sheet_unchanged, tagged
 from web.plain import field_labels, plain_message
 from web.rulesets import sheet_templates
 from web.views.campaigns import creation_fields, dashboard_context, posted_text
@@ -92,7 +92,7 @@ def viewer_actions(access: CharacterAccess) -> list[ActionSpec]:
 
 def stamp(access: CharacterAccess) -> str:
     character = access.character
-    return f"{character.version}.{character.campaign.clock}"
+    return sheet_stamp(character.version, character.campaign.clock)
 
 
 def sheet_context(
@@ -257,11 +257,12 @@ def character_detail(request: HttpRequest, character_id: int) -> HttpResponse:
 
 @login_required
 def character_live(request: HttpRequest, character_id: int) -> HttpResponse:
-    """Polled every second by an open sheet: 304 while its stamp (the ETag) holds, else
-    the fragment. The stamp is the character's version and the clock, read with the
-    access check: no query of its own (web/live.py)."""
+    """Polled every second by an open sheet: 304 while its stamp (the ETag) holds, read
+    with the viewer's access in one query (web/live.py), else the fragment."""
+    if (not_modified := sheet_unchanged(request, character_id)) is not None:
+        return not_modified
     access = access_character(request.user, character_id)
-    return unchanged(request, stamp(access)) or tagged(
+    return tagged(
         render(request, "characters/_live.html", sheet_context(request, access)), stamp(access)
     )
 
