@@ -386,8 +386,16 @@ async def poll_page(
 
 
 async def listen(
-    port: int, page: dict[str, Any], ready: asyncio.Event, end: float, out: dict[str, Any]
+    port: int,
+    page: dict[str, Any],
+    opening: asyncio.Semaphore,
+    ready: asyncio.Event,
+    end: float,
+    out: dict[str, Any],
 ) -> None:
+    """One page's event stream: opened a few at a time (as pages are, not all in the same
+    instant: each opening holds a thread and a database connection for its access
+    check), held from the window's start to its end."""
     lines = [
         f"GET {page['events']} HTTP/1.1",
         "Host: 127.0.0.1",
@@ -395,9 +403,10 @@ async def listen(
         "Accept: text/event-stream",
         "Cache-Control: no-cache",
     ]
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    writer.write(("\r\n".join(lines) + "\r\n\r\n").encode())
-    head = await reader.readuntil(b"\r\n\r\n")
+    async with opening:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(("\r\n".join(lines) + "\r\n\r\n").encode())
+        head = await reader.readuntil(b"\r\n\r\n")
     if b" 200 " not in head.split(b"\r\n")[0] + b" ":
         raise SystemExit(f"GET {page['events']}: {head.splitlines()[0]!r}")
     out["streams"] += 1
@@ -426,14 +435,18 @@ def pollers(args: tuple[int, list[dict[str, Any]], str, float, float, float]) ->
         "streams": 0,
         "events": 0,
         "closed": 0,
+        "late": 0,
     }
 
     async def run() -> float:
         if mode == "sse":
-            ready = asyncio.Event()
-            tasks = [asyncio.create_task(listen(port, page, ready, end, out)) for page in pages]
+            ready, opening = asyncio.Event(), asyncio.Semaphore(4)
+            tasks = [
+                asyncio.create_task(listen(port, page, opening, ready, end, out)) for page in pages
+            ]
             await asyncio.sleep(max(0.0, start - time.time()))
             cpu = time.process_time()
+            out["late"] = len(pages) - out["streams"]  # still opening when the window began
             ready.set()
         else:
             await asyncio.sleep(max(0.0, start - time.time()))
@@ -463,7 +476,7 @@ def phase(
     mode: str,
     args: argparse.Namespace,
 ) -> dict[str, Any]:
-    lead = 4.0 if mode == "sse" else 1.0  # streams are opened before the window
+    lead = 10.0 if mode == "sse" else 1.0  # streams are opened before the window
     start = time.time() + lead
     end = start + args.seconds
     jobs = []
@@ -500,6 +513,7 @@ def phase(
         "streams": sum(part["streams"] for part in polled),
         "events": sum(part["events"] for part in polled),
         "closed": sum(part["closed"] for part in polled),
+        "late": sum(part["late"] for part in polled),
     }
 
 
@@ -527,13 +541,22 @@ def median(values: list[float]) -> float:
 
 def report(server: str, results: dict[str, dict[str, Any]]) -> None:
     base = results["baseline"]
+    per_action = base["gunicorn"] / len(base["actions"])  # the server's CPU of an action
     for mode, run in results.items():
         seconds = run["seconds"]
         polls = len(run["polls"]) / seconds
         codes = " ".join(f"{code}:{n}" for code, n in sorted(run["status"].items()))
-        extra = f"{polls:.0f} polls/s ({codes}) drop {run['dropped']}" if run["polls"] else ""
+        extra = ""
+        if run["polls"]:
+            # what is left of the server's CPU once the actions' share is taken out
+            each = (run["gunicorn"] - per_action * len(run["actions"])) / len(run["polls"])
+            extra = f"{polls:.0f} polls/s ({codes}) drop {run['dropped']}"
+            extra += f", {1000 * each:.1f} ms CPU/poll"
         if mode == "sse":
-            extra = f"{run['streams']} streams, {run['events']} events, {run['closed']} closed"
+            extra = (
+                f"{run['streams']} streams ({run['late']} opened late), {run['events']} "
+                f"events, {run['closed']} closed"
+            )
         print(
             f"{server:<8}{mode:<10}"
             f"{100 * run['gunicorn'] / seconds:>8.1f}{100 * run['postgres'] / seconds:>8.1f}"
