@@ -140,7 +140,11 @@ def start_server(env: dict[str, str], port: int, options: list[str]) -> subproce
 
 def stop_server(server: subprocess.Popen[bytes]) -> None:
     server.terminate()
-    server.wait(timeout=30)
+    try:
+        server.wait(timeout=30)
+    except subprocess.TimeoutExpired:  # a stream still open past the graceful timeout
+        server.kill()
+        server.wait(timeout=30)
 
 
 # -- CPU from /proc ----------------------------------------------------------------------
