@@ -17,6 +17,12 @@ from rules.services import character_create, resolution_create_action
 pytestmark = pytest.mark.django_db
 
 
+def role(campaign_id, user_id):
+    row = live_witness(campaign_id, viewer=user_id)
+    assert row is not None
+    return row["role"]
+
+
 def test_the_campaign_witness_is_what_the_orm_reads(
     make_campaign, make_unit, referee, player, other_player, outsider
 ):
@@ -49,8 +55,8 @@ def test_the_campaign_witness_is_what_the_orm_reads(
         "battle_ended_at": None,
         "role": "player",
     }
-    assert live_witness(skirmish.pk, viewer=referee.pk)["role"] == "referee"
-    assert live_witness(skirmish.pk, viewer=outsider.pk)["role"] is None
+    assert role(skirmish.pk, referee.pk) == "referee"
+    assert role(skirmish.pk, outsider.pk) is None
     assert live_witness(10**9, job=True, battle=True, viewer=player.pk) is None
 
 
@@ -63,6 +69,7 @@ def test_the_latest_clock_job_and_the_sheet(campaign, referee, player, outsider)
         )
     job = ClockJob.objects.filter(campaign=campaign).latest("id")
     row = live_witness(campaign.pk, job=True)
+    assert row is not None
     assert (row["job_pk"], row["job_state"]) == (job.pk, job.state)
     assert "role" not in row
     aldo.refresh_from_db()
