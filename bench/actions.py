@@ -14,7 +14,10 @@ Both with the whole party in one campaign (the campaign's row lock is shared) an
 campaign per client. Phases alternate (GET, action, GET, action) so a change of the
 machine's load falls on both; rates are requests per second over all clients, p95 in
 ms, and the ratios action/GET are what travels (the machine is shared). Goal: rate
-ratio >= 0.5, p95 ratio <= 2.
+ratio >= 0.5, p95 ratio <= 2. Beside them, the CPU gunicorn spent per request (ms, its
+master and workers, from /proc; PostgreSQL's is left out: other work on the machine
+shares it) and the ratio GET/action of that: the rate ratio a quiet machine would show
+if the server's Python were all the cost; it moves far less with the machine's load.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/sawbones REDIS_URL=redis://127.0.0.1:6379/6 \\
         .venv/bin/python bench/actions.py [--seconds 8] [--clients 8] [--workers 3] \\
@@ -47,6 +50,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from live_pages import gunicorn_cpu  # noqa: E402  (bench/ is on the path of a bench script)
 
 CSRF = "benchbenchbenchbenchbenchbench42"  # 32 characters: a CSRF secret as the cookie
 
@@ -173,10 +178,15 @@ def client(args: tuple[int, dict[str, Any], str, float]) -> list[float]:
 
 
 def phase(
-    pool: Any, port: int, players: list[dict[str, Any]], kind: str, seconds: float
-) -> list[float]:
+    pool: Any, server: tuple[int, Any], players: list[dict[str, Any]], kind: str, seconds: float
+) -> tuple[list[float], float]:
+    """Each request's latency (ms), and the seconds of CPU gunicorn (master and workers)
+    spent meanwhile: the cost per request that other work on the machine does not move
+    the way it moves rates."""
+    port, process = server
+    cpu = gunicorn_cpu(process.pid)
     runs = pool.map(client, [(port, who, kind, seconds) for who in players])
-    return [latency for run in runs for latency in run]
+    return [latency for run in runs for latency in run], gunicorn_cpu(process.pid) - cpu
 
 
 def p95(values: list[float]) -> float:
@@ -203,7 +213,7 @@ def main() -> None:
     apps = {"": args.app.resolve()}
     if args.before:
         apps = {"after: ": args.app.resolve(), "before: ": args.before.resolve()}
-    servers = {}
+    servers: dict[str, tuple[int, subprocess.Popen[bytes]]] = {}
     try:
         for label, app in apps.items():
             port = free_port()
@@ -216,30 +226,38 @@ def main() -> None:
         )
         print(
             f"{'':<24}{'GET/s':>8}{'GET p95':>9}{'act/s':>8}{'act p95':>9}"
-            f"{'rate ratio':>12}{'p95 ratio':>11}"
+            f"{'rate ratio':>12}{'p95 ratio':>11}{'GET cpu':>9}{'act cpu':>9}{'cpu ratio':>11}"
         )
         with multiprocessing.get_context("fork").Pool(args.clients) as pool:
-            for port, _ in servers.values():
-                phase(pool, port, plan["one party"], "get", 1.0)  # warm every worker
+            for server in servers.values():
+                phase(pool, server, plan["one party"], "get", 1.0)  # warm every worker
             for mode, players in plan.items():
                 got: dict[str, list[float]] = {label: [] for label in servers}
                 acted: dict[str, list[float]] = {label: [] for label in servers}
+                cpu = {label: {"get": 0.0, "action": 0.0} for label in servers}
                 for _ in range(2):
-                    for label, (port, _) in servers.items():
-                        got[label] += phase(pool, port, players, "get", args.seconds)
-                        acted[label] += phase(pool, port, players, "action", args.seconds)
+                    for label, server in servers.items():
+                        latencies, seconds = phase(pool, server, players, "get", args.seconds)
+                        got[label] += latencies
+                        cpu[label]["get"] += seconds
+                        latencies, seconds = phase(pool, server, players, "action", args.seconds)
+                        acted[label] += latencies
+                        cpu[label]["action"] += seconds
                 for label in servers:
                     get_rate = len(got[label]) / (2 * args.seconds)
                     act_rate = len(acted[label]) / (2 * args.seconds)
+                    get_cpu = 1000 * cpu[label]["get"] / len(got[label])
+                    act_cpu = 1000 * cpu[label]["action"] / len(acted[label])
                     print(
                         f"{label + mode:<24}{get_rate:>8.0f}{p95(got[label]):>9.1f}"
                         f"{act_rate:>8.0f}{p95(acted[label]):>9.1f}"
                         f"{act_rate / get_rate:>12.2f}{p95(acted[label]) / p95(got[label]):>11.2f}"
+                        f"{get_cpu:>9.2f}{act_cpu:>9.2f}{get_cpu / act_cpu:>11.2f}"
                     )
     finally:
-        for _, server in servers.values():
-            server.terminate()
-            server.wait(timeout=30)
+        for _, process in servers.values():
+            process.terminate()
+            process.wait(timeout=30)
         redis_url = env.get("REDIS_URL", "")
         if redis_url:
             import redis

@@ -71,3 +71,16 @@ def test_the_files_the_readme_names_exist():
         if "://" in link:
             continue
         assert (ROOT / link).exists(), link
+
+
+def test_no_committed_link_leads_out_of_the_repository() -> None:
+    """A symbolic link in the repository that points outside it (a worktree's .venv
+    committed by mistake) would make a fresh clone use, or break on, someone's files."""
+    import subprocess
+
+    staged = subprocess.run(
+        ["git", "ls-files", "-s"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    links = [line.split("\t", 1)[1] for line in staged if line.startswith("120000 ")]
+    outside = [link for link in links if not (ROOT / link).resolve().is_relative_to(ROOT.resolve())]
+    assert outside == [], outside
