@@ -4,21 +4,26 @@ A campaign of 500 old_school characters, each with Green River Fever (ruling OS-
 incubation one week, then a save vs poison every four hours for three days: 18 saves,
 9,000 in all), is advanced past the whole infection in one advance. The run also
 applies the effects every old_school character has anyway (a sleep window each day,
-ruling OS-8). Printed: effects per second, the time to bulk-insert as many resolution
-rows (the same rows, copied), and the ratio of the two.
+ruling OS-8). Printed side by side: the advance's time, the time to insert copies of
+the resolution rows it wrote with Django's ``bulk_create``, and with PostgreSQL's COPY
+(psycopg 3 ``cursor.copy``, the database's own fastest way in), and the ratios of the
+three (docs/clock.md, "Benchmark").
 
 Run it on PostgreSQL (it creates and drops its own database, ``<name>_clockbench``):
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/sawbones .venv/bin/python bench/clock_advance.py
 
 Options: ``--characters N`` (default 500), ``--batch-size N`` (the clock's batch, default
-500), ``--keep`` (keep the database for inspection).
+500), ``--keep`` (keep the database for inspection), ``--profile N`` (cProfile the
+advance and print its top N functions by cumulative time).
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import os
+import pstats
 import sys
 import time
 from pathlib import Path
@@ -35,6 +40,7 @@ from django.conf import settings  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
+from django.utils import timezone  # noqa: E402
 
 from campaigns.models import Membership  # noqa: E402
 from campaigns.services import campaign_create  # noqa: E402
@@ -97,25 +103,50 @@ class EngineTimer:
         del self.ruleset.apply_effect
 
 
-def bulk_insert_seconds(campaign: Any) -> tuple[int, float]:
-    """Insert as many resolution rows as the advance wrote (copies of them), in bulk."""
-    fields = [
-        f.attname
-        for f in Resolution._meta.concrete_fields
-        if f.attname not in ("id", "created_at", "undoes_id")
-    ]
+# Every column but the id, the time stamp (set on insert) and ``undoes`` (null here).
+SKIPPED = ("id", "created_at", "undoes_id")
+COPIED = [f for f in Resolution._meta.concrete_fields if f.attname not in SKIPPED]
+
+
+def baseline_rows(campaign: Any, version_offset: int) -> list[dict[str, Any]]:
+    """Copies of the resolution rows the advance wrote: kind ``action`` and versions moved
+    by ``version_offset`` (so the log's unique constraints let them in beside the
+    originals), every other column as written."""
     source = Resolution.objects.filter(campaign=campaign, kind=ResolutionKind.EFFECT)
-    rows = [
-        Resolution(
-            **{**values, "kind": ResolutionKind.ACTION, "version": values["version"] + 10**6}
-        )
-        for values in source.values(*fields)
+    return [
+        {**values, "kind": ResolutionKind.ACTION, "version": values["version"] + version_offset}
+        for values in source.order_by("id").values(*(f.attname for f in COPIED))
     ]
+
+
+def bulk_create_seconds(campaign: Any) -> tuple[int, float]:
+    """Insert copies of the advance's resolution rows with Django's ``bulk_create``."""
+    rows = [Resolution(**values) for values in baseline_rows(campaign, 10**6)]
     start = time.perf_counter()
     with transaction.atomic():
         Resolution.objects.bulk_create(rows, batch_size=1000)
-    seconds = time.perf_counter() - start
-    return len(rows), seconds
+    return len(rows), time.perf_counter() - start
+
+
+def copy_seconds(campaign: Any) -> tuple[int, float]:
+    """Insert copies of the same rows with PostgreSQL's COPY (psycopg 3 ``cursor.copy``).
+
+    Timed like ``bulk_create``, from Python values to committed rows: each value goes
+    through its field's ``get_db_prep_save`` (JSON as psycopg's ``Jsonb``), so the
+    database gets what Django would send; ``created_at`` is set as ``auto_now_add`` would.
+    """
+    rows = baseline_rows(campaign, 2 * 10**6)
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(c) for c in [*(f.column for f in COPIED), "created_at"])
+    sql = f"COPY {quote(Resolution._meta.db_table)} ({columns}) FROM STDIN"
+    start = time.perf_counter()
+    now = timezone.now()
+    with transaction.atomic(), connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
+        for values in rows:
+            copy.write_row(
+                [*(f.get_db_prep_save(values[f.attname], connection) for f in COPIED), now]
+            )
+    return len(rows), time.perf_counter() - start
 
 
 def main() -> None:
@@ -123,10 +154,13 @@ def main() -> None:
     parser.add_argument("--characters", type=int, default=500)
     parser.add_argument("--batch-size", type=int, default=500)
     parser.add_argument("--keep", action="store_true", help="keep the benchmark database")
+    parser.add_argument(
+        "--profile", type=int, default=0, metavar="N", help="print the advance's top N functions"
+    )
     args = parser.parse_args()
     settings.SAWBONES_CLOCK_BATCH_SIZE = args.batch_size
     if connection.vendor != "postgresql":
-        print("warning: not PostgreSQL; the issue's figures are for PostgreSQL", file=sys.stderr)
+        sys.exit("the benchmark compares with PostgreSQL's COPY: run it on PostgreSQL")
     connection.settings_dict.setdefault("TEST", {})
     connection.settings_dict["TEST"]["NAME"] = f"{connection.settings_dict['NAME']}_clockbench"
     old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
@@ -139,12 +173,17 @@ def main() -> None:
             f"{time.perf_counter() - start:.1f} s"
         )
 
+        profile = cProfile.Profile() if args.profile else None
         with (
             EngineTimer(get_ruleset("old_school")) as engine,
             CaptureQueriesContext(connection) as queries,
         ):
             start = time.perf_counter()
+            if profile is not None:
+                profile.enable()
             job = clock_advance_start(campaign_id=campaign.pk, minutes=ADVANCE)
+            if profile is not None:
+                profile.disable()
             advance = time.perf_counter() - start
         job.refresh_from_db()
         assert job.state == "done", (job.state, job.reason)
@@ -153,7 +192,9 @@ def main() -> None:
         left = ScheduledEffect.objects.filter(
             campaign=campaign, state="pending", kind="disease_save"
         ).count()
-        rows, insert = bulk_insert_seconds(campaign)
+        rows, bulk = bulk_create_seconds(campaign)
+        copied, copy_time = copy_seconds(campaign)
+        assert rows == copied == effects, (rows, copied, effects)
 
         print(
             f"advance: {ADVANCE} in-game minutes, {effects} effects applied "
@@ -161,19 +202,26 @@ def main() -> None:
             f"{left} disease saves left"
         )
         print(
-            f"advance time: {advance:.2f} s = {effects / advance:,.0f} effects/s; "
             f"{len(queries)} queries ({len(queries) / effects:.3f} per effect), "
-            f"batch size {args.batch_size}"
+            f"batch size {args.batch_size}; the rules engine (apply_effect) took "
+            f"{engine.seconds:.2f} s of the advance"
         )
-        print(
-            f"  of which the rules engine (apply_effect): {engine.seconds:.2f} s "
-            f"({100 * engine.seconds / advance:.0f}%)"
-        )
-        print(
-            f"bulk insert of {rows} resolution rows: {insert:.2f} s = {rows / insert:,.0f} rows/s"
-        )
-        print(f"ratio advance / bulk insert: {advance / insert:.2f}")
-        print(f"ratio without the engine's own time: {(advance - engine.seconds) / insert:.2f}")
+        print()
+        print(f"{'':<36}{'seconds':>9}{'rows/s':>10}")
+        for name, seconds in (
+            ("advance (writes its rows)", advance),
+            (f"bulk_create of its {rows} rows", bulk),
+            (f"COPY of the same {rows} rows", copy_time),
+        ):
+            print(f"{name:<36}{seconds:>9.2f}{rows / seconds:>10,.0f}")
+        print()
+        print(f"ratio advance / bulk_create: {advance / bulk:.2f}")
+        print(f"ratio advance / COPY:        {advance / copy_time:.2f}")
+        print(f"ratio bulk_create / COPY:    {bulk / copy_time:.2f}")
+        print(f"load average (1, 5, 15 min): {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        if profile is not None:
+            print()
+            pstats.Stats(profile).sort_stats("cumulative").print_stats(args.profile)
     finally:
         if args.keep:
             print(f"kept database {connection.settings_dict['NAME']}")
