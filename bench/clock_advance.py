@@ -7,7 +7,12 @@ applies the effects every old_school character has anyway (a sleep window each d
 ruling OS-8). Printed side by side: the advance's time, the time to insert copies of
 the resolution rows it wrote with Django's ``bulk_create``, and with PostgreSQL's COPY
 (psycopg 3 ``cursor.copy``, the database's own fastest way in), and the ratios of the
-three (docs/clock.md, "Benchmark").
+three (docs/clock.md, "Benchmark"). Each is timed on the wall clock and in CPU seconds
+(this process plus its PostgreSQL backend, read from /proc when the server runs on this
+machine): on a machine shared with other work the wall clock moves with the load, the
+CPU seconds much less. Two more COPY lines price the log's other possible shapes: the
+sheets as the change only (the top-level keys that changed, before and after), and
+the full sheets every 10th version with the change only in between.
 
 Run it on PostgreSQL (it creates and drops its own database, ``<name>_clockbench``):
 
@@ -26,6 +31,9 @@ import os
 import pstats
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +111,46 @@ class EngineTimer:
         del self.ruleset.apply_effect
 
 
+def backend_cpu_seconds() -> float | None:
+    """CPU seconds the connection's PostgreSQL backend has used, if it runs on this machine."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        pid = cursor.fetchone()[0]
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[1].split()  # after "pid (name)": state is field 3
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+@dataclass
+class Cost:
+    """What one measured step took: wall clock, and CPU seconds of this process and of
+    the database backend serving it (None when the server is elsewhere)."""
+
+    wall: float = 0.0
+    client: float = 0.0
+    server: float | None = None
+
+    @property
+    def cpu(self) -> float | None:
+        return None if self.server is None else self.client + self.server
+
+
+@contextmanager
+def measured() -> Iterator[Cost]:
+    cost = Cost()
+    server = backend_cpu_seconds()
+    client = time.process_time()
+    wall = time.perf_counter()
+    yield cost
+    cost.wall = time.perf_counter() - wall
+    cost.client = time.process_time() - client
+    after = backend_cpu_seconds()
+    cost.server = None if server is None or after is None else after - server
+
+
 # Every column but the id, the time stamp (set on insert) and ``undoes`` (null here).
 SKIPPED = ("id", "created_at", "undoes_id")
 COPIED = [f for f in Resolution._meta.concrete_fields if f.attname not in SKIPPED]
@@ -119,34 +167,51 @@ def baseline_rows(campaign: Any, version_offset: int) -> list[dict[str, Any]]:
     ]
 
 
-def bulk_create_seconds(campaign: Any) -> tuple[int, float]:
+def bulk_create_cost(campaign: Any) -> tuple[int, Cost]:
     """Insert copies of the advance's resolution rows with Django's ``bulk_create``."""
     rows = [Resolution(**values) for values in baseline_rows(campaign, 10**6)]
-    start = time.perf_counter()
-    with transaction.atomic():
+    with measured() as cost, transaction.atomic():
         Resolution.objects.bulk_create(rows, batch_size=1000)
-    return len(rows), time.perf_counter() - start
+    return len(rows), cost
 
 
-def copy_seconds(campaign: Any) -> tuple[int, float]:
+def change_only(before: dict[str, Any], after: dict[str, Any]) -> tuple[dict[str, Any], ...]:
+    """The top-level keys that differ: their values before, and after (absent: left out)."""
+    keys = [k for k in {**before, **after} if before.get(k, ...) != after.get(k, ...)]
+    return {k: before[k] for k in keys if k in before}, {k: after[k] for k in keys if k in after}
+
+
+def copy_cost(campaign: Any, version_offset: int, full_every: int | None = 1) -> tuple[int, Cost]:
     """Insert copies of the same rows with PostgreSQL's COPY (psycopg 3 ``cursor.copy``).
 
-    Timed like ``bulk_create``, from Python values to committed rows: each value goes
+    Measured like ``bulk_create``, from Python values to committed rows: each value goes
     through its field's ``get_db_prep_save`` (JSON as psycopg's ``Jsonb``), so the
     database gets what Django would send; ``created_at`` is set as ``auto_now_add`` would.
+    ``full_every``: the log's shape priced. 1: the full sheets before and after on every
+    row (today's log); N: on every Nth version only, the change only on the others;
+    None: the change only on every row. Working the change out is not timed.
     """
-    rows = baseline_rows(campaign, 2 * 10**6)
+    rows = baseline_rows(campaign, version_offset)
+    for row in rows:
+        if full_every is None or row["version"] % full_every:
+            row["sheet_before"], row["sheet_after"] = change_only(
+                row["sheet_before"], row["sheet_after"]
+            )
     quote = connection.ops.quote_name
     columns = ", ".join(quote(c) for c in [*(f.column for f in COPIED), "created_at"])
     sql = f"COPY {quote(Resolution._meta.db_table)} ({columns}) FROM STDIN"
-    start = time.perf_counter()
-    now = timezone.now()
-    with transaction.atomic(), connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
+    with (
+        measured() as cost,
+        transaction.atomic(),
+        connection.cursor() as cursor,
+        cursor.cursor.copy(sql) as copy,
+    ):
+        now = timezone.now()
         for values in rows:
             copy.write_row(
                 [*(f.get_db_prep_save(values[f.attname], connection) for f in COPIED), now]
             )
-    return len(rows), time.perf_counter() - start
+    return len(rows), cost
 
 
 def main() -> None:
@@ -177,14 +242,13 @@ def main() -> None:
         with (
             EngineTimer(get_ruleset("old_school")) as engine,
             CaptureQueriesContext(connection) as queries,
+            measured() as advance,
         ):
-            start = time.perf_counter()
             if profile is not None:
                 profile.enable()
             job = clock_advance_start(campaign_id=campaign.pk, minutes=ADVANCE)
             if profile is not None:
                 profile.disable()
-            advance = time.perf_counter() - start
         job.refresh_from_db()
         assert job.state == "done", (job.state, job.reason)
         effects = job.done
@@ -192,9 +256,11 @@ def main() -> None:
         left = ScheduledEffect.objects.filter(
             campaign=campaign, state="pending", kind="disease_save"
         ).count()
-        rows, bulk = bulk_create_seconds(campaign)
-        copied, copy_time = copy_seconds(campaign)
+        rows, bulk = bulk_create_cost(campaign)
+        copied, copy = copy_cost(campaign, 2 * 10**6)
         assert rows == copied == effects, (rows, copied, effects)
+        _, change = copy_cost(campaign, 3 * 10**6, full_every=None)
+        _, every10 = copy_cost(campaign, 4 * 10**6, full_every=10)
 
         print(
             f"advance: {ADVANCE} in-game minutes, {effects} effects applied "
@@ -207,17 +273,31 @@ def main() -> None:
             f"{engine.seconds:.2f} s of the advance"
         )
         print()
-        print(f"{'':<36}{'seconds':>9}{'rows/s':>10}")
-        for name, seconds in (
+        print(f"{'':<44}{'wall s':>8}{'rows/s':>8}{'CPU s':>7}{'(ours':>7}{'+ db)':>7}")
+        for name, cost in (
             ("advance (writes its rows)", advance),
             (f"bulk_create of its {rows} rows", bulk),
-            (f"COPY of the same {rows} rows", copy_time),
+            (f"COPY of the same {rows} rows", copy),
+            ("COPY, sheets as the change only", change),
+            ("COPY, full sheets every 10th version", every10),
         ):
-            print(f"{name:<36}{seconds:>9.2f}{rows / seconds:>10,.0f}")
+            cpu = (
+                ""
+                if cost.cpu is None
+                else f"{cost.cpu:>7.2f}{cost.client:>7.2f}{cost.server:>7.2f}"
+            )
+            print(f"{name:<44}{cost.wall:>8.2f}{rows / cost.wall:>8,.0f}{cpu}")
         print()
-        print(f"ratio advance / bulk_create: {advance / bulk:.2f}")
-        print(f"ratio advance / COPY:        {advance / copy_time:.2f}")
-        print(f"ratio bulk_create / COPY:    {bulk / copy_time:.2f}")
+        print(f"{'ratio':<28}{'wall':>7}{'CPU':>7}")
+        for name, a, b in (
+            ("advance / bulk_create", advance, bulk),
+            ("advance / COPY", advance, copy),
+            ("bulk_create / COPY", bulk, copy),
+            ("COPY change only / full", change, copy),
+            ("COPY full every 10th / full", every10, copy),
+        ):
+            cpu = "" if a.cpu is None or b.cpu is None else f"{a.cpu / b.cpu:>7.2f}"
+            print(f"{name:<28}{a.wall / b.wall:>7.2f}{cpu}")
         print(f"load average (1, 5, 15 min): {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         if profile is not None:
             print()
