@@ -36,7 +36,7 @@ def rows(campaign: Campaign) -> dict[str, Any]:
     names = {c.pk: c.name for c in Character.objects.filter(campaign=campaign)}
     resolutions = list(Resolution.objects.filter(campaign=campaign).order_by("id"))
     effects = list(ScheduledEffect.objects.filter(campaign=campaign).order_by("id"))
-    resolution_at = {r.pk: i for i, r in enumerate(resolutions)}
+    resolution_at: dict[int | None, int] = {r.pk: i for i, r in enumerate(resolutions)}
     effect_at = {e.pk: i for i, e in enumerate(effects)}
 
     def columns(obj: Any) -> dict[str, Any]:
