@@ -19,7 +19,8 @@ which works through the campaign's jobs oldest first, in small batches:
   the referee resumes it once the choice is answered.
 
 The batch writes in bulk (a few queries per batch, not per effect): resolutions,
-effect states, new effects, sheets. The result is the same as applying each effect
+effect states, new effects, sheets. On PostgreSQL the resolutions stream into a COPY
+while the batch applies its effects, and the new effects go in with COPY at its end. The result is the same as applying each effect
 alone with :func:`rules.services.run_step` (a test compares both). Effects scheduled
 during a batch are written at its end and join the queue in the next batch, before
 any effect due after them.
@@ -29,11 +30,13 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import ROUND_FLOOR, Decimal
 from functools import partial
+from types import TracebackType
 from typing import Any
 
 import psycopg
@@ -383,95 +386,97 @@ def _run_effects(campaign: Campaign, loaded: list[ScheduledEffect]) -> _Batch:
         .order_by("pk")
     }
     batch = _Batch()
-    for effect in loaded:
-        if effect.state != EffectState.PENDING:
-            continue  # cancelled by an earlier effect of this batch
-        # An effect scheduled in this batch and due before this one goes first: write
-        # the batch and let the next one load it in order.
-        if batch.earliest_new is not None and batch.earliest_new < effect.due_at:
-            break
-        character = characters[effect.character_id]
-        if character.pending_choice is not None:  # ruling G-3
-            batch.stop = (  # the page says where the clock stopped; the reason says why
-                f"{character.name} waits on a choice ({character.pending_choice['prompt']}) "
-                f"before “{effect_words(effect)}” can happen. Answer it, then resume.",
-                character,
-                effect.due_at,
-            )
-            break
-        context = Context(clock=effect.due_at, options=options, by_referee=True, tables=tables)
-        dice, generator = campaign_dice(campaign)
-        counter_start = generator.counter
-        try:
-            # The engine works on its own deep copy of the sheet (Ruleset.apply_effect):
-            # the sheet it is given stays the resolution's sheet before, untouched.
-            result = ruleset.apply_effect(
-                character.sheet, effect.kind, effect.payload, dice, context
-            )
-            choice = stored_choice(result.pending_choice)
-            resolution = build_resolution(
-                campaign=campaign,
-                character=character,
-                result=result,
-                kind=ResolutionKind.EFFECT,
-                action=effect.kind,
-                params={"scheduled_effect": effect.pk, "payload": effect.payload},
-                actor=None,
-                counter_start=counter_start,
-                counter_end=generator.counter,
-                clock=effect.due_at,
-                pending_choice=choice,
-            )
-        except (RuleError, ActionBlocked) as error:
-            # The ruleset refuses this effect now (its wound was undone...): it is
-            # cancelled and listed on the job for the referee; its dice are not used.
-            effect.state = EffectState.CANCELLED
+    # The resolutions go to the database as they are made (_ResolutionWriter).
+    with _ResolutionWriter(len(loaded)) as writer:
+        for effect in loaded:
+            if effect.state != EffectState.PENDING:
+                continue  # cancelled by an earlier effect of this batch
+            # An effect scheduled in this batch and due before this one goes first: write
+            # the batch and let the next one load it in order.
+            if batch.earliest_new is not None and batch.earliest_new < effect.due_at:
+                break
+            character = characters[effect.character_id]
+            if character.pending_choice is not None:  # ruling G-3
+                batch.stop = (  # the page says where the clock stopped; the reason says why
+                    f"{character.name} waits on a choice ({character.pending_choice['prompt']}) "
+                    f"before “{effect_words(effect)}” can happen. Answer it, then resume.",
+                    character,
+                    effect.due_at,
+                )
+                break
+            context = Context(clock=effect.due_at, options=options, by_referee=True, tables=tables)
+            dice, generator = campaign_dice(campaign)
+            counter_start = generator.counter
+            try:
+                # The engine works on its own deep copy of the sheet (Ruleset.apply_effect):
+                # the sheet it is given stays the resolution's sheet before, untouched.
+                result = ruleset.apply_effect(
+                    character.sheet, effect.kind, effect.payload, dice, context
+                )
+                choice = stored_choice(result.pending_choice)
+                resolution = build_resolution(
+                    campaign=campaign,
+                    character=character,
+                    result=result,
+                    kind=ResolutionKind.EFFECT,
+                    action=effect.kind,
+                    params={"scheduled_effect": effect.pk, "payload": effect.payload},
+                    actor=None,
+                    counter_start=counter_start,
+                    counter_end=generator.counter,
+                    clock=effect.due_at,
+                    pending_choice=choice,
+                )
+            except (RuleError, ActionBlocked) as error:
+                # The ruleset refuses this effect now (its wound was undone...): it is
+                # cancelled and listed on the job for the referee; its dice are not used.
+                effect.state = EffectState.CANCELLED
+                batch.touched.append(effect)
+                batch.skipped.append(
+                    {
+                        "effect": effect.pk,
+                        "kind": effect.kind,
+                        "character": character.pk,
+                        "due_at": effect.due_at,
+                        "error": str(error),
+                    }
+                )
+                batch.handled += 1
+                batch.last_minute = effect.due_at
+                continue
+            campaign.dice_counter = generator.counter
+            character.sheet = result.sheet
+            character.version = resolution.version
+            character.pending_choice = choice
+            batch.changed_characters[character.pk] = character
+            batch.resolutions.append(resolution)
+            writer.add(resolution)
+            effect.state = EffectState.DONE
             batch.touched.append(effect)
-            batch.skipped.append(
-                {
-                    "effect": effect.pk,
-                    "kind": effect.kind,
-                    "character": character.pk,
-                    "due_at": effect.due_at,
-                    "error": str(error),
-                }
-            )
+            batch.applied.append((resolution, effect))
+            batch.cancel(character.pk, result.cancel_effects, loaded)
+            new_effects = build_scheduled_effects(resolution=resolution, result=result)
+            batch.new_effects.extend(new_effects)
+            if new_effects:
+                earliest = min(e.due_at for e in new_effects)
+                if batch.earliest_new is None or earliest < batch.earliest_new:
+                    batch.earliest_new = earliest
             batch.handled += 1
             batch.last_minute = effect.due_at
-            continue
-        campaign.dice_counter = generator.counter
-        character.sheet = result.sheet
-        character.version = resolution.version
-        character.pending_choice = choice
-        batch.changed_characters[character.pk] = character
-        batch.resolutions.append(resolution)
-        effect.state = EffectState.DONE
-        batch.touched.append(effect)
-        batch.applied.append((resolution, effect))
-        batch.cancel(character.pk, result.cancel_effects, loaded)
-        new_effects = build_scheduled_effects(resolution=resolution, result=result)
-        batch.new_effects.extend(new_effects)
-        if new_effects:
-            earliest = min(e.due_at for e in new_effects)
-            if batch.earliest_new is None or earliest < batch.earliest_new:
-                batch.earliest_new = earliest
-        batch.handled += 1
-        batch.last_minute = effect.due_at
-        if choice is not None:  # ruling G-3: catch-up stops at a decision
-            batch.stop = (
-                f"{character.name} has a choice to make after “{effect_words(effect)}” "
-                f"({choice['prompt']}). Answer it, then resume.",
-                character,
-                effect.due_at,
-            )
-            break
+            if choice is not None:  # ruling G-3: catch-up stops at a decision
+                batch.stop = (
+                    f"{character.name} has a choice to make after “{effect_words(effect)}” "
+                    f"({choice['prompt']}). Answer it, then resume.",
+                    character,
+                    effect.due_at,
+                )
+                break
     return batch
 
 
 def _write(batch: _Batch) -> None:
     """Write a batch in bulk: the same rows ``rules.services.persist_result`` writes one by one."""
-    if batch.resolutions:
-        _insert_resolutions(batch.resolutions)
+    # The resolutions are in already (_ResolutionWriter): link each applied effect to its own.
     for resolution, effect in batch.applied:
         effect.resolution = resolution
     if batch.touched:
@@ -509,59 +514,119 @@ def _use_copy() -> bool:
     return connection.vendor == "postgresql"
 
 
-def _insert_resolutions(resolutions: list[Resolution]) -> None:
-    """Insert the batch's resolutions; each gets its id, in order, as ``bulk_create`` gives.
-
-    On PostgreSQL the ids are taken from the table's sequence first (one query), then
-    the rows go in with COPY: Django's ``bulk_create`` spends most of its time quoting
-    the JSON columns (two full sheets a row) into array literals in Python, four times
-    what the database takes to COPY the same rows (docs/clock.md, "Benchmark").
-    """
-    if not _use_copy():
-        Resolution.objects.bulk_create(resolutions)
-        return
-    pk = Resolution._meta.pk
+def _take_ids(model: type[Model], count: int) -> list[int]:
+    """``count`` new ids from the table's sequence, in order (PostgreSQL; one query)."""
+    pk = model._meta.pk
     assert pk is not None
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
-            [Resolution._meta.db_table, pk.column, len(resolutions)],
+            [model._meta.db_table, pk.column, count],
         )
-        ids = sorted(row[0] for row in cursor.fetchall())
-    for resolution, pk_value in zip(resolutions, ids, strict=True):
-        resolution.pk = pk_value
-    _copy(Resolution, resolutions, with_pk=True)
+        return sorted(row[0] for row in cursor.fetchall())
 
 
-def _copy(model: type[Model], objs: list[Any], *, with_pk: bool) -> None:
-    """Insert ``objs`` with PostgreSQL's COPY: the values ``bulk_create`` would send.
+class _Copy:
+    """A COPY into ``model``'s table (PostgreSQL): the rows ``bulk_create`` would insert.
 
     Every concrete column (the primary key too when ``with_pk``, else the database
     numbers the rows), each value through its field's ``pre_save`` (``auto_now_add``)
-    and ``get_db_prep_save`` as Django's insert does. Errors are Django's (an
-    ``IntegrityError`` for a second resolution of one effect...). Foreign keys must be
-    in their ``*_id`` attributes already.
+    and ``get_db_prep_save`` as Django's insert does; foreign keys must be in their
+    ``*_id`` attributes already. Rows go to the server as they are written, in chunks:
+    it stores them while the caller goes on. Errors are Django's (an ``IntegrityError``
+    for a second resolution of one effect...); the COPY is logged with the queries.
+    Nothing else may use the connection while it is open.
     """
-    db = connections[connection.alias]  # not the proxy: its attributes are read per value
-    fields = [f for f in model._meta.concrete_fields if with_pk or not f.primary_key]
-    quote = db.ops.quote_name
-    # Only quoted names from the model's metadata go into the text; values are data.
-    sql = (
-        f"COPY {quote(model._meta.db_table)} "
-        f"({', '.join(quote(f.column) for f in fields)}) FROM STDIN"
-    )
-    start = time.monotonic()
-    with (
-        db.wrap_database_errors,
-        db.cursor() as cursor,
-        cursor.cursor.copy(sql) as writer,
-    ):
+
+    def __init__(self, model: type[Model], *, with_pk: bool) -> None:
+        self.db = connections[connection.alias]  # not the proxy: read per value
+        self.fields = [f for f in model._meta.concrete_fields if with_pk or not f.primary_key]
+        quote = self.db.ops.quote_name
+        # Only quoted names from the model's metadata go into the text; values are data.
+        self.sql = (
+            f"COPY {quote(model._meta.db_table)} "
+            f"({', '.join(quote(f.column) for f in self.fields)}) FROM STDIN"
+        )
+        self.written: list[Model] = []
+        self._stack = ExitStack()
+        self._start = 0.0
+        self._writer: Any = None
+
+    def __enter__(self) -> _Copy:
+        self._start = time.monotonic()
+        self._stack.enter_context(self.db.wrap_database_errors)
+        cursor = self._stack.enter_context(self.db.cursor())
+        self._writer = self._stack.enter_context(cursor.cursor.copy(self.sql))
+        return self
+
+    def write(self, obj: Model) -> None:
+        db = self.db
+        self._writer.write_row([f.get_db_prep_save(f.pre_save(obj, True), db) for f in self.fields])
+        self.written.append(obj)
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self._stack.__exit__(exc_type, exc, traceback)  # ends the COPY, or aborts it
+        if exc_type is None:
+            for obj in self.written:
+                obj._state.adding = False
+                obj._state.db = self.db.alias
+            _log_query(self.db, f"{self.sql} -- {len(self.written)} rows", self._start)
+
+
+def _copy(model: type[Model], objs: list[Any], *, with_pk: bool) -> None:
+    """Insert ``objs`` with one COPY (see :class:`_Copy`)."""
+    with _Copy(model, with_pk=with_pk) as rows:
         for obj in objs:
-            writer.write_row([f.get_db_prep_save(f.pre_save(obj, True), db) for f in fields])
-    for obj in objs:
-        obj._state.adding = False
-        obj._state.db = db.alias
-    _log_query(db, f"{sql} -- {len(objs)} rows", start)
+            rows.write(obj)
+
+
+class _ResolutionWriter:
+    """Where a batch puts its resolutions as it makes them.
+
+    On PostgreSQL each is written at once into a COPY that stays open while the batch
+    applies the next effects, so the database stores the rows while Python works out
+    the following ones (two cores at work, not one after the other). Ids are taken
+    from the table's sequence when the first resolution comes, one for each effect the
+    batch loaded (those left unused are skipped numbers, as a rolled-back insert
+    leaves), and given in order: ids follow the log, as ``bulk_create`` gives them. No
+    query may run while the COPY is open: the batch's loop makes none. Elsewhere the
+    resolutions are bulk-created when the batch's loop ends.
+    """
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.pending: list[Resolution] = []  # for bulk_create, off PostgreSQL
+        self._copy: _Copy | None = None
+        self._ids: Iterator[int] = iter(())
+
+    def __enter__(self) -> _ResolutionWriter:
+        return self
+
+    def add(self, resolution: Resolution) -> None:
+        if not _use_copy():
+            self.pending.append(resolution)
+            return
+        if self._copy is None:
+            self._ids = iter(_take_ids(Resolution, self.capacity))
+            self._copy = _Copy(Resolution, with_pk=True).__enter__()
+        resolution.pk = next(self._ids)
+        self._copy.write(resolution)
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if self._copy is not None:
+            self._copy.__exit__(exc_type, exc, traceback)
+        elif exc_type is None and self.pending:
+            Resolution.objects.bulk_create(self.pending)
 
 
 def _bulk_set(

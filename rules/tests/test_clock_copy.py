@@ -127,8 +127,12 @@ def test_a_second_resolution_of_one_effect_is_refused_with_djangos_integrity_err
     again = Resolution.objects.get(pk=applied.pk)
     again.pk = None
     again.version += 1
-    with pytest.raises(IntegrityError, match="one_resolution_per_effect"), transaction.atomic():
-        clock._insert_resolutions([again])
+    with (
+        pytest.raises(IntegrityError, match="one_resolution_per_effect"),
+        transaction.atomic(),
+        clock._ResolutionWriter(1) as writer,
+    ):
+        writer.add(again)
 
     # then the database refused it (unique index one_resolution_per_effect), as it
     # refuses bulk_create's, and the log holds the one
