@@ -20,8 +20,9 @@ which works through the campaign's jobs oldest first, in small batches:
 
 The batch writes in bulk (a few queries per batch, not per effect): resolutions,
 effect states, new effects, sheets. On PostgreSQL the resolutions stream into a COPY
-while the batch applies its effects, and the new effects go in with COPY at its end. The result is the same as applying each effect
-alone with :func:`rules.services.run_step` (a test compares both). Effects scheduled
+while the batch applies its effects, and the new effects go in with COPY at its end.
+The result is the same as applying each effect alone with
+:func:`rules.services.run_step` (a test compares both). Effects scheduled
 during a batch are written at its end and join the queue in the next batch, before
 any effect due after them.
 """
