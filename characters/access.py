@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import OuterRef, Subquery
+from django.db.models import CharField, IntegerField
+from django.db.models.expressions import RawSQL
 from django.http import Http404
 
 from campaigns.access import as_granted, outside_grant
@@ -44,14 +45,21 @@ class CharacterAccess:
         return may_act(who, is_referee=self.is_referee)
 
 
-def mine(user: Any) -> dict[str, Subquery]:
+def mine(user: Any) -> dict[str, RawSQL]:
     """Annotations that read the user's membership in a character's campaign (one per
-    campaign and user) beside the character, in the same statement."""
-    membership = Membership.objects.filter(campaign_id=OuterRef("campaign_id"), user_id=user.pk)
-    return {
-        "my_membership_id": Subquery(membership.values("pk")[:1]),
-        "my_role": Subquery(membership.values("role")[:1]),
-    }
+    campaign and user) beside the character, in the same statement.
+
+    Written in SQL: Django spent more CPU compiling these two subqueries than the
+    database spends running them (1 ms of an action's, bench/actions.py). The outer
+    character row is the query's base table, which Django names after the table."""
+    where = (
+        f'FROM "{Membership._meta.db_table}" WHERE "campaign_id" = '
+        f'"{Character._meta.db_table}"."campaign_id" AND "user_id" = %s'
+    )
+    # S611: the table names come from the models; the user's id is a parameter.
+    membership_id = RawSQL(f'SELECT "id" {where}', (user.pk,), IntegerField())  # noqa: S611
+    role = RawSQL(f'SELECT "role" {where}', (user.pk,), CharField())  # noqa: S611
+    return {"my_membership_id": membership_id, "my_role": role}
 
 
 def access_character(

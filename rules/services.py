@@ -15,7 +15,8 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import ValidationError
 from django.db import connections, models, transaction
-from django.db.models import Exists, OuterRef, QuerySet, sql
+from django.db.models import BooleanField, QuerySet, sql
+from django.db.models.expressions import RawSQL
 from django.http import Http404
 from django.utils import timezone
 
@@ -88,14 +89,19 @@ def lock_character(character_id: int) -> tuple[Campaign, Character]:
     return character.campaign, character
 
 
+# S608: the table names come from the models; there is no value in it.
+_WEBHOOKS = WebhookEndpoint._meta.db_table
+_HAS_WEBHOOKS = f'EXISTS (SELECT 1 FROM "{_WEBHOOKS}" WHERE "campaign_id" = "{Character._meta.db_table}"."campaign_id")'  # noqa: S608, E501
+
+
 def _locked_character(characters: QuerySet[Character], character_id: int) -> Character:
     return (
         characters.select_related("campaign")
         .select_for_update(of=("campaign", "self"))
         # Whether the campaign has webhooks, read under the campaign's lock, which
         # webhooks.services.webhook_create takes too: exact, and an action in a campaign
-        # without webhooks saves the query (rules.events).
-        .annotate(webhooked=Exists(WebhookEndpoint.objects.filter(campaign=OuterRef("campaign"))))
+        # without webhooks saves the query (rules.events). In SQL, as characters.access.mine.
+        .annotate(webhooked=RawSQL(_HAS_WEBHOOKS, (), BooleanField()))  # noqa: S611
         .get(pk=character_id)
     )
 
