@@ -507,7 +507,43 @@ def _write(batch: _Batch) -> None:
         characters = list(batch.changed_characters.values())
         for character in characters:
             character.updated_at = now
-        _bulk_set(Character, characters, ["sheet", "version", "pending_choice", "updated_at"])
+        if _use_copy():
+            _sheets_from_log(batch.resolutions, now)
+        else:
+            _bulk_set(Character, characters, ["sheet", "version", "pending_choice", "updated_at"])
+
+
+def _sheets_from_log(resolutions: list[Resolution], now: datetime) -> None:
+    """Set each character's sheet, version and pending choice to its last resolution's
+    of the batch, in the database (PostgreSQL): the rows are in already, so the sheets
+    are neither sent nor parsed a second time. One statement."""
+    last = {r.character_id: r.pk for r in resolutions}  # a later resolution wins
+    db = connections[connection.alias]
+    quote = db.ops.quote_name
+    character, resolution = Character._meta, Resolution._meta
+
+    def column(meta: Any, name: str) -> str:
+        return quote(meta.get_field(name).column)
+
+    copied = ", ".join(
+        f"{column(character, to)} = r.{column(resolution, source)}"
+        for to, source in (
+            ("sheet", "sheet_after"),
+            ("version", "version"),
+            ("pending_choice", "pending_choice"),
+        )
+    )
+    # Only quoted names from the models' metadata go into the text; values are parameters.
+    sql = (
+        f"UPDATE {quote(character.db_table)} AS c SET {copied}, "  # noqa: S608
+        f"{column(character, 'updated_at')} = %s "
+        f"FROM {quote(resolution.db_table)} AS r "
+        f"WHERE r.{column(resolution, 'id')} = ANY(%s) "
+        f"AND c.{column(character, 'id')} = r.{column(resolution, 'character')}"
+    )
+    changed = _execute_bound(db, sql, [now, list(last.values())])
+    if changed != len(last):
+        raise ClockConflict(f"{len(last) - changed} characters' sheets were not set; batch undone")
 
 
 def _use_copy() -> bool:
