@@ -9,8 +9,8 @@ the resolution rows it wrote with Django's ``bulk_create``, and with PostgreSQL'
 (psycopg 3 ``cursor.copy``, the database's own fastest way in), and the ratios of the
 three (docs/clock.md, "Benchmark"). Each is timed on the wall clock and in CPU seconds
 (this process plus its PostgreSQL backend, read from /proc when the server runs on this
-machine): on a machine shared with other work the wall clock moves with the load, the
-CPU seconds much less. Two more COPY lines price the log's other possible shapes: the
+machine): on a machine shared with other work both move with the load, so compare the
+ratios of one run, over several runs. Two more COPY lines price the log's other possible shapes: the
 sheets as the change only (the top-level keys that changed, before and after), and
 the full sheets every 10th version with the change only in between.
 
