@@ -19,7 +19,8 @@
  *   are put back into the same form's fields in the new content.
  * - A live region (data-etag: the sheet, the dashboard, the battle board) polls with its
  *   stamp as If-None-Match: while nothing changed the server answers 304 with no body,
- *   which htmx leaves unswapped (base.html's responseHandling; web/live.py).
+ *   which htmx leaves unswapped (base.html's responseHandling; web/live.py). A hidden
+ *   page sends no polls, and asks again as soon as it is shown.
  * - A button with data-confirm (a lethal or irreversible action, a choice to die) asks
  *   its question first; "Cancel" sends nothing.
  */
@@ -422,10 +423,22 @@
 
 (function () {
   "use strict";
+  function isPoll(elt) {
+    return !!(elt && elt.hasAttribute && elt.hasAttribute("data-etag"));
+  }
   // Only the polling element itself: a form or field inside the region sends no ETag.
   document.addEventListener("htmx:configRequest", function (event) {
     var elt = event.detail.elt;
-    var tag = elt && elt.getAttribute ? elt.getAttribute("data-etag") : null;
+    var tag = isPoll(elt) ? elt.getAttribute("data-etag") : null;
     if (tag && event.detail.verb === "get") event.detail.headers["If-None-Match"] = tag;
+  });
+  // A page nobody sees (another tab in front, a minimised window) sends no polls; its
+  // timer keeps running. When it shows again, the dashboard and the battle board ask at
+  // once (sawbones:refresh) and a sheet within its next second.
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    if (document.hidden && isPoll(event.detail.elt)) event.preventDefault();
+  });
+  document.addEventListener("visibilitychange", function () {
+    if (!document.hidden && window.htmx) window.htmx.trigger(document.body, "sawbones:refresh");
   });
 })();
