@@ -39,7 +39,6 @@ import json
 import multiprocessing
 import os
 import secrets
-import socket
 import statistics
 import subprocess
 import sys
@@ -51,7 +50,8 @@ from urllib.parse import urlsplit, urlunsplit
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from live_pages import gunicorn_cpu  # noqa: E402  (bench/ is on the path of a bench script)
+# bench/ is on the path of a bench script
+from live_pages import free_port, gunicorn_cpu, start_server  # noqa: E402
 
 CSRF = "benchbenchbenchbenchbenchbench42"  # 32 characters: a CSRF secret as the cookie
 
@@ -114,41 +114,6 @@ def make_players(clients: int) -> dict[str, list[dict[str, Any]]]:
                 {"session": session, "campaign": campaign.pk, "character": character.pk}
             )
     return plan
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def start_server(
-    env: dict[str, str], app: Path, port: int, workers: int
-) -> subprocess.Popen[bytes]:
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "config.wsgi:application",
-            f"--workers={workers}",
-            f"--bind=127.0.0.1:{port}",
-            "--log-level=warning",
-        ],
-        cwd=app,
-        env=env,
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            connection.request("GET", "/health/")
-            if connection.getresponse().status == 200:
-                return server
-        except OSError:
-            time.sleep(0.2)
-    server.terminate()
-    raise SystemExit("gunicorn did not answer /health/ within 60 s")
 
 
 def client(args: tuple[int, dict[str, Any], str, float]) -> list[float]:
@@ -217,7 +182,12 @@ def main() -> None:
     try:
         for label, app in apps.items():
             port = free_port()
-            servers[label] = (port, start_server(env, app, port, args.workers))
+            servers[label] = (
+                port,
+                start_server(
+                    env, port, ["config.wsgi:application", f"--workers={args.workers}"], app
+                ),
+            )
         print(
             f"gunicorn {args.workers} workers (production settings), {args.clients} clients, "
             f"{args.seconds:g} s a phase, {os.cpu_count()} cores, load average "

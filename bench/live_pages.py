@@ -112,7 +112,10 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def start_server(env: dict[str, str], port: int, options: list[str]) -> subprocess.Popen[bytes]:
+def start_server(
+    env: dict[str, str], port: int, options: list[str], app: Path = ROOT
+) -> subprocess.Popen[bytes]:
+    """gunicorn serving ``app`` (a checkout of the project) once it answers /health/."""
     server = subprocess.Popen(
         [
             sys.executable,
@@ -122,7 +125,7 @@ def start_server(env: dict[str, str], port: int, options: list[str]) -> subproce
             f"--bind=127.0.0.1:{port}",
             "--log-level=warning",
         ],
-        cwd=ROOT,
+        cwd=app,
         env=env,
     )
     deadline = time.monotonic() + 60
