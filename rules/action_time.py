@@ -18,10 +18,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from campaigns.models import Campaign
-from rules.clock import clock_advance_start
+from rules.clock import clock_advance_start, clock_job_unsaved
 from rules.models import ClockJob, ClockJobKind, Resolution
 
-__all__ = ["action_time_pass", "elapsed_words"]
+__all__ = ["action_time_job", "action_time_pass", "elapsed_words"]
 
 
 def action_time_pass(
@@ -41,6 +41,16 @@ def action_time_pass(
         requested_by=actor,
         kind=ClockJobKind.ACTION,
         locked=campaign,
+    )
+
+
+def action_time_job(*, campaign: Campaign, minutes: int, actor: Any) -> ClockJob | None:
+    """The unsaved job one action's time needs, or None: a single action writes it in
+    its own statement with its log row (rules.services), then sends it."""
+    if minutes <= 0 or not campaign.actions_move_clock:
+        return None
+    return clock_job_unsaved(
+        campaign_id=campaign.pk, minutes=minutes, requested_by=actor, kind=ClockJobKind.ACTION
     )
 
 

@@ -153,6 +153,40 @@ def _require_broker() -> None:
 
 
 # -- starting and resuming -------------------------------------------------------------------
+def clock_job_unsaved(
+    *,
+    campaign_id: int,
+    minutes: int,
+    requested_by: Any = None,
+    request_id: str = "",
+    kind: str = ClockJobKind.ADVANCE,
+) -> ClockJob:
+    """The job row an advance starts with, checked and not yet saved.
+
+    :func:`clock_advance_start` saves it; an action's time (``rules.action_time``) is
+    written with the action's own rows (``rules.services``) and sent with
+    :func:`clock_job_send` once they are."""
+    if isinstance(minutes, bool) or not isinstance(minutes, int) or minutes < 1:
+        raise ValidationError({"minutes": ["advance the clock by at least one minute"]})
+    if minutes > MAX_ADVANCE_MINUTES:
+        raise ValidationError(
+            {"minutes": [f"advance the clock by at most {MAX_ADVANCE_MINUTES} minutes"]}
+        )
+    user = requested_by if getattr(requested_by, "is_authenticated", False) else None
+    return ClockJob(
+        campaign_id=campaign_id,
+        kind=kind,
+        requested_by=user,
+        request_id=request_id,
+        minutes=minutes,
+    )
+
+
+def clock_job_send(job: ClockJob) -> None:
+    """Run a job saved in the current transaction once it commits (:func:`_enqueue`)."""
+    _enqueue(job.pk)
+
+
 def clock_advance_start(
     *,
     campaign_id: int,
@@ -173,13 +207,13 @@ def clock_advance_start(
     The job's target is fixed when it starts (the clock then, plus ``minutes``), after
     every earlier job of the campaign: two advances asked for at once add up.
     """
-    if isinstance(minutes, bool) or not isinstance(minutes, int) or minutes < 1:
-        raise ValidationError({"minutes": ["advance the clock by at least one minute"]})
-    if minutes > MAX_ADVANCE_MINUTES:
-        raise ValidationError(
-            {"minutes": [f"advance the clock by at most {MAX_ADVANCE_MINUTES} minutes"]}
-        )
-    user = requested_by if getattr(requested_by, "is_authenticated", False) else None
+    job = clock_job_unsaved(
+        campaign_id=campaign_id,
+        minutes=minutes,
+        requested_by=requested_by,
+        request_id=request_id,
+        kind=kind,
+    )
     if request_id:
         existing = ClockJob.objects.filter(campaign_id=campaign_id, request_id=request_id).first()
         if existing is not None:
@@ -197,13 +231,7 @@ def clock_advance_start(
             if locked is None or locked.pk != campaign_id:
                 locked = Campaign.objects.select_for_update().get(pk=campaign_id)
             refuse_archived(locked)
-            job = ClockJob.objects.create(
-                campaign_id=campaign_id,
-                kind=kind,
-                requested_by=user,
-                request_id=request_id,
-                minutes=minutes,
-            )
+            job.save(force_insert=True)
             _enqueue(job.pk)
     except IntegrityError:  # the same request twice at once: the other one created it
         if not request_id:

@@ -31,11 +31,19 @@ from rules.dice import campaign_dice
 from rules.engine.dice import Dice
 from rules.engine.interface import Context, PendingChoice, Result, RuleError, Ruleset
 from rules.engine.registry import get_ruleset
-from rules.models import CampaignTable, EffectState, Resolution, ResolutionKind, ScheduledEffect
+from rules.models import (
+    CampaignTable,
+    ClockJob,
+    EffectState,
+    Resolution,
+    ResolutionKind,
+    ScheduledEffect,
+)
 from webhooks.models import WebhookEndpoint
 
 User = AbstractBaseUser | AnonymousUser
 Step = Callable[[Ruleset, dict[str, Any], Dice, Context], Result]
+JobFor = Callable[[Resolution], "ClockJob | None"]
 
 
 def campaign_tables(campaign: Campaign) -> dict[str, Any]:
@@ -193,10 +201,13 @@ def persist_result(
     undoes: Resolution | None = None,
     restored_choice: dict[str, Any] | None = None,
     batch: Any = None,
+    clock_job: JobFor | None = None,
 ) -> Resolution:
     """Write the result: sheet, version, pending choice, dice counter, log, effects.
 
-    Callers hold the campaign and character row locks.
+    Callers hold the campaign and character row locks. ``clock_job``: the clock job the
+    resolution starts, if any (an action's time, rules.action_time), written with its
+    rows and sent once they commit.
     """
     resolution = build_resolution(
         campaign=campaign,
@@ -218,7 +229,14 @@ def persist_result(
     character.pending_choice = resolution.pending_choice
     if counter_end != counter_start:
         campaign.dice_counter = counter_end
-    _write_result(campaign, character, resolution, dice_rolled=counter_end != counter_start)
+    job = clock_job(resolution) if clock_job else None
+    _write_result(
+        campaign, character, resolution, dice_rolled=counter_end != counter_start, job=job
+    )
+    if job is not None:
+        from rules.clock import clock_job_send  # rules.clock imports this module
+
+        clock_job_send(job)
     # Cancel before scheduling: a result may replace an effect under the same key.
     if result.cancel_effects:
         ScheduledEffect.objects.filter(
@@ -236,11 +254,17 @@ def persist_result(
 
 
 def _write_result(
-    campaign: Campaign, character: Character, resolution: Resolution, *, dice_rolled: bool
+    campaign: Campaign,
+    character: Character,
+    resolution: Resolution,
+    *,
+    dice_rolled: bool,
+    job: ClockJob | None = None,
 ) -> None:
-    """Save the sheet, the dice counter and the log row: on PostgreSQL in one statement
-    (the two updates as data-modifying CTEs before the insert), one round trip where
-    three were made; elsewhere (SQLite, the embedded mode) as three saves.
+    """Save the sheet, the dice counter, the log row and the clock job the action's time
+    starts, if any: on PostgreSQL in one statement (the updates and the job's insert as
+    data-modifying CTEs before the log row's insert), one round trip where four were
+    made; elsewhere (SQLite, the embedded mode) as separate saves.
 
     Each statement is compiled by Django from the models, so the columns, the JSON and
     the timestamps are written exactly as ``save()`` writes them."""
@@ -250,6 +274,8 @@ def _write_result(
         if dice_rolled:
             campaign.save(update_fields=["dice_counter"])
         resolution.save()
+        if job is not None:
+            job.save(force_insert=True)
         return
     character.updated_at = timezone.now()
     parts = [
@@ -271,20 +297,33 @@ def _write_result(
                 Campaign, campaign.pk, {"dice_counter": campaign.dice_counter}, connection.alias
             )
         )
-    insert = sql.InsertQuery(Resolution)
-    fields = [f for f in Resolution._meta.concrete_fields if not f.primary_key]
-    insert.insert_values(fields, [resolution])
-    compiler = insert.get_compiler(connection.alias)
-    compiler.returning_fields = [Resolution._meta.pk]
-    [(insert_sql, insert_params)] = compiler.as_sql()
+    if job is not None:
+        parts.append(_insert_sql(job, connection.alias))
+    insert_sql, insert_params = _insert_sql(resolution, connection.alias)
     ctes = ", ".join(f"write_{n} AS ({text})" for n, (text, _) in enumerate(parts))
     params = [param for _, part_params in parts for param in part_params]
+    if job is not None:  # the job's id, from its CTE (the last)
+        insert_sql += f', (SELECT "id" FROM write_{len(parts) - 1})'  # noqa: S608 - a CTE's name
     with connection.cursor() as cursor:
         cursor.execute(f"WITH {ctes} {insert_sql}", [*params, *insert_params])
         row = cursor.fetchone()
-    resolution.pk = row[0]
-    resolution._state.adding = False
-    resolution._state.db = connection.alias
+    for saved, pk in ((resolution, row[0]), (job, row[-1] if job is not None else None)):
+        if saved is not None:
+            saved.pk = pk
+            saved._state.adding = False
+            saved._state.db = connection.alias
+
+
+def _insert_sql(obj: models.Model, using: str) -> tuple[str, tuple[Any, ...]]:
+    """``INSERT`` of the unsaved ``obj`` with ``RETURNING`` its id, compiled by Django
+    (defaults and timestamps as ``save()`` sets them), not run."""
+    model = type(obj)
+    insert = sql.InsertQuery(model)
+    insert.insert_values([f for f in model._meta.concrete_fields if not f.primary_key], [obj])
+    compiler = insert.get_compiler(using)
+    compiler.returning_fields = [model._meta.pk]
+    [(text, params)] = compiler.as_sql()
+    return text, tuple(params)
 
 
 def _update_sql(
@@ -310,6 +349,7 @@ def run_step(
     by_referee: bool,
     clock: int | None = None,
     batch: Any = None,
+    clock_job: JobFor | None = None,
 ) -> Resolution:
     """Run one engine step on locked rows and persist it. Callers hold the locks."""
     ruleset = get_ruleset(campaign.ruleset)
@@ -329,6 +369,7 @@ def run_step(
         counter_end=generator.counter,
         clock=context.clock,
         batch=batch,
+        clock_job=clock_job,
     )
 
 
@@ -412,7 +453,13 @@ def _resolve_action(
     def step(rs: Ruleset, sheet: dict[str, Any], dice: Dice, ctx: Context) -> Result:
         return rs.resolve(sheet, action, params, dice, ctx)
 
-    resolution = run_step(
+    from rules.action_time import action_time_job  # rules.clock imports this module
+
+    def clock_job(resolution: Resolution) -> ClockJob | None:
+        # The time the action took moves the clock once it ends (docs/clock.md).
+        return action_time_job(campaign=campaign, minutes=resolution.elapsed_minutes, actor=actor)
+
+    return run_step(
         campaign=campaign,
         character=character,
         step=step,
@@ -421,12 +468,8 @@ def _resolve_action(
         params=params,
         actor=actor,
         by_referee=by_referee,
+        clock_job=clock_job,
     )
-    from rules.action_time import action_time_pass  # rules.clock imports this module
-
-    # The time the action took moves the clock once it ends (docs/clock.md).
-    action_time_pass(campaign=campaign, resolutions=[resolution], actor=actor)
-    return resolution
 
 
 def resolution_answer_choice(
