@@ -45,45 +45,20 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 # bench/ is on the path of a bench script
-from live_pages import free_port, gunicorn_cpu, start_server  # noqa: E402
+from live_pages import (  # noqa: E402
+    bench_env,
+    free_port,
+    gunicorn_cpu,
+    make_database,
+    start_server,
+)
 
 CSRF = "benchbenchbenchbenchbenchbench42"  # 32 characters: a CSRF secret as the cookie
-
-
-def bench_env(database_url: str) -> dict[str, str]:
-    parts = urlsplit(database_url)
-    name = parts.path.lstrip("/") + "_actionbench"
-    return {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings.production",
-        "DJANGO_SECRET_KEY": secrets.token_urlsafe(64),
-        "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
-        "DJANGO_SECURE_SSL_REDIRECT": "0",
-        "DATABASE_URL": urlunsplit(parts._replace(path="/" + name)),
-        "SAWBONES_THROTTLE_USER": "1000000/min",
-        "SAWBONES_THROTTLE_IP": "1000000/min",
-        "LOG_LEVEL": "WARNING",
-        "PYTHONWARNINGS": "ignore:No directory at",  # whitenoise: no collectstatic here
-    }
-
-
-def make_database(env: dict[str, str], app: Path) -> None:
-    import psycopg
-
-    target = urlsplit(env["DATABASE_URL"])
-    name = target.path.lstrip("/")
-    with psycopg.connect(urlunsplit(target._replace(path="/postgres")), autocommit=True) as db:
-        db.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        db.execute(f'CREATE DATABASE "{name}"')
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--verbosity", "0"], cwd=app, env=env, check=True
-    )
 
 
 def make_players(clients: int) -> dict[str, list[dict[str, Any]]]:
@@ -168,7 +143,8 @@ def main() -> None:
     args = parser.parse_args()
     if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
         raise SystemExit("DATABASE_URL must name a PostgreSQL server (its own database is made)")
-    env = bench_env(os.environ["DATABASE_URL"])
+    # The settings' own default: a connection per request, unless DATABASE_CONN_MAX_AGE says
+    env = bench_env(os.environ["DATABASE_URL"], "_actionbench", conn_max_age="0")
     os.environ.update(env)
     make_database(env, args.app.resolve())
     import django

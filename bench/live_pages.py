@@ -75,9 +75,13 @@ TICK = os.sysconf("SC_CLK_TCK")
 # -- the server --------------------------------------------------------------------------
 
 
-def bench_env(database_url: str) -> dict[str, str]:
+def bench_env(
+    database_url: str, suffix: str = "_livebench", conn_max_age: str = "60"
+) -> dict[str, str]:
+    """A bench server's environment: production settings on ``<database><suffix>``,
+    no throttles; ``DATABASE_CONN_MAX_AGE`` from the environment, else ``conn_max_age``."""
     parts = urlsplit(database_url)
-    name = parts.path.lstrip("/") + "_livebench"
+    name = parts.path.lstrip("/") + suffix
     return {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.production",
@@ -85,7 +89,7 @@ def bench_env(database_url: str) -> dict[str, str]:
         "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
         "DJANGO_SECURE_SSL_REDIRECT": "0",
         "DATABASE_URL": urlunsplit(parts._replace(path="/" + name)),
-        "DATABASE_CONN_MAX_AGE": os.environ.get("DATABASE_CONN_MAX_AGE", "60"),
+        "DATABASE_CONN_MAX_AGE": os.environ.get("DATABASE_CONN_MAX_AGE", conn_max_age),
         "SAWBONES_THROTTLE_USER": "1000000/min",
         "SAWBONES_THROTTLE_IP": "1000000/min",
         "LOG_LEVEL": "WARNING",
@@ -93,7 +97,8 @@ def bench_env(database_url: str) -> dict[str, str]:
     }
 
 
-def make_database(env: dict[str, str]) -> None:
+def make_database(env: dict[str, str], app: Path = ROOT) -> None:
+    """The bench's database made anew and migrated by ``app`` (a checkout)."""
     import psycopg
 
     target = urlsplit(env["DATABASE_URL"])
@@ -102,7 +107,7 @@ def make_database(env: dict[str, str]) -> None:
         db.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         db.execute(f'CREATE DATABASE "{name}"')
     subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--verbosity", "0"], cwd=ROOT, env=env, check=True
+        [sys.executable, "manage.py", "migrate", "--verbosity", "0"], cwd=app, env=env, check=True
     )
 
 

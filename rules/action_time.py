@@ -24,6 +24,11 @@ from rules.models import ClockJob, ClockJobKind, Resolution
 __all__ = ["action_time_job", "action_time_pass", "elapsed_words"]
 
 
+def moves_clock(campaign: Campaign, minutes: int) -> bool:
+    """Whether actions that took ``minutes`` move the campaign's clock (its option)."""
+    return minutes > 0 and campaign.actions_move_clock
+
+
 def action_time_pass(
     *, campaign: Campaign, resolutions: Iterable[Resolution], actor: Any
 ) -> ClockJob | None:
@@ -33,7 +38,7 @@ def action_time_pass(
     in it and its task runs once it commits.
     """
     minutes = max((resolution.elapsed_minutes for resolution in resolutions), default=0)
-    if minutes <= 0 or not campaign.actions_move_clock:
+    if not moves_clock(campaign, minutes):
         return None
     return clock_advance_start(
         campaign_id=campaign.pk,
@@ -47,7 +52,7 @@ def action_time_pass(
 def action_time_job(*, campaign: Campaign, minutes: int, actor: Any) -> ClockJob | None:
     """The unsaved job one action's time needs, or None: a single action writes it in
     its own statement with its log row (rules.services), then sends it."""
-    if minutes <= 0 or not campaign.actions_move_clock:
+    if not moves_clock(campaign, minutes):
         return None
     return clock_job_unsaved(
         campaign_id=campaign.pk, minutes=minutes, requested_by=actor, kind=ClockJobKind.ACTION

@@ -328,12 +328,19 @@ def test_removing_a_webhook_stops_deliveries(client_for, referee, campaign, aldo
     assert client.delete(url).status_code == 404
 
 
-def _as_if_never_sent(endpoint_id: int, hook: Receiver) -> None:
-    """The events' deliveries pending again (the test settings deliver at once)."""
+def _two_events_pending(receiver, client_for, referee, campaign, aldo) -> tuple[Any, int]:
+    """A receiver with two events waiting for it, as if never sent (the test settings
+    deliver at once): the hook and the webhook's id."""
+    hook = receiver()
+    client = client_for(referee)
+    endpoint_id = register(client, campaign, hook.url)["id"]
+    damage(client, aldo)
+    damage(client, aldo)
     WebhookDelivery.objects.filter(endpoint_id=endpoint_id).update(
         state=DeliveryState.PENDING, attempts=0, delivered_at=None
     )
     hook.received.clear()
+    return hook, endpoint_id
 
 
 @pytest.mark.django_db(transaction=True)
@@ -344,13 +351,7 @@ def test_a_worker_whose_lease_was_taken_stops_and_leaves_the_other_workers_lease
     renewed by compare-and-set as deliveries go, and released only by its holder. Here
     the first POST takes so long that another worker claims the URL meanwhile."""
     settings.SAWBONES_WEBHOOK_ALLOW_PRIVATE = True
-    hook = receiver()
-    client = client_for(referee)
-    created = register(client, campaign, hook.url)
-    damage(client, aldo)
-    damage(client, aldo)
-    endpoint_id = created["id"]
-    _as_if_never_sent(endpoint_id, hook)
+    hook, endpoint_id = _two_events_pending(receiver, client_for, referee, campaign, aldo)
     assert WebhookDelivery.objects.filter(endpoint_id=endpoint_id).count() == 2
     other_workers_lease = timezone.now() + timedelta(hours=1)
     answer_first = hook.server.RequestHandlerClass.do_POST
@@ -377,13 +378,7 @@ def test_the_lease_is_renewed_from_the_time_it_is_and_released_at_the_end(
     """A long backlog keeps its lease: each renewal counts from the time it is, not
     from when the run began (then a run over two minutes would lose it unawares)."""
     settings.SAWBONES_WEBHOOK_ALLOW_PRIVATE = True
-    hook = receiver()
-    client = client_for(referee)
-    created = register(client, campaign, hook.url)
-    damage(client, aldo)
-    damage(client, aldo)
-    endpoint_id = created["id"]
-    _as_if_never_sent(endpoint_id, hook)
+    hook, endpoint_id = _two_events_pending(receiver, client_for, referee, campaign, aldo)
     leases: list[Any] = []
     answer = hook.server.RequestHandlerClass.do_POST
 
