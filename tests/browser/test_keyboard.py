@@ -174,6 +174,8 @@ def test_a_swap_keeps_focus_on_the_field_in_use(new_page, referee, player):
     aldo = character_create(membership=membership, name="Aldo", sheet={"level": 2, "hp": 7})
     page = new_page()
     page.goto("/login/")
+    # type only once the username field has the focus (autofocus lands after the load)
+    expect(page.get_by_label("Username")).to_be_focused()
     page.keyboard.type("referee")
     page.keyboard.press("Tab")
     page.keyboard.type("pw-referee")
