@@ -7,6 +7,7 @@ from web.views import battles as battle_views
 from web.views import campaigns as campaign_views
 from web.views import character_edit as character_edit_views
 from web.views import characters as character_views
+from web.views import live as live_views
 from web.views import log as log_views
 from web.views import manage as manage_views
 from web.views import party as party_views
@@ -15,6 +16,7 @@ from webhooks import views as webhook_views
 
 urlpatterns = [
     path("", include("web.account_urls")),
+    path("live/events/", live_views.live_events, name="live-events"),
     path("campaigns/new/", campaign_views.campaign_new, name="campaign-new"),
     path("campaigns/new/options/", campaign_views.campaign_options, name="campaign-options"),
     path("campaigns/<int:campaign_id>/", campaign_views.campaign_detail, name="campaign"),

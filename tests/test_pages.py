@@ -606,7 +606,8 @@ def test_sheet_poll_answers_304_by_etag_until_the_sheet_changes(web, aldo, refer
     live = reverse("character-live", args=[aldo.pk])
     html = page.content.decode()
     etag = f'data-etag="&quot;{stamp}&quot;"'
-    assert f'hx-get="{live}?v={stamp}" hx-trigger="every 1s" {etag}' in html
+    trigger = 'hx-trigger="every 1s, sawbones:changed"'
+    assert f'hx-get="{live}?v={stamp}" {trigger} data-live-key="sheet:{aldo.pk}" {etag}' in html
     # unchanged: 304, no body, and nothing beyond the session, the user and the stamp
     # read with the viewer's access in one query
     unchanged = poll(client, live, stamp, queries=3)

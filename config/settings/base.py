@@ -101,6 +101,17 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+# A pool of at most DATABASE_POOL_MAX_SIZE connections per process (PostgreSQL only;
+# Django's own pool, psycopg_pool): for the threaded server of the event streams, whose
+# threads would otherwise each keep a connection (docs/deployment.md). A pool replaces
+# persistent connections, so CONN_MAX_AGE is 0 with it.
+if os.environ.get("DATABASE_POOL_MAX_SIZE") and "postgresql" in DATABASES["default"]["ENGINE"]:
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 1,
+        "max_size": int(os.environ["DATABASE_POOL_MAX_SIZE"]),
+        "timeout": float(os.environ.get("DATABASE_POOL_TIMEOUT", "10")),
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -265,6 +276,14 @@ SAWBONES_CLOCK_BATCH_SIZE = int(os.environ.get("SAWBONES_CLOCK_BATCH_SIZE", "500
 # A queued or running clock job whose heartbeat is older than this many seconds has lost
 # its task: the watchdog sends it again (rules.clock.clock_watchdog).
 SAWBONES_CLOCK_STALE_SECONDS = float(os.environ.get("SAWBONES_CLOCK_STALE_SECONDS", "30"))
+
+# The live pages' event streams (web/streams.py, docs/performance.md): how often a
+# process reads the watched stamps, the comment a quiet stream sends to show it is alive,
+# and how long a stream lasts before the browser connects again (and access is checked
+# again).
+SAWBONES_STREAM_WATCH_SECONDS = float(os.environ.get("SAWBONES_STREAM_WATCH_SECONDS", "1"))
+SAWBONES_STREAM_KEEPALIVE_SECONDS = float(os.environ.get("SAWBONES_STREAM_KEEPALIVE_SECONDS", "15"))
+SAWBONES_STREAM_MAX_SECONDS = float(os.environ.get("SAWBONES_STREAM_MAX_SECONDS", "300"))
 
 # Webhooks (docs/webhooks.md): only public addresses unless allowed (embedded, tests).
 SAWBONES_WEBHOOK_ALLOW_PRIVATE = env_bool("SAWBONES_WEBHOOK_ALLOW_PRIVATE", False)

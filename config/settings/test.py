@@ -17,3 +17,8 @@ WHITENOISE_AUTOREFRESH = True  # serve from the finders; no collectstatic in tes
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 # Webhooks may call this machine (the tests' receiver, a developer's bot).
 SAWBONES_WEBHOOK_ALLOW_PRIVATE = True
+# The live pages' streams (web/streams.py): a change reaches an open page within a
+# quarter second, and a stream whose page closed notices within a second (its next
+# keep-alive), so a test's streams end soon after its pages.
+SAWBONES_STREAM_WATCH_SECONDS = 0.25
+SAWBONES_STREAM_KEEPALIVE_SECONDS = 1.0

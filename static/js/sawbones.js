@@ -17,10 +17,12 @@
  *   (the battle board and the sheet refresh themselves every few seconds, and another
  *   form's result replaces the whole board): fields whose value differs from the page's
  *   are put back into the same form's fields in the new content.
- * - A live region (data-etag: the sheet, the dashboard, the battle board) polls with its
+ * - A live region (data-etag: the sheet, the dashboard, the battle board) asks with its
  *   stamp as If-None-Match: while nothing changed the server answers 304 with no body,
- *   which htmx leaves unswapped (base.html's responseHandling; web/live.py). A hidden
- *   page sends no polls, and asks again as soon as it is shown.
+ *   which htmx leaves unswapped (base.html's responseHandling; web/live.py). The page
+ *   holds one event stream (web/streams.py) and a region asks only when the stream says
+ *   it changed; while the stream is down, the regions poll. A hidden page sends no
+ *   polls and holds no stream, and asks again as soon as it is shown.
  * - A button with data-confirm (a lethal or irreversible action, a choice to die) asks
  *   its question first; "Cancel" sends nothing.
  */
@@ -432,13 +434,81 @@
     var tag = isPoll(elt) ? elt.getAttribute("data-etag") : null;
     if (tag && event.detail.verb === "get") event.detail.headers["If-None-Match"] = tag;
   });
-  // A page nobody sees (another tab in front, a minimised window) sends no polls; its
-  // timer keeps running. When it shows again, the dashboard and the battle board ask at
-  // once (sawbones:refresh) and a sheet within its next second.
+
+  // The page's event stream (web/streams.py): while it is open, the regions' timers send
+  // nothing and a region asks for its fragment when the stream says it changed
+  // (sawbones:changed). While the stream is down (connecting again by itself) the timers
+  // poll as before; a server that cannot hold streams answers 204, and the page polls.
+  var stream = null;
+  var streaming = false;
+  var refused = false;
+  var watched = "";
+
+  function liveKeys() {
+    var keys = [];
+    document.querySelectorAll("[data-live-key]").forEach(function (region) {
+      var key = region.getAttribute("data-live-key");
+      if (keys.indexOf(key) < 0) keys.push(key);
+    });
+    return keys;
+  }
+  function ask(regions) {
+    regions.forEach(function (region) {
+      window.htmx.trigger(region, "sawbones:changed");
+    });
+  }
+  function closeStream() {
+    if (stream) stream.close();
+    stream = null;
+    streaming = false;
+  }
+  function openStream() {
+    var base = document.body.getAttribute("data-live-events");
+    var keys = liveKeys();
+    if (keys.join(" ") !== watched) closeStream();
+    watched = keys.join(" ");
+    if (stream || refused || document.hidden || !base || !keys.length) return;
+    if (!window.EventSource || !window.htmx) return;
+    var query = keys.map(function (key) {
+      return "watch=" + encodeURIComponent(key);
+    });
+    var source = new EventSource(base + "?" + query.join("&"));
+    stream = source;
+    source.addEventListener("open", function () {
+      streaming = true;
+      // Whatever changed before the stream was listening: one conditional ask each (304).
+      ask(document.querySelectorAll("[data-live-key]"));
+    });
+    source.addEventListener("changed", function (event) {
+      ask(document.querySelectorAll('[data-live-key="' + CSS.escape(event.data) + '"]'));
+    });
+    source.addEventListener("error", function () {
+      streaming = false;
+      if (source.readyState === EventSource.CLOSED && stream === source) {
+        stream = null;
+        refused = true; // refused (204, 404...): this page polls from now on
+      }
+    });
+  }
+  // A page nobody sees (another tab in front, a minimised window) sends no polls and
+  // holds no stream; its timer keeps running. When it shows again, the dashboard and the
+  // battle board ask at once (sawbones:refresh), and the stream opens again.
   document.addEventListener("htmx:beforeRequest", function (event) {
-    if (document.hidden && isPoll(event.detail.elt)) event.preventDefault();
+    if (!isPoll(event.detail.elt)) return;
+    var config = event.detail.requestConfig;
+    var timer = !(config && config.triggeringEvent); // htmx's "every" sends no event
+    if (document.hidden || (streaming && timer)) event.preventDefault();
   });
   document.addEventListener("visibilitychange", function () {
-    if (!document.hidden && window.htmx) window.htmx.trigger(document.body, "sawbones:refresh");
+    if (document.hidden) {
+      closeStream();
+      return;
+    }
+    if (window.htmx) window.htmx.trigger(document.body, "sawbones:refresh");
+    openStream();
   });
+  document.addEventListener("DOMContentLoaded", openStream);
+  document.addEventListener("htmx:load", openStream); // a region that came or went
+  window.addEventListener("pagehide", closeStream);
+  window.addEventListener("pageshow", openStream); // back from the browser's page cache
 })();
