@@ -305,11 +305,13 @@ class App:
             ],
         )
 
-    def start_web(self, name: str = "web") -> int:
+    def start_web(self, name: str = "web", threads: int = 8) -> int:
         """A gunicorn master (its own worker process) on a free port; the port.
 
         Several may run, each with its own name: the one named ``web`` is where
-        :meth:`request` sends by default, the others are reached with ``port``.
+        :meth:`request` sends by default, the others are reached with ``port``. With
+        ``threads`` 1 the worker is gunicorn's sync worker, else its threaded one
+        (gthread), as the event streams' service runs (docker-compose.yml).
         """
         port = free_port()
         self.web_ports[name] = port
@@ -325,7 +327,7 @@ class App:
                 "--workers",
                 "1",
                 "--threads",
-                "8",
+                str(threads),
                 "--timeout",
                 "120",
             ],

@@ -17,8 +17,9 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-SCALED = ("web", "worker")  # any number of copies
+SCALED = ("web", "events", "worker")  # any number of copies
 APP = ("migrate", "web", "worker", "beat")  # the app's image and configuration
+POOLED = {"DATABASE_CONN_MAX_AGE": "0", "DATABASE_POOL_MAX_SIZE": "4"}  # the events' own
 
 
 @pytest.fixture(scope="module")
@@ -80,13 +81,33 @@ def test_every_copy_of_the_app_has_the_same_configuration(services):
     # behind the proxy the client's address is the one it appends to X-Forwarded-For
     assert env["DJANGO_NUM_PROXIES"].startswith("${DJANGO_NUM_PROXIES:-1}")
     assert all(services[name]["build"] == "." for name in APP)
+    # the event streams: the same, with a pool of connections instead of kept ones
+    events = services["events"]
+    assert events["build"] == "."
+    assert events["environment"] == {**env, **POOLED}
+
+
+def test_the_event_streams_have_threads_and_the_proxy_streams_them(services):
+    events = services["events"]
+    assert "--worker-class gthread" in events["command"]
+    assert int(re.search(r"--threads (\d+)", events["command"])[1]) >= 100
+    assert "--bind 0.0.0.0:8000" in events["command"]
+    assert events["expose"] == ["8000"]
+    assert "events" in services["proxy"]["depends_on"]
+    conf = (ROOT / "deploy" / "nginx.conf").read_text()
+    upstream = re.search(r"upstream (\w+) \{[^}]*server events:8000 resolve;", conf)
+    assert upstream
+    location = re.search(r"location /live/events/ \{(.*?)\}", conf, re.DOTALL)
+    assert location
+    assert f"proxy_pass http://{upstream[1]};" in location[1]
+    assert "proxy_buffering off;" in location[1]
 
 
 def test_the_migrations_run_once_before_any_copy_starts(services):
     migrate = services["migrate"]
     assert migrate["command"] == "python manage.py migrate --noinput"
     assert migrate["restart"] == "no"
-    for name in ("web", "worker", "beat"):
+    for name in ("web", "events", "worker", "beat"):
         assert "migrate" not in services[name]["command"]
         needs = services[name]["depends_on"]
         assert needs["migrate"] == {"condition": "service_completed_successfully"}, name
