@@ -1,8 +1,9 @@
-"""Benchmark of open live pages (issue 16): what 200 pages polling at once cost the
-server, and what they do to the actions beside them; polling with ETag (304), without
-it (200), and server-sent events instead (bench/live_sse.py).
+"""Benchmark of open live pages (issue 16): what 200 open pages cost the server, and
+what they do to the actions beside them: polling with ETag (304), without it (200), and
+holding the product's event stream instead (web/streams.py), as docker-compose.yml
+deploys it.
 
-Starts gunicorn itself (production settings, on a free port) on a database of its own
+Starts two gunicorns itself (production settings, on free ports) on a database of its own
 (``<DATABASE_URL's name>_livebench``, dropped and made anew): 10 campaigns of a referee
 and 6 players with a character each, and one more campaign whose ``--actors`` players
 act. The ``--pages`` open pages are the players' sheets and dashboards and the referees'
@@ -22,13 +23,17 @@ every ``--action-interval`` seconds (paced, so the server is not saturated and i
 says something). Phases, each ``--seconds`` long, ``--rounds`` times in turn so a
 change of the machine's load falls on all:
 
-* sync server (``--workers`` sync workers, as bench/actions.py): ``baseline`` (the
-  actions alone), ``etag`` (+ the pollers, with If-None-Match: 304s), ``no etag`` (+ the
-  pollers without it: every poll a whole fragment);
-* gthread server (``--workers`` workers, enough threads for every stream):
-  ``baseline`` again, ``sse`` (+ one event stream per page, opened before the phase).
+* ``baseline``: the actions alone, on the web server (``--workers`` sync workers, as
+  bench/actions.py and docker-compose.yml's ``web``);
+* ``etag``: + the pollers on the web server, with If-None-Match (304s);
+* ``no etag``: + the pollers without it (every poll a whole fragment);
+* ``sse``: + one event stream per page (``GET /live/events/?watch=...``, the key the
+  page's live region names) on the events server, docker-compose.yml's ``events``: 2
+  gthread workers of 250 threads, a pool of 4 database connections a worker. The
+  streams are opened (25 at a time) before the phase's window; nothing they watch
+  changes, so they carry comments only.
 
-Measured over each phase's window: gunicorn's CPU (master and workers, utime+stime
+Measured over each phase's window: both gunicorns' CPU (masters and workers, utime+stime
 from /proc) and PostgreSQL's (every postgres process, and the backends it reaped: the
 server is shared, so its figure holds others' work too), as % of one core; the
 machine's busy share (/proc/stat, both cores, everyone's); the clients' own CPU; the
@@ -262,9 +267,12 @@ def make_people(actors: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
     return pages, acting
 
 
-LIVE = re.compile(
-    r'id="(?P<id>[\w-]+)"[^>]*? hx-get="(?P<url>[^"]+)"[^>]*? data-etag="(?P<tag>[^"]+)"'
-)
+LIVE = re.compile(r"<div [^>]*data-live-key=[^>]*>")  # the live region's opening tag
+
+
+def attribute(tag: str, name: str) -> str:
+    found = re.search(rf' {name}="([^"]*)"', tag)
+    return html.unescape(found[1]) if found else ""
 
 
 def open_page(port: int, page: dict[str, Any]) -> dict[str, Any]:
@@ -277,16 +285,12 @@ def open_page(port: int, page: dict[str, Any]) -> dict[str, Any]:
     found = LIVE.search(body)
     if response.status != 200 or found is None:
         raise SystemExit(f"GET {page['url']}: {response.status}, no live region")
-    events = (
-        page["url"]
-        .replace("/characters/", "/bench-sse/sheet/")
-        .replace("/campaigns/", "/bench-sse/campaign/")
-    )
+    region = found[0]
     return page | {
-        "poll": html.unescape(found["url"]),
-        "target": found["id"],
-        "tag": html.unescape(found["tag"]),
-        "events": events,
+        "poll": attribute(region, "hx-get"),
+        "target": attribute(region, "id"),
+        "tag": attribute(region, "data-etag"),
+        "events": "/live/events/?watch=" + attribute(region, "data-live-key"),  # as sawbones.js
     }
 
 
@@ -405,9 +409,9 @@ async def listen(
     end: float,
     out: dict[str, Any],
 ) -> None:
-    """One page's event stream: opened a few at a time (as pages are, not all in the same
-    instant: each opening holds a thread and a database connection for its access
-    check), held from the window's start to its end."""
+    """One page's event stream: opened ``opening`` at a time (each opening borrows a
+    database connection from the events server's pool for its access check), held from
+    the window's start to its end."""
     lines = [
         f"GET {page['events']} HTTP/1.1",
         "Host: 127.0.0.1",
@@ -452,7 +456,7 @@ def pollers(args: tuple[int, list[dict[str, Any]], str, float, float, float]) ->
 
     async def run() -> float:
         if mode == "sse":
-            ready, opening = asyncio.Event(), asyncio.Semaphore(4)
+            ready, opening = asyncio.Event(), asyncio.Semaphore(25)
             tasks = [
                 asyncio.create_task(listen(port, page, opening, ready, end, out)) for page in pages
             ]
@@ -481,8 +485,8 @@ def pollers(args: tuple[int, list[dict[str, Any]], str, float, float, float]) ->
 
 def phase(
     pool: Any,
-    port: int,
-    master: int,
+    ports: dict[str, int],
+    masters: list[int],
     pages: list[dict[str, Any]],
     acting: list[dict[str, Any]],
     mode: str,
@@ -492,18 +496,22 @@ def phase(
     start = time.time() + lead
     end = start + args.seconds
     jobs = []
+    web = ports["web"]
     if mode != "baseline":
         share = [pages[n :: args.poller_processes] for n in range(args.poller_processes)]
+        at = ports["events"] if mode == "sse" else web
         jobs.append(
-            pool.map_async(
-                pollers, [(port, part, mode, args.interval, start, end) for part in share]
-            )
+            pool.map_async(pollers, [(at, part, mode, args.interval, start, end) for part in share])
         )
-    acts = pool.map_async(actor, [(port, who, args.action_interval, start, end) for who in acting])
+    acts = pool.map_async(actor, [(web, who, args.action_interval, start, end) for who in acting])
+
+    def servers_cpu() -> float:
+        return sum(gunicorn_cpu(master) for master in masters)
+
     wait_until(start)
-    before = (gunicorn_cpu(master), postgres_cpu(), machine_busy())
+    before = (servers_cpu(), postgres_cpu(), machine_busy())
     wait_until(end)
-    after = (gunicorn_cpu(master), postgres_cpu(), machine_busy())
+    after = (servers_cpu(), postgres_cpu(), machine_busy())
     acted = acts.get(timeout=args.seconds + 60)
     polled = jobs[0].get(timeout=args.seconds + 60) if jobs else []
     busy, total = (after[2][0] - before[2][0], after[2][1] - before[2][1])
@@ -551,7 +559,7 @@ def median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
 
-def report(server: str, results: dict[str, dict[str, Any]]) -> None:
+def report(results: dict[str, dict[str, Any]]) -> None:
     base = results["baseline"]
     per_action = base["gunicorn"] / len(base["actions"])  # the server's CPU of an action
     for mode, run in results.items():
@@ -570,7 +578,7 @@ def report(server: str, results: dict[str, dict[str, Any]]) -> None:
                 f"events, {run['closed']} closed"
             )
         print(
-            f"{server:<8}{mode:<10}"
+            f"{mode:<10}"
             f"{100 * run['gunicorn'] / seconds:>8.1f}{100 * run['postgres'] / seconds:>8.1f}"
             f"{100 * run['machine']:>8.0f}{100 * run['clients'] / seconds:>8.1f}"
             f"{len(run['actions']):>6}{median(run['actions']):>8.1f}{p95(run['actions']):>8.1f}"
@@ -592,7 +600,6 @@ def main() -> None:
     parser.add_argument("--actors", type=int, default=4)
     parser.add_argument("--action-interval", type=float, default=0.25)
     parser.add_argument("--poller-processes", type=int, default=2)
-    parser.add_argument("--no-sse", action="store_true", help="leave the gthread/SSE server out")
     args = parser.parse_args()
     if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
         raise SystemExit("DATABASE_URL must name a PostgreSQL server (its own database is made)")
@@ -607,18 +614,20 @@ def main() -> None:
     candidates, acting = make_people(args.actors)
     connections.close_all()  # the clients are forked: none may share a connection
     pages = [dict(candidates[n % len(candidates)]) for n in range(args.pages)]
+    # docker-compose.yml's web and events services
     servers = {
-        "sync": ["config.wsgi:application", f"--workers={args.workers}"],
-        "gthread": [
-            "bench.live_sse:application",
-            f"--workers={args.workers}",
-            "--worker-class=gthread",
-            f"--threads={2 * args.pages + args.actors + 8}",  # every stream on one worker, twice
-        ],
+        "web": (env, ["config.wsgi:application", f"--workers={args.workers}"]),
+        "events": (
+            {**env, "DATABASE_CONN_MAX_AGE": "0", "DATABASE_POOL_MAX_SIZE": "4"},
+            [
+                "config.wsgi:application",
+                "--workers=2",
+                "--worker-class=gthread",
+                f"--threads={max(250, args.pages + 8)}",  # every stream on one worker
+            ],
+        ),
     }
-    modes = {"sync": ["baseline", "etag", "no etag"], "gthread": ["baseline", "sse"]}
-    if args.no_sse:
-        del servers["gthread"]
+    modes = ["baseline", "etag", "no etag", "sse"]
     print(
         f"{args.pages} pages ({len(candidates)} distinct: sheets and dashboards of "
         f"{CAMPAIGNS} campaigns) every {args.interval:g} s, {args.actors} actors every "
@@ -627,35 +636,30 @@ def main() -> None:
         f"DATABASE_CONN_MAX_AGE={env['DATABASE_CONN_MAX_AGE']}"
     )
     print(
-        f"{'server':<8}{'phase':<10}{'gunicorn':>8}{'postgres':>8}{'machine':>8}{'client':>8}"
+        f"{'phase':<10}{'gunicorn':>8}{'postgres':>8}{'machine':>8}{'client':>8}"
         f"{'acts':>6}{'act p50':>8}{'act p95':>8}{'x p50':>7}{'x p95':>7}"
         f"{'poll p50':>9}{'poll p95':>9}"
     )
-    print(f"{'':<18}{'% core':>8}{'% core':>8}{'% busy':>8}{'% core':>8}{'':>6}{'ms':>8}{'ms':>8}")
+    print(f"{'':<10}{'% core':>8}{'% core':>8}{'% busy':>8}{'% core':>8}{'':>6}{'ms':>8}{'ms':>8}")
     processes = args.actors + args.poller_processes
-    for name, options in servers.items():
-        port = free_port()
-        server = start_server(env, port, options)
-        try:
-            opened = [open_page(port, page) for page in pages]
-            results: dict[str, list[dict[str, Any]]] = {mode: [] for mode in modes[name]}
-            with multiprocessing.get_context("fork").Pool(processes) as pool:
-                phase(
-                    pool,
-                    port,
-                    server.pid,
-                    opened,
-                    acting,
-                    "baseline",
-                    argparse.Namespace(**{**vars(args), "seconds": 2.0}),
-                )
-                for _ in range(args.rounds):
-                    for mode in modes[name]:
-                        results[mode].append(
-                            phase(pool, port, server.pid, opened, acting, mode, args)
-                        )
-            report(name, {mode: merged(runs) for mode, runs in results.items()})
-        finally:
+    ports = {name: free_port() for name in servers}
+    started = {
+        name: start_server(server_env, ports[name], options)
+        for name, (server_env, options) in servers.items()
+    }
+    masters = [server.pid for server in started.values()]
+    try:
+        opened = [open_page(ports["web"], page) for page in pages]
+        results: dict[str, list[dict[str, Any]]] = {mode: [] for mode in modes}
+        with multiprocessing.get_context("fork").Pool(processes) as pool:
+            warm = argparse.Namespace(**{**vars(args), "seconds": 2.0})
+            phase(pool, ports, masters, opened, acting, "baseline", warm)
+            for _ in range(args.rounds):
+                for mode in modes:
+                    results[mode].append(phase(pool, ports, masters, opened, acting, mode, args))
+        report({mode: merged(runs) for mode, runs in results.items()})
+    finally:
+        for server in started.values():
             stop_server(server)
     redis_url = env.get("REDIS_URL", "")
     if redis_url:
