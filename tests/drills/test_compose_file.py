@@ -90,7 +90,8 @@ def test_every_copy_of_the_app_has_the_same_configuration(services):
 def test_the_event_streams_have_threads_and_the_proxy_streams_them(services):
     events = services["events"]
     assert "--worker-class gthread" in events["command"]
-    assert int(re.search(r"--threads (\d+)", events["command"])[1]) >= 100
+    threads = re.search(r"--threads (\d+)", events["command"])
+    assert threads and int(threads[1]) >= 100
     assert "--bind 0.0.0.0:8000" in events["command"]
     assert events["expose"] == ["8000"]
     assert "events" in services["proxy"]["depends_on"]
