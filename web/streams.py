@@ -144,8 +144,8 @@ class Watcher:
         close_old_connections()  # as a request would: CONN_MAX_AGE, health checks
         try:
             return read_stamps(keys)
-        except Exception:  # the database away: the streams wait, the next read catches up
-            logger.warning("live stamps unreadable; reading again next time", exc_info=True)
+        except Exception as error:  # the database away: the streams wait, the next read catches up
+            logger.warning("live stamps unreadable (%s); reading again next time", error)
             connection.close()
             return {}
         finally:

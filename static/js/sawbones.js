@@ -452,11 +452,29 @@
     });
     return keys;
   }
+  // A change told while the region's own request is out may be newer than its answer
+  // (computed before the change): the region asks again once that answer is in.
+  var askAgain = {};
   function ask(regions) {
     regions.forEach(function (region) {
-      window.htmx.trigger(region, "sawbones:changed");
+      if (region.classList.contains("htmx-request")) {
+        askAgain[region.getAttribute("data-live-key")] = true;
+      } else {
+        window.htmx.trigger(region, "sawbones:changed");
+      }
     });
   }
+  function askedAgain(event) {
+    // after a 304 the region is still the one that asked (htmx:afterRequest); after a
+    // swap its replacement says htmx:load
+    var elt = event.detail.elt;
+    var key = elt && elt.getAttribute ? elt.getAttribute("data-live-key") : null;
+    if (!key || !askAgain[key] || !document.body.contains(elt)) return;
+    delete askAgain[key];
+    ask([elt]);
+  }
+  document.addEventListener("htmx:afterRequest", askedAgain);
+  document.addEventListener("htmx:load", askedAgain);
   function closeStream() {
     if (stream) stream.close();
     stream = null;

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from time import monotonic, sleep
 
 import pytest
-from playwright.sync_api import Page, Request, expect
+from playwright.sync_api import Page, Request, Route, expect
 
 from campaigns.models import Membership
 from campaigns.services import campaign_create
@@ -150,3 +150,30 @@ def test_the_referee_s_dashboard_hears_a_player_s_action(new_page, aldo, referee
     with page.expect_request(lambda request: live in request.url):
         _damage(aldo, referee, 4)
     expect(page.locator("#dash-live")).to_contain_text("5")
+
+
+def test_a_change_told_while_the_sheet_is_asking_is_not_lost(new_page, aldo, referee):
+    """The stream tells of a second change while the answer to the first is still on its
+    way (and was made before the second): the sheet asks again once it is in."""
+    page = new_page()
+    log_in(page, "player")
+    page.goto(f"/characters/{aldo.pk}/")
+    assert _until(page, lambda: _watched(("sheet", aldo.pk)))
+    page.wait_for_timeout(500)  # the one ask the stream's opening sends
+    held = {"done": False}
+
+    def slow_answer(route: Route) -> None:
+        if held["done"]:
+            route.continue_()
+            return
+        held["done"] = True
+        answer = route.fetch()  # the sheet after the first change
+        _damage(aldo, referee, 2)  # the second, told by the stream while this one waits
+        sleep(1.0)
+        route.fulfill(response=answer)
+
+    page.route(f"**/characters/{aldo.pk}/live/**", slow_answer)
+    _damage(aldo, referee, 4)
+    hit_points = page.locator('[aria-label^="Hit points"]').first
+    expect(hit_points).to_have_attribute("aria-label", re.compile(r"Hit points: 3 "))
+    assert held["done"]
