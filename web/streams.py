@@ -34,8 +34,7 @@ from time import monotonic, sleep
 from django.conf import settings
 from django.db import close_old_connections, connection
 
-from characters.models import Character
-from rules.selectors import live_witness
+from rules.selectors import live_witness, sheets_versions
 from web.live import board_stamp, party_stamp, sheet_stamp
 
 logger = logging.getLogger(__name__)
@@ -58,9 +57,7 @@ def read_stamps(keys: Iterable[Key]) -> dict[Key, str]:
     stamps: dict[Key, str] = {}
     sheets = [number for kind, number in keys if kind == "sheet"]
     if sheets:
-        rows = Character.objects.filter(pk__in=sheets).values_list(
-            "pk", "version", "campaign__clock"
-        )
+        rows = sheets_versions(sheets)
         stamps |= {("sheet", pk): sheet_stamp(version, clock) for pk, version, clock in rows}
     for campaign_id in sorted({number for kind, number in keys if kind != "sheet"}):
         row = live_witness(campaign_id, job=True, battle=True)
