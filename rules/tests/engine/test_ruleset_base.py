@@ -19,6 +19,7 @@ from rules.engine.interface import (
     RuleError,
     Ruleset,
     Sheet,
+    copy_json,
     options_schema,
     params_schema,
 )
@@ -132,3 +133,22 @@ def test_one_sentence_and_one_clock_for_every_ruleset_ruling_g1():
     assert sentence([]) == "Nothing happens."
     assert clock_text(0) == "Day 1, 00:00"
     assert clock_text(24 * 60 + 61) == "Day 2, 01:01"
+
+
+def test_copy_json_copies_deeply_and_keeps_every_type():
+    inner: dict[str, Any] = {
+        "list": [1, {"x": 2}],
+        "tuple": (1, [2]),
+        "none": None,
+        "flag": True,
+        "f": 1.5,
+    }
+    value = {"a": inner, "b": [inner, "text"]}
+    copied = copy_json(value)
+    assert copied == value
+    assert type(copied["a"]["tuple"]) is tuple
+    copied["a"]["list"][1]["x"] = 3
+    copied["a"]["tuple"][1].append(3)
+    copied["b"][0]["flag"] = False
+    assert value == {"a": inner, "b": [inner, "text"]}
+    assert inner["list"][1]["x"] == 2 and inner["tuple"] == (1, [2]) and inner["flag"] is True

@@ -113,3 +113,73 @@ def test_an_invalid_instance_still_gets_the_authoritys_message():
     sheet["state"] = 7
     with pytest.raises(RuleError, match="invalid sheet: state"):
         validate(sheet, ruleset.sheet_schema, "sheet")
+
+
+# Effects of every kind a disease may have (old_school's EFFECT_SCHEMA: an "if" per kind,
+# a "oneOf" for damage), valid and not: the fast path compiles "const" as a one-value
+# "enum" and checks a sheet property by property (rules.engine.interface._compile_fast).
+DISEASE_EFFECTS = [
+    {"type": "none"},
+    {"type": "death"},
+    {"type": "damage", "amount": 3},
+    {"type": "damage", "dice": "2d6"},
+    {"type": "damage", "amount": 3, "dice": "2d6"},
+    {"type": "damage"},
+    {"type": "ability_loss", "abilities": {"strength": 1}, "permanent": True},
+    {"type": "ability_loss"},
+    {"type": "sleep", "hours": 4},
+    {"type": "sleep"},
+    {"type": "plague"},
+]
+
+
+def _diseased_sheet(effect: dict[str, Any]) -> dict[str, Any]:
+    ruleset = next(r for r in RULESETS if r.key == "old_school")
+    sheet = ruleset.new_sheet(ruleset.example_initial, Dice(SystemGenerator(1)))
+    sheet["diseases"] = [
+        {
+            "name": "Test fever",
+            "contracted_at": 0,
+            "incubation_minutes": 60,
+            "interval_minutes": 240,
+            "saves_total": 3,
+            "saves_made": 1,
+            "saves_failed": 0,
+            "effect": copy.deepcopy(effect),
+            "hidden": False,
+        }
+    ]
+    return sheet
+
+
+@pytest.mark.parametrize("effect", DISEASE_EFFECTS, ids=lambda e: "-".join(map(str, e)))
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_fast_and_full_validation_agree_on_sheets_with_diseases(effect, data):
+    schema = next(r for r in RULESETS if r.key == "old_school").sheet_schema
+    sheet = _diseased_sheet(effect)
+    _agree(sheet, schema)
+    _agree(_mutate(sheet, data), schema)
+
+
+@pytest.mark.parametrize(
+    "instance,valid",
+    [
+        ({"const": "x", "kind": "a"}, True),
+        ({"const": 1, "kind": "a"}, False),
+        ({"const": "x", "kind": "b"}, False),
+        ({"const": "x", "kind": "a", "more": 1}, False),
+        ({"kind": "a"}, False),
+        ([], False),
+    ],
+)
+def test_const_is_the_keyword_not_a_property_of_that_name(instance, valid):
+    # A property named "const" stays a property; the keyword "const" becomes an "enum".
+    schema = {
+        "type": "object",
+        "properties": {"const": {"type": "string"}, "kind": {"const": "a"}},
+        "required": ["const", "kind"],
+        "additionalProperties": False,
+    }
+    assert jsonschema.Draft202012Validator(schema).is_valid(instance) is valid
+    assert is_valid_fast(instance, schema) is valid
