@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,6 +21,32 @@ def valid_id(value: int | str) -> int:
 
 def reject_nul_characters(value: Any, what: str) -> None:
     """PostgreSQL cannot store U+0000 in text or JSON: such input is a 400, not a 500."""
+    json_without_nul(value, what)
+
+
+_ESCAPED_NUL = "\\u0000"  # how json.dumps writes U+0000
+
+
+def json_without_nul(value: Any, what: str) -> str | None:
+    """``value`` as the JSON text a ``JSONField`` writes (``json.dumps``), once checked for
+    U+0000 as :func:`reject_nul_characters` does; None when it is not JSON.
+
+    The text is made by the C encoder, which writes U+0000 as ``\\u0000``: a text without
+    that sequence has no NUL anywhere, keys included, and costs half a walk through the
+    value in Python (bench/clock_advance.py checks every sheet it writes). A text with it
+    (a NUL, or a backslash followed by ``u0000``) is walked to be sure, as is a value the
+    encoder refuses. The caller may write the text as is instead of encoding again.
+    """
+    try:
+        text: str | None = json.dumps(value)
+    except (TypeError, ValueError, RecursionError):  # a set, a loop, too deep: walk it
+        text = None
+    if text is None or _ESCAPED_NUL in text:
+        _walk_for_nul(value, what)
+    return text
+
+
+def _walk_for_nul(value: Any, what: str) -> None:
     pending = [value]
     while pending:
         item = pending.pop()

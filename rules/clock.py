@@ -52,7 +52,25 @@ from django.db import (
     transaction,
 )
 from django.db.backends.base.base import BaseDatabaseWrapper
-from django.db.models import Field, Model
+from django.db.models import (
+    AutoField,
+    BigAutoField,
+    BigIntegerField,
+    BooleanField,
+    CharField,
+    Field,
+    ForeignKey,
+    IntegerField,
+    Model,
+    OneToOneField,
+    PositiveBigIntegerField,
+    PositiveIntegerField,
+    PositiveSmallIntegerField,
+    SmallAutoField,
+    SmallIntegerField,
+    TextField,
+)
+from django.db.models.functions import Cast
 from django.utils import timezone
 
 from campaigns.access import refuse_archived
@@ -86,7 +104,6 @@ MAX_ADVANCE_MINUTES = 10 * 365 * 24 * 60  # ten years of in-game time at once (G
 # two, so a live job is never this quiet; re-running a job is harmless anyway.
 STALE_JOB_AFTER = timedelta(seconds=30)
 _MICROSECONDS_PER_MINUTE = 60_000_000
-_UPDATE_CHUNK = 2000  # rows per UPDATE statement: well under PostgreSQL's 65,535 parameters
 
 
 class ClockConflict(RuntimeError):
@@ -408,15 +425,21 @@ def _run_effects(campaign: Campaign, loaded: list[ScheduledEffect]) -> _Batch:
     ruleset = get_ruleset(campaign.ruleset)
     options = {**ruleset.options, **campaign.options}
     tables = campaign_tables(campaign)
-    characters = {
-        c.pk: c
-        for c in Character.objects.select_for_update()
+    locked = (
+        Character.objects.select_for_update()
         .filter(pk__in={e.character_id for e in loaded})
         .order_by("pk")
-    }
+    )
+    if _use_copy():
+        # Each sheet as JSON text too, for its first resolution's sheet before: the COPY
+        # sends it as it came instead of encoding it again (_ResolutionWriter).
+        locked = locked.annotate(sheet_json=Cast("sheet", TextField()))
+    characters = {c.pk: c for c in locked}
     batch = _Batch()
     # The resolutions go to the database as they are made (_ResolutionWriter).
     with _ResolutionWriter(len(loaded)) as writer:
+        for character in characters.values():
+            writer.known_text(character.sheet, getattr(character, "sheet_json", None))
         for effect in loaded:
             if effect.state != EffectState.PENDING:
                 continue  # cancelled by an earlier effect of this batch
@@ -591,16 +614,49 @@ def _take_ids(model: type[Model], count: int) -> list[int]:
         return sorted(row[0] for row in cursor.fetchall())
 
 
+# Fields whose ``pre_save`` reads the attribute and whose ``get_db_prep_save`` gives a
+# value of these exact types back as it is (PostgreSQL may wrap an int in a psycopg
+# integer type: its text in a COPY is the same). Any other type or field: the field's way.
+_PLAIN_TYPES: dict[type[Field[Any, Any]], tuple[type, ...]] = {
+    **dict.fromkeys(
+        (
+            AutoField,
+            BigAutoField,
+            SmallAutoField,
+            IntegerField,
+            BigIntegerField,
+            SmallIntegerField,
+            PositiveIntegerField,
+            PositiveBigIntegerField,
+            PositiveSmallIntegerField,
+        ),
+        (int, type(None)),
+    ),
+    CharField: (str, type(None)),
+    TextField: (str, type(None)),
+    BooleanField: (bool, type(None)),
+}
+
+
+def _field_type(field: Field[Any, Any]) -> type[Field[Any, Any]]:
+    """The field's class; for a foreign key, its target's (a key is written as its id)."""
+    if type(field) in (ForeignKey, OneToOneField):
+        assert isinstance(field, ForeignKey)
+        return type(field.target_field)
+    return type(field)
+
+
 class _Copy:
     """A COPY into ``model``'s table (PostgreSQL): the rows ``bulk_create`` would insert.
 
     Every concrete column (the primary key too when ``with_pk``, else the database
     numbers the rows), each value through its field's ``pre_save`` (``auto_now_add``)
-    and ``get_db_prep_save`` as Django's insert does; foreign keys must be in their
-    ``*_id`` attributes already. Rows go to the server as they are written, in chunks:
-    it stores them while the caller goes on. Errors are Django's (an ``IntegrityError``
-    for a second resolution of one effect...); the COPY is logged with the queries.
-    Nothing else may use the connection while it is open.
+    and ``get_db_prep_save`` as Django's insert does, unless the field would give it
+    back as it is (_PLAIN_TYPES) or it comes as JSON text made already; foreign keys
+    must be in their ``*_id`` attributes already. Rows go to the server as they are
+    written, in chunks: it stores them while the caller goes on. Errors are Django's
+    (an ``IntegrityError`` for a second resolution of one effect...); the COPY is logged
+    with the queries. Nothing else may use the connection while it is open.
     """
 
     def __init__(self, model: type[Model], *, with_pk: bool) -> None:
@@ -612,6 +668,9 @@ class _Copy:
             f"COPY {quote(model._meta.db_table)} "
             f"({', '.join(quote(f.column) for f in self.fields)}) FROM STDIN"
         )
+        # Each column with the value types its field gives back unchanged (an int for an
+        # integer column...): such a value skips the field's calls (_PLAIN_TYPES).
+        self._columns = [(f, _PLAIN_TYPES.get(_field_type(f), ())) for f in self.fields]
         self.written: list[Model] = []
         self._stack = ExitStack()
         self._start = 0.0
@@ -624,9 +683,23 @@ class _Copy:
         self._writer = self._stack.enter_context(cursor.cursor.copy(self.sql))
         return self
 
-    def write(self, obj: Model) -> None:
+    def write(self, obj: Model, texts: dict[str, str] | None = None) -> None:
+        """Write ``obj``'s row; ``texts``: JSON columns' values as JSON text made already
+        (by attname), written as they are instead of encoded again."""
         db = self.db
-        self._writer.write_row([f.get_db_prep_save(f.pre_save(obj, True), db) for f in self.fields])
+        row = []
+        for column, plain in self._columns:
+            name = column.attname
+            if texts and name in texts:
+                row.append(texts[name])
+                continue
+            if plain:
+                value = getattr(obj, name)
+                if type(value) in plain:  # the field would give the same value back
+                    row.append(value)
+                    continue
+            row.append(column.get_db_prep_save(column.pre_save(obj, True), db))
+        self._writer.write_row(row)
         self.written.append(obj)
 
     def __exit__(
@@ -668,9 +741,17 @@ class _ResolutionWriter:
         self.pending: list[Resolution] = []  # for bulk_create, off PostgreSQL
         self._copy: _Copy | None = None
         self._ids: Iterator[int] = iter(())
+        # The JSON text of each sheet written after, by the sheet's id (the sheet kept so
+        # the id is not reused): a character's next resolution has it as its sheet before.
+        self._texts: dict[int, tuple[Any, str]] = {}
 
     def __enter__(self) -> _ResolutionWriter:
         return self
+
+    def known_text(self, sheet: Any, text: str | None) -> None:
+        """``text`` is ``sheet`` as JSON (any text PostgreSQL parses to the same value)."""
+        if text is not None:
+            self._texts[id(sheet)] = (sheet, text)
 
     def add(self, resolution: Resolution) -> None:
         if not _use_copy():
@@ -680,7 +761,19 @@ class _ResolutionWriter:
             self._ids = iter(_take_ids(Resolution, self.capacity))
             self._copy = _Copy(Resolution, with_pk=True).__enter__()
         resolution.pk = next(self._ids)
-        self._copy.write(resolution)
+        # The sheets as JSON text made already: the one build_resolution checked for NUL,
+        # and the sheet before, which is the character's last sheet after in this batch
+        # (the same object, which nothing changes once the engine returned it).
+        texts = {}
+        after = resolution.sheet_after_json
+        if after is not None:
+            texts["sheet_after"] = after
+        before = self._texts.get(id(resolution.sheet_before))
+        if before is not None and before[0] is resolution.sheet_before:
+            texts["sheet_before"] = before[1]
+        self._copy.write(resolution, texts)
+        if after is not None:
+            self._texts[id(resolution.sheet_after)] = (resolution.sheet_after, after)
 
     def __exit__(
         self,
@@ -699,9 +792,11 @@ def _bulk_set(
 ) -> int:
     """Update ``names`` of each object's row in one statement; the number of rows changed.
 
-    On PostgreSQL, ``UPDATE ... FROM (VALUES ...)``: Django's ``bulk_update`` builds a
-    CASE expression per row and field, several times slower for a batch of sheets.
-    ``where_pending`` changes only rows still pending (the effects' compare-and-set).
+    On PostgreSQL, ``UPDATE ... FROM unnest(<one array per column>)``: Django's
+    ``bulk_update`` builds a CASE expression per row and field, several times slower for
+    a batch of sheets, and a ``VALUES`` list of one parameter per value costs the client
+    and the server's parser per row. ``where_pending`` changes only rows still pending
+    (the effects' compare-and-set).
     """
     if connection.vendor != "postgresql":
         rows = model._default_manager.all()
@@ -720,25 +815,17 @@ def _bulk_set(
     columns = [pk, *fields]
     # Only quoted names from the model's metadata go into the text; values are parameters.
     table = quote(model._meta.db_table)
-    row = "(" + ", ".join(f"%s::{field.db_type(db)}" for field in columns) + ")"
+    arrays = ", ".join(f"%s::{field.db_type(db)}[]" for field in columns)
     aliases = ", ".join(quote(field.column) for field in columns)
     assignments = ", ".join(f"{quote(f.column)} = v.{quote(f.column)}" for f in fields)
     condition = f"t.{quote(pk.column)} = v.{quote(pk.column)}"
+    params: list[Any] = [[obj.pk for obj in objs]]
+    params.extend([f.get_db_prep_save(getattr(obj, f.attname), db) for obj in objs] for f in fields)
     if where_pending:
         condition += f" AND t.{quote('state')} = %s"
-    changed = 0
-    for start in range(0, len(objs), _UPDATE_CHUNK):
-        chunk = objs[start : start + _UPDATE_CHUNK]
-        params: list[Any] = []
-        for obj in chunk:
-            params.append(obj.pk)
-            params.extend(f.get_db_prep_save(getattr(obj, f.attname), db) for f in fields)
-        if where_pending:
-            params.append(EffectState.PENDING.value)
-        values = ", ".join([row] * len(chunk))
-        sql = f"UPDATE {table} AS t SET {assignments} FROM (VALUES {values}) AS v({aliases}) WHERE {condition}"  # noqa: E501, S608
-        changed += _execute_bound(db, sql, params)
-    return changed
+        params.append(EffectState.PENDING.value)
+    sql = f"UPDATE {table} AS t SET {assignments} FROM unnest({arrays}) AS v({aliases}) WHERE {condition}"  # noqa: E501, S608
+    return _execute_bound(db, sql, params)
 
 
 def _execute_bound(db: BaseDatabaseWrapper, sql: str, params: list[Any]) -> int:

@@ -43,6 +43,9 @@ class Resolution(models.Model):
     outcome = models.JSONField(default=dict, blank=True)
     sheet_before = models.JSONField()
     sheet_after = models.JSONField()
+    # Not a column: ``sheet_after`` as JSON text when the code that shaped the row made it
+    # already (rules.services.build_resolution): the clock's COPY writes it as it is.
+    sheet_after_json: str | None = None
     version = models.PositiveIntegerField()  # the character's version after this
     pending_choice = models.JSONField(null=True, blank=True)
     clock = models.PositiveBigIntegerField()  # in-game minute it happened at (G-1)

@@ -25,11 +25,18 @@ from campaigns.models import Campaign, Membership
 from characters.access import CharacterAccess, access_read_character, may_act, mine
 from characters.choices import stored_choice
 from characters.models import Character
-from core.cleaning import reject_nul_characters, whole_numbers
+from core.cleaning import json_without_nul, reject_nul_characters, whole_numbers
 from core.errors import NotAllowed, ResolutionConflict
 from rules.dice import campaign_dice
 from rules.engine.dice import Dice
-from rules.engine.interface import Context, PendingChoice, Result, RuleError, Ruleset
+from rules.engine.interface import (
+    Context,
+    PendingChoice,
+    Result,
+    RuleError,
+    Ruleset,
+    copy_json,
+)
 from rules.engine.registry import get_ruleset
 from rules.models import (
     CampaignTable,
@@ -136,26 +143,24 @@ def build_resolution(
     campaign clock (``rules.clock``) saves a batch of them with ``bulk_create``.
     """
     reject_nul_characters(params, "params")
+    # The sheet's JSON text, made for the check, is what the clock's COPY writes: the
+    # largest value of the row is encoded once, not twice (bench/clock_advance.py).
+    sheet_text = json_without_nul(result.sheet, "the resolution")
     reject_nul_characters(
-        [
-            result.sheet,
-            result.summary,
-            dict(result.outcome),
-            [dict(effect.payload) for effect in result.effects],
-        ],
+        [result.summary, dict(result.outcome), [dict(effect.payload) for effect in result.effects]],
         "the resolution",
     )
-    return Resolution(
+    resolution = Resolution(
         campaign=campaign,
         character=character,
         actor=actor if getattr(actor, "is_authenticated", False) else None,
         kind=kind,
         action=action,
-        params=copy.deepcopy(dict(params)),
+        params=copy_json(dict(params)),
         rolls=[roll.as_dict() for roll in result.rolls],
         # The engine knows sheets, not names: the log names the character.
         summary=f"{character.name}: {result.summary}",
-        outcome=copy.deepcopy(dict(result.outcome)),
+        outcome=copy_json(dict(result.outcome)),
         sheet_before=character.sheet,
         sheet_after=result.sheet,
         version=character.version + 1,
@@ -167,6 +172,8 @@ def build_resolution(
         elapsed_minutes=max(0, int(result.elapsed_minutes)),
         batch=batch,
     )
+    resolution.sheet_after_json = sheet_text
+    return resolution
 
 
 def build_scheduled_effects(*, resolution: Resolution, result: Result) -> list[ScheduledEffect]:
@@ -178,7 +185,7 @@ def build_scheduled_effects(*, resolution: Resolution, result: Result) -> list[S
             kind=effect.kind,
             key=effect.key,
             due_at=resolution.clock + max(0, effect.due_in),
-            payload=copy.deepcopy(dict(effect.payload)),
+            payload=copy_json(dict(effect.payload)),
             hidden=effect.hidden,
             created_by=resolution,
         )
