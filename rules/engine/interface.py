@@ -296,7 +296,7 @@ def _const_as_enum(schema: Any) -> Any:
         return None
     lean: dict[str, Any] = {}
     for key, value in schema.items():
-        if key in _SCHEMA_KEYWORDS or (key == "items" and isinstance(value, list)):
+        if key in _SCHEMA_KEYWORDS:  # "items" may be a list of schemas (draft 7)
             parts = value if isinstance(value, list) else [value]
             walked = [_const_as_enum(part) for part in parts]
             if any(part is None for part in walked):
