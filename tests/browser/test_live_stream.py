@@ -9,30 +9,17 @@ from collections.abc import Callable
 from time import monotonic, sleep
 
 import pytest
-from playwright.sync_api import Page, Request, Route, expect
+from playwright.sync_api import Page, Route, expect
 
 from campaigns.models import Membership
 from campaigns.services import campaign_create
 from characters.models import Character
 from rules.services import character_create, resolution_create_action
 from tests.browser.conftest import log_in
-from tests.browser.test_hidden_tab import _hide
+from tests.browser.test_hidden_tab import _hide, _polls_during
 from web import streams
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def _requests_during(page: Page, seconds: float, path: str) -> int:
-    seen: list[str] = []
-
-    def note(request: Request) -> None:
-        if path in request.url:
-            seen.append(request.url)
-
-    page.on("request", note)
-    page.wait_for_timeout(seconds * 1000)  # Playwright delivers events while it waits
-    page.remove_listener("request", note)
-    return len(seen)
 
 
 def _until(page: Page, condition: Callable[[], bool], seconds: float = 5.0) -> bool:
@@ -71,7 +58,7 @@ def test_an_open_sheet_holds_a_stream_instead_of_polling(new_page, aldo, referee
     assert _until(page, lambda: _watched(("sheet", aldo.pk)))
     live = f"/characters/{aldo.pk}/live/"
     page.wait_for_timeout(500)  # the one ask the stream's opening sends
-    assert _requests_during(page, 3.0, live) == 0  # the timer sends nothing
+    assert _polls_during(page, 3.0, live) == 0  # the timer sends nothing
 
     hit_points = page.locator('[aria-label^="Hit points"]').first
     with page.expect_request(lambda request: live in request.url):
@@ -90,7 +77,7 @@ def test_without_a_stream_the_sheet_polls_and_still_sees_changes(new_page, aldo,
     page.route("**/live/events/**", lambda route: route.fulfill(status=204))
     page.goto(f"/characters/{aldo.pk}/")
     live = f"/characters/{aldo.pk}/live/"
-    assert _requests_during(page, 2.5, live) >= 2
+    assert _polls_during(page, 2.5, live) >= 2
     _damage(aldo, referee, 4)
     hit_points = page.locator('[aria-label^="Hit points"]').first
     expect(hit_points).to_have_attribute("aria-label", re.compile(r"Hit points: 5 "))
@@ -113,7 +100,7 @@ def test_a_dropped_stream_falls_back_to_polls_and_comes_back(new_page, aldo, ref
 
     page.route("**/live/events/**", events)
     page.goto(f"/characters/{aldo.pk}/")
-    assert _requests_during(page, 2.5, live) >= 2  # down: polls
+    assert _polls_during(page, 2.5, live) >= 2  # down: polls
     refused["on"] = False
     assert _until(page, lambda: _watched(("sheet", aldo.pk)), seconds=8)
     page.wait_for_timeout(500)
@@ -146,7 +133,7 @@ def test_the_referee_s_dashboard_hears_a_player_s_action(new_page, aldo, referee
     assert _until(page, lambda: _watched(("campaign", campaign_id)))
     page.wait_for_timeout(500)
     live = f"/campaigns/{campaign_id}/live/"
-    assert _requests_during(page, 2.5, live) == 0  # the timer sends nothing
+    assert _polls_during(page, 2.5, live) == 0  # the timer sends nothing
     with page.expect_request(lambda request: live in request.url):
         _damage(aldo, referee, 4)
     expect(page.locator("#dash-live")).to_contain_text("5")
