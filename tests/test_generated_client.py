@@ -62,10 +62,20 @@ def run(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture(scope="module")
-def generated(live_server, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The client, generated once for this module's tests (the schema needs no data)."""
+def generated(
+    live_server, django_db_blocker, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Path]:
+    """The client, generated once for this module's tests (the schema needs no data).
+
+    The fixture runs outside any test, where pytest-django blocks the database; the live
+    server's request still opens and closes its connection (close_old_connections on
+    SQLite's shared in-memory database), so the request is made with the database
+    unblocked (issue 29: a bare clone's `make test` on SQLite failed here)."""
     tmp_path = tmp_path_factory.mktemp("generated")
-    schema = httpx.get(f"{live_server.url}/api/schema/", params={"format": "json"}, timeout=60)
+    with django_db_blocker.unblock():
+        schema = httpx.get(
+            f"{live_server.url}/api/schema/", params={"format": "json"}, timeout=60
+        )
     assert schema.status_code == 200
     (tmp_path / "schema.json").write_text(schema.text)
     made = run(
