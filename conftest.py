@@ -15,9 +15,9 @@ from rest_framework.test import APIClient
 from campaigns.models import Membership, Role
 from campaigns.services import campaign_create
 from characters.models import Character
-from rules import dice as rules_dice
 from rules.engine.dice import ScriptedGenerator
-from rules.services import character_create
+from rules.play import dice as rules_dice
+from rules.play.services import character_create
 
 
 @pytest.fixture(autouse=True)

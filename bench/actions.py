@@ -68,7 +68,7 @@ def make_players(clients: int) -> dict[str, list[dict[str, Any]]]:
 
     from campaigns.models import Membership, Role
     from campaigns.services import campaign_create
-    from rules.services import character_create
+    from rules.play.services import character_create
 
     users = get_user_model().objects
     referee = users.create_user(username="bench-referee", password=secrets.token_hex(16))

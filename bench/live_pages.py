@@ -225,7 +225,7 @@ def make_people(actors: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
 
     from campaigns.models import Membership, Role
     from campaigns.services import campaign_create
-    from rules.services import character_create
+    from rules.play.services import character_create
 
     users = get_user_model().objects
 

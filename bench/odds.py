@@ -222,7 +222,7 @@ def server(repeat: int) -> float:
     from campaigns.models import Membership
     from campaigns.services import campaign_create
     from characters.models import Character
-    from rules.services import campaign_table_set, character_create
+    from rules.play.services import campaign_table_set, character_create
 
     connection.settings_dict.setdefault("TEST", {})
     connection.settings_dict["TEST"]["NAME"] = f"{connection.settings_dict['NAME']}_oddsbench"

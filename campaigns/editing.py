@@ -1,7 +1,7 @@
 """A campaign's invite codes after creation (issue 13): listed, revoked, expiring,
 single use. Rename and options are ``campaigns.services.campaign_update``; removing a
 player, leaving and deleting the campaign touch characters and logs, so they are in
-``rules.campaign_editing``. Every write locks the campaign row first (rules/services.py).
+``rules.play.campaign_editing``. Every write locks the campaign row first (rules/play/services.py).
 """
 
 from __future__ import annotations

@@ -82,7 +82,7 @@ def campaign_update(
     return campaign
 
 
-# The clock jobs still to finish, rules.models.UNFINISHED_JOB_STATES by value (this layer
+# The clock jobs still to finish, rules.play.models.UNFINISHED_JOB_STATES by value (this layer
 # does not import rules; a test holds the two equal).
 CLOCK_BUSY_STATES = ("queued", "running", "waiting")
 
@@ -107,7 +107,7 @@ def campaign_dice_rotate(*, campaign_id: int) -> RevealedSeed:
     """Reveal the campaign's current dice seed and commit to a fresh one (docs/dice.md).
 
     Under the campaign's row lock, the first lock of every resolution and clock batch
-    (rules/services.py), so no die is drawn while the seed changes hands. The counter
+    (rules/play/services.py), so no die is drawn while the seed changes hands. The counter
     keeps counting: the new seed takes over at the counter where the old one stopped.
     """
     return _rotate(Campaign.objects.select_for_update().get(pk=campaign_id))
@@ -125,7 +125,7 @@ def campaign_archive(*, campaign_id: int) -> tuple[Campaign, RevealedSeed]:
     campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
     if campaign.archived_at is not None:
         raise ResolutionConflict(f"The campaign {campaign.name} is already archived.")
-    jobs = campaign.clock_jobs  # rules.models.ClockJob
+    jobs = campaign.clock_jobs  # rules.play.models.ClockJob
     if jobs.filter(state__in=CLOCK_BUSY_STATES).exists():
         raise ResolutionConflict(
             "The campaign clock is still advancing (or waits on a choice): let it finish "

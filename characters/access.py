@@ -6,7 +6,7 @@
 * the referee: everything in their campaigns;
 * API tokens narrow this as ``campaigns.access`` describes (scopes and one campaign).
 Actions marked ``who: owner`` may be taken by the owner or the referee,
-``who: referee`` only by the referee (checked in ``rules.services``).
+``who: referee`` only by the referee (checked in ``rules.play.services``).
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def access_read_character(
 ) -> CharacterAccess:
     """The decision of :func:`access_character` on a character already read with the
     :func:`mine` annotations: an action makes it on the rows it locks
-    (``rules.services.resolution_create_action_checked``), so no row is read twice."""
+    (``rules.play.services.resolution_create_action_checked``), so no row is read twice."""
     if not getattr(user, "is_authenticated", False):
         raise Http404("no such character")
     membership_id = getattr(character, "my_membership_id", None)

@@ -21,7 +21,7 @@ class Character(models.Model):
     # Null, or the question a resolution stopped on (ruling G-3):
     # {id, kind, prompt, options, state, who}.
     pending_choice = models.JSONField(null=True, blank=True)
-    # Set when the character retires (rules.editing): kept with its log, takes no actions.
+    # Set when the character retires (rules.play.editing): kept with its log, takes no actions.
     retired_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

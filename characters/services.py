@@ -1,5 +1,5 @@
 """Writes for characters that are not play. A character's creation and every change
-to its sheet are resolutions: ``rules.services``."""
+to its sheet are resolutions: ``rules.play.services``."""
 
 from __future__ import annotations
 

@@ -13,9 +13,23 @@ from campaigns.api import (
     InviteDetailApi,
     JoinApi,
 )
-from rules.api import (
-    ActionApi,
+from rules.battles.api import BattleApi, BattleEndApi, BattleNextApi
+from rules.clock.api import (
+    CampaignEffectsApi,
+    ClockAdvanceApi,
+    ClockJobDetailApi,
+    ClockJobListApi,
+    ClockJobResumeApi,
+    LiveClockApi,
+)
+from rules.logbook.api import (
+    CampaignExportApi,
+    CampaignImportApi,
     CampaignLogApi,
+    CampaignLogCsvApi,
+)
+from rules.play.api import (
+    ActionApi,
     CampaignTableDetailApi,
     CampaignTableListApi,
     ChoiceApi,
@@ -28,25 +42,15 @@ from rules.api import (
     RulesetListApi,
     UndoApi,
 )
-from rules.battle_api import BattleApi, BattleEndApi, BattleNextApi
-from rules.campaign_api import CampaignDetailApi, LeaveApi, MemberDetailApi
-from rules.character_api import (
+from rules.play.campaign_api import CampaignDetailApi, LeaveApi, MemberDetailApi
+from rules.play.character_api import (
     CampaignCharactersApi,
     CharacterDetailApi,
     CorrectApi,
     LevelUpApi,
     RetireApi,
 )
-from rules.clock_api import (
-    CampaignEffectsApi,
-    ClockAdvanceApi,
-    ClockJobDetailApi,
-    ClockJobListApi,
-    ClockJobResumeApi,
-    LiveClockApi,
-)
-from rules.export_api import CampaignExportApi, CampaignImportApi, CampaignLogCsvApi
-from rules.party_api import PartyActionApi
+from rules.play.party_api import PartyActionApi
 from webhooks.api import WebhookDeliveriesApi, WebhookDetailApi, WebhookListApi, WebhookResendApi
 
 urlpatterns = [

@@ -20,7 +20,7 @@ from django.views.decorators.http import require_GET
 from config.celery_app import app as celery_app
 from core.errors import UNAVAILABLE_ERRORS
 from core.health import worker_seen
-from rules.selectors import clock_jobs_health
+from rules.clock.selectors import clock_jobs_health
 
 # A worker that has not run the watchdog for this long (it runs every 10 s) is down.
 WORKER_SILENT_AFTER_SECONDS = 120

@@ -2,7 +2,6 @@
 
 from django.urls import include, path
 
-from rules import views as rules_views
 from web.views import battles as battle_views
 from web.views import campaigns as campaign_views
 from web.views import character_edit as character_edit_views
@@ -11,6 +10,7 @@ from web.views import live as live_views
 from web.views import log as log_views
 from web.views import manage as manage_views
 from web.views import party as party_views
+from web.views import rulebook as rules_views
 from web.views import tables as table_views
 from webhooks import views as webhook_views
 

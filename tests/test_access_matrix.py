@@ -40,18 +40,13 @@ from campaigns.models import Campaign, Invite, Membership, RevealedSeed, Role
 from campaigns.services import campaign_archive, campaign_create, invite_create
 from characters.models import Character
 from config import api_urls
-from rules.battles import battle_begin
-from rules.clock import clock_advance_start
-from rules.models import (
-    Battle,
-    CampaignTable,
-    ClockJob,
-    ClockJobState,
-    Resolution,
-    ScheduledEffect,
-)
-from rules.services import character_create, resolution_create_action
-from rules.undo import resolution_undo
+from rules.battles.models import Battle
+from rules.battles.services import battle_begin
+from rules.clock.models import ClockJob, ClockJobState
+from rules.clock.services import clock_advance_start
+from rules.play.models import CampaignTable, Resolution, ScheduledEffect
+from rules.play.services import character_create, resolution_create_action
+from rules.play.undo import resolution_undo
 from webhooks.models import WebhookDelivery, WebhookEndpoint
 from webhooks.services import events_record, webhook_create
 
@@ -166,7 +161,7 @@ def member_kw(w: World) -> dict[str, Any]:
 
 
 def import_body(w: World, role: str) -> dict[str, Any]:
-    from rules.log_export import campaign_export
+    from rules.logbook.export import campaign_export
 
     return {"export": campaign_export(w.campaign)}
 

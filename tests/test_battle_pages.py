@@ -14,8 +14,9 @@ from django.urls import reverse
 
 from campaigns.models import Campaign
 from characters.models import Character
-from rules.battles import battle_begin
-from rules.models import Battle, Resolution
+from rules.battles.models import Battle
+from rules.battles.services import battle_begin
+from rules.play.models import Resolution
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 

@@ -9,8 +9,8 @@ from django.test import Client
 from django.urls import path, reverse
 
 from config.urls import urlpatterns as real_urlpatterns
-from rules import views as rules_views
 from rules.engine.registry import ruleset_keys
+from web.views import rulebook as rules_views
 
 
 def broken(request: HttpRequest) -> HttpResponse:

@@ -11,8 +11,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from campaigns.models import Membership
-from rules.battles import battle_begin
-from rules.services import character_create
+from rules.battles.services import battle_begin
+from rules.play.services import character_create
 
 pytestmark = pytest.mark.django_db
 

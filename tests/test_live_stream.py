@@ -15,7 +15,7 @@ from django.test import Client
 from django.urls import reverse
 
 from campaigns.models import Membership
-from rules.services import character_create, resolution_create_action
+from rules.play.services import character_create, resolution_create_action
 from web import streams
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the watcher reads from its own thread

@@ -31,9 +31,9 @@ from accounts.services import token_create
 from campaigns.access import TokenScope
 from campaigns.models import Membership
 from campaigns.services import invite_create
-from rules.clock import clock_advance_start
-from rules.models import Resolution
-from rules.services import character_create
+from rules.clock.services import clock_advance_start
+from rules.play.models import Resolution
+from rules.play.services import character_create
 
 EXAMPLES = 4
 CHECKS = [

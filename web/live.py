@@ -6,7 +6,7 @@ new ``ETag``.
 
 An unchanged poll costs the session, the user and one query: the ``*_unchanged``
 helpers read the stamp and the viewer's place in the campaign together
-(``rules.selectors.live_witness`` / ``sheet_witness``) and answer 304 only when that
+(``rules.play.selectors.live_witness`` / ``sheet_witness``) and answer 304 only when that
 row admits the viewer as ``campaigns.access`` / ``characters.access`` would (a member;
 on a sheet, its owner or the referee). Anything else (no tag, a token's request, not a
 member, a changed stamp) goes the whole way through the view's own access check, which
@@ -21,8 +21,9 @@ from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
 
 from campaigns.access import grant_of
 from campaigns.models import Campaign, Role
-from rules.battles import warband_rules
-from rules.selectors import live_witness, sheet_witness
+from rules.battles.selectors import LATEST_BATTLE, warband_rules
+from rules.clock.selectors import LATEST_CLOCK_JOB
+from rules.play.selectors import live_witness, sheet_witness
 
 
 def etag(stamp: str) -> str:
@@ -63,8 +64,8 @@ def party_stamp(row: dict[str, Any], *, referee: bool) -> str:
 
 
 def board_stamp(row: dict[str, Any]) -> str:
-    """The battle board, from a ``live_witness(battle=True)`` row: the battle's step, any
-    unit's version."""
+    """The battle board, from a ``live_witness`` row with ``LATEST_BATTLE``: the battle's
+    step, any unit's version."""
     step = "-"
     if row["battle_pk"] is not None:
         running = row["battle_ended_at"] is None
@@ -99,7 +100,11 @@ def sheet_unchanged(request: HttpRequest, character_id: int) -> HttpResponse | N
 def party_unchanged(request: HttpRequest, campaign_id: int) -> HttpResponse | None:
     """304 for a member's dashboard whose stamp holds."""
     viewer = _viewer(request)
-    row = live_witness(campaign_id, job=True, viewer=viewer) if viewer is not None else None
+    row = (
+        live_witness(campaign_id, latest=(LATEST_CLOCK_JOB,), viewer=viewer)
+        if viewer is not None
+        else None
+    )
     if row is None or row["role"] is None:
         return None
     return unchanged(request, party_stamp(row, referee=row["role"] == Role.REFEREE))
@@ -108,7 +113,11 @@ def party_unchanged(request: HttpRequest, campaign_id: int) -> HttpResponse | No
 def board_unchanged(request: HttpRequest, campaign_id: int) -> HttpResponse | None:
     """304 for a member's battle board (a warband campaign) whose stamp holds."""
     viewer = _viewer(request)
-    row = live_witness(campaign_id, battle=True, viewer=viewer) if viewer is not None else None
+    row = (
+        live_witness(campaign_id, latest=(LATEST_BATTLE,), viewer=viewer)
+        if viewer is not None
+        else None
+    )
     if row is None or row["role"] is None:
         return None
     if warband_rules(Campaign(ruleset=row["ruleset"])) is None:

@@ -34,7 +34,9 @@ from time import monotonic, sleep
 from django.conf import settings
 from django.db import close_old_connections, connection
 
-from rules.selectors import live_witness, sheets_versions
+from rules.battles.selectors import LATEST_BATTLE
+from rules.clock.selectors import LATEST_CLOCK_JOB
+from rules.play.selectors import live_witness, sheets_versions
 from web.live import board_stamp, party_stamp, sheet_stamp
 
 logger = logging.getLogger(__name__)
@@ -60,7 +62,7 @@ def read_stamps(keys: Iterable[Key]) -> dict[Key, str]:
         rows = sheets_versions(sheets)
         stamps |= {("sheet", pk): sheet_stamp(version, clock) for pk, version, clock in rows}
     for campaign_id in sorted({number for kind, number in keys if kind != "sheet"}):
-        row = live_witness(campaign_id, job=True, battle=True)
+        row = live_witness(campaign_id, latest=(LATEST_CLOCK_JOB, LATEST_BATTLE))
         if row is not None:
             stamps[("campaign", campaign_id)] = party_stamp(row, referee=True)
             stamps[("board", campaign_id)] = board_stamp(row)

@@ -10,8 +10,8 @@ from django.utils import timezone
 
 from campaigns.models import Campaign, Invite, Membership
 from characters.models import Character
-from rules.services import character_create, resolution_create_action
-from rules.undo import resolution_undo
+from rules.play.services import character_create, resolution_create_action
+from rules.play.undo import resolution_undo
 
 
 def invites_url(campaign):

@@ -12,9 +12,10 @@ from django.test import override_settings
 
 from campaigns.models import Campaign
 from characters.models import Character
+from rules.battles.models import Battle
 from rules.engine.registry import ruleset_keys
 from rules.engine.rulesets.condition_monitor import STATES
-from rules.models import Battle, Resolution, ResolutionKind, ScheduledEffect
+from rules.play.models import Resolution, ResolutionKind, ScheduledEffect
 
 pytestmark = pytest.mark.django_db
 

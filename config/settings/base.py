@@ -50,7 +50,10 @@ INSTALLED_APPS = [
     "accounts",
     "campaigns",
     "characters",
-    "rules",
+    "rules.play",  # label "rules": the play (resolutions, actions, undo, editing)
+    "rules.clock",  # the campaign clock: jobs, ticks, their tasks
+    "rules.battles",  # warband battles
+    "rules.logbook",  # the log read back: export, import, replay
     "web",
     "webhooks",
 ]
@@ -69,7 +72,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
-    "rules.ticker.TickerMiddleware",  # embedded mode's live clock (SAWBONES_TICKER_SECONDS)
+    "rules.clock.ticker.TickerMiddleware",  # embedded mode's live clock (SAWBONES_TICKER_SECONDS)
     "core.middleware.PrivateCacheMiddleware",
     "axes.middleware.AxesMiddleware",  # last, as django-axes asks
 ]
@@ -223,10 +226,10 @@ SPECTACULAR_SETTINGS = {
     "OAS_VERSION": "3.1.0",
     # Named enums instead of hash-suffixed ones where two models share a field name.
     "ENUM_NAME_OVERRIDES": {
-        "ResolutionKindEnum": "rules.models.ResolutionKind.values",
-        "ClockJobKindEnum": "rules.models.ClockJobKind.values",
-        "ClockJobStateEnum": "rules.models.ClockJobState.values",
-        "EffectStateEnum": "rules.models.EffectState.values",
+        "ResolutionKindEnum": "rules.play.models.ResolutionKind.values",
+        "ClockJobKindEnum": "rules.clock.models.ClockJobKind.values",
+        "ClockJobStateEnum": "rules.clock.models.ClockJobState.values",
+        "EffectStateEnum": "rules.play.models.EffectState.values",
     },
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums"],
 }
@@ -274,7 +277,7 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
 # Effects per batch (per transaction) of a clock advance (docs/clock.md).
 SAWBONES_CLOCK_BATCH_SIZE = int(os.environ.get("SAWBONES_CLOCK_BATCH_SIZE", "500"))
 # A queued or running clock job whose heartbeat is older than this many seconds has lost
-# its task: the watchdog sends it again (rules.clock.clock_watchdog).
+# its task: the watchdog sends it again (rules.clock.services.clock_watchdog).
 SAWBONES_CLOCK_STALE_SECONDS = float(os.environ.get("SAWBONES_CLOCK_STALE_SECONDS", "30"))
 
 # The live pages' event streams (web/streams.py, docs/performance.md): how often a
@@ -322,7 +325,7 @@ CONTENT_SECURITY_POLICY = {
 
 # Local embedded mode prints demo logins; nowhere else has them.
 SAWBONES_EMBEDDED = False
-# Seconds between live clock ticks by a thread of the web process (rules.ticker); 0: none,
+# Seconds between live clock ticks by a thread of the web process (rules.clock.ticker); 0: none,
 # Celery beat ticks instead. Only the embedded mode sets it.
 SAWBONES_TICKER_SECONDS = 0.0
 # The app's own page for a refused form (CSRF), like its 403 page.

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from config.errors import server_error
 from core.health import mark_worker_seen
-from rules.models import ClockJob
+from rules.clock.models import ClockJob
 
 pytestmark = pytest.mark.django_db
 

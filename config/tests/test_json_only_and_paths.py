@@ -15,8 +15,8 @@ from django.urls import reverse
 
 from campaigns.models import Campaign
 from characters.models import Character
-from rules.models import ClockJob
-from rules.services import character_create
+from rules.clock.models import ClockJob
+from rules.play.services import character_create
 
 
 def signed_in(user) -> Client:

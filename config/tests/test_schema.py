@@ -5,7 +5,7 @@
 * every endpoint of config/api_urls.py is in it with exactly the methods its view
   answers, its path parameters typed;
 * the actions body lists every action of every registered ruleset with that action's
-  params schema (rules/api_schema.py), and means what the server does: bodies the server
+  params schema (rules/play/api_schema.py), and means what the server does: bodies the server
   takes validate, bodies it refuses do not;
 * the answers the server really gives (rulesets, campaigns, characters, resolutions...)
   validate against the documented response schemas;
@@ -30,9 +30,9 @@ from rest_framework.test import APIClient
 from campaigns.models import Membership
 from config import api_urls
 from config.openapi import API_PREFIX, api_paths
-from rules.api_schema import pascal
 from rules.engine.registry import all_rulesets, get_ruleset, ruleset_keys
-from rules.services import character_create
+from rules.play.api_schema import pascal
+from rules.play.services import character_create
 
 METHODS = {"get", "post", "put", "patch", "delete"}
 REF = "#/components/schemas/"

@@ -3,7 +3,7 @@
 A ruleset takes a sheet, an action, its params and a dice service, and returns an
 immutable :class:`Result`: the new sheet, the rolls, a one-line summary, any pending
 choice (ruling G-3) and any effects to schedule on the campaign clock. It never
-touches storage; ``rules/services.py`` persists the result under a lock.
+touches storage; ``rules/play/services.py`` persists the result under a lock.
 
 To add a ruleset: subclass :class:`Ruleset` in ``rules/engine/rulesets/<key>.py`` and
 list it in ``rules/engine/registry.py``; its presentation goes in ``web/rulesets/<key>.py``
@@ -236,7 +236,7 @@ def _first_error_message(error: jsonschema.ValidationError) -> str:
 # campaign clock (bench/clock_advance.py). So each schema gets two validators, built
 # once: fastjsonschema's compiled function (about 20x faster) answers "valid?", and
 # only when it says no does jsonschema, the authority, decide and word the errors.
-# rules/tests/engine/test_validation.py checks the two agree on every ruleset's schemas.
+# rules/engine/tests/test_validation.py checks the two agree on every ruleset's schemas.
 # Schemas are module-level constants, so the cache stays small; each schema is kept
 # beside its validators so an id is never reused for another object while cached.
 _Validators = tuple[Mapping[str, Any], jsonschema.Draft202012Validator, Callable[[Any], Any] | None]
@@ -467,7 +467,7 @@ class Ruleset(abc.ABC):
     # the payload (see :meth:`apply_effect`).
     effect_payloads: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
     # Editable tables with their default data (JSON); each campaign gets a copy the
-    # referee can edit (rules.models.CampaignTable).
+    # referee can edit (rules.play.models.CampaignTable).
     tables: ClassVar[Mapping[str, Any]] = {}
     # JSON Schemas (2020-12) of the editable tables, as far as JSON Schema can say what
     # :meth:`validate_table` checks; the API's schema shows them (:meth:`table_schema`).
@@ -569,7 +569,7 @@ class Ruleset(abc.ABC):
     def level_up(
         self, sheet: Mapping[str, Any], dice: Dice, context: Context, *, player_character: bool
     ) -> Result:
-        """The sheet one level up (rules.editing), with whatever the level brings.
+        """The sheet one level up (rules.play.editing), with whatever the level brings.
 
         ``player_character``: the character belongs to a player, not the referee (an NPC).
         By default a ruleset has no levels: :class:`RuleError`.

@@ -26,11 +26,11 @@ from playwright.sync_api import Page, expect
 from campaigns.models import Campaign, Invite
 from campaigns.services import invite_create
 from characters.models import Character
-from rules import dice as rules_dice
 from rules.engine.dice import SystemGenerator
 from rules.engine.interface import ActionBlocked, RuleError
 from rules.engine.registry import ruleset_keys
-from rules.models import Resolution
+from rules.play import dice as rules_dice
+from rules.play.models import Resolution
 from tests.browser import a11y
 from tests.browser.conftest import DESKTOP, PHONE, log_in
 from tests.browser.test_screenshots import PARTIES, take

@@ -20,8 +20,8 @@ from playwright.sync_api import Page, expect
 from campaigns.models import Membership
 from campaigns.services import campaign_create
 from characters.models import Character
-from rules.battles import battle_begin
-from rules.services import character_create
+from rules.battles.services import battle_begin
+from rules.play.services import character_create
 from tests.browser.conftest import DESKTOP, PHONE, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -9,8 +9,8 @@ from playwright.sync_api import expect
 
 from campaigns.models import Invite, Membership
 from campaigns.services import campaign_create
-from rules.models import Resolution
-from rules.services import character_create
+from rules.play.models import Resolution
+from rules.play.services import character_create
 from tests.browser.conftest import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from campaigns.models import Membership, Role
 from campaigns.services import campaign_create
-from rules.services import character_create, resolution_create_action
+from rules.play.services import character_create, resolution_create_action
 from tests.browser.conftest import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

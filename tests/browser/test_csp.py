@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from campaigns.models import Membership
-from rules.services import character_create
+from rules.play.services import character_create
 from tests.browser.conftest import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

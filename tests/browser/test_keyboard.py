@@ -15,7 +15,7 @@ from playwright.sync_api import Page, expect
 
 from campaigns.models import Membership, Role
 from campaigns.services import campaign_create
-from rules.services import character_create, resolution_create_action
+from rules.play.services import character_create, resolution_create_action
 from tests.browser.a11y import script
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

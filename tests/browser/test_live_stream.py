@@ -14,7 +14,7 @@ from playwright.sync_api import Page, Route, expect
 from campaigns.models import Membership
 from campaigns.services import campaign_create
 from characters.models import Character
-from rules.services import character_create, resolution_create_action
+from rules.play.services import character_create, resolution_create_action
 from tests.browser.conftest import log_in
 from tests.browser.test_hidden_tab import _hide, _polls_during
 from web import streams

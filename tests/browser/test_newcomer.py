@@ -15,8 +15,8 @@ from playwright.sync_api import Browser, Page, expect
 from campaigns.models import Campaign, Membership, Role
 from campaigns.services import campaign_create, invite_create
 from characters.models import Character
-from rules.models import Resolution
-from rules.services import character_create, resolution_create_action
+from rules.play.models import Resolution
+from rules.play.services import character_create, resolution_create_action
 from tests.browser.conftest import DESKTOP, log_in
 from tests.browser.embedded import EmbeddedServer, start_embedded, stop_embedded
 

@@ -18,9 +18,9 @@ from playwright.sync_api import Page
 from campaigns.models import Campaign, Membership, Role
 from campaigns.services import campaign_create
 from characters.models import Character
-from rules import dice as rules_dice
 from rules.engine.dice import SystemGenerator
-from rules.services import character_create, resolution_create_action
+from rules.play import dice as rules_dice
+from rules.play.services import character_create, resolution_create_action
 from tests.browser.conftest import DESKTOP, PHONE, log_in
 from web.rulesets import condition_monitor
 

@@ -17,8 +17,8 @@ from playwright.sync_api import Page, expect
 
 from campaigns.models import Campaign, Membership, Role
 from characters.models import Character
-from rules.models import ClockJob, ClockJobState
-from rules.services import character_create, resolution_create_action
+from rules.clock.models import ClockJob, ClockJobState
+from rules.play.services import character_create, resolution_create_action
 from tests.browser.conftest import PHONE, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -48,8 +48,8 @@ def setup(characters: int, every: int) -> dict[str, Any]:
     from accounts.services import token_create
     from campaigns.models import Membership, Role
     from campaigns.services import campaign_create
-    from rules.services import character_create
-    from rules.tests.clock_helpers import wounded
+    from rules.clock.tests.clock_helpers import wounded
+    from rules.play.services import character_create
 
     users = get_user_model().objects
     referee = users.create_user(username="referee", password="drill-referee-pw")
@@ -82,8 +82,8 @@ def _fever_campaign(referee: Any, name: str, characters: int) -> Any:
     """An old_school campaign with a fixed seed whose characters all contract the fever."""
     from campaigns.models import Membership
     from campaigns.services import campaign_create
-    from rules.services import character_create, resolution_create_action
-    from rules.tests.clock_helpers import FIXED_SEED
+    from rules.clock.tests.clock_helpers import FIXED_SEED
+    from rules.play.services import character_create, resolution_create_action
 
     # In bed: no sleep deprivation (OS-8) on top of the fever, as in bench/clock_advance.py.
     campaign = campaign_create(
@@ -131,8 +131,9 @@ def settled(campaign_id: int) -> dict[str, Any]:
 
     from campaigns.models import Campaign
     from characters.models import Character
-    from rules.models import ClockJob, Resolution, ScheduledEffect
-    from rules.tests.clock_helpers import assert_whole, effect_rows, log_of
+    from rules.clock.models import ClockJob
+    from rules.clock.tests.clock_helpers import assert_whole, effect_rows, log_of
+    from rules.play.models import Resolution, ScheduledEffect
 
     campaign = Campaign.objects.get(pk=campaign_id)
     problems = []
@@ -195,8 +196,8 @@ def reference(minutes: int, sizes: list[int]) -> dict[str, Any]:
     from django.contrib.auth import get_user_model
     from django.test import override_settings
 
-    from rules.clock import clock_advance_run
-    from rules.models import ClockJob
+    from rules.clock.models import ClockJob
+    from rules.clock.services import clock_advance_run
 
     answer = {}
     for characters in sizes:
@@ -215,8 +216,9 @@ def reference(minutes: int, sizes: list[int]) -> dict[str, Any]:
 
 def count(campaign_id: int, minutes: int) -> dict[str, Any]:
     from characters.models import Character
-    from rules.models import ClockJob, Resolution, ScheduledEffect
-    from rules.tests.clock_helpers import assert_whole
+    from rules.clock.models import ClockJob
+    from rules.clock.tests.clock_helpers import assert_whole
+    from rules.play.models import Resolution, ScheduledEffect
 
     wounded = Character.objects.filter(campaign_id=campaign_id, name__startswith="Wounded")
     effects = Resolution.objects.filter(campaign_id=campaign_id, kind="effect")
@@ -260,9 +262,9 @@ def advance_all(minutes: int) -> dict[str, Any]:
     """Advance every campaign by ``minutes`` in-process (embedded mode); a choice on the
     way (G-3) is cancelled by the referee and the job resumed."""
     from campaigns.models import Campaign
-    from rules.clock import clock_advance_run, clock_advance_start, clock_job_resume
-    from rules.services import resolution_cancel_choice
-    from rules.tests.clock_helpers import play_session
+    from rules.clock.services import clock_advance_run, clock_advance_start, clock_job_resume
+    from rules.clock.tests.clock_helpers import play_session
+    from rules.play.services import resolution_cancel_choice
 
     play_session()
     states = {}
@@ -285,7 +287,8 @@ def fingerprint() -> dict[str, Any]:
 
     from campaigns.models import Campaign
     from characters.models import Character
-    from rules.models import ClockJob, Resolution, ScheduledEffect
+    from rules.clock.models import ClockJob
+    from rules.play.models import Resolution, ScheduledEffect
 
     tables = {
         "campaigns": Campaign.objects.order_by("pk").values_list(

@@ -7,7 +7,7 @@ one button for the next phase, a rout meter per warband and quick forms per unit
 board without the controls, with wounds on their own units only. The board polls like
 the dashboard (204 while nothing changed).
 
-Access and writes are ``rules.battles``'s and ``rules.services``'s: this module only
+Access and writes are ``rules.battles``'s and ``rules.play.services``'s: this module only
 reads the posted forms and draws.
 """
 
@@ -25,22 +25,22 @@ from campaigns.models import Membership
 from characters.access import access_character
 from characters.selectors import characters_in_order
 from core.errors import NotAllowed, ResolutionConflict
-from rules.battles import (
+from rules.battles.models import Battle
+from rules.battles.selectors import (
+    LATEST_BATTLE,
     access_battles,
-    battle_advance,
-    battle_begin,
-    battle_finish,
     battle_view,
+    latest_battle,
     running_battle,
     warband_names,
     warband_rules,
 )
+from rules.battles.services import battle_advance, battle_begin, battle_finish
 from rules.engine.dice import DiceError
 from rules.engine.interface import ActionBlocked, RuleError
 from rules.engine.rulesets.warband import INJURY_MEANS, Warband
-from rules.models import Battle
-from rules.selectors import latest_battle, live_witness
-from rules.services import resolution_create_action
+from rules.play.selectors import live_witness
+from rules.play.services import resolution_create_action
 from web.forms import FormField, ParamsError, humanize, parse_params, schema_fields
 from web.htmx import is_htmx
 from web.live import board_stamp as stamp_of
@@ -150,7 +150,7 @@ def _after(membership: Membership, battle: Battle | None) -> list[dict[str, Any]
 
 def board_stamp(membership: Membership) -> str:
     """Changes whenever the board would: the battle's step, any unit's version."""
-    row = live_witness(membership.campaign_id, battle=True)  # one query
+    row = live_witness(membership.campaign_id, latest=(LATEST_BATTLE,))  # one query
     assert row is not None  # the membership's campaign
     return stamp_of(row)
 

@@ -2,7 +2,7 @@
 its live fragment, invites and joining.
 
 Thin: access through ``campaigns.access``, writes through ``campaigns.services`` and
-``rules.services``, reads through the selectors; the few page-only reads are the
+``rules.play.services``, reads through the selectors; the few page-only reads are the
 small functions at the top, each one query whatever the party's size.
 """
 
@@ -44,12 +44,14 @@ from characters.models import Character
 from characters.selectors import PartyMember, party
 from core.cleaning import reject_nul_characters
 from core.errors import NotAllowed, ResolutionConflict
-from rules.battles import warband_rules
+from rules.battles.selectors import warband_rules
+from rules.clock.models import ClockJob, ClockJobState
+from rules.clock.selectors import clock_jobs_for_campaign
 from rules.engine.interface import RuleError, Ruleset
 from rules.engine.registry import get_ruleset, ruleset_keys
 from rules.engine.text import clock_text
-from rules.models import ClockJob, ClockJobState, EffectState, ScheduledEffect
-from rules.selectors import clock_jobs_for_campaign, effects_for_viewer
+from rules.play.models import EffectState, ScheduledEffect
+from rules.play.selectors import effects_for_viewer
 from web.forms import FormField, ParamsError, humanize, parse_params, schema_fields
 from web.htmx import is_htmx
 from web.live import party_stamp, party_unchanged, tagged
@@ -62,7 +64,7 @@ STOPPED = (ClockJobState.WAITING, ClockJobState.FAILED)  # a clock job the refer
 OPTION_PREFIX = "opt."  # the campaign options' names on the new-campaign form
 PENDING_INVITE = "pending_invite"  # session key: the invite code opened while logged out
 MORNING_HOUR = 6  # "next morning" on the clock buttons: the next 06:00
-# The live clock's choices: in-game minutes per real minute (rules.clock.clock_live_set).
+# The live clock's choices: in-game minutes per real minute (rules.clock.services.clock_live_set).
 LIVE_RATIOS = (
     ("0", "Off"),
     ("1", "1 minute per minute (real time)"),

@@ -16,15 +16,15 @@ from django.urls import reverse
 
 from characters.access import CharacterAccess, access_character
 from core.errors import ResolutionConflict
-from rules.editing import (
+from rules.engine.dice import DiceError
+from rules.engine.interface import ActionBlocked, RuleError
+from rules.play.editing import (
     character_correct,
     character_delete,
     character_level_up,
     character_rename,
     character_retire,
 )
-from rules.engine.dice import DiceError
-from rules.engine.interface import ActionBlocked, RuleError
 from web.forms import humanize
 from web.plain import plain_message
 

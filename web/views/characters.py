@@ -2,8 +2,8 @@
 
 Access is decided by ``characters.access.access_character`` (another player's
 character answers 404 like a stranger's); every change goes through
-``rules.services`` under its row locks; the log is shown through
-``rules.selectors.resolution_view`` so hidden rolls (ruling G-4) stay the referee's.
+``rules.play.services`` under its row locks; the log is shown through
+``rules.play.selectors.resolution_view`` so hidden rolls (ruling G-4) stay the referee's.
 
 With htmx the forms post here and get the fresh ``#live`` fragment back (with the
 error beside the form when the rules refuse); without JavaScript the same views
@@ -27,12 +27,12 @@ from characters.access import CharacterAccess, access_character
 from characters.choices import public_choice
 from core.cleaning import valid_id
 from core.errors import NotAllowed, ResolutionConflict
-from rules.action_time import elapsed_words
+from rules.clock.action_time import elapsed_words
 from rules.engine.dice import DiceError
 from rules.engine.interface import ActionBlocked, ActionSpec, OddsUnavailable, RuleError
 from rules.engine.registry import get_ruleset
-from rules.models import EffectState, ResolutionKind
-from rules.selectors import (
+from rules.play.models import EffectState, ResolutionKind
+from rules.play.selectors import (
     action_odds,
     effects_for_viewer,
     resolution_dice_check,
@@ -40,14 +40,14 @@ from rules.selectors import (
     resolution_of,
     resolution_view,
 )
-from rules.services import (
+from rules.play.services import (
     character_create,
     resolution_answer_choice,
     resolution_cancel_choice,
     resolution_create_action,
     resolution_reveal,
 )
-from rules.undo import redo_target, resolution_redo, resolution_undo, undo_marks
+from rules.play.undo import redo_target, resolution_redo, resolution_undo, undo_marks
 from web.forms import (
     PREFIX,
     FormField,
@@ -150,7 +150,7 @@ def sheet_context(
             and any(roll.get("hidden") for roll in resolution.rolls)
         )
         view["undo_mark"] = marks.get(resolution.pk, "")
-        # Any entry in force can be undone, with everything newer (rules.undo).
+        # Any entry in force can be undone, with everything newer (rules.play.undo).
         view["undoable"] = (
             referee
             and not view["undo_mark"]
@@ -431,7 +431,7 @@ def character_reveal(request: HttpRequest, character_id: int, resolution_id: int
 def character_odds(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
     """The chances of an action's outcomes for the values typed so far (htmx partial).
 
-    Reads only: nothing is rolled or changed (rules.selectors.action_odds).
+    Reads only: nothing is rolled or changed (rules.play.selectors.action_odds).
     """
     access, spec, fields = _action_form(request, character_id, action)
     context: dict[str, Any] = {"spec": spec}

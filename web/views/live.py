@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET
 
 from campaigns.access import access_campaign
 from characters.access import access_character
-from rules.battles import access_battles
+from rules.battles.selectors import access_battles
 from web.streams import KINDS, MAX_WATCHED, Key, events, read_stamps
 
 NOT_WATCHABLE = (

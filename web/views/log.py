@@ -12,10 +12,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from campaigns.access import access_campaign
-from rules.action_time import elapsed_words
+from rules.clock.action_time import elapsed_words
 from rules.engine.registry import get_ruleset
-from rules.log import campaign_log, log_choices, log_filters
-from rules.selectors import resolution_view
+from rules.logbook.selectors import campaign_log, log_choices, log_filters
+from rules.play.selectors import resolution_view
 
 PAGE_SIZE = 50
 DAY = 24 * 60

@@ -21,9 +21,9 @@ from campaigns.models import Invite, Membership
 from campaigns.services import campaign_update, invite_create
 from core.cleaning import valid_id
 from core.errors import NotAllowed, ResolutionConflict
-from rules.campaign_editing import campaign_delete, campaign_leave, member_remove
 from rules.engine.registry import get_ruleset
-from rules.log_export import campaign_import
+from rules.logbook.export import campaign_import
+from rules.play.campaign_editing import campaign_delete, campaign_leave, member_remove
 from web.views.campaigns import _posted_options, option_fields
 
 FORMS = ("settings", "invite", "revoke", "remove", "delete")

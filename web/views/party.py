@@ -1,7 +1,7 @@
 """The referee's party action page (issue 13): pick characters, one action, one form.
 
 The dashboard links here; the action's form is built from its params' JSON Schema like
-a sheet's action forms (web.forms), and ``rules.party.party_action`` resolves it.
+a sheet's action forms (web.forms), and ``rules.play.party.party_action`` resolves it.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from campaigns.access import access_campaign
 from core.errors import NotAllowed
 from rules.engine.interface import RuleError
 from rules.engine.registry import get_ruleset
-from rules.log import party_characters
-from rules.party import party_action
+from rules.logbook.selectors import party_characters
+from rules.play.party import party_action
 from web.forms import parse_params, posted_values, schema_fields
 from web.plain import field_labels
 from web.views.characters import BAD_INPUT, CONFLICT, _message, _status

@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from campaigns.models import Membership
 from characters.models import Character
-from rules.services import character_create
+from rules.play.services import character_create
 from webhooks.models import DeliveryState, WebhookDelivery, WebhookEndpoint, WebhookEvent
 from webhooks.services import backoff, events_record, webhook_deliver
 

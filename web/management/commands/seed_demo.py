@@ -18,9 +18,10 @@ from django.db import transaction
 
 from campaigns.models import Campaign, Membership, Role
 from campaigns.services import campaign_create
-from rules.battles import battle_advance, battle_begin, warband_rules
+from rules.battles.selectors import warband_rules
+from rules.battles.services import battle_advance, battle_begin
 from rules.engine.registry import all_rulesets
-from rules.services import character_create, resolution_create_action
+from rules.play.services import character_create, resolution_create_action
 from web.rulesets import presentation
 
 DEMO_USERS = ("referee", "player1", "player2")

@@ -1,0 +1,20 @@
+from django.apps import AppConfig
+
+
+class ClockConfig(AppConfig):
+    """The campaign clock: scheduled effects applied in time order, clock jobs, live
+    ticks and their tasks (docs/clock.md)."""
+
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "rules.clock"
+    label = "clock"
+    verbose_name = "Clock"
+
+    def ready(self) -> None:
+        # The play moves the clock for the time actions take through its port; the
+        # clock, above it, plugs itself in (imports run one way: clock -> play).
+        from rules.clock import tasks  # noqa: F401 - registers the clock's Celery tasks
+        from rules.clock.action_time import ClockForActions
+        from rules.play.action_clock import register_action_clock
+
+        register_action_clock(ClockForActions())

@@ -1,0 +1,107 @@
+"""The clock's records: one row per advance of a campaign's clock (docs/clock.md).
+
+The table keeps its first name, ``rules_clockjob`` (the model moved here from the play's
+app without touching the data: migrations ``rules 0006`` and ``clock 0001``).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from campaigns.models import Campaign
+from characters.models import Character
+
+
+class ClockJobState(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    WAITING = "waiting", "Waiting on a choice"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+UNFINISHED_JOB_STATES = (ClockJobState.QUEUED, ClockJobState.RUNNING, ClockJobState.WAITING)
+
+
+class ClockJobKind(models.TextChoices):
+    ADVANCE = "advance", "Advanced by the referee"
+    LIVE = "live", "Live clock"
+    ACTION = "action", "Time an action took"
+
+
+class ClockJob(models.Model):
+    """One advance of a campaign's clock, run by a Celery task (docs/clock.md).
+
+    A campaign's jobs run one after the other in id order; each fixes its target
+    (the clock when it starts plus ``minutes``) when it starts, so two advances
+    asked for at once move the clock by both, one after the other.
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="clock_jobs")
+    kind = models.CharField(
+        max_length=16, choices=ClockJobKind.choices, default=ClockJobKind.ADVANCE
+    )
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    # The client's own key for the request: sending it again returns the same job.
+    request_id = models.CharField(max_length=64, blank=True, default="")
+    minutes = models.PositiveBigIntegerField()
+    state = models.CharField(
+        max_length=16, choices=ClockJobState.choices, default=ClockJobState.QUEUED
+    )
+    clock_start = models.PositiveBigIntegerField(null=True, blank=True)
+    target = models.PositiveBigIntegerField(null=True, blank=True)
+    clock_reached = models.PositiveBigIntegerField(null=True, blank=True)
+    # Progress: effects handled so far, and those plus the ones still due before target.
+    done = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    # Why the job waits or failed, for people.
+    reason = models.TextField(blank=True, default="")
+    waiting_on = models.ForeignKey(
+        Character, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # Effects the ruleset refused (RuleError): [{effect, kind, character, due_at, error}].
+    skipped = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    # The last sign of life of the job's task: set when the job is queued, at every
+    # batch, and when the watchdog enqueues it again. A queued or running job whose
+    # heartbeat is stale has lost its task (``rules.clock.services.clock_watchdog``).
+    heartbeat_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        db_table = "rules_clockjob"  # its first name: the move kept the data in place
+        ordering = ["-id"]
+        indexes = [
+            models.Index(fields=["campaign", "state"], name="rules_clock_campaig_901b6f_idx"),
+            models.Index(
+                fields=["heartbeat_at"],
+                condition=models.Q(state__in=["queued", "running"]),
+                name="clock_job_unfinished_heartbeat",
+            ),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "request_id"],
+                condition=~models.Q(request_id=""),
+                name="one_clock_job_per_request_id",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(minutes__gte=1), name="clock_job_moves_the_clock"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(done__lte=models.F("total")), name="clock_job_done_le_total"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"clock job {self.pk} of {self.campaign}: +{self.minutes} min, {self.state}"

@@ -1,0 +1,186 @@
+"""Live campaigns: Celery beat moves the clock with real time at the referee's ratio."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+
+import pytest
+from django.conf import settings
+
+from config.celery_app import app as celery_app
+from rules.clock.models import ClockJob
+from rules.clock.services import (
+    _tick_campaign,
+    clock_advance_run,
+    clock_job_resume,
+    clock_live_set,
+    clock_live_tick,
+)
+from rules.clock.tests.clock_helpers import wounded
+from rules.play.services import resolution_answer_choice
+
+pytestmark = pytest.mark.django_db
+
+T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def tick(django_capture_on_commit_callbacks):
+    """Beat's tick at a given real moment, its jobs run in-process as in embedded mode."""
+
+    def run(minutes: float) -> list[ClockJob]:
+        with django_capture_on_commit_callbacks(execute=True):
+            jobs = clock_live_tick(now=T0 + timedelta(minutes=minutes))
+        for job in jobs:
+            job.refresh_from_db()
+        return jobs
+
+    return run
+
+
+def test_a_tick_advances_by_real_time_elapsed_times_the_ratio_with_nobody_logged_in(
+    campaign, player, tick
+):
+    wounded(campaign, player, "Aldo", every=5)
+    clock_live_set(campaign_id=campaign.pk, ratio=Decimal(1), now=T0)
+
+    (job,) = tick(10)
+
+    campaign.refresh_from_db()
+    assert (job.kind, job.minutes, job.state, job.done) == ("live", 10, "done", 2)
+    assert job.requested_by is None
+    assert campaign.clock == 10
+    assert campaign.live_last_tick == T0 + timedelta(minutes=10)
+
+
+def test_a_duplicated_tick_does_nothing(campaign, tick):
+    clock_live_set(campaign_id=campaign.pk, ratio=Decimal(1), now=T0)
+    assert len(tick(10)) == 1
+    assert tick(10) == []
+    assert ClockJob.objects.count() == 1
+
+
+def test_a_tick_racing_another_loses_the_compare_and_set(campaign):
+    clock_live_set(campaign_id=campaign.pk, ratio=Decimal(1), now=T0)
+    stale = type(campaign).objects.get(pk=campaign.pk)  # read before the other tick moved
+    clock_live_tick(now=T0 + timedelta(minutes=10))
+
+    assert _tick_campaign(stale, T0 + timedelta(minutes=10), force=True) is None
+    assert ClockJob.objects.count() == 1
+
+
+def test_fractions_of_a_minute_carry_over_to_the_next_tick(campaign, tick):
+    clock_live_set(campaign_id=campaign.pk, ratio=Decimal("0.5"), now=T0)
+
+    (first,) = tick(3)  # 1.5 in-game minutes: one now, the half kept
+    campaign.refresh_from_db()
+    assert first.minutes == 1
+    assert campaign.live_last_tick == T0 + timedelta(minutes=2)
+
+    (second,) = tick(4)
+    campaign.refresh_from_db()
+    assert second.minutes == 1
+    assert campaign.live_last_tick == T0 + timedelta(minutes=4)
+    assert campaign.clock == 2
+
+
+def test_an_hour_per_real_minute(campaign, tick):
+    clock_live_set(campaign_id=campaign.pk, ratio=Decimal(60), now=T0)
+    (job,) = tick(1.5)
+    campaign.refresh_from_db()
+    assert (job.minutes, campaign.clock) == (90, 90)
+
+
+def test_changing_the_ratio_first_advances_the_time_run_at_the_old_one(
+    campaign, django_capture_on_commit_callbacks, tick
+):
+    clock_live_set(campaign_id=campaign.pk, ratio=Decimal(1), now=T0)
+    with django_capture_on_commit_callbacks(execute=True):
+        clock_live_set(campaign_id=campaign.pk, ratio=Decimal(2), now=T0 + timedelta(minutes=30))
+    campaign.refresh_from_db()
+    assert campaign.clock == 30
+    assert campaign.live_last_tick == T0 + timedelta(minutes=30)
+
+    (job,) = tick(40)
+    campaign.refresh_from_db()
+    assert (job.minutes, campaign.clock) == (20, 50)
+
+
+def test_a_stopped_clock_does_not_tick(campaign, tick):
+    clock_live_set(campaign_id=campaign.pk, ratio=Decimal(1), now=T0)
+    clock_live_set(campaign_id=campaign.pk, ratio=Decimal(0), now=T0)
+    assert tick(60) == []
+    campaign.refresh_from_db()
+    assert (campaign.clock, campaign.live_last_tick) == (0, None)
+
+
+def test_the_live_clock_waits_on_a_choice_then_catches_up(campaign, player, tick):
+    # given Cato's wound worsens every hour and each worsening fails (a choice, G-3)
+    cato = wounded(campaign, player, "Cato", every=60, dc=100, strength=10)
+    clock_live_set(campaign_id=campaign.pk, ratio=Decimal(1), now=T0)
+
+    # when 90 real minutes pass: the clock stops at 60 on Cato's choice
+    (job,) = tick(90)
+    assert (job.state, job.clock_reached) == ("waiting", 60)
+
+    # while it waits, ticks start nothing and real time keeps counting
+    assert tick(120) == []
+    campaign.refresh_from_db()
+    assert campaign.live_last_tick == T0 + timedelta(minutes=90)
+
+    # once answered and resumed, the job finishes, and the next tick catches up
+    cato.refresh_from_db()
+    assert cato.pending_choice is not None
+    resolution_answer_choice(
+        character_id=cato.pk,
+        actor=player,
+        by_referee=False,
+        choice_id=cato.pending_choice["id"],
+        option="death",
+    )
+    clock_job_resume(job_id=job.pk)
+    clock_advance_run(job_id=job.pk)
+    (catch_up,) = tick(180)
+    campaign.refresh_from_db()
+    assert (catch_up.minutes, catch_up.state) == (90, "done")
+    assert campaign.clock == 180
+
+
+def test_the_tick_re_enqueues_a_job_whose_task_was_lost(
+    campaign, player, django_capture_on_commit_callbacks
+):
+    wounded(campaign, player, "Aldo", every=60)
+    lost = ClockJob.objects.create(campaign=campaign, minutes=60)
+    ClockJob.objects.filter(pk=lost.pk).update(heartbeat_at=T0 - timedelta(minutes=11))
+    fresh = ClockJob.objects.create(campaign=campaign, minutes=60)
+
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        clock_live_tick(now=T0)
+
+    lost.refresh_from_db()
+    fresh.refresh_from_db()
+    assert len(callbacks) == 1  # the fresh job's own task is still on its way
+    assert (lost.state, lost.done) == ("done", 1)
+    assert fresh.state == "queued"
+
+
+def test_beat_runs_the_tick_every_minute():
+    entry = settings.CELERY_BEAT_SCHEDULE["tick-live-campaigns"]
+    assert entry["task"] == "rules.tasks.tick_live_campaigns"
+    assert entry["schedule"] == 60.0
+    assert celery_app.conf.beat_schedule["tick-live-campaigns"]["task"] == entry["task"]
+    assert "rules.tasks.tick_live_campaigns" in celery_app.tasks
+    assert "rules.tasks.advance_clock" in celery_app.tasks
+
+
+def test_the_beat_task_ticks_live_campaigns(campaign, django_capture_on_commit_callbacks):
+    clock_live_set(campaign_id=campaign.pk, ratio=Decimal(1), now=datetime.now(UTC))
+    type(campaign).objects.filter(pk=campaign.pk).update(
+        live_last_tick=datetime.now(UTC) - timedelta(minutes=5, seconds=1)
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        started = celery_app.tasks["rules.tasks.tick_live_campaigns"].apply().get()
+    campaign.refresh_from_db()
+    assert started == 1
+    assert campaign.clock == 5

@@ -1,0 +1,122 @@
+"""API of the logbook: the campaign's whole log (filters, pages), its export (JSON, CSV)
+and import (rules.logbook.export)."""
+
+from __future__ import annotations
+
+from django.http import HttpResponse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from campaigns.access import access_campaign
+from campaigns.api import CampaignOutputSerializer, campaign_output
+from core.cleaning import MAX_ID
+from core.openapi import PAGE_PARAMETERS, error_answer
+from rules.logbook.export import campaign_export, campaign_import, log_csv
+from rules.logbook.selectors import CLOCK_MAX, campaign_log, log_filters
+from rules.play.api import ResolutionPageSerializer, ResolutionPagination
+from rules.play.selectors import resolution_view
+
+
+class CampaignExportApi(APIView):
+    @extend_schema(
+        responses={
+            200: OpenApiResponse(
+                description="The campaign as JSON (`format`, `version`, `campaign`, "
+                "`tables`, `characters`, `resolutions`, `effects`): import it with "
+                "`POST campaigns/import/`. The dice seed stays secret and is left out."
+            )
+        },
+        description="Referee only: everything needed to restore the campaign.",
+    )
+    def get(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        return Response(campaign_export(membership.campaign))
+
+
+class CampaignLogCsvApi(APIView):
+    @extend_schema(
+        responses={200: OpenApiResponse(description="The log as CSV, oldest first.")},
+        description="Referee only: the campaign's whole log as CSV (text/csv).",
+    )
+    def get(self, request: Request, campaign_id: int) -> HttpResponse:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        response = HttpResponse(log_csv(membership.campaign), content_type="text/csv")
+        response["Content-Disposition"] = f'attachment; filename="campaign-{campaign_id}-log.csv"'
+        return response
+
+
+class CampaignImportApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        export = serializers.DictField(help_text="an export of GET campaigns/{id}/export/")
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={201: CampaignOutputSerializer},
+        description="A new campaign from an export, with you as its referee and the owner "
+        "of every character; sheets, log and effects as exported. 400 for a bad export.",
+    )
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        campaign = campaign_import(user=request.user, data=data.validated_data["export"])
+        membership = access_campaign(request.user, campaign.pk)
+        return Response(campaign_output(membership), status=status.HTTP_201_CREATED)
+
+
+class CampaignLogApi(APIView):
+    @extend_schema(
+        responses={
+            200: ResolutionPageSerializer,
+            400: error_answer(400, "Bad filter: field errors (`{filter: [messages]}`)."),
+        },
+        parameters=[
+            *PAGE_PARAMETERS,
+            OpenApiParameter(
+                "character",
+                {"type": "integer", "minimum": 1, "maximum": MAX_ID},
+                description="one character's entries",
+            ),
+            OpenApiParameter(
+                "action", {"type": "string", "maxLength": 64}, description="an action key"
+            ),
+            OpenApiParameter(
+                "who",
+                {"type": "string", "pattern": "^(clock|[1-9][0-9]{0,8})$"},
+                description='a user id, or "clock" for what the clock applied',
+            ),
+            OpenApiParameter(
+                "roll", {"type": "string", "maxLength": 200}, description="text of a roll's label"
+            ),
+            OpenApiParameter(
+                "from",
+                {"type": "integer", "minimum": 0, "maximum": CLOCK_MAX},
+                description="from this in-game minute",
+            ),
+            OpenApiParameter(
+                "to",
+                {"type": "integer", "minimum": 0, "maximum": CLOCK_MAX},
+                description="up to this in-game minute",
+            ),
+            OpenApiParameter(
+                "q", {"type": "string", "maxLength": 200}, description="text of the summary"
+            ),
+        ],
+        description="The whole log of the campaign, newest first (in-game time): every "
+        "character's entries for the referee, a player's own characters' for a player. "
+        "Hidden rolls only for the referee (G-4).",
+    )
+    def get(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id)
+        rows = campaign_log(membership, log_filters(request.query_params))
+        paginator = ResolutionPagination()
+        page = paginator.paginate_queryset(rows, request, view=self)
+        ruleset = membership.campaign.ruleset
+        return paginator.get_paginated_response(
+            [
+                resolution_view(r, ruleset_key=ruleset, viewer_is_referee=membership.is_referee)
+                for r in page or []
+            ]
+        )

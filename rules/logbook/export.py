@@ -1,0 +1,288 @@
+"""Export a campaign (JSON to restore it, CSV of its log) and import the JSON into a new
+campaign (issue 13).
+
+The JSON holds what the campaign is: its name, ruleset, options, clock and dice counter,
+its tables, every character (sheet, version, pending choice, retired or not), the whole
+log and every scheduled effect, each pointing at the others by their ids in the export.
+Importing it makes a new campaign with the importer as its referee and owner of every
+character (the people of the old campaign are not members of the new one): the sheets,
+the log and the effects come back identical, under new ids.
+
+The dice seed is the one thing not exported: it is the campaign's secret (docs/dice.md).
+The new campaign draws from a fresh seed, its counter going on from the exported one;
+the old rolls are checked against the old campaign's seed once it is revealed.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from campaigns.models import Campaign, Membership, Role
+from campaigns.services import campaign_create
+from characters.models import Character
+from core.cleaning import reject_nul_characters
+from rules.engine.interface import RuleError
+from rules.engine.registry import get_ruleset
+from rules.play.models import CampaignTable, Resolution, ScheduledEffect
+
+FORMAT = "sawbones-campaign"
+VERSION = 1
+MAX_ROWS = 200_000
+
+_RESOLUTION_FIELDS = (
+    "kind",
+    "action",
+    "params",
+    "rolls",
+    "summary",
+    "outcome",
+    "sheet_before",
+    "sheet_after",
+    "version",
+    "pending_choice",
+    "clock",
+    "dice_counter_start",
+    "dice_counter_end",
+    "revealed",
+    "elapsed_minutes",
+)
+_EFFECT_FIELDS = ("kind", "key", "due_at", "payload", "hidden", "state")
+
+
+def campaign_export(campaign: Campaign) -> dict[str, Any]:
+    """Everything needed to restore the campaign (a handful of queries)."""
+    characters = list(Character.objects.filter(campaign=campaign).order_by("pk"))
+    resolutions = list(
+        Resolution.objects.filter(campaign=campaign).select_related("actor").order_by("pk")
+    )
+    effects = list(ScheduledEffect.objects.filter(campaign=campaign).order_by("pk"))
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "campaign": {
+            "name": campaign.name,
+            "ruleset": campaign.ruleset,
+            "options": campaign.options,
+            "clock": campaign.clock,
+            "dice_counter": campaign.dice_counter,
+            "actions_move_clock": campaign.actions_move_clock,
+        },
+        "tables": {t.key: t.data for t in CampaignTable.objects.filter(campaign=campaign)},
+        "characters": [
+            {
+                "id": c.pk,
+                "name": c.name,
+                "sheet": c.sheet,
+                "version": c.version,
+                "pending_choice": c.pending_choice,
+                "retired": c.retired_at is not None,
+            }
+            for c in characters
+        ],
+        "resolutions": [
+            {
+                "id": r.pk,
+                "character": r.character_id,
+                "actor": r.actor.get_username() if r.actor else None,
+                "undoes": r.undoes_id,
+                "batch": str(r.batch) if r.batch else None,
+                **{name: getattr(r, name) for name in _RESOLUTION_FIELDS},
+            }
+            for r in resolutions
+        ],
+        "effects": [
+            {
+                "id": e.pk,
+                "character": e.character_id,
+                "created_by": e.created_by_id,
+                "resolution": e.resolution_id,
+                **{name: getattr(e, name) for name in _EFFECT_FIELDS},
+            }
+            for e in effects
+        ],
+    }
+
+
+def log_csv(campaign: Campaign) -> str:
+    """The log as CSV, oldest first: one row per entry."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(
+        [
+            "id",
+            "minute",
+            "character",
+            "version",
+            "kind",
+            "action",
+            "by",
+            "took_minutes",
+            "summary",
+            "rolls",
+        ]
+    )
+    rows = (
+        Resolution.objects.filter(campaign=campaign)
+        .select_related("actor", "character")
+        .order_by("clock", "pk")
+    )
+    for r in rows.iterator():
+        rolls = "; ".join(
+            f"{roll.get('label', '')}: {roll.get('expression', '')} = {roll.get('total', '')}"
+            for roll in r.rolls
+        )
+        writer.writerow(
+            [
+                r.pk,
+                r.clock,
+                r.character.name,
+                r.version,
+                r.kind,
+                r.action,
+                r.actor.get_username() if r.actor else "the clock",
+                r.elapsed_minutes,
+                r.summary,
+                rolls,
+            ]
+        )
+    return out.getvalue()
+
+
+def _bad(message: str) -> ValidationError:
+    return ValidationError({"data": [message]})
+
+
+def _int(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _bad(f"{what} must be a whole number from 0")
+    return value
+
+
+def _remap(
+    params: Any, resolutions: dict[int, Resolution], effects: dict[int, ScheduledEffect]
+) -> Any:
+    """The ids a log entry's params hold (the effect it applied, the entry an undo undid,
+    the effects it cancelled), as the new campaign's."""
+    if not isinstance(params, dict):
+        return params
+    params = dict(params)
+    if isinstance(params.get("scheduled_effect"), int):
+        params["scheduled_effect"] = effects[params["scheduled_effect"]].pk
+    for key in ("resolution", "undo"):
+        if isinstance(params.get(key), int) and params[key] in resolutions:
+            params[key] = resolutions[params[key]].pk
+    if isinstance(params.get("cancelled_effects"), list):
+        params["cancelled_effects"] = [
+            effects[pk].pk for pk in params["cancelled_effects"] if pk in effects
+        ]
+    return params
+
+
+def campaign_import(*, user: Any, data: Any) -> Campaign:
+    """A new campaign from an export, the importer its referee; 400 for a bad export."""
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise _bad("this is not a Sawbones campaign export")
+    if data.get("version") != VERSION:
+        raise _bad(f"this export is of version {data.get('version')!r}, not {VERSION}")
+    try:
+        reject_nul_characters(data, "the export")
+    except RuleError as error:
+        raise _bad(str(error)) from None
+    meta = data.get("campaign")
+    characters, resolutions, effects = (
+        data.get("characters"),
+        data.get("resolutions"),
+        data.get("effects"),
+    )
+    if not (
+        isinstance(meta, dict)
+        and isinstance(characters, list)
+        and isinstance(resolutions, list)
+        and isinstance(effects, list)
+    ):
+        raise _bad("the export lacks its campaign, characters, resolutions or effects")
+    if len(characters) + len(resolutions) + len(effects) > MAX_ROWS:
+        raise _bad(f"at most {MAX_ROWS} rows can be imported at once")
+    try:
+        with transaction.atomic():
+            campaign = campaign_create(
+                user=user,
+                name=str(meta.get("name", "")),
+                ruleset=str(meta.get("ruleset", "")),
+                options=meta.get("options") or None,
+            )
+            campaign.clock = _int(meta.get("clock", 0), "the clock")
+            campaign.dice_counter = _int(meta.get("dice_counter", 0), "the dice counter")
+            campaign.dice_seed_first_counter = campaign.dice_counter
+            campaign.actions_move_clock = bool(meta.get("actions_move_clock", True))
+            campaign.save()
+            ruleset = get_ruleset(campaign.ruleset)
+            tables = data.get("tables") or {}
+            if not isinstance(tables, dict):
+                raise _bad("tables must be an object")
+            for key, table in tables.items():
+                ruleset.validate_table(key, table)
+                CampaignTable.objects.create(campaign=campaign, key=key, data=table)
+            new_characters: dict[int, Character] = {}
+            for row in characters:
+                ruleset.validate_sheet(row["sheet"])
+                character = Character(
+                    campaign=campaign,
+                    owner=user,
+                    name=str(row["name"]),
+                    sheet=row["sheet"],
+                    version=_int(row["version"], "a version"),
+                    pending_choice=row.get("pending_choice"),
+                )
+                character.full_clean(exclude=["sheet"])
+                character.save()
+                if row.get("retired"):
+                    character.retired_at = timezone.now()
+                    character.save(update_fields=["retired_at"])
+                new_characters[row["id"]] = character
+            users = {user.get_username(): user}
+            # Effects first (pending, unlinked): the log's params point at their new ids.
+            new_effects: dict[int, ScheduledEffect] = {}
+            for row in effects:
+                effect = ScheduledEffect(
+                    campaign=campaign,
+                    character=new_characters[row["character"]],
+                    **{name: row[name] for name in _EFFECT_FIELDS if name != "state"},
+                )
+                new_effects[row["id"]] = effect
+            ScheduledEffect.objects.bulk_create(list(new_effects.values()))
+            new_resolutions: dict[int, Resolution] = {}
+            for row in sorted(resolutions, key=lambda r: r["id"]):
+                undoes = row.get("undoes")
+                fields = {name: row[name] for name in _RESOLUTION_FIELDS}
+                fields["params"] = _remap(fields["params"], new_resolutions, new_effects)
+                resolution = Resolution(
+                    campaign=campaign,
+                    character=new_characters[row["character"]],
+                    actor=users.get(row.get("actor") or ""),
+                    undoes=new_resolutions[undoes] if undoes is not None else None,
+                    batch=row.get("batch"),
+                    **fields,
+                )
+                resolution.save()
+                new_resolutions[row["id"]] = resolution
+            for row in effects:
+                effect = new_effects[row["id"]]
+                effect.state = row["state"]
+                effect.created_by = new_resolutions.get(row.get("created_by"))
+                effect.resolution = new_resolutions.get(row.get("resolution"))
+            ScheduledEffect.objects.bulk_update(
+                list(new_effects.values()), ["state", "created_by", "resolution"]
+            )
+            Membership.objects.filter(campaign=campaign, user=user).update(role=Role.REFEREE)
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise _bad(f"the export is damaged: {type(error).__name__} {error}") from None
+    except RuleError as error:
+        raise _bad(str(error)) from None
+    return campaign

@@ -1,0 +1,179 @@
+"""Export and import of a campaign (issue 13): a round trip gives identical sheets and
+logs; the CSV of the log has a row per entry; a bad export is a 400."""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+import pytest
+
+from campaigns.models import Campaign, Membership
+from characters.models import Character
+from rules.clock.services import clock_advance_run, clock_advance_start
+from rules.logbook.export import campaign_export
+from rules.play.editing import character_retire
+from rules.play.models import Resolution, ScheduledEffect
+from rules.play.party import party_action
+from rules.play.services import character_create, resolution_create_action
+from rules.play.undo import resolution_redo, resolution_undo
+
+
+def normalized(export: dict[str, Any]) -> dict[str, Any]:
+    """The export with every id replaced by its position, so two campaigns compare."""
+    chars = {row["id"]: n for n, row in enumerate(export["characters"])}
+    ress = {row["id"]: n for n, row in enumerate(export["resolutions"])}
+    effs = {row["id"]: n for n, row in enumerate(export["effects"])}
+
+    def params(p: Any) -> Any:
+        p = dict(p)
+        if "scheduled_effect" in p:
+            p["scheduled_effect"] = effs[p["scheduled_effect"]]
+        for key in ("resolution", "undo"):
+            if key in p:
+                p[key] = ress[p[key]]
+        if "cancelled_effects" in p:
+            p["cancelled_effects"] = [effs[pk] for pk in p["cancelled_effects"]]
+        return p
+
+    return {
+        "campaign": export["campaign"],
+        "tables": export["tables"],
+        "characters": [{**row, "id": chars[row["id"]]} for row in export["characters"]],
+        "resolutions": [
+            {
+                **row,
+                "id": ress[row["id"]],
+                "character": chars[row["character"]],
+                "undoes": ress.get(row["undoes"]),
+                "params": params(row["params"]),
+            }
+            for row in export["resolutions"]
+        ],
+        "effects": [
+            {
+                **row,
+                "id": effs[row["id"]],
+                "character": chars[row["character"]],
+                "created_by": ress.get(row["created_by"]),
+                "resolution": ress.get(row["resolution"]),
+            }
+            for row in export["effects"]
+        ],
+    }
+
+
+@pytest.fixture
+def lived_in(make_campaign, referee, player, other_player):
+    """An old_school campaign a few days into play: every kind of entry."""
+    school = make_campaign("old_school")
+    ref = Membership.objects.get(campaign=school, user=referee)
+    dorn = character_create(membership=ref, name="Dorn", sheet={"max_wounds": 9})
+    pell = character_create(
+        membership=Membership.objects.get(campaign=school, user=player), name="Pell"
+    )
+    character_create(
+        membership=Membership.objects.get(campaign=school, user=other_player), name="Oswin"
+    )
+    for character, action, params in (
+        (dorn, "drink", {"hours": 6}),
+        (pell, "contract_disease", {"disease": "Green River Fever", "hidden": True}),
+        (pell, "damage", {"amount": 2}),
+        (dorn, "search", {"squares": 2}),
+    ):
+        resolution_create_action(
+            character_id=character.pk, actor=referee, by_referee=True, action=action, params=params
+        )
+    resolution_undo(character_id=pell.pk, actor=referee)
+    resolution_redo(character_id=pell.pk, actor=referee)
+    party_action(campaign_id=school.pk, actor=referee, action="heal", params={"amount": 1})
+    job = clock_advance_start(campaign_id=school.pk, minutes=9 * 24 * 60, requested_by=referee)
+    clock_advance_run(job_id=job.pk)
+    character_retire(character_id=dorn.pk, actor=referee, retired=True)
+    return school
+
+
+def test_export_import_round_trip_gives_identical_sheets_and_logs(
+    lived_in, referee, outsider, client_for
+):
+    export = client_for(referee).get(f"/api/v1/campaigns/{lived_in.pk}/export/")
+    assert export.status_code == 200
+    data = export.json()
+    assert "dice_seed" not in str(data)  # the seed stays secret
+    assert any(row["kind"] == "effect" for row in data["resolutions"])
+    assert any(row["kind"] == "redo" for row in data["resolutions"])
+    assert any(row["batch"] for row in data["resolutions"])
+    # Imported by the referee who exported it: the entries stay theirs.
+    response = client_for(referee).post(
+        "/api/v1/campaigns/import/", {"export": data}, format="json"
+    )
+    assert response.status_code == 201, response.content
+    copy = Campaign.objects.get(pk=response.json()["id"])
+    assert response.json()["my_role"] == "referee"
+    again = campaign_export(copy)
+    # Identical, except who acted: only the importer's own entries can name them (the
+    # players of the old campaign are not members of the new one).
+    for row in data["resolutions"]:
+        if row["actor"] != "referee":
+            row["actor"] = None
+    assert normalized(again) == normalized(data)
+    old = list(Character.objects.filter(campaign=lived_in).order_by("pk"))
+    new = list(Character.objects.filter(campaign=copy).order_by("pk"))
+    assert [c.sheet for c in new] == [c.sheet for c in old]
+    assert {c.owner_id for c in new} == {referee.pk}
+    assert Resolution.objects.filter(campaign=copy).count() == len(data["resolutions"])
+    assert ScheduledEffect.objects.filter(campaign=copy, state="pending").count() == (
+        ScheduledEffect.objects.filter(campaign=lived_in, state="pending").count()
+    )
+    # The copy plays on: its clock applies what is pending, as the original's would.
+    job = clock_advance_start(campaign_id=copy.pk, minutes=24 * 60, requested_by=referee)
+    ran = clock_advance_run(job_id=job.pk)
+    assert ran is not None and ran.state == "done"
+    # Someone else's import: the entries name nobody they did not make.
+    other = client_for(outsider).post("/api/v1/campaigns/import/", {"export": data}, format="json")
+    assert other.status_code == 201
+    assert not Resolution.objects.filter(campaign_id=other.json()["id"], actor=referee).exists()
+
+
+def test_the_log_as_csv(lived_in, referee, client_for):
+    response = client_for(referee).get(f"/api/v1/campaigns/{lived_in.pk}/log.csv")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/csv")
+    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    assert rows[0][:3] == ["id", "minute", "character"]
+    assert len(rows) - 1 == Resolution.objects.filter(campaign=lived_in).count()
+
+
+@pytest.mark.parametrize(
+    "export",
+    [
+        {},
+        {"format": "something else"},
+        {"format": "sawbones-campaign", "version": 99},
+        {"format": "sawbones-campaign", "version": 1, "campaign": {}, "characters": "x"},
+        {
+            "format": "sawbones-campaign",
+            "version": 1,
+            "campaign": {"name": "X", "ruleset": "old_school"},
+            "characters": [{"id": 1, "name": "A", "sheet": {"strength": "tall"}, "version": 1}],
+            "resolutions": [],
+            "effects": [],
+        },
+        {
+            "format": "sawbones-campaign",
+            "version": 1,
+            "campaign": {"name": "X", "ruleset": "old_school"},
+            "characters": [],
+            "resolutions": [{"id": 1, "character": 5}],
+            "effects": [],
+        },
+    ],
+)
+def test_a_bad_export_is_a_400_and_makes_nothing(export, outsider, client_for):
+    before = Campaign.objects.count()
+    response = client_for(outsider).post(
+        "/api/v1/campaigns/import/", {"export": export}, format="json"
+    )
+    assert response.status_code == 400, response.content
+    assert Campaign.objects.count() == before

@@ -1,0 +1,466 @@
+"""API for resolving: rulesets, actions, choices, the log, undo (API.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import Http404
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from campaigns.access import access_campaign
+from campaigns.api import SeedPeriodSerializer
+from characters.access import access_character
+from core.openapi import PAGE_PARAMETERS, error_answer, json_schema_field
+from rules.engine.registry import all_rulesets
+from rules.play.api_schema import (
+    RulesetSerializer,
+    action_request,
+    ruleset_answer,
+    table_data_schema,
+    table_keys,
+)
+from rules.play.character_api import PendingChoiceSerializer
+from rules.play.selectors import (
+    action_odds,
+    campaign_tables_view,
+    dice_export,
+    resolution_view,
+    resolutions_for_character,
+)
+from rules.play.services import (
+    campaign_table_reset,
+    campaign_table_set,
+    resolution_answer_choice,
+    resolution_cancel_choice,
+    resolution_create_action_checked,
+    resolution_reveal,
+)
+from rules.play.undo import resolution_redo, resolution_undo
+
+
+class RollSerializer(serializers.Serializer):
+    expression = serializers.CharField()
+    dice = serializers.ListField(child=serializers.IntegerField())
+    kept = serializers.ListField(child=serializers.IntegerField())
+    total = serializers.IntegerField()
+    hidden = serializers.BooleanField()
+    kind = serializers.ChoiceField(choices=["dice", "pool", "shuffle"])
+    sizes = serializers.ListField(
+        child=serializers.IntegerField(), help_text="the size of each die drawn, in order"
+    )
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        # declared here: a class attribute "label" would hide the serializer's own label
+        return {"label": serializers.CharField(), **super().get_fields()}
+
+
+class ResolutionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    character = serializers.IntegerField()
+    kind = serializers.ChoiceField(
+        choices=[
+            "create",
+            "action",
+            "choice",
+            "undo",
+            "redo",
+            "edit",
+            "effect",
+            "cancel_choice",
+            "battle",
+        ]
+    )
+    action = serializers.CharField()
+    params = serializers.DictField()
+    rolls = RollSerializer(many=True)
+    summary = serializers.CharField()
+    outcome = serializers.DictField()
+    sheet = serializers.DictField(help_text="the sheet after this resolution")
+    version = serializers.IntegerField(help_text="the character's version after it")
+    pending_choice = PendingChoiceSerializer(allow_null=True)
+    clock = serializers.IntegerField(help_text="in-game minute (G-1)")
+    elapsed_minutes = serializers.IntegerField(
+        help_text="in-game minutes the action took; the campaign clock moves by them when "
+        "it ends, unless the campaign's actions_move_clock is off (docs/clock.md)"
+    )
+    batch = serializers.UUIDField(
+        allow_null=True, help_text="the party action this resolution is part of, if any"
+    )
+    actor = serializers.IntegerField(allow_null=True)
+    undoes = serializers.IntegerField(allow_null=True)
+    created_at = serializers.DateTimeField()
+    dice_counter_start = serializers.IntegerField(
+        help_text="the first dice counter this resolution used (docs/dice.md)"
+    )
+    dice_counter_end = serializers.IntegerField(
+        help_text="the counter after its last die: it used [start, end)"
+    )
+
+
+def _view(resolution: Any, access: Any) -> Any:
+    """A resolution as this viewer may see it, through its output serializer."""
+    view = resolution_view(
+        resolution,
+        ruleset_key=access.character.campaign.ruleset,
+        viewer_is_referee=access.is_referee,
+    )
+    return ResolutionSerializer(view).data
+
+
+class RulesetListApi(APIView):
+    @extend_schema(responses={200: ruleset_answer(many=True)})
+    def get(self, request: Request) -> Response:
+        described = [ruleset.describe() for ruleset in all_rulesets()]
+        return Response(RulesetSerializer(described, many=True).data)
+
+
+class JsonIntegerField(serializers.IntegerField):
+    """A JSON integer: not "3", not true, not 3.5 (DRF's IntegerField would take "3")."""
+
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, float) and data.is_integer():
+            data = int(data)
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return int(super().to_internal_value(data))
+
+
+class ActionApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        action = serializers.CharField(max_length=64)
+        params = serializers.DictField(required=False, default=dict)
+        expected_version = JsonIntegerField(required=False, min_value=1)
+
+    @extend_schema(
+        request=action_request(),
+        responses={
+            201: ResolutionSerializer,
+            409: error_answer(
+                409,
+                "Conflict: `expected_version` is stale, a pending choice blocks the action "
+                "(ruling G-3), the character cannot act (dead, incapacitated...), or the "
+                "campaign is archived.",
+            ),
+        },
+        description=(
+            "Resolve an action. `params` must match the action's JSON Schema from "
+            "`GET rulesets/`: unknown params, wrong types and out-of-range numbers are a 400."
+        ),
+    )
+    def post(self, request: Request, character_id: int) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        # The access check is made on the rows the action locks (no row read twice).
+        resolution, access = resolution_create_action_checked(
+            character_id=character_id,
+            user=request.user,
+            action=data.validated_data["action"],
+            params=data.validated_data["params"],
+            expected_version=data.validated_data.get("expected_version"),
+        )
+        return Response(_view(resolution, access), status=status.HTTP_201_CREATED)
+
+
+class OddsOutcomeSerializer(serializers.Serializer):
+    key = serializers.CharField(
+        help_text="stable, machine-readable: a state, a save's pass/fail, or a number"
+    )
+    probability = serializers.FloatField()
+    fraction = serializers.CharField(help_text='the exact probability, e.g. "7/20"')
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        # declared here: a class attribute "label" would hide the serializer's own label
+        fields = super().get_fields()
+        return {
+            "key": fields.pop("key"),
+            "label": serializers.CharField(help_text="the outcome in words"),
+            **fields,
+        }
+
+
+class OddsSerializer(serializers.Serializer):
+    action = serializers.CharField()
+    outcomes = OddsOutcomeSerializer(many=True, help_text="probabilities add up to exactly 1")
+    notes = serializers.ListField(child=serializers.CharField())
+
+
+class OddsApi(APIView):
+    @extend_schema(
+        request=action_request(),
+        responses={
+            200: OddsSerializer,
+            409: error_answer(409, "Conflict: the action would be refused (as `actions/`)."),
+        },
+        description=(
+            "The exact odds of an action before it is taken, with the same body as "
+            "`actions/`. Changes nothing, rolls nothing; 400 for bad params like the action."
+        ),
+    )
+    def post(self, request: Request, character_id: int) -> Response:
+        access = access_character(request.user, character_id)
+        data = ActionApi.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        odds = action_odds(
+            access=access,
+            action=data.validated_data["action"],
+            params=data.validated_data["params"],
+        )
+        return Response(OddsSerializer(odds.as_dict()).data)
+
+
+class ChoiceApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        choice_id = serializers.CharField(max_length=64)
+        option = serializers.CharField(max_length=64)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            201: ResolutionSerializer,
+            409: error_answer(
+                409,
+                "Conflict: `choice_id` is not the pending choice (stale or answered), or the "
+                "campaign is archived.",
+            ),
+        },
+    )
+    def post(self, request: Request, character_id: int) -> Response:
+        access = access_character(request.user, character_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        resolution = resolution_answer_choice(
+            character_id=access.character.pk,
+            actor=request.user,
+            by_referee=access.is_referee,
+            **data.validated_data,
+        )
+        return Response(_view(resolution, access), status=status.HTTP_201_CREATED)
+
+
+class ChoiceCancelApi(APIView):
+    @extend_schema(
+        request=None,
+        responses={
+            201: ResolutionSerializer,
+            409: error_answer(409, "No choice is pending, or the campaign is archived."),
+        },
+        description="Referee only: cancel the character's pending choice (G-3); logged.",
+    )
+    def post(self, request: Request, character_id: int) -> Response:
+        access = access_character(request.user, character_id, referee=True)
+        resolution = resolution_cancel_choice(character_id=access.character.pk, actor=request.user)
+        return Response(_view(resolution, access), status=status.HTTP_201_CREATED)
+
+
+class UndoApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        to = JsonIntegerField(
+            required=False,
+            min_value=1,
+            help_text="undo back to this entry of the log, itself included",
+        )
+        steps = JsonIntegerField(
+            required=False, min_value=1, max_value=500, help_text="undo this many entries"
+        )
+
+        def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+            if "to" in attrs and "steps" in attrs:
+                raise serializers.ValidationError("give to or steps, not both")
+            return attrs
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            201: ResolutionSerializer,
+            409: error_answer(
+                409,
+                "Conflict: nothing to undo, `to` is not an entry in force, or the campaign is "
+                "archived.",
+            ),
+        },
+        description="Referee only: undo the character's newest entry in force (no body), "
+        "`steps` of them, or every entry back to `to` (included). Each step is an undo "
+        "resolution of its own in the log (nothing deleted); the answer is the last one.",
+    )
+    def post(self, request: Request, character_id: int) -> Response:
+        access = access_character(request.user, character_id, referee=True)
+        data = self.InputSerializer(data=request.data or {})
+        data.is_valid(raise_exception=True)
+        undos = resolution_undo(
+            character_id=access.character.pk,
+            actor=request.user,
+            to=data.validated_data.get("to"),
+            steps=data.validated_data.get("steps"),
+        )
+        return Response(_view(undos[-1], access), status=status.HTTP_201_CREATED)
+
+
+class RedoApi(APIView):
+    @extend_schema(
+        request=None,
+        responses={
+            201: ResolutionSerializer,
+            409: error_answer(
+                409,
+                "Conflict: no undo to take back, something happened since, or the campaign is "
+                "archived.",
+            ),
+        },
+        description="Referee only: take back the newest undo, a redo resolution in the log.",
+    )
+    def post(self, request: Request, character_id: int) -> Response:
+        access = access_character(request.user, character_id, referee=True)
+        resolution = resolution_redo(character_id=access.character.pk, actor=request.user)
+        return Response(_view(resolution, access), status=status.HTTP_201_CREATED)
+
+
+class ResolutionPagination(PageNumberPagination):
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 200
+
+
+class ResolutionPageSerializer(serializers.Serializer):
+    """One page of the log (``ResolutionPagination``'s envelope)."""
+
+    count = serializers.IntegerField(help_text="resolutions in the whole log")
+    next = serializers.URLField(allow_null=True, help_text="the next page, or null")
+    previous = serializers.URLField(allow_null=True, help_text="the previous page, or null")
+    results = ResolutionSerializer(many=True, help_text="newest first")
+
+
+class ResolutionListApi(APIView):
+    @extend_schema(
+        responses={200: ResolutionPageSerializer},
+        parameters=[
+            *PAGE_PARAMETERS,
+        ],
+    )
+    def get(self, request: Request, character_id: int) -> Response:
+        access = access_character(request.user, character_id)
+        paginator = ResolutionPagination()
+        page = paginator.paginate_queryset(
+            resolutions_for_character(access.character), request, view=self
+        )
+        return paginator.get_paginated_response([_view(r, access) for r in page or []])
+
+
+class TableSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    edited = serializers.BooleanField(help_text="false while the ruleset's default is used")
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        # declared here: a class attribute "data" would hide Serializer.data
+        table = json_schema_field(table_data_schema(), name="TableDataField")
+        return {**super().get_fields(), "data": table}
+
+
+class CampaignTableListApi(APIView):
+    @extend_schema(
+        responses={200: TableSerializer(many=True)},
+        description="Referee only: the campaign's editable tables (critical injuries, "
+        "diseases...), its own copy or the ruleset's default.",
+    )
+    def get(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        return Response(TableSerializer(campaign_tables_view(membership.campaign), many=True).data)
+
+
+@extend_schema(
+    parameters=[
+        OpenApiParameter(
+            "key", str, OpenApiParameter.PATH, enum=table_keys(), description="the table"
+        )
+    ]
+)
+class CampaignTableDetailApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        def get_fields(self) -> dict[str, serializers.Field]:
+            # declared here: a class attribute "data" would hide Serializer.data
+            return {"data": json_schema_field(table_data_schema(), name="TableDataField")}
+
+    def _table(self, membership: Any, key: str) -> Any:
+        for table in campaign_tables_view(membership.campaign):
+            if table["key"] == key:
+                return TableSerializer(table).data
+        raise Http404("no such table")
+
+    @extend_schema(responses={200: TableSerializer})
+    def get(self, request: Request, campaign_id: int, key: str) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        return Response(self._table(membership, key))
+
+    @extend_schema(request=InputSerializer, responses={200: TableSerializer})
+    def put(self, request: Request, campaign_id: int, key: str) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        self._table(membership, key)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        campaign_table_set(campaign=membership.campaign, key=key, data=data.validated_data["data"])
+        return Response(self._table(membership, key))
+
+    @extend_schema(request=None, responses={200: TableSerializer})
+    def delete(self, request: Request, campaign_id: int, key: str) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        self._table(membership, key)
+        campaign_table_reset(campaign=membership.campaign, key=key)
+        return Response(self._table(membership, key))
+
+
+class RevealApi(APIView):
+    @extend_schema(
+        request=None,
+        responses={200: ResolutionSerializer},
+        description="Referee only: show a resolution's hidden rolls to players (G-4).",
+    )
+    def post(self, request: Request, character_id: int, resolution_id: int) -> Response:
+        access = access_character(request.user, character_id, referee=True)
+        resolution = get_object_or_404(
+            resolutions_for_character(access.character), pk=resolution_id
+        )
+        return Response(_view(resolution_reveal(resolution=resolution), access))
+
+
+class ExportedRollSerializer(serializers.Serializer):
+    expression = serializers.CharField(help_text='"4d6kl2", "1d20", or "shuffle(N)"')
+    dice = serializers.ListField(child=serializers.IntegerField(), help_text="every die, in order")
+    sizes = serializers.ListField(
+        child=serializers.IntegerField(), help_text="the size of each die drawn, in order"
+    )
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        # declared here: a class attribute "label" would hide the serializer's own label
+        return {"label": serializers.CharField(), **super().get_fields()}
+
+
+class ExportedResolutionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    character = serializers.IntegerField()
+    action = serializers.CharField()
+    dice_counter_start = serializers.IntegerField()
+    dice_counter_end = serializers.IntegerField()
+    rolls = ExportedRollSerializer(many=True)
+    withheld_rolls = serializers.IntegerField(help_text="rolls still hidden from this viewer")
+
+
+class DiceExportApi(APIView):
+    class OutputSerializer(serializers.Serializer):
+        campaign = serializers.IntegerField()
+        seeds = SeedPeriodSerializer(many=True)
+        resolutions = ExportedResolutionSerializer(many=True, help_text="in counter order")
+
+    @extend_schema(
+        responses={200: OutputSerializer},
+        description="The campaign's dice as this member may check them with "
+        "scripts/verify_dice.py (docs/dice.md): the referee gets every roll, a player the "
+        "rolls of their own characters that are not hidden from them.",
+    )
+    def get(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id)
+        return Response(self.OutputSerializer(dice_export(membership)).data)

@@ -1,0 +1,70 @@
+"""API for a campaign's people and its deletion (issue 13): thin over
+``rules.play.campaign_editing`` (the campaign's other endpoints are campaigns.api)."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from campaigns.access import access_campaign
+from campaigns.api import CampaignDetailApi as CampaignReadUpdateApi
+from core.cleaning import valid_id
+from core.openapi import error_answer
+from rules.play.campaign_editing import campaign_delete, campaign_leave, member_remove
+
+
+class CampaignDetailApi(CampaignReadUpdateApi):
+    """The campaign (GET), its name and options (PATCH), and its deletion (DELETE)."""
+
+    class DeleteSerializer(serializers.Serializer):
+        confirm = serializers.CharField(max_length=120, help_text="the campaign's name")
+
+    @extend_schema(
+        request=DeleteSerializer,
+        responses={204: OpenApiResponse(description="deleted with everything in it")},
+        description="Referee only: delete the campaign, its characters and their logs. "
+        "`confirm` must be its name (400 otherwise).",
+    )
+    def delete(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        data = self.DeleteSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        campaign_delete(campaign_id=membership.campaign_id, confirm=data.validated_data["confirm"])
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MemberDetailApi(APIView):
+    @extend_schema(
+        request=None,
+        responses={
+            204: OpenApiResponse(description="removed; their characters are the referee's"),
+            409: error_answer(409, "Conflict: a referee, or not a member."),
+        },
+        description="Referee only: remove a player from the campaign. Their characters "
+        "stay, as the referee's.",
+    )
+    def delete(self, request: Request, campaign_id: int, user_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        member_remove(
+            campaign_id=membership.campaign_id, user_id=valid_id(user_id), referee=request.user
+        )
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class LeaveApi(APIView):
+    @extend_schema(
+        request=None,
+        responses={
+            204: OpenApiResponse(description="left; your characters are the referee's"),
+            409: error_answer(409, "Conflict: the referee cannot leave."),
+        },
+        description="A player leaves the campaign; their characters stay, as the "
+        "referee's (the referee deletes the campaign instead).",
+    )
+    def post(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id)
+        campaign_leave(campaign_id=membership.campaign_id, user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)

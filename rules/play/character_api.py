@@ -1,0 +1,280 @@
+"""API for characters: the party list, creation and one sheet (API.md). Creation is the
+character's first resolution, so these endpoints live with the play logic."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from campaigns.access import access_campaign
+from characters.access import access_character
+from characters.choices import public_choice
+from characters.models import Character
+from characters.selectors import party, public_sheet
+from core.cleaning import MAX_ID
+from core.openapi import error_answer
+from rules.play.editing import (
+    character_correct,
+    character_delete,
+    character_level_up,
+    character_rename,
+    character_retire,
+)
+from rules.play.services import character_create
+
+
+class ChoiceOptionSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    confirm = serializers.CharField(
+        required=False,
+        help_text="Only on a lethal or irreversible option: the question to ask before it.",
+    )
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        # declared here: a class attribute "label" would hide the serializer's own label
+        return {**super().get_fields(), "label": serializers.CharField()}
+
+
+class PendingChoiceSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    kind = serializers.CharField()
+    prompt = serializers.CharField()
+    options = ChoiceOptionSerializer(many=True)
+    who = serializers.ChoiceField(choices=["owner", "referee"])
+
+
+class CharacterOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    campaign = serializers.IntegerField()
+    owner = serializers.IntegerField()
+    ruleset = serializers.CharField()
+    status = serializers.CharField(help_text="one word for the party list")
+    sheet = serializers.DictField(help_text="the sheet as the ruleset's schema describes it")
+    version = serializers.IntegerField()
+    pending_choice = PendingChoiceSerializer(allow_null=True)
+    retired = serializers.BooleanField()
+
+
+class PartyMemberSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    owner = serializers.IntegerField()
+    owner_name = serializers.CharField()
+    status = serializers.CharField()
+    sheet = serializers.DictField(allow_null=True, help_text="null for other players' characters")
+    version = serializers.IntegerField(allow_null=True)
+    pending_choice = PendingChoiceSerializer(allow_null=True)
+
+
+def character_output(character: Character, status_word: str | None = None) -> Any:
+    """A character as its owner or the referee sees it, through its output serializer."""
+    from rules.engine.registry import get_ruleset
+
+    ruleset = get_ruleset(character.campaign.ruleset)
+    return CharacterOutputSerializer(
+        {
+            "id": character.pk,
+            "name": character.name,
+            "campaign": character.campaign_id,
+            "owner": character.owner_id,
+            "ruleset": character.campaign.ruleset,
+            "status": status_word or ruleset.status(character.sheet),
+            "sheet": public_sheet(character),
+            "version": character.version,
+            "pending_choice": public_choice(character.pending_choice),
+            "retired": character.retired_at is not None,
+        }
+    ).data
+
+
+class CampaignCharactersApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=120)
+        owner = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID)
+        sheet = serializers.DictField(required=False)
+
+    @extend_schema(responses={200: PartyMemberSerializer(many=True)})
+    def get(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id)
+        rows = []
+        for member in party(membership.campaign, viewer_id=membership.user_id):
+            visible = member.is_own or membership.is_referee
+            character = member.character
+            character.campaign = membership.campaign  # avoid a query per row
+            rows.append(
+                {
+                    "id": character.pk,
+                    "name": character.name,
+                    "owner": character.owner_id,
+                    "owner_name": character.owner.get_username(),
+                    "status": member.status,
+                    "sheet": public_sheet(character) if visible else None,
+                    "version": character.version if visible else None,
+                    "pending_choice": public_choice(character.pending_choice) if visible else None,
+                }
+            )
+        return Response(PartyMemberSerializer(rows, many=True).data)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            201: CharacterOutputSerializer,
+            409: error_answer(409, "Conflict: the campaign is archived."),
+        },
+    )
+    def post(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        character = character_create(
+            membership=membership,
+            name=data.validated_data["name"],
+            sheet=data.validated_data.get("sheet"),
+            owner_id=data.validated_data.get("owner"),
+        )
+        character.campaign = membership.campaign
+        return Response(character_output(character), status=status.HTTP_201_CREATED)
+
+
+class CharacterEditResultSerializer(serializers.Serializer):
+    character = CharacterOutputSerializer()
+    resolution = serializers.IntegerField(help_text="the edit's entry in the log")
+
+
+def _edited(character_id: int, request: Request, resolution_id: int) -> Response:
+    access = access_character(request.user, character_id)
+    body = {"character": character_output(access.character), "resolution": resolution_id}
+    return Response(CharacterEditResultSerializer(body).data, status=status.HTTP_200_OK)
+
+
+class CharacterDetailApi(APIView):
+    """The sheet (GET), rename (owner or referee), delete (referee, confirmed by the name)."""
+
+    @extend_schema(responses={200: CharacterOutputSerializer})
+    def get(self, request: Request, character_id: int) -> Response:
+        access = access_character(request.user, character_id)
+        return Response(character_output(access.character))
+
+    class RenameSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=120)
+
+    class DeleteSerializer(serializers.Serializer):
+        confirm = serializers.CharField(
+            max_length=120, help_text="the character's name, to confirm"
+        )
+
+    @extend_schema(
+        request=RenameSerializer,
+        responses={
+            200: CharacterEditResultSerializer,
+            409: error_answer(
+                409, "Conflict: the character already has that name, or the campaign is archived."
+            ),
+        },
+        description="Rename the character (its owner or the referee); logged as an edit.",
+    )
+    def patch(self, request: Request, character_id: int) -> Response:
+        access = access_character(request.user, character_id)
+        data = self.RenameSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        edit = character_rename(
+            character_id=access.character.pk, actor=request.user, name=data.validated_data["name"]
+        )
+        return _edited(character_id, request, edit.pk)
+
+    @extend_schema(
+        request=DeleteSerializer,
+        responses={
+            204: OpenApiResponse(description="deleted with its log"),
+            409: error_answer(409, "Conflict: the campaign is archived."),
+        },
+        description="Referee only: delete the character with its log. `confirm` must be "
+        "its name (400 otherwise).",
+    )
+    def delete(self, request: Request, character_id: int) -> Response:
+        access = access_character(request.user, character_id, referee=True)
+        data = self.DeleteSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        character_delete(character_id=access.character.pk, confirm=data.validated_data["confirm"])
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class LevelUpApi(APIView):
+    @extend_schema(
+        request=None,
+        responses={
+            200: CharacterEditResultSerializer,
+            409: error_answer(
+                409,
+                "Conflict: a choice is pending, the character is retired, or the campaign is "
+                "archived.",
+            ),
+        },
+        description="Referee only: one level more, as the ruleset says (hit_dice: a player "
+        "character's hit dice follow the level; old_school: 1d6 + Constitution modifier "
+        "wounds). 400 for a ruleset without levels or at the highest level.",
+    )
+    def post(self, request: Request, character_id: int) -> Response:
+        access = access_character(request.user, character_id, referee=True)
+        edit = character_level_up(character_id=access.character.pk, actor=request.user)
+        return _edited(character_id, request, edit.pk)
+
+
+class CorrectApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        changes = serializers.DictField(help_text="sheet field -> its corrected value")
+        reason = serializers.CharField(max_length=500)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            200: CharacterEditResultSerializer,
+            409: error_answer(409, "Conflict: the campaign is archived."),
+        },
+        description="Referee only: set any sheet fields by hand, with a reason; the sheet "
+        "must stay valid for the ruleset (400 otherwise). Logged as an edit.",
+    )
+    def post(self, request: Request, character_id: int) -> Response:
+        access = access_character(request.user, character_id, referee=True)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        edit = character_correct(
+            character_id=access.character.pk,
+            actor=request.user,
+            changes=data.validated_data["changes"],
+            reason=data.validated_data["reason"],
+        )
+        return _edited(character_id, request, edit.pk)
+
+
+class RetireApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        retired = serializers.BooleanField(default=True)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            200: CharacterEditResultSerializer,
+            409: error_answer(
+                409, "Conflict: already retired, not retired, or the campaign is archived."
+            ),
+        },
+        description="Retire the character (its owner or the referee), or bring it back "
+        "with `retired: false`. A retired character takes no actions (409). Logged.",
+    )
+    def post(self, request: Request, character_id: int) -> Response:
+        access = access_character(request.user, character_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        edit = character_retire(
+            character_id=access.character.pk,
+            actor=request.user,
+            retired=data.validated_data["retired"],
+        )
+        return _edited(character_id, request, edit.pk)

@@ -1,0 +1,153 @@
+"""The play's records: the resolution log, scheduled effects, a campaign's tables.
+
+Clock jobs are the clock's (``rules.clock.models``), battles the battles' app's.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from campaigns.models import Campaign
+from characters.models import Character
+
+
+class ResolutionKind(models.TextChoices):
+    CREATE = "create", "Character created"
+    ACTION = "action", "Action"
+    CHOICE = "choice", "Choice answered"
+    UNDO = "undo", "Undo"
+    EFFECT = "effect", "Scheduled effect"
+    CANCEL_CHOICE = "cancel_choice", "Choice cancelled"
+    BATTLE = "battle", "Battle"  # a unit's recovery as its warband's battle moves on
+    REDO = "redo", "Redo"  # an undo undone (rules.play.undo)
+    EDIT = (
+        "edit",
+        "Edit",
+    )  # a sheet changed by hand: rename, level up, correction (rules.play.editing)
+
+
+class Resolution(models.Model):
+    """One state change of one character. Append-only: never updated or deleted."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="resolutions")
+    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="resolutions")
+    # Null when the campaign clock applied a scheduled effect.
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    kind = models.CharField(max_length=16, choices=ResolutionKind.choices)
+    action = models.CharField(max_length=64)
+    params = models.JSONField(default=dict, blank=True)
+    rolls = models.JSONField(default=list, blank=True)
+    summary = models.TextField()
+    outcome = models.JSONField(default=dict, blank=True)
+    sheet_before = models.JSONField()
+    sheet_after = models.JSONField()
+    # Not a column: ``sheet_after`` as JSON text when the code that shaped the row made it
+    # already (rules.play.services.build_resolution): the clock's COPY writes it as it is.
+    sheet_after_json: str | None = None
+    version = models.PositiveIntegerField()  # the character's version after this
+    pending_choice = models.JSONField(null=True, blank=True)
+    clock = models.PositiveBigIntegerField()  # in-game minute it happened at (G-1)
+    # The campaign's dice counter before and after: the rolls can be recomputed from
+    # the campaign's seed and this range (rules.play.selectors.verify_resolution_rolls).
+    dice_counter_start = models.PositiveBigIntegerField(default=0)
+    dice_counter_end = models.PositiveBigIntegerField(default=0)
+    undoes = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="undone_by"
+    )
+    # Hidden rolls (ruling G-4) stay referee-only until revealed.
+    revealed = models.BooleanField(default=False)
+    # In-game minutes the action took (the engine's ``Result.elapsed_minutes``); the
+    # campaign clock moves by them once the action ends (rules.clock.action_time).
+    elapsed_minutes = models.PositiveBigIntegerField(default=0)
+    # The party action this resolution is part of (rules.play.party): one id per batch.
+    batch = models.UUIDField(null=True, blank=True, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-version", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["character", "version"], name="one_resolution_per_character_version"
+            ),
+            # Exactly once (docs/clock.md): a scheduled effect produces at most one
+            # resolution, whoever applies it and however often its task is delivered.
+            models.UniqueConstraint(
+                models.F("params__scheduled_effect"),
+                condition=models.Q(kind="effect"),
+                name="one_resolution_per_effect",
+            ),
+        ]
+        indexes = [models.Index(fields=["campaign", "clock"])]
+
+    def __str__(self) -> str:
+        return f"{self.character} v{self.version}: {self.summary}"
+
+
+class EffectState(models.TextChoices):
+    PENDING = "pending", "Pending"
+    DONE = "done", "Done"
+    CANCELLED = "cancelled", "Cancelled"
+
+
+class ScheduledEffect(models.Model):
+    """Something the campaign clock must apply at an in-game minute (a disease save...)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="effects")
+    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="effects")
+    kind = models.CharField(max_length=64)
+    key = models.CharField(max_length=128, blank=True, default="")
+    due_at = models.PositiveBigIntegerField()  # in-game minute
+    payload = models.JSONField(default=dict, blank=True)
+    hidden = models.BooleanField(default=False)  # ruling G-4
+    state = models.CharField(
+        max_length=16, choices=EffectState.choices, default=EffectState.PENDING
+    )
+    created_by = models.ForeignKey(
+        Resolution, null=True, blank=True, on_delete=models.SET_NULL, related_name="scheduled"
+    )
+    # The resolution that applied it; one effect produces at most one resolution.
+    resolution = models.OneToOneField(
+        Resolution, null=True, blank=True, on_delete=models.SET_NULL, related_name="applied_effect"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["due_at", "id"]
+        indexes = [models.Index(fields=["campaign", "state", "due_at"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=~models.Q(state="done") | models.Q(resolution__isnull=False),
+                name="done_effect_has_resolution",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(state="done") | models.Q(resolution__isnull=True),
+                name="only_done_effect_has_resolution",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} for {self.character} at {self.due_at}"
+
+
+class CampaignTable(models.Model):
+    """A campaign's editable copy of one of its ruleset's tables (critical injuries...)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="tables")
+    key = models.CharField(max_length=64)
+    data = models.JSONField()
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "key"], name="one_table_per_key"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key} of {self.campaign}"

@@ -1,0 +1,129 @@
+"""Party actions (issue 13): one action with one set of params for many characters.
+
+The referee picks characters (all of the campaign's, not retired, by default); each
+character's resolution is its own entry in the log, the entries share one ``batch`` id.
+A character who waits on a choice (ruling G-3), or whom the rules refuse (dead, already
+rested...), is skipped with the reason and does not block the others: each character is
+resolved in a savepoint of its own. The clock moves once, by the longest time any of the
+actions took (through rules.play.action_clock), not once per character.
+
+Lock order (rules/play/services.py): the campaign row, then the characters' rows in id order.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Model
+
+from campaigns.access import refuse_archived
+from campaigns.models import Campaign
+from characters.models import Character
+from core.cleaning import whole_numbers
+from core.errors import ResolutionConflict
+from rules.engine.dice import DiceError
+from rules.engine.interface import ActionBlocked, Context, Result, RuleError, Ruleset
+from rules.engine.registry import get_ruleset
+from rules.play.action_clock import action_clock
+from rules.play.models import Resolution, ResolutionKind
+from rules.play.services import run_step
+
+MAX_PARTY = 200
+
+
+@dataclass
+class PartyOutcome:
+    batch: uuid.UUID
+    resolutions: list[Resolution] = field(default_factory=list)
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+    clock_job: Model | None = None  # the clock's job (rules.clock.services), moving it once
+
+
+def party_action(
+    *,
+    campaign_id: int,
+    actor: Any,
+    action: str,
+    params: Mapping[str, Any],
+    character_ids: Sequence[int] | None = None,
+) -> PartyOutcome:
+    """Resolve ``action`` for each chosen character as the referee; see the module."""
+    params = whole_numbers(dict(params))
+    with transaction.atomic():
+        campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
+        refuse_archived(campaign)  # no play in an archived campaign: 409
+        ruleset = get_ruleset(campaign.ruleset)
+        ruleset.action(action)  # an unknown action is a 400 before anything is locked
+        chosen = Character.objects.select_for_update().filter(campaign=campaign).order_by("pk")
+        if character_ids is None:
+            chosen = chosen.filter(retired_at__isnull=True)
+        else:
+            wanted = set(character_ids)
+            if not wanted or len(wanted) > MAX_PARTY:
+                raise ValidationError(
+                    {"characters": [f"pick 1 to {MAX_PARTY} characters of the campaign"]}
+                )
+            chosen = chosen.filter(pk__in=wanted)
+        characters = list(chosen)
+        if character_ids is not None and len(characters) != len(set(character_ids)):
+            raise ValidationError({"characters": ["every character must be of this campaign"]})
+        if not characters:
+            raise ResolutionConflict("the campaign has no character to act")
+        outcome = PartyOutcome(batch=uuid.uuid4())
+        errors: list[Exception] = []
+
+        def step(rs: Ruleset, sheet: dict[str, Any], dice: Any, ctx: Context) -> Result:
+            return rs.resolve(sheet, action, params, dice, ctx)
+
+        for character in characters:
+            reason = _blocked(character)
+            if reason is None:
+                try:
+                    with transaction.atomic():  # a savepoint: one refusal undoes one character
+                        counter = campaign.dice_counter
+                        outcome.resolutions.append(
+                            run_step(
+                                campaign=campaign,
+                                character=character,
+                                step=step,
+                                kind=ResolutionKind.ACTION,
+                                action=action,
+                                params=params,
+                                actor=actor,
+                                by_referee=True,
+                                batch=outcome.batch,
+                            )
+                        )
+                        continue
+                except (RuleError, DiceError, ActionBlocked, ValidationError) as error:
+                    campaign.dice_counter = counter
+                    errors.append(error)
+                    reason = str(error)
+            outcome.skipped.append(
+                {"character": character.pk, "name": character.name, "reason": reason}
+            )
+        if not outcome.resolutions:
+            # Nothing happened: the same refusal for everyone is the request's fault.
+            if errors and all(isinstance(e, RuleError | DiceError) for e in errors):
+                raise errors[0]
+            raise ResolutionConflict(
+                "no character could take this action: "
+                + "; ".join(f"{s['name']}: {s['reason']}" for s in outcome.skipped)
+            )
+        outcome.clock_job = action_clock().pass_time(
+            campaign=campaign, resolutions=outcome.resolutions, actor=actor
+        )
+        return outcome
+
+
+def _blocked(character: Character) -> str | None:
+    if character.retired_at is not None:
+        return f"{character.name} is retired."
+    if character.pending_choice is not None:
+        return f"{character.name} waits on a choice: {character.pending_choice['prompt']}"
+    return None

@@ -1,0 +1,79 @@
+"""API for party actions (rules.play.party): thin."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from campaigns.access import access_campaign
+from core.cleaning import MAX_ID
+from core.openapi import error_answer
+from rules.play.api import ResolutionSerializer
+from rules.play.party import MAX_PARTY, party_action
+from rules.play.selectors import resolution_view
+
+
+class SkippedSerializer(serializers.Serializer):
+    character = serializers.IntegerField()
+    name = serializers.CharField()
+    reason = serializers.CharField(help_text="why this character did not act")
+
+
+class PartyOutcomeSerializer(serializers.Serializer):
+    batch = serializers.UUIDField(help_text="shared by every resolution of this party action")
+    resolutions = ResolutionSerializer(many=True, help_text="one per character, in id order")
+    skipped = SkippedSerializer(many=True)
+    clock_job = serializers.IntegerField(
+        allow_null=True, help_text="the clock job moving the clock once by the longest time"
+    )
+
+
+class PartyActionApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        action = serializers.CharField(max_length=64)
+        params = serializers.DictField(required=False, default=dict)
+        characters = serializers.ListField(
+            child=serializers.IntegerField(min_value=1, max_value=MAX_ID),
+            required=False,
+            max_length=MAX_PARTY,
+            help_text="the characters who act; all of the campaign's (not retired) if left out",
+        )
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            201: PartyOutcomeSerializer,
+            409: error_answer(409, "Conflict: no character could take the action."),
+        },
+        description="Referee only: one action with one set of params for many characters. "
+        "Each character's resolution is its own log entry, all sharing one `batch` id; a "
+        "character waiting on a choice or refused by the rules is listed in `skipped` and "
+        "the others act. The clock moves once, by the longest time the action took.",
+    )
+    def post(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        outcome = party_action(
+            campaign_id=membership.campaign_id,
+            actor=request.user,
+            action=data.validated_data["action"],
+            params=data.validated_data["params"],
+            character_ids=data.validated_data.get("characters"),
+        )
+        ruleset = membership.campaign.ruleset
+        body: dict[str, Any] = {
+            "batch": outcome.batch,
+            "resolutions": [
+                resolution_view(r, ruleset_key=ruleset, viewer_is_referee=True)
+                for r in outcome.resolutions
+            ],
+            "skipped": outcome.skipped,
+            "clock_job": outcome.clock_job.pk if outcome.clock_job else None,
+        }
+        return Response(PartyOutcomeSerializer(body).data, status=status.HTTP_201_CREATED)

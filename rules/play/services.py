@@ -1,0 +1,586 @@
+"""Writes of the rules app: every state change of a character is a resolution.
+
+Each function locks the campaign row, then the character row (always in that order,
+so two writers can never deadlock), runs the pure engine, and appends one
+:class:`~rules.play.models.Resolution`. The campaign lock also guards its dice counter, so
+every roll comes from a distinct, recorded stretch of the campaign's HMAC generator.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.exceptions import ValidationError
+from django.db import connections, models, transaction
+from django.db.models import BooleanField, Model, QuerySet, sql
+from django.db.models.expressions import RawSQL
+from django.http import Http404
+from django.utils import timezone
+
+from campaigns.access import refuse_archived
+from campaigns.models import Campaign, Membership
+from characters.access import CharacterAccess, access_read_character, may_act, mine
+from characters.choices import stored_choice
+from characters.models import Character
+from core.cleaning import json_without_nul, reject_nul_characters, whole_numbers
+from core.errors import NotAllowed, ResolutionConflict
+from rules.engine.dice import Dice
+from rules.engine.interface import (
+    Context,
+    PendingChoice,
+    Result,
+    RuleError,
+    Ruleset,
+    copy_json,
+)
+from rules.engine.registry import get_ruleset
+from rules.play.action_clock import action_clock
+from rules.play.context import campaign_context
+from rules.play.dice import campaign_dice
+from rules.play.events import publish_resolutions
+from rules.play.models import (
+    CampaignTable,
+    EffectState,
+    Resolution,
+    ResolutionKind,
+    ScheduledEffect,
+)
+from webhooks.models import WebhookEndpoint
+
+User = AbstractBaseUser | AnonymousUser
+Step = Callable[[Ruleset, dict[str, Any], Dice, Context], Result]
+JobFor = Callable[[Resolution], Model | None]
+
+
+def lock_character(character_id: int) -> tuple[Campaign, Character]:
+    """Lock the character's campaign row, then its row (the lock order of this module).
+
+    One statement: the character joined to its campaign, ``FOR UPDATE OF`` the campaign
+    then the character. PostgreSQL locks a join's rows in the order the ``OF`` list names
+    them (checked by rules/play/tests/test_concurrency.py), so this keeps the lock order of
+    two statements in one round trip; each row read is its newest version, once locked.
+    """
+    character = _locked_character(Character.objects.all(), character_id)
+    refuse_archived(character.campaign)  # no play in an archived campaign: 409
+    return character.campaign, character
+
+
+# S608: the table names come from the models; there is no value in it.
+_WEBHOOKS = WebhookEndpoint._meta.db_table
+_HAS_WEBHOOKS = f'EXISTS (SELECT 1 FROM "{_WEBHOOKS}" WHERE "campaign_id" = "{Character._meta.db_table}"."campaign_id")'  # noqa: S608, E501
+
+
+def _locked_character(characters: QuerySet[Character], character_id: int) -> Character:
+    return (
+        characters.select_related("campaign")
+        .select_for_update(of=("campaign", "self"))
+        # Whether the campaign has webhooks, read under the campaign's lock, which
+        # webhooks.services.webhook_create takes too: exact, and an action in a campaign
+        # without webhooks saves the query (rules.play.events). In SQL, as characters.access.mine.
+        .annotate(webhooked=RawSQL(_HAS_WEBHOOKS, (), BooleanField()))  # noqa: S611
+        .get(pk=character_id)
+    )
+
+
+def build_resolution(
+    *,
+    campaign: Campaign,
+    character: Character,
+    result: Result,
+    kind: str,
+    action: str,
+    params: Mapping[str, Any],
+    actor: Any,
+    counter_start: int,
+    counter_end: int,
+    clock: int,
+    pending_choice: dict[str, Any] | None,
+    undoes: Resolution | None = None,
+    batch: Any = None,
+) -> Resolution:
+    """The unsaved log row of ``result`` for ``character`` (still at its old version).
+
+    The one place a resolution row is shaped: :func:`persist_result` saves one, the
+    campaign clock (``rules.clock.services``) saves a batch of them with ``bulk_create``.
+    """
+    reject_nul_characters(params, "params")
+    # The sheet's JSON text, made for the check, is what the clock's COPY writes: the
+    # largest value of the row is encoded once, not twice (bench/clock_advance.py).
+    sheet_text = json_without_nul(result.sheet, "the resolution")
+    reject_nul_characters(
+        [result.summary, dict(result.outcome), [dict(effect.payload) for effect in result.effects]],
+        "the resolution",
+    )
+    resolution = Resolution(
+        campaign=campaign,
+        character=character,
+        actor=actor if getattr(actor, "is_authenticated", False) else None,
+        kind=kind,
+        action=action,
+        params=copy_json(dict(params)),
+        rolls=[roll.as_dict() for roll in result.rolls],
+        # The engine knows sheets, not names: the log names the character.
+        summary=f"{character.name}: {result.summary}",
+        outcome=copy_json(dict(result.outcome)),
+        sheet_before=character.sheet,
+        sheet_after=result.sheet,
+        version=character.version + 1,
+        pending_choice=pending_choice,
+        clock=clock,
+        dice_counter_start=counter_start,
+        dice_counter_end=counter_end,
+        undoes=undoes,
+        elapsed_minutes=max(0, int(result.elapsed_minutes)),
+        batch=batch,
+    )
+    resolution.sheet_after_json = sheet_text
+    return resolution
+
+
+def build_scheduled_effects(*, resolution: Resolution, result: Result) -> list[ScheduledEffect]:
+    """The unsaved effect rows ``result`` schedules, due from the resolution's minute."""
+    return [
+        ScheduledEffect(
+            campaign=resolution.campaign,
+            character=resolution.character,
+            kind=effect.kind,
+            key=effect.key,
+            due_at=resolution.clock + max(0, effect.due_in),
+            payload=copy_json(dict(effect.payload)),
+            hidden=effect.hidden,
+            created_by=resolution,
+        )
+        for effect in result.effects
+    ]
+
+
+def persist_result(
+    *,
+    campaign: Campaign,
+    character: Character,
+    result: Result,
+    kind: str,
+    action: str,
+    params: Mapping[str, Any],
+    actor: Any,
+    counter_start: int,
+    counter_end: int,
+    clock: int,
+    undoes: Resolution | None = None,
+    restored_choice: dict[str, Any] | None = None,
+    batch: Any = None,
+    clock_job: JobFor | None = None,
+) -> Resolution:
+    """Write the result: sheet, version, pending choice, dice counter, log, effects.
+
+    Callers hold the campaign and character row locks. ``clock_job``: the clock job the
+    resolution starts, if any (an action's time, rules.action_time), written with its
+    rows and sent once they commit.
+    """
+    resolution = build_resolution(
+        campaign=campaign,
+        character=character,
+        result=result,
+        kind=kind,
+        action=action,
+        params=params,
+        actor=actor,
+        counter_start=counter_start,
+        counter_end=counter_end,
+        clock=clock,
+        pending_choice=restored_choice or stored_choice(result.pending_choice),
+        undoes=undoes,
+        batch=batch,
+    )
+    character.sheet = result.sheet
+    character.version = resolution.version
+    character.pending_choice = resolution.pending_choice
+    if counter_end != counter_start:
+        campaign.dice_counter = counter_end
+    job = clock_job(resolution) if clock_job else None
+    _write_result(
+        campaign, character, resolution, dice_rolled=counter_end != counter_start, job=job
+    )
+    if job is not None:
+        action_clock().send(job)
+    # Cancel before scheduling: a result may replace an effect under the same key.
+    if result.cancel_effects:
+        ScheduledEffect.objects.filter(
+            character=character, key__in=result.cancel_effects, state=EffectState.PENDING
+        ).update(state=EffectState.CANCELLED)
+    if result.effects:
+        ScheduledEffect.objects.bulk_create(
+            build_scheduled_effects(resolution=resolution, result=result)
+        )
+    if getattr(character, "webhooked", True):  # known from the lock (lock_character)
+        publish_resolutions(campaign.pk, campaign.ruleset, [resolution])
+    return resolution
+
+
+def _write_result(
+    campaign: Campaign,
+    character: Character,
+    resolution: Resolution,
+    *,
+    dice_rolled: bool,
+    job: Model | None = None,
+) -> None:
+    """Save the sheet, the dice counter, the log row and the clock job the action's time
+    starts, if any: on PostgreSQL in one statement (the updates and the job's insert as
+    data-modifying CTEs before the log row's insert), one round trip where four were
+    made; elsewhere (SQLite, the embedded mode) as separate saves.
+
+    Each statement is compiled by Django from the models, so the columns, the JSON and
+    the timestamps are written exactly as ``save()`` writes them."""
+    connection = connections[Resolution.objects.db]
+    if connection.vendor != "postgresql":
+        character.save(update_fields=["sheet", "version", "pending_choice", "updated_at"])
+        if dice_rolled:
+            campaign.save(update_fields=["dice_counter"])
+        resolution.save()
+        if job is not None:
+            job.save(force_insert=True)
+        return
+    character.updated_at = timezone.now()
+    parts = [
+        _update_sql(
+            Character,
+            character.pk,
+            {
+                "sheet": character.sheet,
+                "version": character.version,
+                "pending_choice": character.pending_choice,
+                "updated_at": character.updated_at,
+            },
+            connection.alias,
+        )
+    ]
+    if dice_rolled:
+        parts.append(
+            _update_sql(
+                Campaign, campaign.pk, {"dice_counter": campaign.dice_counter}, connection.alias
+            )
+        )
+    if job is not None:
+        parts.append(_insert_sql(job, connection.alias))
+    insert_sql, insert_params = _insert_sql(resolution, connection.alias)
+    ctes = ", ".join(f"write_{n} AS ({text})" for n, (text, _) in enumerate(parts))
+    params = [param for _, part_params in parts for param in part_params]
+    if job is not None:  # the job's id, from its CTE (the last)
+        insert_sql += f', (SELECT "id" FROM write_{len(parts) - 1})'  # noqa: S608 - a CTE's name
+    with connection.cursor() as cursor:
+        cursor.execute(f"WITH {ctes} {insert_sql}", [*params, *insert_params])
+        row = cursor.fetchone()
+    for saved, pk in ((resolution, row[0]), (job, row[-1] if job is not None else None)):
+        if saved is not None:
+            saved.pk = pk
+            saved._state.adding = False
+            saved._state.db = connection.alias
+
+
+def _insert_sql(obj: models.Model, using: str) -> tuple[str, tuple[Any, ...]]:
+    """``INSERT`` of the unsaved ``obj`` with ``RETURNING`` its id, compiled by Django
+    (defaults and timestamps as ``save()`` sets them), not run."""
+    model = type(obj)
+    insert = sql.InsertQuery(model)
+    insert.insert_values([f for f in model._meta.concrete_fields if not f.primary_key], [obj])
+    compiler = insert.get_compiler(using)
+    compiler.returning_fields = [model._meta.pk]
+    [(text, params)] = compiler.as_sql()
+    return text, tuple(params)
+
+
+def _update_sql(
+    model: type[models.Model], pk: int, values: dict[str, Any], using: str
+) -> tuple[str, tuple[Any, ...]]:
+    """``UPDATE <model> SET <values> WHERE pk``, compiled by Django, not run."""
+    query = model._default_manager.filter(pk=pk).query.chain(sql.UpdateQuery)
+    assert isinstance(query, sql.UpdateQuery)
+    query.add_update_values(values)
+    text, params = query.get_compiler(using).as_sql()
+    return text, tuple(params)
+
+
+def run_step(
+    *,
+    campaign: Campaign,
+    character: Character,
+    step: Step,
+    kind: str,
+    action: str,
+    params: Mapping[str, Any],
+    actor: Any,
+    by_referee: bool,
+    clock: int | None = None,
+    batch: Any = None,
+    clock_job: JobFor | None = None,
+) -> Resolution:
+    """Run one engine step on locked rows and persist it. Callers hold the locks."""
+    ruleset = get_ruleset(campaign.ruleset)
+    context = campaign_context(campaign, by_referee=by_referee, clock=clock)
+    dice, generator = campaign_dice(campaign)
+    counter_start = generator.counter
+    result = step(ruleset, copy.deepcopy(character.sheet), dice, context)
+    return persist_result(
+        campaign=campaign,
+        character=character,
+        result=result,
+        kind=kind,
+        action=action,
+        params=params,
+        actor=actor,
+        counter_start=counter_start,
+        counter_end=generator.counter,
+        clock=context.clock,
+        batch=batch,
+        clock_job=clock_job,
+    )
+
+
+def _check_version(character: Character, expected_version: int | None) -> None:
+    if expected_version is not None and expected_version != character.version:
+        raise ResolutionConflict(
+            f"{character.name} is at version {character.version}, not {expected_version}: "
+            "reload the sheet and try again."
+        )
+
+
+def resolution_create_action(
+    *,
+    character_id: int,
+    actor: Any,
+    by_referee: bool,
+    action: str,
+    params: Mapping[str, Any],
+    expected_version: int | None = None,
+) -> Resolution:
+    """Resolve ``action`` for a character under a row lock; the caller decided access."""
+    params = whole_numbers(params)
+    with transaction.atomic():
+        campaign, character = lock_character(character_id)
+        return _resolve_action(
+            campaign, character, actor, by_referee, action, params, expected_version
+        )
+
+
+def resolution_create_action_checked(
+    *,
+    character_id: int,
+    user: Any,
+    action: str,
+    params: Mapping[str, Any],
+    expected_version: int | None = None,
+) -> tuple[Resolution, CharacterAccess]:
+    """The API's actions/: the access check (``characters.access``) is made on the rows
+    the action locks, read with the user's membership in one statement, so no row is
+    read twice. Someone who may not see the character gets 404 and nothing changes; the
+    campaign row they locked for that statement is released with the rollback."""
+    params = whole_numbers(params)
+    with transaction.atomic():
+        try:
+            # the rows of lock_character, with the user's membership read beside them
+            character = _locked_character(Character.objects.annotate(**mine(user)), character_id)
+        except Character.DoesNotExist:
+            raise Http404("no such character") from None
+        access = access_read_character(user, character)  # before anything else: 404
+        campaign = character.campaign
+        refuse_archived(campaign)
+        resolution = _resolve_action(
+            campaign, character, user, access.is_referee, action, params, expected_version
+        )
+        return resolution, access
+
+
+def _resolve_action(
+    campaign: Campaign,
+    character: Character,
+    actor: Any,
+    by_referee: bool,
+    action: str,
+    params: Mapping[str, Any],
+    expected_version: int | None,
+) -> Resolution:
+    """The action on rows the caller locked (:func:`lock_character`)."""
+    _check_version(character, expected_version)
+    if character.retired_at is not None:
+        raise ResolutionConflict(f"{character.name} is retired and takes no actions.")
+    if character.pending_choice is not None:
+        raise ResolutionConflict(
+            f"{character.name} waits on a choice: {character.pending_choice['prompt']} "
+            "Answer it first (ruling G-3)."
+        )
+    ruleset = get_ruleset(campaign.ruleset)
+    spec = ruleset.action(action)
+    if not may_act(spec.who, is_referee=by_referee):
+        raise NotAllowed(f"only the referee may {spec.label.lower()}")
+
+    def step(rs: Ruleset, sheet: dict[str, Any], dice: Dice, ctx: Context) -> Result:
+        return rs.resolve(sheet, action, params, dice, ctx)
+
+    def clock_job(resolution: Resolution) -> Model | None:
+        # The time the action took moves the clock once it ends (docs/clock.md).
+        return action_clock().job_for(
+            campaign=campaign, minutes=resolution.elapsed_minutes, actor=actor
+        )
+
+    return run_step(
+        campaign=campaign,
+        character=character,
+        step=step,
+        kind=ResolutionKind.ACTION,
+        action=action,
+        params=params,
+        actor=actor,
+        by_referee=by_referee,
+        clock_job=clock_job,
+    )
+
+
+def resolution_answer_choice(
+    *, character_id: int, actor: Any, by_referee: bool, choice_id: str, option: str
+) -> Resolution:
+    """Answer the character's pending choice (ruling G-3) and finish its resolution."""
+    with transaction.atomic():
+        campaign, character = lock_character(character_id)
+        stored = character.pending_choice
+        if stored is None or stored.get("id") != choice_id:
+            raise ResolutionConflict("that choice is no longer pending")
+        choice = PendingChoice.from_dict(stored)
+        if not may_act(choice.who, is_referee=by_referee):
+            raise NotAllowed("only the referee may answer this choice")
+
+        def step(rs: Ruleset, sheet: dict[str, Any], dice: Dice, ctx: Context) -> Result:
+            return rs.choose(sheet, choice, option, dice, ctx)
+
+        return run_step(
+            campaign=campaign,
+            character=character,
+            step=step,
+            kind=ResolutionKind.CHOICE,
+            action=choice.kind,
+            params={"choice_id": choice_id, "option": option},
+            actor=actor,
+            by_referee=by_referee,
+        )
+
+
+def resolution_cancel_choice(*, character_id: int, actor: Any) -> Resolution:
+    """Referee cancels the pending choice (ruling G-3); the sheet stays as it is."""
+    with transaction.atomic():
+        campaign, character = lock_character(character_id)
+        if character.pending_choice is None:
+            raise ResolutionConflict(f"{character.name} has no pending choice")
+        prompt = character.pending_choice["prompt"]
+        result = Result(
+            sheet=copy.deepcopy(character.sheet),
+            summary=f"Referee cancelled the pending choice: {prompt}",
+        )
+        return persist_result(
+            campaign=campaign,
+            character=character,
+            result=result,
+            kind=ResolutionKind.CANCEL_CHOICE,
+            action="cancel_choice",
+            params={"choice_id": character.pending_choice["id"]},
+            actor=actor,
+            counter_start=campaign.dice_counter,
+            counter_end=campaign.dice_counter,
+            clock=campaign.clock,
+        )
+
+
+def character_create(
+    *,
+    membership: Membership,
+    name: str,
+    sheet: Mapping[str, Any] | None = None,
+    owner_id: int | None = None,
+) -> Character:
+    """Create a character in the member's campaign.
+
+    A player creates characters they own; the referee may name any member as owner
+    (their own id for NPCs). The sheet is the ruleset's default with ``sheet``'s
+    fields on top, validated against the ruleset's schema; its creation is the
+    character's first resolution (a new Deckahedron deck is shuffled with the
+    campaign's dice, so it is recorded like any roll).
+    """
+    user = membership.user
+    if owner_id is None or owner_id == user.pk:
+        owner = user
+    elif not membership.is_referee:
+        raise ValidationError({"owner": ["only the referee may create characters for others"]})
+    else:
+        owner_membership = (
+            Membership.objects.filter(campaign_id=membership.campaign_id, user_id=owner_id)
+            .select_related("user")
+            .first()
+        )
+        if owner_membership is None:
+            raise ValidationError({"owner": ["the owner must be a member of the campaign"]})
+        owner = owner_membership.user
+    name = (name or "").strip()
+    if not name:
+        raise ValidationError({"name": ["a character needs a name"]})
+
+    with transaction.atomic():
+        campaign = Campaign.objects.select_for_update().get(pk=membership.campaign_id)
+        refuse_archived(campaign)
+        ruleset = get_ruleset(campaign.ruleset)
+        dice, generator = campaign_dice(campaign)
+        counter_start = generator.counter
+        sheet = whole_numbers(dict(sheet or {}))
+        new_sheet = ruleset.new_sheet(copy.deepcopy(sheet), dice)
+        character = Character(campaign=campaign, owner=owner, name=name, sheet={}, version=0)
+        character.full_clean(exclude=["sheet"])
+        character.save()
+        result = Result(
+            sheet=new_sheet,
+            summary="joins the party.",
+            rolls=tuple(dice.rolls),
+            effects=ruleset.initial_effects(new_sheet),
+        )
+        persist_result(
+            campaign=campaign,
+            character=character,
+            result=result,
+            kind=ResolutionKind.CREATE,
+            action="create",
+            params=dict(sheet or {}),
+            actor=user,
+            counter_start=counter_start,
+            counter_end=generator.counter,
+            clock=campaign_context(campaign, by_referee=membership.is_referee).clock,
+        )
+    return character
+
+
+def campaign_table_set(*, campaign: Campaign, key: str, data: Any) -> CampaignTable:
+    """Replace the campaign's copy of one of its ruleset's editable tables."""
+    get_ruleset(campaign.ruleset).validate_table(key, data)
+    reject_nul_characters(data, "the table")
+    table, _ = CampaignTable.objects.update_or_create(
+        campaign=campaign, key=key, defaults={"data": copy.deepcopy(data)}
+    )
+    return table
+
+
+def campaign_table_reset(*, campaign: Campaign, key: str) -> None:
+    """Back to the ruleset's default table."""
+    ruleset = get_ruleset(campaign.ruleset)
+    if key not in ruleset.tables:
+        raise RuleError(f"ruleset {ruleset.key} has no table {key!r}")
+    CampaignTable.objects.filter(campaign=campaign, key=key).delete()
+
+
+def resolution_reveal(*, resolution: Resolution) -> Resolution:
+    """Ruling G-4: the referee shows a resolution's hidden rolls to players.
+
+    The only change ever made to a logged resolution: it alters who may see it,
+    never what happened.
+    """
+    Resolution.objects.filter(pk=resolution.pk).update(revealed=True)
+    resolution.revealed = True
+    return resolution

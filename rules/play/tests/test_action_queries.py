@@ -1,0 +1,111 @@
+"""What one action costs in queries (issue 16, P2; bench/actions.py measures the time):
+no row fetched twice under the lock, the campaign's tables only read by an action that
+uses them, the locks kept (rules/play/tests/test_concurrency.py holds them)."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from campaigns.models import Campaign, Membership
+from characters.models import Character
+from rules.clock.models import ClockJob
+from rules.play.models import Resolution
+from rules.play.services import character_create
+from webhooks.models import WebhookEvent
+from webhooks.services import webhook_create
+
+pytestmark = pytest.mark.django_db
+
+
+def test_one_action_costs_four_statements_on_postgresql(web, campaign, player):
+    membership = Membership.objects.get(campaign=campaign, user=player)
+    aldo = character_create(membership=membership, name="Aldo", sheet={"level": 3, "hp": 5})
+    client = web(player)
+    url = f"/api/v1/characters/{aldo.pk}/actions/"
+    with CaptureQueriesContext(connection) as captured:
+        response = client.post(url, {"action": "long_rest"}, content_type="application/json")
+    assert response.status_code == 201, response.content
+    sql = [q["sql"] for q in captured if "SAVEPOINT" not in q["sql"]]
+    # the session, the user; the campaign and the character locked in one statement,
+    # with the user's membership (the access check is made on the locked rows) and
+    # whether the campaign has webhooks; the sheet, the dice counter, the log row and
+    # the clock job of the night's 8 hours (docs/clock.md) in one statement on
+    # PostgreSQL (four elsewhere). It was 13: the character's campaign id looked up
+    # again, the campaign locked twice, its webhooks asked for apart; then 10: the
+    # character and the campaign read once for the access check and again under the
+    # lock, the membership read apart, the two rows locked apart, four writes apart.
+    assert len(sql) == (4 if connection.vendor == "postgresql" else 7), "\n".join(sql)
+    if connection.vendor == "postgresql":  # SQLite has no row locks: it locks the file
+        locks = [q for q in sql if "FOR UPDATE" in q]
+        assert len(locks) == 1
+        # the lock order of rules/play/services.py: the campaign, then the character
+        assert locks[0].endswith('FOR UPDATE OF "campaigns_campaign", "characters_character"')
+    assert not any("campaigns_campaigntable" in q for q in sql)  # long_rest reads no table
+    assert sum('FROM "characters_character"' in q for q in sql) == 1  # no row read twice
+    assert ClockJob.objects.filter(campaign=campaign, minutes=480).count() == 1
+
+
+def test_a_campaign_with_a_webhook_still_gets_the_action(web, campaign, referee, player):
+    webhook_create(campaign=campaign, url="http://127.0.0.1:9/hook", user=referee)
+    membership = Membership.objects.get(campaign=campaign, user=player)
+    aldo = character_create(membership=membership, name="Aldo", sheet={"level": 3, "hp": 5})
+    response = web(player).post(
+        f"/api/v1/characters/{aldo.pk}/actions/", {"action": "long_rest"}, "application/json"
+    )
+    assert response.status_code == 201
+    assert WebhookEvent.objects.filter(campaign=campaign, type="resolution.created").count() == 2
+
+
+def test_an_outsider_gets_404_before_anything_else_and_changes_nothing(
+    web, campaign, player, outsider
+):
+    """The access check is made on the locked rows: it still comes first. An archived
+    campaign answers a member 409 but an outsider 404, as before (characters.access)."""
+    membership = Membership.objects.get(campaign=campaign, user=player)
+    aldo = character_create(membership=membership, name="Aldo", sheet={"level": 3, "hp": 5})
+    url = f"/api/v1/characters/{aldo.pk}/actions/"
+    body = {"action": "long_rest"}
+    assert web(outsider).post(url, body, "application/json").status_code == 404
+    assert (
+        web(player).post("/api/v1/characters/999999/actions/", body, "application/json").status_code
+        == 404
+    )
+    aldo.refresh_from_db()
+    assert aldo.version == 1
+    Campaign.objects.filter(pk=campaign.pk).update(archived_at=timezone.now())
+    assert web(outsider).post(url, body, "application/json").status_code == 404
+    assert web(player).post(url, body, "application/json").status_code == 409
+    assert not Resolution.objects.filter(character=aldo, kind="action").exists()
+
+
+def test_the_writes_in_one_statement_store_what_three_saves_stored(web, campaign, player):
+    """rules.play.services._write_result: the sheet, the dice counter and the log row as the
+    models would save them (read back from the database, field by field)."""
+    membership = Membership.objects.get(campaign=campaign, user=player)
+    aldo = character_create(membership=membership, name="Aldo", sheet={"level": 3, "hp": 5})
+    before = Character.objects.get(pk=aldo.pk)
+    response = web(player).post(
+        f"/api/v1/characters/{aldo.pk}/actions/", {"action": "long_rest"}, "application/json"
+    )
+    assert response.status_code == 201
+    answer = response.json()
+    row = Resolution.objects.get(pk=answer["id"])
+    after = Character.objects.get(pk=aldo.pk)
+    assert row.character_id == aldo.pk and row.campaign_id == campaign.pk
+    assert row.actor_id == player.pk and row.kind == "action" and row.action == "long_rest"
+    assert row.sheet_before == before.sheet and row.sheet_after == after.sheet
+    assert row.version == after.version == before.version + 1
+    assert row.summary == answer["summary"] and row.rolls[0]["total"] == after.sheet["hp"]
+    assert row.created_at is not None and after.updated_at > before.updated_at
+    assert row.elapsed_minutes == 480 and row.batch is None and row.undoes_id is None
+    campaign.refresh_from_db()
+    assert row.dice_counter_end > row.dice_counter_start
+    assert campaign.dice_counter == row.dice_counter_end
+    # the clock job of the night's 8 hours, written in the same statement
+    [job] = ClockJob.objects.filter(campaign=campaign)
+    assert (job.kind, job.minutes, job.requested_by_id) == ("action", 480, player.pk)
+    assert job.created_at is not None and job.heartbeat_at is not None
+    assert job.request_id == "" and job.skipped == []

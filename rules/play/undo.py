@@ -1,0 +1,204 @@
+"""Undo and redo (the referee's): any number of steps back, each step a resolution.
+
+The log is append-only (rules/play/services.py): an undo is a resolution of kind ``undo``
+whose ``undoes`` is the entry it takes back, and whose sheet is that entry's sheet
+before. A redo is a resolution of kind ``redo`` whose ``undoes`` is an undo: it puts the
+undone entry's sheet after back.
+
+* An entry is *in force* while nothing undid it: kinds other than ``create`` and ``undo``,
+  with no ``undone_by``. A redo is in force like an action (undoing it again undoes the
+  redo, so each entry is undone at most once: ``undoes`` is one-to-one).
+* Undo takes back the newest entry in force; every entry newer than it is an undo or
+  was undone, so its sheet before is the sheet as the log stands without it. "Back to a
+  point" repeats that until the chosen entry is undone: one undo resolution per step.
+* Redo takes back the newest undo that is not redone, and only while nothing newer than
+  that undo exists but undos and redos: once anything else happened (an action, an
+  effect the clock applied), the undone entries stay undone.
+
+Effects the undone entry scheduled and still pending are cancelled, and the undo lists
+them (``params.cancelled_effects``); a redo schedules them again as they were. Effects
+an entry cancelled are not revived by its undo (docs/rulesets/README.md).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from django.db import transaction
+
+from characters.models import Character
+from core.errors import ResolutionConflict
+from rules.engine.interface import Result
+from rules.play.models import EffectState, Resolution, ResolutionKind, ScheduledEffect
+from rules.play.services import lock_character, persist_result
+
+MAX_UNDO_STEPS = 500
+_NOT_IN_FORCE = (ResolutionKind.CREATE, ResolutionKind.UNDO)
+
+
+def _without_name(character: Character, summary: str) -> str:
+    """The log prefixes every summary with the character's name: say it once."""
+    return summary.removeprefix(f"{character.name}: ")
+
+
+def _newest_in_force(character: Character) -> Resolution | None:
+    return (
+        Resolution.objects.filter(character=character, undone_by__isnull=True)
+        .exclude(kind__in=_NOT_IN_FORCE)
+        .order_by("-version")
+        .first()
+    )
+
+
+def _undo_one(campaign: Any, character: Character, entry: Resolution, actor: Any) -> Resolution:
+    previous_choice = (
+        Resolution.objects.filter(character=character, version=entry.version - 1)
+        .values_list("pending_choice", flat=True)
+        .first()
+    )
+    pending = ScheduledEffect.objects.filter(created_by=entry, state=EffectState.PENDING)
+    cancelled = list(pending.values_list("pk", flat=True))
+    what = _without_name(character, entry.summary)
+    if entry.kind == ResolutionKind.REDO:
+        what = what.removeprefix("Referee redid: ")
+    resolution = persist_result(
+        campaign=campaign,
+        character=character,
+        result=Result(sheet=copy.deepcopy(entry.sheet_before), summary=f"Referee undid: {what}"),
+        kind=ResolutionKind.UNDO,
+        action="undo",
+        params={"resolution": entry.pk, "cancelled_effects": cancelled},
+        actor=actor,
+        counter_start=campaign.dice_counter,
+        counter_end=campaign.dice_counter,
+        clock=campaign.clock,
+        undoes=entry,
+        # The choice that was pending before the undone entry is pending again.
+        restored_choice=previous_choice,
+    )
+    ScheduledEffect.objects.filter(pk__in=cancelled, state=EffectState.PENDING).update(
+        state=EffectState.CANCELLED
+    )
+    return resolution
+
+
+def resolution_undo(
+    *, character_id: int, actor: Any, to: int | None = None, steps: int | None = None
+) -> list[Resolution]:
+    """Undo the newest entry in force, ``steps`` of them, or back to entry ``to`` (included).
+
+    Returns the undo resolutions, oldest first. 409 when there is nothing (left) to undo
+    or ``to`` is not an entry in force of this character.
+    """
+    with transaction.atomic():
+        campaign, character = lock_character(character_id)
+        if to is not None:
+            target = (
+                Resolution.objects.filter(character=character, pk=to, undone_by__isnull=True)
+                .exclude(kind__in=_NOT_IN_FORCE)
+                .first()
+            )
+            if target is None:
+                raise ResolutionConflict(
+                    f"that entry of {character.name}'s log cannot be undone: it is the "
+                    "creation, an undo, or already undone"
+                )
+        count = 1 if steps is None else steps
+        if not 1 <= count <= MAX_UNDO_STEPS:
+            raise ResolutionConflict(f"undo 1 to {MAX_UNDO_STEPS} steps at a time")
+        undos: list[Resolution] = []
+        while True:
+            entry = _newest_in_force(character)
+            if entry is None:
+                if undos:
+                    break
+                raise ResolutionConflict("there is nothing to undo")
+            undos.append(_undo_one(campaign, character, entry, actor))
+            if to is not None:
+                if entry.pk == to:
+                    break
+                if len(undos) >= MAX_UNDO_STEPS:
+                    raise ResolutionConflict(
+                        f"that is more than {MAX_UNDO_STEPS} steps back: undo in parts"
+                    )
+            elif len(undos) >= count:
+                break
+        return undos
+
+
+def redo_target(character: Character) -> Resolution | None:
+    """The undo a redo would take back now, or None (the page offers "Redo" on it)."""
+    undo = (
+        Resolution.objects.filter(
+            character=character, kind=ResolutionKind.UNDO, undone_by__isnull=True
+        )
+        .select_related("undoes")
+        .order_by("-version")
+        .first()
+    )
+    if undo is None:
+        return None
+    newer = Resolution.objects.filter(character=character, version__gt=undo.version).exclude(
+        kind__in=(ResolutionKind.UNDO, ResolutionKind.REDO)
+    )
+    return None if newer.exists() else undo
+
+
+def resolution_redo(*, character_id: int, actor: Any) -> Resolution:
+    """Take back the newest undo while nothing newer than it but undos and redos exists."""
+    with transaction.atomic():
+        campaign, character = lock_character(character_id)
+        undo = redo_target(character)
+        if undo is None or undo.undoes is None:
+            raise ResolutionConflict(
+                "there is nothing to redo: no undo, or something happened since"
+            )
+        entry = undo.undoes
+        what = _without_name(character, entry.summary).removeprefix("Referee redid: ")
+        resolution = persist_result(
+            campaign=campaign,
+            character=character,
+            result=Result(sheet=copy.deepcopy(entry.sheet_after), summary=f"Referee redid: {what}"),
+            kind=ResolutionKind.REDO,
+            action="redo",
+            params={"resolution": entry.pk, "undo": undo.pk},
+            actor=actor,
+            counter_start=campaign.dice_counter,
+            counter_end=campaign.dice_counter,
+            clock=campaign.clock,
+            undoes=undo,
+            restored_choice=entry.pending_choice,
+        )
+        revived = [
+            ScheduledEffect(
+                campaign=campaign,
+                character=character,
+                kind=effect.kind,
+                key=effect.key,
+                due_at=effect.due_at,
+                payload=copy.deepcopy(effect.payload),
+                hidden=effect.hidden,
+                created_by=resolution,
+            )
+            for effect in ScheduledEffect.objects.filter(
+                pk__in=undo.params.get("cancelled_effects", []), state=EffectState.CANCELLED
+            ).order_by("pk")
+        ]
+        ScheduledEffect.objects.bulk_create(revived)
+        return resolution
+
+
+def undo_marks(resolutions: list[Resolution]) -> dict[int, str]:
+    """Entries of these that an undo took back, in one query: id -> ``"undone"`` (still
+    undone) or ``"redone"`` (its undo was taken back by a redo, which is in force now)."""
+    ids = [r.pk for r in resolutions]
+    undos = Resolution.objects.filter(undoes_id__in=ids, kind=ResolutionKind.UNDO).values_list(
+        "undoes_id", "undone_by"
+    )
+    return {entry: "undone" if redo is None else "redone" for entry, redo in undos}
+
+
+def resolution_undo_latest(*, character_id: int, actor: Any) -> Resolution:
+    """Referee's undo of the newest entry in force (any number of steps: resolution_undo)."""
+    return resolution_undo(character_id=character_id, actor=actor)[-1]
