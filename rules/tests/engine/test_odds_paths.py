@@ -76,8 +76,10 @@ def _os_pass(before: dict[str, Any], params: dict[str, Any], result: Result) -> 
 
 
 def _os_poison(before: dict[str, Any], params: dict[str, Any], result: Result) -> str:
-    return _os_pass(before, params, result) if params.get("save", True) else _os_state(
-        before, params, result
+    return (
+        _os_pass(before, params, result)
+        if params.get("save", True)
+        else _os_state(before, params, result)
     )
 
 
@@ -235,7 +237,9 @@ def _condition_monitor_cases() -> Iterator[Case]:
         ["/\\-"] * 2 + ["/\\"] * 6 + ["/"] * 2,
     ]
     for boxes, strength in itertools.product(tracks, (1, 3)):
-        sheet = ruleset.new_sheet({"strength": strength, "boxes": boxes}, Dice(ScriptedGenerator([])))
+        sheet = ruleset.new_sheet(
+            {"strength": strength, "boxes": boxes}, Dice(ScriptedGenerator([]))
+        )
         for amount, kind in itertools.product((1, 3, 5, 9), ("normal", "lethal", "aggravated")):
             yield "damage", sheet, {"amount": amount, "kind": kind}
 
