@@ -1322,6 +1322,7 @@ class OldSchool(Ruleset):
             turn.note(f"nothing happens: sleep window {n} was already closed or is not due")
             return
         sleep["windows"] = n
+        under_way = self._sleep_under_way(sleep, turn.clock)
         hours = self._close_sleep_window(sleep, turn.clock)
         marked = int(sleep.get("without", 0))
         if marked:
@@ -1343,6 +1344,14 @@ class OldSchool(Ruleset):
         elif hours >= data.SLEEP_NEEDED_HOURS:
             conditions["sleep_deprived_days"] = 0
             turn.note(f"slept {hours} hours in the last 24: rested")
+        elif under_way:
+            # Project ruling OS-P20: a sleep of 4 hours or more corrects deprivation when
+            # it is taken, so one still going on as the window closes leaves none.
+            conditions["sleep_deprived_days"] = 0
+            turn.note(
+                f"{reason}, slept only {hours} hour{'' if hours == 1 else 's'} in the last 24, "
+                f"but is in the middle of a {under_way}-hour sleep: no sleep deprivation"
+            )
         else:
             conditions["sleep_deprived_days"] += 1
             days = conditions["sleep_deprived_days"]
@@ -1351,6 +1360,16 @@ class OldSchool(Ruleset):
                 f"sleep deprived, -{days} to all rolls (OS-8)"
             )
         turn.schedule("sleep_window", DAY, {"n": n + 1}, f"sleep_window:{n + 1}")
+
+    @staticmethod
+    def _sleep_under_way(sleep: Mapping[str, Any], now: int) -> int:
+        """The hours of a logged sleep of 4 hours or more begun before ``now`` and still
+        going on at ``now``; 0 if there is none (project ruling OS-P20)."""
+        longest = 0
+        for begin, finish in sleep.get("periods", []):
+            if begin < now < finish:
+                longest = max(longest, (finish - begin) // HOUR)
+        return longest if longest >= data.SLEEP_NEEDED_HOURS else 0
 
     @staticmethod
     def _close_sleep_window(sleep: dict[str, Any], end: int) -> int:
