@@ -63,6 +63,7 @@ MANAGED_FIELDS: tuple[str, ...] = (
     "penalties",
     "critical_injuries",
     "wounds_withheld",
+    "level_dice",
 )
 
 OPTIONS_SCHEMA: dict[str, Any] = options_schema(
@@ -535,8 +536,18 @@ class _Turn(Turn):
         return gained
 
     def constitution_changed(self, before: int, after: int) -> None:
-        """Ruling OS-2: the modifier's change x level on current and maximum wounds."""
-        delta = (modifier(after) - modifier(before)) * int(self.sheet["level"])
+        """Ruling OS-2: the modifier's change x level on current and maximum wounds.
+
+        Project ruling OS-P21: a level gained with a d6 (OS-P18) moves by what that d6
+        gives at the new modifier, at least 1, less what it gave at the old one, so that
+        recovering leaves the maximum what it would have been without the loss.
+        """
+        old, new = modifier(before), modifier(after)
+        level = int(self.sheet["level"])
+        rolled = [int(face) for face in self.sheet.get("level_dice", [])][:level]
+        delta = (new - old) * (level - len(rolled)) + sum(
+            max(1, face + new) - max(1, face + old) for face in rolled
+        )
         if delta == 0:
             return
         sheet = self.sheet
@@ -744,6 +755,10 @@ class OldSchool(Ruleset):
         turn.sheet["level"] = level + 1
         roll = dice.roll("1d6", "wounds for the new level")
         gain = max(1, roll.total + modifier(int(turn.sheet["constitution"])))
+        # Project ruling OS-P21: the die is kept for a later change of Constitution.
+        level_dice = turn.sheet.setdefault("level_dice", [])
+        level_dice.append(roll.total)
+        del level_dice[: -data.LEVELS_KEPT]
         turn.sheet["max_wounds"] = int(turn.sheet["max_wounds"]) + gain
         turn.sheet["wounds"] = int(turn.sheet["wounds"]) + gain
         turn.note(
