@@ -74,6 +74,7 @@ TABLE_LOW, TABLE_HIGH = 1, 20  # ruling WB-1: a value below 1 reads as 1, above 
 FALL_FREE_INCHES = 2  # ruling WB-5: +2 per full inch above 2"
 FALL_BONUS_PER_INCH = 2
 LEDGE_MIN_DROP = 2  # ruling WB-5: a drop of at least 2"
+LEDGE_MAX_SIDES = 8  # project ruling WB-P10: the sides a unit could fall from
 DAZED_MOVE = 1  # a dazed unit moves 1" at most
 
 DEFAULT_PHASES: tuple[str, ...] = ("upkeep", "move", "ranged", "melee", "end")
@@ -260,6 +261,14 @@ ACTIONS: tuple[ActionSpec, ...] = (
             {
                 "drop_inches": {**_INCHES, "minimum": LEDGE_MIN_DROP},
                 "modifiers": _MODIFIERS,
+                "sides": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": LEDGE_MAX_SIDES,
+                    "default": 1,
+                    "description": "How many sides it could fall from; a fall picks one at "
+                    "random (project ruling WB-P10).",
+                },
             },
             required=("drop_inches",),
         ),
@@ -600,9 +609,11 @@ class Warband(Ruleset):
         weighted, _ = ledge_outcomes(
             sheet, int(params.get("modifiers", 0)), bonus, injury_roll_result, self._injure
         )
-        return grouped(
-            "ledge_check", weighted, notes=(f"Agility check against {sheet['agility']}.",)
-        )
+        notes = [f"Agility check against {sheet['agility']}."]
+        sides = int(params.get("sides", 1))
+        if sides > 1:
+            notes.append(f"A fall is from one of {sides} sides, rolled at random.")
+        return grouped("ledge_check", weighted, notes=tuple(notes))
 
     def action_injury_check(
         self, sheet: Sheet, params: Params, dice: Dice, context: Context
@@ -693,6 +704,11 @@ class Warband(Ruleset):
         outcome: dict[str, Any] = {"agility_roll": roll.total, "passed": passed}
         if passed:
             return Result(sheet=sheet, summary=sentence([head]), outcome=outcome)
+        sides = int(params.get("sides", 1))
+        if sides > 1:  # the text: "determine which side it does so at random" (WB-P10)
+            side = dice.roll(f"1d{sides}", f"Which of {sides} sides it falls from").total
+            head += f" from side {side} of {sides} (rolled)"
+            outcome["fall_side"] = side
         bonus = fall_modifier(drop)
         parts, fall = self._injury_roll(
             sheet, bonus, dice, f"Injury roll for a {_inches(drop)} fall"

@@ -223,6 +223,7 @@ def _warband_cases() -> Iterator[Case]:
         yield "injury_roll", sheet, {"modifiers": 4}
         yield "fall", sheet, {"height_inches": 4.5}
         yield "ledge_check", sheet, {"drop_inches": 3}
+        yield "ledge_check", sheet, {"drop_inches": 5, "sides": 3}
     scarred = {**ruleset.default_sheet(), "warband": "Crows", "injury": "incapacitated"}
     scarred["wounds"] = 0
     yield "roll_scars", scarred, {}

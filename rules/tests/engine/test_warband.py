@@ -446,6 +446,24 @@ def test_ledge_modifiers_go_to_the_agility_check_only():
     assert failed.sheet["injury"] == "stunned"  # a stunned result does not lessen it
 
 
+def test_wb_p10_a_fall_from_a_ledge_with_several_sides_rolls_the_side():
+    """The text: "If there are multiple sides that a unit could Fall from, determine which
+    side it does so at random" (project ruling WB-P10, issue 26)."""
+    sheet = make_sheet(injury="dazed", wounds=0, agility=12)
+    result = run(sheet, "ledge_check", {"drop_inches": 3, "sides": 3}, [5, 2, 9])
+    assert rolled(result) == [
+        ("Agility check vs 12", "1d20", (5,), 5),
+        ("Which of 3 sides it falls from", "1d3", (2,), 2),
+        ('Injury roll for a 3" fall', "1d20+2", (9,), 11),
+    ]
+    assert result.outcome["fall_side"] == 2
+    assert "from side 2 of 3" in result.summary
+    kept = run(sheet, "ledge_check", {"drop_inches": 3, "sides": 3}, [15])
+    assert "fall_side" not in kept.outcome  # no fall, no side rolled
+    one = run(sheet, "ledge_check", {"drop_inches": 3}, [5, 9])
+    assert "fall_side" not in one.outcome  # a single side needs no roll
+
+
 @pytest.mark.parametrize("state", ["none", "staggered"])
 def test_ledge_check_only_for_dazed_or_stunned_units(state):
     with pytest.raises(ActionBlocked, match="Only a dazed or stunned unit"):
