@@ -94,6 +94,7 @@ def test_describe_is_json_and_lists_every_action_with_who():
         "injury_roll": "owner",
         "fall": "owner",
         "ledge_check": "owner",
+        "disengage": "owner",
         "recover": "referee",
         "roll_scars": "referee",
     }
@@ -780,3 +781,41 @@ def test_the_docs_print_the_engines_tables():
         roll_rows
     )
     assert set(INJURIES) >= {row.injury for row in INJURY_ROLL_TABLE}
+
+
+# -- who may be attacked in melee, who may disengage (project ruling WB-P11, issue 26) ------
+def test_wb_p11_a_stunned_unit_cannot_be_attacked_in_melee_while_another_target_exists():
+    sheet = make_sheet(injury="stunned", wounds=0)
+    params = {"attack_roll": 12, "attack": "melee", "attacker_has_other_target": True}
+    with pytest.raises(ActionBlocked, match="A stunned unit cannot be attacked in melee"):
+        run(sheet, "injury_check", params)
+    alone = run(sheet, "injury_check", {**params, "attacker_has_other_target": False})
+    assert alone.sheet["injury"] == "incapacitated"  # no other target: ruling WB-4
+    ranged = run(sheet, "injury_check", {**params, "attack": "ranged"})
+    assert ranged.sheet["injury"] == "stunned"  # the rule is about melee only
+    dazed = run(make_sheet(injury="dazed", wounds=0), "injury_check", params)
+    assert dazed.sheet["injury"] == "incapacitated"  # a dazed unit may be picked
+
+
+def test_wb_p11_a_dazed_unit_disengages_only_when_every_enemy_has_another_target():
+    dazed = make_sheet(injury="dazed", wounds=0)
+    with pytest.raises(ActionBlocked, match="may disengage only if every enemy"):
+        run(dazed, "disengage", {"enemies_have_other_targets": False})
+    left = run(dazed, "disengage", {"enemies_have_other_targets": True})
+    assert left.outcome == {"disengaged": True, "move_inches": 1}
+    assert left.sheet == dazed
+    with pytest.raises(ActionBlocked, match="cannot do anything"):
+        run(
+            make_sheet(injury="stunned", wounds=0),
+            "disengage",
+            {"enemies_have_other_targets": True},
+        )
+    with pytest.raises(ActionBlocked, match="Only a dazed unit"):
+        run(make_sheet(), "disengage", {"enemies_have_other_targets": True})
+
+
+def test_wb_p11_the_state_text_says_both_rules():
+    from rules.engine.rulesets.warband import INJURY_MEANS
+
+    assert "only if it has no other target that is not stunned or dazed" in INJURY_MEANS["stunned"]
+    assert "disengage from melee only if every enemy" in INJURY_MEANS["dazed"]
