@@ -819,3 +819,16 @@ def test_wb_p11_the_state_text_says_both_rules():
 
     assert "only if it has no other target that is not stunned or dazed" in INJURY_MEANS["stunned"]
     assert "disengage from melee only if every enemy" in INJURY_MEANS["dazed"]
+
+
+def test_wb_p12_an_injury_roll_of_no_effect_costs_no_wound():
+    """The text: "At any point that a unit would become Injured, it actually loses 1 Wound
+    first"; a roll of 1-11 has "no effect": the unit would not become injured, so it keeps
+    its wounds (ruling WB-2, project ruling WB-P12, issue 26)."""
+    sheet = hero(wounds=3)
+    for face in (1, 11):
+        result = run(sheet, "injury_roll", {}, [face])
+        assert (result.sheet["wounds"], result.sheet["injury"]) == (3, "none")
+        assert result.outcome["changed"] is False
+    hurt = run(sheet, "injury_roll", {}, [12])
+    assert (hurt.sheet["wounds"], hurt.sheet["injury"]) == (2, "none")  # the buffer takes it
