@@ -27,9 +27,10 @@ from rules.engine.interface import ActionBlocked, Context, Result, RuleError, Ru
 from rules.engine.odds import PathGenerator, enumerate_draws
 from rules.engine.registry import all_rulesets, get_ruleset
 from rules.engine.rulesets.deckahedron import CARDS, DECK_CARD_IDS
+from rules.engine.rulesets.old_school import OldSchool
 
 PATH_LIMIT = 20_000
-SCARS = {
+SCARS: dict[str, Any] = {
     "dice": "2d6",
     "rows": [
         {"min": 2, "max": 6, "scar": "Limps"},
@@ -62,7 +63,7 @@ def _os_state(before: dict[str, Any], params: dict[str, Any], result: Result) ->
     if critical:
         if critical["description"] is None:
             return "critical:none"
-        table = get_ruleset("old_school").critical_table(CONTEXT)
+        table = OldSchool().critical_table(CONTEXT)
         return f"critical:{[r['description'] for r in table].index(critical['description'])}"
     if result.sheet["wounds"] == before["wounds"]:
         return "unhurt" if "effect" in params else "standing"
