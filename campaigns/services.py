@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import timedelta
 from decimal import Decimal
 from typing import Any
@@ -87,8 +87,18 @@ def campaign_update(
 CLOCK_BUSY_STATES = ("queued", "running", "waiting")
 
 
-def _rotate(campaign: Campaign) -> RevealedSeed:
+# What the rules layer does around a rotation (this layer does not import it; rules/apps.py
+# registers them): checks that may refuse it (409) before the seed is revealed, told
+# whether the campaign is being archived; then, under the new seed, whatever must be drawn
+# again so that the revealed seed predicts nothing still hidden (docs/dice.md).
+ROTATION_CHECKS: list[Callable[[Campaign, bool], None]] = []
+ROTATION_FOLLOWUPS: list[Callable[[Campaign], None]] = []
+
+
+def _rotate(campaign: Campaign, *, archiving: bool = False) -> RevealedSeed:
     """Reveal the locked campaign's seed and commit to a new one (caller holds the lock)."""
+    for check in ROTATION_CHECKS:
+        check(campaign, archiving)
     used = campaign.dice_counter > campaign.dice_seed_first_counter
     revealed = RevealedSeed.objects.create(
         campaign=campaign,
@@ -99,6 +109,8 @@ def _rotate(campaign: Campaign) -> RevealedSeed:
     campaign.dice_seed = new_dice_seed()
     campaign.dice_seed_first_counter = campaign.dice_counter
     campaign.save(update_fields=["dice_seed", "dice_seed_first_counter"])
+    for followup in ROTATION_FOLLOWUPS:
+        followup(campaign)
     return revealed
 
 
@@ -135,7 +147,7 @@ def campaign_archive(*, campaign_id: int) -> tuple[Campaign, RevealedSeed]:
     campaign.live_ratio = Decimal(0)
     campaign.live_last_tick = None
     campaign.save(update_fields=["archived_at", "live_ratio", "live_last_tick"])
-    return campaign, _rotate(campaign)
+    return campaign, _rotate(campaign, archiving=True)
 
 
 @transaction.atomic

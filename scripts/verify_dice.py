@@ -13,6 +13,13 @@ It checks every resolution whose dice came from a seed that has been revealed: t
 the seed matches the commitment published before any of its dice were drawn, and that
 each die of each roll is what the seed gives at that counter. Resolutions whose seed
 is still secret, or that hold rolls still hidden from you, are counted and skipped.
+
+A seed is revealed only when none of its draws still matters (docs/dice.md, "Hidden
+rolls"): at each rotation every Deckahedron deck is shuffled again from the new seed, a
+resolution of its own (action ``reseal``). The script counts those and checks them like
+any other roll once their seed is revealed in turn; it also counts the hidden rolls of a
+revealed seed that are still withheld from you and were drawn again since (a deck's old
+order, no longer in play).
 Exit status: 0 when nothing failed, 1 when a die or a commitment does not match, 2 for
 a file it cannot read.
 """
@@ -82,9 +89,19 @@ def verify(export: dict[str, Any]) -> dict[str, Any]:
         "no_dice": 0,
         "secret_seed": 0,
         "withheld": 0,
+        "reseals": 0,
+        "drawn_again": 0,
         "failures": [],
     }
     seeds = export["seeds"]
+    # Where each character's deck was last shuffled again at a rotation (docs/dice.md).
+    resealed_at: dict[Any, int] = {}
+    for resolution in export["resolutions"]:
+        if resolution.get("action") == "reseal":
+            report["reseals"] += 1
+            character = resolution.get("character")
+            start = resolution["dice_counter_start"]
+            resealed_at[character] = max(resealed_at.get(character, start), start)
     for period in seeds:
         if period.get("seed") is None:
             continue
@@ -100,6 +117,8 @@ def verify(export: dict[str, Any]) -> dict[str, Any]:
             continue
         if resolution.get("withheld_rolls"):
             report["withheld"] += 1
+            if resealed_at.get(resolution.get("character"), -1) >= end:
+                report["drawn_again"] += 1  # an order no longer in play
             continue
         period = seed_for(start, seeds)
         if period is None or period.get("seed") is None:
@@ -139,7 +158,9 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{report['checked']} resolutions checked, {report['no_dice']} without dice, "
         f"{report['secret_seed']} with a seed not yet revealed, "
-        f"{report['withheld']} with rolls hidden from you"
+        f"{report['withheld']} with rolls hidden from you "
+        f"({report['drawn_again']} of them a deck's order shuffled again since), "
+        f"{report['reseals']} decks shuffled again at a rotation"
     )
     for failure in report["failures"]:
         print(f"MISMATCH: {failure}")

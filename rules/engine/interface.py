@@ -34,6 +34,12 @@ class RuleError(ValueError):
     """The request does not make sense under the rules (answered 400)."""
 
 
+# The scheduled effect a ruleset lists when its sheet holds an order drawn in secret (a
+# Deckahedron deck): the campaign applies it to every character as soon as its dice seed
+# is revealed, so that the order in play comes from the new, still secret seed and the
+# revealed one predicts nothing still hidden (docs/dice.md, "Hidden rolls").
+RESEAL_EFFECT = "reseal"
+
 # The most ways for the dice to fall that Ruleset.odds walks through the real rules
 # (each a full resolution on a copy); past it a ruleset computes the odds with icepool.
 ODDS_PATH_LIMIT = 256

@@ -14,7 +14,7 @@ from rules.engine.interface import RuleError, Ruleset
 RULESETS: dict[str, str] = {
     "hit_dice": "rules.engine.rulesets.hit_dice.HitDice",
     "deckahedron": "rules.engine.rulesets.deckahedron.Deckahedron",
-    "old_school": "rules.engine.rulesets.old_school.OldSchool",
+    "old_school": "rules.engine.rulesets.old_school.ruleset.OldSchool",
     "condition_monitor": "rules.engine.rulesets.condition_monitor.ConditionMonitor",
     "warband": "rules.engine.rulesets.warband.Warband",
 }

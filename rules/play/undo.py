@@ -29,7 +29,7 @@ from django.db import transaction
 
 from characters.models import Character
 from core.errors import ResolutionConflict
-from rules.engine.interface import Result
+from rules.engine.interface import RESEAL_EFFECT, Result
 from rules.play.models import EffectState, Resolution, ResolutionKind, ScheduledEffect
 from rules.play.services import lock_character, persist_result
 
@@ -52,6 +52,12 @@ def _newest_in_force(character: Character) -> Resolution | None:
 
 
 def _undo_one(campaign: Any, character: Character, entry: Resolution, actor: Any) -> Resolution:
+    if entry.kind == ResolutionKind.EFFECT and entry.action == RESEAL_EFFECT:  # docs/dice.md
+        raise ResolutionConflict(
+            f"{character.name}'s deck was shuffled again when the dice seed was revealed; "
+            "undoing that would bring back an order anyone can now work out, so nothing "
+            "before it can be undone."
+        )
     previous_choice = (
         Resolution.objects.filter(character=character, version=entry.version - 1)
         .values_list("pending_choice", flat=True)

@@ -48,7 +48,7 @@ from web.live import board_unchanged, tagged
 from web.rulesets.warband import LOOKS
 
 # The quick forms of a unit on the board, and after the battle.
-BOARD_ACTIONS = ("injury_check", "injury_roll", "fall", "ledge_check")
+BOARD_ACTIONS = ("injury_check", "injury_roll", "fall", "ledge_check", "disengage")
 AFTER_ACTIONS = ("recover", "roll_scars")
 BAD_INPUT = (ParamsError, RuleError, DiceError, ValidationError)
 CONFLICT = (ResolutionConflict, ActionBlocked)
@@ -85,6 +85,7 @@ QUICK_LABELS = {
     "modifiers": ("Modifiers", ""),
     "height_inches": ("The fall", " inches"),
     "drop_inches": ("The drop", " inches"),
+    "sides": ("The sides it could fall from", ""),
 }
 
 

@@ -13,6 +13,7 @@ page's stamp as ETag and answers 304 until something changes (web/live.py).
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 from django.contrib import messages
@@ -426,6 +427,18 @@ def character_reveal(request: HttpRequest, character_id: int, resolution_id: int
     return _answer(request, character_id, 200, notice="The hidden rolls are shown to players now.")
 
 
+def odds_percent(probability: Fraction) -> str:
+    """A chance as people read it: a whole percent, but never "0%" for what can happen
+    nor "100%" for what may not (1/216 is "<1%", 215/216 ">99%"); the exact fraction is
+    shown beside it (issue 26)."""
+    shown = round(100 * probability)
+    if shown == 0 and probability > 0:
+        return "<1%"
+    if shown == 100 and probability < 1:
+        return ">99%"
+    return f"{shown}%"
+
+
 @login_required
 @require_POST
 def character_odds(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
@@ -447,7 +460,11 @@ def character_odds(request: HttpRequest, character_id: int, action: str) -> Http
         context["message"] = _message(error)
     else:
         context["outcomes"] = [
-            {**outcome.as_dict(), "permille": round(1000 * outcome.probability)}
+            {
+                **outcome.as_dict(),
+                "permille": round(1000 * outcome.probability),
+                "percent": odds_percent(outcome.probability),
+            }
             for outcome in odds.outcomes
         ]
         context["notes"] = odds.notes

@@ -275,6 +275,17 @@ def place_line(boxes: list[str], line: str) -> bool:
     return False
 
 
+def _turn_normal_box(boxes: list[str]) -> bool:
+    """Project ruling CM-P10: a normal wound's extra line goes only to a box "only filled
+    in as Normal" (``/``), turning it lethal; False if there is none."""
+    for index, box in enumerate(boxes):
+        if box == FORWARD:
+            boxes[index] = box_text(FORWARD + BACK)
+            boxes[:] = ordered(boxes)
+            return True
+    return False
+
+
 @dataclass(frozen=True)
 class Marking:
     """What a wound did to the track (ruling CM-3)."""
@@ -288,8 +299,8 @@ def mark_wound(boxes: Sequence[str], kind: str, count: int) -> Marking:
     """Ruling CM-3: ``count`` of each of the kind's lines, each on the first box lacking it.
 
     All the forward slashes first, then the back slashes, then the bars. A normal
-    wound's ``/`` with no box lacking one becomes a ``\\``; any other line with nowhere
-    to go is overflow.
+    wound's ``/`` with no box lacking one becomes a ``\\`` on a box holding only ``/``
+    (project ruling CM-P10); any other line with nowhere to go is overflow.
     """
     track = ordered(boxes)
     overflow = dict.fromkeys(LINES, 0)
@@ -298,7 +309,7 @@ def mark_wound(boxes: Sequence[str], kind: str, count: int) -> Marking:
         for _ in range(count):
             if place_line(track, line):
                 continue
-            if kind == "normal" and place_line(track, BACK):
+            if kind == "normal" and _turn_normal_box(track):
                 turned += 1
                 continue
             overflow[line] += 1

@@ -23,10 +23,11 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from rules.engine.dice import Dice, SystemGenerator
 from rules.engine.interface import (
+    RESEAL_EFFECT,
     ActionBlocked,
     ActionSpec,
     ChoiceOption,
@@ -427,6 +428,11 @@ class Deckahedron(Ruleset):
     # Results come from the deck's secret order, not from dice: resolving a copy to
     # tell the odds would give that order away (see Ruleset.odds).
     odds_by_resolving = False
+    # docs/dice.md: when the campaign's seed is revealed, the deck is shuffled again
+    # under the new one (project ruling DK-P13).
+    effect_payloads: ClassVar[Mapping[str, Mapping[str, Any]]] = {
+        RESEAL_EFFECT: {"type": "object", "properties": {}, "additionalProperties": False}
+    }
     key = "deckahedron"
     name = "Deckahedron"
     blurb = "A deck of cards is the character's stamina; harm and wounds as tokens."
@@ -820,6 +826,21 @@ class Deckahedron(Ruleset):
             sheet=sheet,
             summary="The referee ends the character's incapacitation (ruling DK-9).",
             outcome={"incapacitated": False},
+        )
+
+    def effect_reseal(self, sheet: Sheet, payload: Params, dice: Dice, context: Context) -> Result:
+        """Project ruling DK-P13: the campaign's dice seed is being revealed, and the deck's
+        order was drawn from it; the deck is shuffled again from the new seed's dice."""
+        if len(sheet["deck"]) < 2:
+            return Result(sheet=sheet, summary="The deck has nothing to shuffle again.")
+        sheet["deck"] = dice.shuffle(
+            sheet["deck"], "the deck shuffled again under a new dice seed", hidden=True
+        )
+        return Result(
+            sheet=sheet,
+            summary="The deck is shuffled again, so the dice seed just revealed tells "
+            "nothing of its order.",
+            outcome={"reshuffled": len(sheet["deck"])},
         )
 
     # -- choices ----------------------------------------------------------------

@@ -74,6 +74,7 @@ TABLE_LOW, TABLE_HIGH = 1, 20  # ruling WB-1: a value below 1 reads as 1, above 
 FALL_FREE_INCHES = 2  # ruling WB-5: +2 per full inch above 2"
 FALL_BONUS_PER_INCH = 2
 LEDGE_MIN_DROP = 2  # ruling WB-5: a drop of at least 2"
+LEDGE_MAX_SIDES = 8  # project ruling WB-P10: the sides a unit could fall from
 DAZED_MOVE = 1  # a dazed unit moves 1" at most
 
 DEFAULT_PHASES: tuple[str, ...] = ("upkeep", "move", "ranged", "melee", "end")
@@ -89,10 +90,14 @@ INJURY_MEANS: dict[str, str] = {
         "the end of its turn."
     ),
     "dazed": (
-        'Dazed: it can only move 1"; attackers have advantage, and if it fails a defence in '
-        "melee it is incapacitated."
+        'Dazed: it can only move 1", and may use it to disengage from melee only if every '
+        "enemy that could attack it has another target that is not stunned or dazed; "
+        "attackers have advantage, and if it fails a defence in melee it is incapacitated."
     ),
-    "stunned": "Stunned: it cannot act, and any melee attack on it incapacitates it.",
+    "stunned": (
+        "Stunned: it cannot act. An enemy in melee may attack it only if it has no other "
+        "target that is not stunned or dazed, and such an attack incapacitates it."
+    ),
     "incapacitated": (
         "Incapacitated: it is off the board for the rest of the battle and rolls on the Scars "
         "table afterwards."
@@ -225,6 +230,13 @@ ACTIONS: tuple[ActionSpec, ...] = (
                 },
                 "attack": {"enum": list(ATTACKS)},
                 "modifiers": _MODIFIERS,
+                "attacker_has_other_target": {
+                    "type": "boolean",
+                    "default": False,
+                    "description": "In melee: the attacker has another valid target that is "
+                    "not stunned or dazed, so a stunned unit cannot be its target "
+                    "(project ruling WB-P11).",
+                },
             },
             required=("attack_roll", "attack"),
         ),
@@ -260,11 +272,37 @@ ACTIONS: tuple[ActionSpec, ...] = (
             {
                 "drop_inches": {**_INCHES, "minimum": LEDGE_MIN_DROP},
                 "modifiers": _MODIFIERS,
+                "sides": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": LEDGE_MAX_SIDES,
+                    "default": 1,
+                    "description": "How many sides it could fall from; a fall picks one at "
+                    "random (project ruling WB-P10).",
+                },
             },
             required=("drop_inches",),
         ),
         description='A dazed or stunned unit within 1" of a drop of 2" or more makes an '
         "agility check; failing, it falls.",
+    ),
+    # the text's Dazed rules, project ruling WB-P11
+    ActionSpec(
+        key="disengage",
+        label="Disengage",
+        params=params_schema(
+            {
+                "enemies_have_other_targets": {
+                    "type": "boolean",
+                    "description": "Every enemy that could target it in the coming melee has "
+                    "another valid target that is not stunned or dazed.",
+                }
+            },
+            required=("enemies_have_other_targets",),
+        ),
+        description='A dazed unit in melee uses its 1" of move to disengage, in the move '
+        "phase, only if every enemy that could target it has another valid target that is "
+        "not stunned or dazed.",
     ),
     # ruling WB-3
     ActionSpec(
@@ -339,6 +377,44 @@ def _signed(value: int) -> str:
     if not value:
         return ""
     return f" {'+' if value > 0 else '-'} {abs(value)}"
+
+
+# -- who may be attacked in melee, who may leave it (the text's Stunned and Dazed rules) ----
+def melee_target_refusal(injury: str, attack: str, attacker_has_other_target: bool) -> str | None:
+    """Why an enemy may not attack a unit in ``injury`` in melee, or None if it may.
+
+    The text: "A Stunned unit cannot be targeted by an enemy in Melee, if that enemy has
+    another valid target that is not Stunned or Dazed" (project ruling WB-P11).
+    """
+    if attack == "melee" and injury == "stunned" and attacker_has_other_target:
+        return (
+            "A stunned unit cannot be attacked in melee while the attacker has another target "
+            "that is not stunned or dazed."
+        )
+    return None
+
+
+def disengage_refusal(injury: str, enemies_have_other_targets: bool) -> str | None:
+    """Why a unit in ``injury`` may not disengage now, or None if it may.
+
+    The text: a Dazed unit "may only Disengage if all enemies that could target it in the
+    upcoming Melee Combat have another valid target that is not Stunned or Dazed"
+    (project ruling WB-P11). A stunned unit cannot do anything; a unit in better shape
+    moves out of melee by the ordinary rules, not by this one.
+    """
+    if injury == "stunned":
+        return "A stunned unit cannot do anything, so it cannot disengage."
+    if injury != "dazed":
+        return (
+            f'Only a dazed unit disengages with its 1" of move; this one is '
+            f"{_state_word(injury)} and moves by the ordinary rules."
+        )
+    if not enemies_have_other_targets:
+        return (
+            "A dazed unit may disengage only if every enemy that could attack it has another "
+            "target that is not stunned or dazed."
+        )
+    return None
 
 
 # -- battles (pure: the Django side stores the state) --------------------------------------
@@ -600,9 +676,11 @@ class Warband(Ruleset):
         weighted, _ = ledge_outcomes(
             sheet, int(params.get("modifiers", 0)), bonus, injury_roll_result, self._injure
         )
-        return grouped(
-            "ledge_check", weighted, notes=(f"Agility check against {sheet['agility']}.",)
-        )
+        notes = [f"Agility check against {sheet['agility']}."]
+        sides = int(params.get("sides", 1))
+        if sides > 1:
+            notes.append(f"A fall is from one of {sides} sides, rolled at random.")
+        return grouped("ledge_check", weighted, notes=tuple(notes))
 
     def action_injury_check(
         self, sheet: Sheet, params: Params, dice: Dice, context: Context
@@ -614,6 +692,11 @@ class Warband(Ruleset):
         modifiers = int(params.get("modifiers", 0))
         before = str(sheet["injury"])
         outcome: dict[str, Any] = {"attack": attack, "attack_roll": attack_roll}
+        refusal = melee_target_refusal(
+            before, attack, bool(params.get("attacker_has_other_target", False))
+        )
+        if refusal is not None:
+            raise ActionBlocked(refusal)
         if attack == "melee" and before in ("stunned", "dazed"):
             # Ruling WB-4: incapacitated outright, no check and no roll; its wounds are
             # already spent (project ruling WB-P4).
@@ -693,6 +776,11 @@ class Warband(Ruleset):
         outcome: dict[str, Any] = {"agility_roll": roll.total, "passed": passed}
         if passed:
             return Result(sheet=sheet, summary=sentence([head]), outcome=outcome)
+        sides = int(params.get("sides", 1))
+        if sides > 1:  # the text: "determine which side it does so at random" (WB-P10)
+            side = dice.roll(f"1d{sides}", f"Which of {sides} sides it falls from").total
+            head += f" from side {side} of {sides} (rolled)"
+            outcome["fall_side"] = side
         bonus = fall_modifier(drop)
         parts, fall = self._injury_roll(
             sheet, bonus, dice, f"Injury roll for a {_inches(drop)} fall"
@@ -703,6 +791,23 @@ class Warband(Ruleset):
             sheet=sheet,
             summary=sentence([head, *parts]),
             outcome={**outcome, "fall_modifier": bonus, **fall},
+        )
+
+    def action_disengage(
+        self, sheet: Sheet, params: Params, dice: Dice, context: Context
+    ) -> Result:
+        """The text's Dazed rules (project ruling WB-P11): leave only when no enemy that
+        could target it is left without another target that is not stunned or dazed."""
+        self._on_board(sheet, "disengage")
+        refusal = disengage_refusal(
+            str(sheet["injury"]), bool(params["enemies_have_other_targets"])
+        )
+        if refusal is not None:
+            raise ActionBlocked(refusal)
+        return Result(
+            sheet=sheet,
+            summary=sentence(['dazed, it uses its 1" of move to disengage from the melee']),
+            outcome={"disengaged": True, "move_inches": DAZED_MOVE},
         )
 
     def action_recover(self, sheet: Sheet, params: Params, dice: Dice, context: Context) -> Result:

@@ -697,3 +697,32 @@ def test_an_unknown_effect_is_refused():
             Dice(ScriptedGenerator([])),
             Context(),
         )
+
+
+# -- project ruling CM-P10 (issue 26): only a box filled in as Normal turns lethal ---------
+def test_cm_p10_a_normal_wound_on_a_full_track_turns_only_normal_boxes_lethal():
+    """The text: "if there are any boxes only filled in as Normal, draw an extra diagonal
+    line through ... them to make them Lethal". A partly healed `/-` box is not one."""
+    full = [AGG] * 2 + [LETH] * 6 + ["/-"] * 2
+    marking = mark_wound(full, "normal", 1)
+    assert marking.boxes == tuple(full)  # not `/\-`: no box turns aggravated
+    assert marking.turned_lethal == 0
+    assert marking.overflow == {"/": 1}
+    with_normal = [AGG] * 2 + [LETH] * 5 + [NORM] + ["/-"] * 2
+    marking = mark_wound(with_normal, "normal", 2)
+    assert marking.boxes == tuple([AGG] * 2 + [LETH] * 6 + ["/-"] * 2)
+    assert (marking.turned_lethal, marking.overflow) == (1, {"/": 1})
+
+
+def test_cm_p10_through_the_action_the_summary_says_the_line_had_no_room():
+    sheet = make_sheet([AGG] * 2 + [LETH] * 6 + ["/-"] * 2)
+    result = RULES.resolve(
+        sheet,
+        "damage",
+        {"amount": 1, "kind": "normal", "soak_dice": 0},
+        Dice(ScriptedGenerator([])),
+        Context(),
+    )
+    assert result.sheet["boxes"] == sheet["boxes"]
+    assert result.outcome["overflow"] == {"/": 1}
+    assert "no room left" in result.summary

@@ -26,7 +26,7 @@ from rules.engine.odds import (
     sum_of,
 )
 from rules.engine.registry import get_ruleset
-from rules.engine.rulesets.old_school import OldSchool
+from rules.engine.rulesets.old_school.ruleset import OldSchool
 
 HIT_DICE = get_ruleset("hit_dice")
 

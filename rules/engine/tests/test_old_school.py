@@ -15,7 +15,6 @@ import pytest
 from rules.engine.dice import Dice, ScriptedGenerator
 from rules.engine.interface import ActionBlocked, Context, Result, RuleError, ScheduledEffect
 from rules.engine.registry import get_ruleset
-from rules.engine.rulesets.old_school import OldSchool
 from rules.engine.rulesets.old_school.data import (
     ABILITIES,
     DAY,
@@ -24,6 +23,7 @@ from rules.engine.rulesets.old_school.data import (
     YEAR,
     modifier,
 )
+from rules.engine.rulesets.old_school.ruleset import OldSchool
 
 OS = OldSchool()
 
@@ -849,3 +849,41 @@ def test_a_character_created_old_makes_no_saves_for_the_years_before():
     assert sheet["max_strength"] == 10 and sheet["birthdays"] == 0
     result = apply(sheet, "birthday", {"n": 1}, [20])
     assert [roll.label for roll in result.rolls] == ["save vs paralysis (aging, age 56)"]
+
+
+# -- issue 26: a level gained while Constitution is low (project ruling OS-P21) -------------
+def _recovered(sheet: dict[str, Any]) -> dict[str, Any]:
+    """Days of rest, fed, until Constitution is back at its maximum."""
+    for day in range(40):
+        if sheet["constitution"] >= sheet["max_constitution"]:
+            return sheet
+        dice = Dice(ScriptedGenerator([3] * 5))
+        sheet = OS.resolve(sheet, "day_rest", {"bed": True}, dice, context(day * DAY)).sheet
+    raise AssertionError("Constitution never came back")
+
+
+def test_os_p21_max_wounds_after_recovery_are_those_without_the_loss():
+    """Con 13 (+1), level 1, 6 wounds. Without a loss, a level on a d6 of 2 brings 3: 9/9.
+    Con 3 (-3) first: the level brings 1 (at least 1, OS-P18); recovering must give 9/9
+    again, not 4 + 4 x 2 = 11 (OS-2 by the level alone)."""
+    sheet = make_sheet(level=1, constitution=13, max_wounds=6)
+    unhurt = OS.level_up(sheet, Dice(ScriptedGenerator([2])), context(), player_character=True)
+    assert (unhurt.sheet["wounds"], unhurt.sheet["max_wounds"]) == (9, 9)
+
+    low = act(sheet, "ability_loss", {"ability": "constitution", "amount": 10}).sheet
+    assert (low["wounds"], low["max_wounds"]) == (2, 2)
+    gained = OS.level_up(low, Dice(ScriptedGenerator([2])), context(), player_character=True)
+    assert (gained.sheet["wounds"], gained.sheet["max_wounds"]) == (3, 3)
+    back = _recovered(gained.sheet)
+    assert back["constitution"] == 13
+    assert back["max_wounds"] == 9
+
+
+def test_os_p21_a_level_gained_high_then_a_loss_and_recovery_comes_back_whole():
+    sheet = make_sheet(level=1, constitution=13, max_wounds=6)
+    gained = OS.level_up(sheet, Dice(ScriptedGenerator([1])), context(), player_character=True)
+    assert gained.sheet["max_wounds"] == 8 and gained.sheet["level_dice"] == [1]
+    low = act(gained.sheet, "ability_loss", {"ability": "constitution", "amount": 10}).sheet
+    # -4 for the first level, max(1, 1 - 3) - (1 + 1) = -1 for the gained one.
+    assert low["max_wounds"] == 3
+    assert _recovered(low)["max_wounds"] == 8

@@ -647,3 +647,30 @@ def test_a_survivor_year_ends_with_every_chain_in_its_place():
     assert len(table.applied("wake_up")) == 1  # the 10-hour poison sleep replaced the 1d6
     assert len(table.applied("sober_up")) == 1
     assert len(table.applied("sleep_window")) == 365
+
+
+def test_os_p20_a_night_of_sleep_across_the_window_leaves_no_penalty_on_waking():
+    """A marked night, then 8 hours of sleep from 23:00: 1 hour falls in the closing
+    window and 7 in the next, but a sleep of 4 hours or more corrects deprivation when it
+    is taken (OS-8, project ruling OS-P20): no penalty on waking at 07:00."""
+    table = Table(make_sheet(), ScriptedGenerator([]))
+    table.schedule(OS.initial_effects(table.sheet))
+    table.act("go_without_sleep", {"reason": "on_watch", "nights": 1})
+    table.advance(DAY - HOUR)  # 23:00
+    table.act("sleep", {"hours": 8}, referee=False)
+    table.advance(8 * HOUR)  # 07:00, waking
+    ((_, window),) = table.applied("sleep_window")
+    assert table.sheet["conditions"]["sleep_deprived_days"] == 0
+    assert table.sheet["penalties"] == {"rolls": 0, "percentile": 0, "saves": 0}
+    assert window.summary.startswith("On watch all night, slept only 1 hour ")
+    assert "no sleep deprivation" in window.summary
+
+
+def test_os_p20_a_short_nap_across_the_window_does_not_correct_it():
+    table = Table(make_sheet(), ScriptedGenerator([]))
+    table.schedule(OS.initial_effects(table.sheet))
+    table.act("go_without_sleep", {"reason": "on_watch", "nights": 1})
+    table.advance(DAY - HOUR)
+    table.act("sleep", {"hours": 3}, referee=False)
+    table.advance(3 * HOUR)
+    assert table.sheet["conditions"]["sleep_deprived_days"] == 1

@@ -94,6 +94,7 @@ def test_describe_is_json_and_lists_every_action_with_who():
         "injury_roll": "owner",
         "fall": "owner",
         "ledge_check": "owner",
+        "disengage": "owner",
         "recover": "referee",
         "roll_scars": "referee",
     }
@@ -446,6 +447,24 @@ def test_ledge_modifiers_go_to_the_agility_check_only():
     assert failed.sheet["injury"] == "stunned"  # a stunned result does not lessen it
 
 
+def test_wb_p10_a_fall_from_a_ledge_with_several_sides_rolls_the_side():
+    """The text: "If there are multiple sides that a unit could Fall from, determine which
+    side it does so at random" (project ruling WB-P10, issue 26)."""
+    sheet = make_sheet(injury="dazed", wounds=0, agility=12)
+    result = run(sheet, "ledge_check", {"drop_inches": 3, "sides": 3}, [5, 2, 9])
+    assert rolled(result) == [
+        ("Agility check vs 12", "1d20", (5,), 5),
+        ("Which of 3 sides it falls from", "1d3", (2,), 2),
+        ('Injury roll for a 3" fall', "1d20+2", (9,), 11),
+    ]
+    assert result.outcome["fall_side"] == 2
+    assert "from side 2 of 3" in result.summary
+    kept = run(sheet, "ledge_check", {"drop_inches": 3, "sides": 3}, [15])
+    assert "fall_side" not in kept.outcome  # no fall, no side rolled
+    one = run(sheet, "ledge_check", {"drop_inches": 3}, [5, 9])
+    assert "fall_side" not in one.outcome  # a single side needs no roll
+
+
 @pytest.mark.parametrize("state", ["none", "staggered"])
 def test_ledge_check_only_for_dazed_or_stunned_units(state):
     with pytest.raises(ActionBlocked, match="Only a dazed or stunned unit"):
@@ -762,3 +781,54 @@ def test_the_docs_print_the_engines_tables():
         roll_rows
     )
     assert set(INJURIES) >= {row.injury for row in INJURY_ROLL_TABLE}
+
+
+# -- who may be attacked in melee, who may disengage (project ruling WB-P11, issue 26) ------
+def test_wb_p11_a_stunned_unit_cannot_be_attacked_in_melee_while_another_target_exists():
+    sheet = make_sheet(injury="stunned", wounds=0)
+    params = {"attack_roll": 12, "attack": "melee", "attacker_has_other_target": True}
+    with pytest.raises(ActionBlocked, match="A stunned unit cannot be attacked in melee"):
+        run(sheet, "injury_check", params)
+    alone = run(sheet, "injury_check", {**params, "attacker_has_other_target": False})
+    assert alone.sheet["injury"] == "incapacitated"  # no other target: ruling WB-4
+    ranged = run(sheet, "injury_check", {**params, "attack": "ranged"})
+    assert ranged.sheet["injury"] == "stunned"  # the rule is about melee only
+    dazed = run(make_sheet(injury="dazed", wounds=0), "injury_check", params)
+    assert dazed.sheet["injury"] == "incapacitated"  # a dazed unit may be picked
+
+
+def test_wb_p11_a_dazed_unit_disengages_only_when_every_enemy_has_another_target():
+    dazed = make_sheet(injury="dazed", wounds=0)
+    with pytest.raises(ActionBlocked, match="may disengage only if every enemy"):
+        run(dazed, "disengage", {"enemies_have_other_targets": False})
+    left = run(dazed, "disengage", {"enemies_have_other_targets": True})
+    assert left.outcome == {"disengaged": True, "move_inches": 1}
+    assert left.sheet == dazed
+    with pytest.raises(ActionBlocked, match="cannot do anything"):
+        run(
+            make_sheet(injury="stunned", wounds=0),
+            "disengage",
+            {"enemies_have_other_targets": True},
+        )
+    with pytest.raises(ActionBlocked, match="Only a dazed unit"):
+        run(make_sheet(), "disengage", {"enemies_have_other_targets": True})
+
+
+def test_wb_p11_the_state_text_says_both_rules():
+    from rules.engine.rulesets.warband import INJURY_MEANS
+
+    assert "only if it has no other target that is not stunned or dazed" in INJURY_MEANS["stunned"]
+    assert "disengage from melee only if every enemy" in INJURY_MEANS["dazed"]
+
+
+def test_wb_p12_an_injury_roll_of_no_effect_costs_no_wound():
+    """The text: "At any point that a unit would become Injured, it actually loses 1 Wound
+    first"; a roll of 1-11 has "no effect": the unit would not become injured, so it keeps
+    its wounds (ruling WB-2, project ruling WB-P12, issue 26)."""
+    sheet = hero(wounds=3)
+    for face in (1, 11):
+        result = run(sheet, "injury_roll", {}, [face])
+        assert (result.sheet["wounds"], result.sheet["injury"]) == (3, "none")
+        assert result.outcome["changed"] is False
+    hurt = run(sheet, "injury_roll", {}, [12])
+    assert (hurt.sheet["wounds"], hurt.sheet["injury"]) == (2, "none")  # the buffer takes it

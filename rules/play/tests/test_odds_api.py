@@ -126,3 +126,17 @@ def test_the_odds_of_magical_aging(make_campaign, referee, client_for):
     fractions = {o["key"]: o["fraction"] for o in response.json()["outcomes"]}
     assert fractions == {"lost:0": "9/400", "lost:1": "51/200", "lost:2": "289/400"}
     assert world(ossie) == before
+
+
+def test_odds_of_death_count_a_critical_injury_that_takes_the_last_strength(
+    make_campaign, referee, client_for
+):
+    """Project ruling OS-P19 (issue 26): Strength 1 at 3/3 wounds, 4 damage: dead 1/5."""
+    campaign = make_campaign("old_school")
+    membership = Membership.objects.get(campaign=campaign, user=referee)
+    ossie = character_create(membership=membership, name="Ossie", sheet={"max_wounds": 3})
+    Character.objects.filter(pk=ossie.pk).update(sheet={**ossie.sheet, "strength": 1})
+    response = odds(client_for(referee), ossie, {"action": "damage", "params": {"amount": 4}})
+    assert response.status_code == 200
+    fractions = {o["key"]: o["fraction"] for o in response.json()["outcomes"]}
+    assert fractions["dead"] == "1/5"

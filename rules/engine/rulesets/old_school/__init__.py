@@ -1,9 +1,7 @@
 """The old school ruleset (``seeds/old-school.md``, rulings OS-1..OS-10).
 
-The registry imports ``rules.engine.rulesets.old_school.OldSchool``; the rules are in
-``ruleset.py`` and their data (tables, schemas) in ``data.py``.
+The rules are in ``ruleset.py`` (the class the registry names,
+``rules.engine.rulesets.old_school.ruleset.OldSchool``), their data (tables, schemas) in
+``data.py`` and the odds of its actions in ``odds.py``. This package module imports
+none of them, so each may import ``data`` without going round in a circle.
 """
-
-from rules.engine.rulesets.old_school.ruleset import OldSchool
-
-__all__ = ["OldSchool"]

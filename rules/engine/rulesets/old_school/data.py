@@ -490,6 +490,16 @@ CRITICAL_INJURIES_KEPT = 50
 SHEET_SCHEMA["properties"]["wounds_withheld"] = _int(
     0, 1_000_000, "Maximum wounds a Constitution loss could not take (ruling OS-P2)."
 )
+# Project ruling OS-P21: the d6 of each level gained (OS-P18), oldest first, so that a
+# Constitution change moves each such level's wounds as its own roll says. Optional: older
+# sheets have none (every level then moves by the modifier's change, OS-2).
+LEVELS_KEPT = 50
+SHEET_SCHEMA["properties"]["level_dice"] = {
+    "type": "array",
+    "maxItems": LEVELS_KEPT,
+    "items": {"type": "integer", "minimum": 1, "maximum": 6},
+    "description": "The d6 rolled for each level gained (ruling OS-P21).",
+}
 SHEET_SCHEMA["properties"]["critical_injuries"] = {
     "type": "array",
     "maxItems": CRITICAL_INJURIES_KEPT,

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 from functools import lru_cache
 from math import comb
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from rules.engine.dice import DiceError
 from rules.engine.interface import (
@@ -34,8 +34,22 @@ from rules.engine.odds import (
 )
 from rules.engine.rulesets.old_school import data
 
-if TYPE_CHECKING:
-    from rules.engine.rulesets.old_school.ruleset import OldSchool
+
+class OldSchoolRules(Protocol):
+    """What the odds need of the ruleset (``ruleset.OldSchool``, which imports this
+    module: the odds name its methods rather than import it)."""
+
+    def odds_by_walking(
+        self, sheet: Mapping[str, Any], action: str, params: Mapping[str, Any], context: Context
+    ) -> Odds: ...
+
+    def critical_table(self, context: Context) -> list[dict[str, Any]]: ...
+
+
+def refuse_referee_param(params: Params, context: Context, key: str, what: str) -> None:
+    """Only the referee sets ``key`` (a chance, a DC): a player's request naming it is refused."""
+    if key in params and not context.by_referee:
+        raise RuleError(f"only the referee sets {what}")
 
 
 def _alive(sheet: Mapping[str, Any], doing: str) -> None:
@@ -76,7 +90,7 @@ def expose_disease(sheet: Sheet, params: Params, penalty: int) -> Odds:
 
 
 def poison(
-    ruleset: OldSchool, sheet: Sheet, params: Params, context: Context, penalty: int
+    ruleset: OldSchoolRules, sheet: Sheet, params: Params, context: Context, penalty: int
 ) -> Odds:
     _alive(sheet, "be poisoned")
     if not params.get("save", True):  # a drug taken on purpose: its effect, no save
@@ -84,7 +98,10 @@ def poison(
         if effect["type"] == "damage" and "amount" not in effect:
             try:
                 weighted = dice_damage(
-                    int(sheet["wounds"]), str(effect["dice"]), _table_key(ruleset, context)
+                    int(sheet["wounds"]),
+                    str(effect["dice"]),
+                    _table_key(ruleset, context),
+                    _scores(sheet),
                 )
             except DiceError as error:  # as the action refuses it
                 raise RuleError(f"bad damage dice for poison: {error}") from None
@@ -100,14 +117,14 @@ def poison(
     return _pass_fail("poison", chance, "Passes the save: no effect", failed, "Save vs poison.")
 
 
-def search(ruleset: OldSchool, sheet: Sheet, params: Params, context: Context) -> Odds:
+def search(ruleset: OldSchoolRules, sheet: Sheet, params: Params, context: Context) -> Odds:
     """Ruling OS-9: 1 in 6 (or the referee's chance), less a point a day without sleep."""
     _alive(sheet, "search")
     if sheet["conditions"]["unconscious"]:
         raise ActionBlocked("The character is unconscious and cannot search.")
     if sheet["state"] == "down":
         raise ActionBlocked("The character is down and cannot search.")
-    ruleset._referee_param(params, context, "chance", "the search chance")
+    refuse_referee_param(params, context, "chance", "the search chance")
     effective = int(params.get("chance", 1)) - int(sheet["conditions"]["sleep_deprived_days"])
     found = Fraction(min(max(effective, 0), 6), 6)
     return grouped(
@@ -121,15 +138,59 @@ def search(ruleset: OldSchool, sheet: Sheet, params: Params, context: Context) -
 # What damage leaves depends only on the wounds before, the amount and the campaign's
 # critical table: each is computed once per process for the same numbers and table
 # (the table keyed by its JSON text, so a referee's edit is a new key).
-def _table_key(ruleset: OldSchool, context: Context) -> str:
+def _table_key(ruleset: OldSchoolRules, context: Context) -> str:
     return json.dumps(ruleset.critical_table(context), sort_keys=True)
 
 
+Rows = tuple[tuple[str, str, Fraction], ...]
+
+
+def _scores(sheet: Mapping[str, Any]) -> tuple[int, ...]:
+    """The current ability scores, in data.ABILITIES' order (what a loss is taken from)."""
+    return tuple(int(sheet[ability]) for ability in data.ABILITIES)
+
+
+def _positive_damage(effect: Mapping[str, Any]) -> Fraction:
+    """The chance that a damage effect does any damage (``apply_spec`` ignores a total of
+    0 or less)."""
+    if "amount" in effect:
+        return Fraction(1 if int(effect["amount"]) > 0 else 0)
+    try:
+        die = expression_die(str(effect["dice"]))
+    except DiceError as error:  # as the action refuses it
+        raise RuleError(f"bad damage dice for critical injury: {error}") from None
+    except TooManyPaths:
+        raise OddsUnavailable(
+            "The odds of a critical injury with this many damage totals are not computed yet."
+        ) from None
+    return chance_at_least(die, 1)
+
+
+def _kills(effect: Mapping[str, Any], scores: tuple[int, ...]) -> Fraction:
+    """The chance that a critical injury's effect kills a character who is below 0.
+
+    Death; more damage while below 0 (OS-4); or a loss that takes an ability score to 0
+    (OS-1, OS-P13; project ruling OS-P19: the odds read the sheet's scores).
+    """
+    kind = effect.get("type")
+    if kind == "death":
+        return Fraction(1)
+    if kind == "damage":
+        return _positive_damage(effect)
+    if kind == "ability_loss":
+        losses = effect["abilities"]
+        for ability, score in zip(data.ABILITIES, scores, strict=True):
+            if ability in losses and int(losses[ability]) >= score:
+                return Fraction(1)
+    return Fraction(0)
+
+
 @lru_cache(maxsize=1024)
-def _critical_rows(table_key: str, below: int) -> tuple[tuple[str, str, int], ...]:
-    """1d10 + how far below 0 on the table: (key, label, faces out of 10) per face."""
+def _critical_rows(table_key: str, below: int, scores: tuple[int, ...]) -> Rows:
+    """1d10 + how far below 0 on the table: (key, label, chance) per face and its fate."""
     table: list[dict[str, Any]] = json.loads(table_key)
-    rows: list[tuple[str, str, int]] = []
+    rows: list[tuple[str, str, Fraction]] = []
+    face = Fraction(1, 10)
     for roll in range(1 + below, 11 + below):  # 1d10 + below, each face 1/10
         found = [
             (index, entry)
@@ -137,71 +198,71 @@ def _critical_rows(table_key: str, below: int) -> tuple[tuple[str, str, int], ..
             if entry["min"] <= roll and (entry["max"] is None or roll <= entry["max"])
         ]
         if not found:
-            rows.append(("critical:none", "Down, no entry on the critical table", 1))
+            rows.append(("critical:none", "Down, no entry on the critical table", face))
             continue
         index, entry = found[0]
-        effect = entry.get("effect") or {}
-        # Death, or more damage while below 0, which kills (OS-4).
-        kills = effect.get("type") == "death" or (
-            effect.get("type") == "damage" and int(effect.get("amount", 1)) > 0
-        )
+        kills = _kills(entry.get("effect") or {}, scores)
         if kills:
-            rows.append(("dead", "Dies", 1))
-        else:
+            rows.append(("dead", "Dies", face * kills))
+        if kills != 1:
             described = str(entry["description"]).rstrip(".")
-            rows.append((f"critical:{index}", f"Down: {described}", 1))
+            rows.append((f"critical:{index}", f"Down: {described}", face * (1 - kills)))
     return tuple(rows)
 
 
-def _after_damage(before: int, amount: int, table_key: str) -> tuple[tuple[str, str, int], ...]:
-    """What ``amount`` damage leaves from ``before`` wounds: (key, label, tenths)."""
+def _after_damage(before: int, amount: int, table_key: str, scores: tuple[int, ...]) -> Rows:
+    """What ``amount`` damage leaves from ``before`` wounds: (key, label, chance)."""
     if before < 0:
-        return (("dead", "Dies", 10),)  # any damage below 0 kills (OS-4)
+        return (("dead", "Dies", Fraction(1)),)  # any damage below 0 kills (OS-4)
     after = before - amount
     if after > 0:
-        return (("standing", "Keeps standing", 10),)
+        return (("standing", "Keeps standing", Fraction(1)),)
     if after == 0:
-        return (("down", "Down at 0 wounds, out for 1d6 hours", 10),)
-    return _critical_rows(table_key, -after)
+        return (("down", "Down at 0 wounds, out for 1d6 hours", Fraction(1)),)
+    return _critical_rows(table_key, -after, scores)
 
 
-def damage(ruleset: OldSchool, sheet: Sheet, params: Params, context: Context) -> Odds:
+def damage(ruleset: OldSchoolRules, sheet: Sheet, params: Params, context: Context) -> Odds:
     _alive(sheet, "take damage")
-    rows = _after_damage(int(sheet["wounds"]), int(params["amount"]), _table_key(ruleset, context))
-    return grouped("damage", [(key, label, Fraction(n, 10)) for key, label, n in rows])
+    rows = _after_damage(
+        int(sheet["wounds"]), int(params["amount"]), _table_key(ruleset, context), _scores(sheet)
+    )
+    return grouped("damage", rows)
 
 
 @lru_cache(maxsize=1024)
 def dice_damage(
-    before: int, expression: str, table_key: str
+    before: int, expression: str, table_key: str, scores: tuple[int, ...]
 ) -> tuple[tuple[str, str, Fraction], ...]:
     """What damage of ``expression`` leaves from ``before`` wounds, exactly (a total of
     0 or less does no damage, as ``apply_spec`` reads it)."""
     die = expression_die(expression)
-    # Whole numbers over one denominator: up to a few hundred totals x 10 rows of the
-    # table, so adding Fractions one by one would be most of the time.
-    denominator = die.denominator() * 10
-    totals: dict[str, int] = {}
+    # Whole numbers over one denominator where they can be: the rows of the table are
+    # tenths unless a row's own damage dice split them further.
+    denominator = die.denominator()
+    totals: dict[str, Fraction] = {}
     labels: dict[str, str] = {}
     for amount, quantity in die.items():
         after = (
-            _after_damage(before, int(amount), table_key)
+            _after_damage(before, int(amount), table_key, scores)
             if amount > 0
-            else (("unhurt", "No damage", 10),)
+            else (("unhurt", "No damage", Fraction(1)),)
         )
-        for key, label, tenths in after:
-            totals[key] = totals.get(key, 0) + quantity * tenths
+        for key, label, chance in after:
+            totals[key] = totals.get(key, Fraction(0)) + quantity * chance
             labels.setdefault(key, label)
-    return tuple((key, labels[key], Fraction(n, denominator)) for key, n in totals.items())
+    return tuple((key, labels[key], n / denominator) for key, n in totals.items())
 
 
-def fall(ruleset: OldSchool, sheet: Sheet, params: Params, context: Context) -> Odds:
+def fall(ruleset: OldSchoolRules, sheet: Sheet, params: Params, context: Context) -> Odds:
     """Ruling OS-9: 1d6 per full 10 feet, at most 20d6."""
     _alive(sheet, "fall")
     count = min(int(params["feet"]) // 10, data.MAX_FALL_DICE)
     if count == 0:
         return grouped("fall", [("standing", "Less than 10 feet: no damage", Fraction(1))])
-    weighted = dice_damage(int(sheet["wounds"]), f"{count}d6", _table_key(ruleset, context))
+    weighted = dice_damage(
+        int(sheet["wounds"]), f"{count}d6", _table_key(ruleset, context), _scores(sheet)
+    )
     return grouped("fall", weighted, notes=(f"{count}d6 damage.",))
 
 

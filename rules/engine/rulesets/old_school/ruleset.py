@@ -63,6 +63,7 @@ MANAGED_FIELDS: tuple[str, ...] = (
     "penalties",
     "critical_injuries",
     "wounds_withheld",
+    "level_dice",
 )
 
 OPTIONS_SCHEMA: dict[str, Any] = options_schema(
@@ -535,8 +536,18 @@ class _Turn(Turn):
         return gained
 
     def constitution_changed(self, before: int, after: int) -> None:
-        """Ruling OS-2: the modifier's change x level on current and maximum wounds."""
-        delta = (modifier(after) - modifier(before)) * int(self.sheet["level"])
+        """Ruling OS-2: the modifier's change x level on current and maximum wounds.
+
+        Project ruling OS-P21: a level gained with a d6 (OS-P18) moves by what that d6
+        gives at the new modifier, at least 1, less what it gave at the old one, so that
+        recovering leaves the maximum what it would have been without the loss.
+        """
+        old, new = modifier(before), modifier(after)
+        level = int(self.sheet["level"])
+        rolled = [int(face) for face in self.sheet.get("level_dice", [])][:level]
+        delta = (new - old) * (level - len(rolled)) + sum(
+            max(1, face + new) - max(1, face + old) for face in rolled
+        )
         if delta == 0:
             return
         sheet = self.sheet
@@ -744,6 +755,10 @@ class OldSchool(Ruleset):
         turn.sheet["level"] = level + 1
         roll = dice.roll("1d6", "wounds for the new level")
         gain = max(1, roll.total + modifier(int(turn.sheet["constitution"])))
+        # Project ruling OS-P21: the die is kept for a later change of Constitution.
+        level_dice = turn.sheet.setdefault("level_dice", [])
+        level_dice.append(roll.total)
+        del level_dice[: -data.LEVELS_KEPT]
         turn.sheet["max_wounds"] = int(turn.sheet["max_wounds"]) + gain
         turn.sheet["wounds"] = int(turn.sheet["wounds"]) + gain
         turn.note(
@@ -857,11 +872,6 @@ class OldSchool(Ruleset):
             raise ActionBlocked(f"The character is unconscious and cannot {doing}.")
         if standing and turn.sheet["state"] == "down":
             raise ActionBlocked(f"The character is down and cannot {doing}.")
-
-    @staticmethod
-    def _referee_param(params: Params, context: Context, key: str, what: str) -> None:
-        if key in params and not context.by_referee:
-            raise RuleError(f"only the referee sets {what}")
 
     @staticmethod
     def _active_disease(sheet: Mapping[str, Any], name: str) -> dict[str, Any] | None:
@@ -1002,7 +1012,7 @@ class OldSchool(Ruleset):
         """Ruling OS-9: drunk until a sober_up effect."""
         turn = self._turn(sheet, dice, context, "drink")
         self._awake(turn, "drink")
-        self._referee_param(params, context, "hours", "how long drunkenness lasts (OS-9)")
+        odds.refuse_referee_param(params, context, "hours", "how long drunkenness lasts (OS-9)")
         hours = int(params.get("hours", turn.option("drunk_hours")))
         until = context.clock + hours * HOUR
         conditions = turn.conditions
@@ -1035,18 +1045,18 @@ class OldSchool(Ruleset):
         """Ruling OS-9: 1 in 6, one turn per 10-foot square; project ruling OS-P7."""
         turn = self._turn(sheet, dice, context, "search")
         self._awake(turn, "search", standing=True)
-        self._referee_param(params, context, "chance", "the search chance")
+        odds.refuse_referee_param(params, context, "chance", "the search chance")
         squares = int(params["squares"])
         chance = int(params.get("chance", 1))
         effective = chance - int(sheet["conditions"]["sleep_deprived_days"])
         turn.end_rest()
         roll = dice.roll("1d6", "search")
         found = roll.total <= effective
-        odds = f"{effective} in 6" if effective > 0 else "no chance (sleep deprived)"
+        chance_words = f"{effective} in 6" if effective > 0 else "no chance (sleep deprived)"
         verdict = "finds anything hidden there" if found else "finds nothing"
         turn.note(
             f"searches {squares} ten-foot square{'s' if squares > 1 else ''} for "
-            f"{squares * TURN} minutes: 1d6={roll.total} vs {odds}, {verdict}"
+            f"{squares * TURN} minutes: 1d6={roll.total} vs {chance_words}, {verdict}"
         )
         turn.outcome["found"] = found
         turn.elapsed = squares * TURN
@@ -1322,6 +1332,7 @@ class OldSchool(Ruleset):
             turn.note(f"nothing happens: sleep window {n} was already closed or is not due")
             return
         sleep["windows"] = n
+        under_way = self._sleep_under_way(sleep, turn.clock)
         hours = self._close_sleep_window(sleep, turn.clock)
         marked = int(sleep.get("without", 0))
         if marked:
@@ -1343,6 +1354,14 @@ class OldSchool(Ruleset):
         elif hours >= data.SLEEP_NEEDED_HOURS:
             conditions["sleep_deprived_days"] = 0
             turn.note(f"slept {hours} hours in the last 24: rested")
+        elif under_way:
+            # Project ruling OS-P20: a sleep of 4 hours or more corrects deprivation when
+            # it is taken, so one still going on as the window closes leaves none.
+            conditions["sleep_deprived_days"] = 0
+            turn.note(
+                f"{reason}, slept only {hours} hour{'' if hours == 1 else 's'} in the last 24, "
+                f"but is in the middle of a {under_way}-hour sleep: no sleep deprivation"
+            )
         else:
             conditions["sleep_deprived_days"] += 1
             days = conditions["sleep_deprived_days"]
@@ -1351,6 +1370,16 @@ class OldSchool(Ruleset):
                 f"sleep deprived, -{days} to all rolls (OS-8)"
             )
         turn.schedule("sleep_window", DAY, {"n": n + 1}, f"sleep_window:{n + 1}")
+
+    @staticmethod
+    def _sleep_under_way(sleep: Mapping[str, Any], now: int) -> int:
+        """The hours of a logged sleep of 4 hours or more begun before ``now`` and still
+        going on at ``now``; 0 if there is none (project ruling OS-P20)."""
+        longest = 0
+        for begin, finish in sleep.get("periods", []):
+            if begin < now < finish:
+                longest = max(longest, (finish - begin) // HOUR)
+        return longest if longest >= data.SLEEP_NEEDED_HOURS else 0
 
     @staticmethod
     def _close_sleep_window(sleep: dict[str, Any], end: int) -> int:
