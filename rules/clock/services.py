@@ -30,6 +30,7 @@ any effect due after them.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
@@ -135,10 +136,33 @@ def _advance_task() -> Task:
     return current_app.tasks[ADVANCE_CLOCK_TASK]
 
 
+# In-process (embedded mode, tests) a task runs where it is sent: a job that sends its
+# campaign's next one would run it inside itself, and a long line of jobs would nest that
+# deep. The jobs sent while one runs wait here and run after it, one after the other.
+_in_process = threading.local()
+
+
+def _run_in_process(task: Task, job_id: int) -> None:
+    waiting: list[int] | None = getattr(_in_process, "waiting", None)
+    if waiting is not None:
+        waiting.append(job_id)
+        return
+    _in_process.waiting = waiting = [job_id]
+    try:
+        while waiting:
+            task.delay(waiting.pop(0))
+    finally:
+        _in_process.waiting = None
+
+
 def _send(job_id: int) -> None:
     """Send the job's task; a broker that is down loses nothing (the watchdog sends it)."""
+    task = _advance_task()
+    if task.app.conf.task_always_eager:
+        _run_in_process(task, job_id)
+        return
     try:
-        _advance_task().delay(job_id)
+        task.delay(job_id)
     except BROKER_ERRORS:
         # The job is in the database, queued or running, and its heartbeat goes stale:
         # the watchdog enqueues it once the broker is back.
@@ -148,6 +172,39 @@ def _send(job_id: int) -> None:
 def _enqueue(job_id: int) -> None:
     """Run the job's task once the current transaction commits (in-process when embedded)."""
     transaction.on_commit(partial(_send, job_id))
+
+
+# -- taking turns: one message per campaign in the queue ----------------------------------
+# A campaign's jobs run one after the other in id order. So that a busy campaign (a
+# thousand actions that took time) never holds a quiet one back, only a campaign's
+# oldest unfinished job has a message in the queue: a new job behind an unfinished one is
+# not sent, and the task that finishes a job sends the campaign's next one, to the back
+# of the queue. Every campaign with work thus has at most one message waiting, and each
+# takes its turn (issue 28). Both decisions are made under the campaign row lock, so a
+# job is never left unsent; a job sent twice runs once (every batch re-reads the state).
+
+
+def _enqueue_in_turn(job: ClockJob) -> None:
+    """Send a new job (its transaction holds the campaign lock) unless an earlier job of
+    its campaign is unfinished: that one's task sends it when its turn comes."""
+    earlier = ClockJob.objects.filter(
+        campaign_id=job.campaign_id, state__in=UNFINISHED_JOB_STATES, pk__lt=job.pk
+    )
+    if not earlier.exists():
+        _enqueue(job.pk)
+
+
+def _enqueue_next(campaign_id: int, after: int) -> None:
+    """Send the campaign's next unfinished job once ``after`` is finished (caller holds the
+    campaign lock); a job behind a decision waits for it (ruling G-3)."""
+    following = (
+        ClockJob.objects.filter(campaign_id=campaign_id, state__in=UNFINISHED_JOB_STATES)
+        .order_by("id")
+        .values_list("pk", "state")
+        .first()
+    )
+    if following is not None and following[1] != ClockJobState.WAITING and following[0] != after:
+        _enqueue(following[0])
 
 
 def _require_broker() -> None:
@@ -201,8 +258,9 @@ def clock_job_unsaved(
 
 
 def clock_job_send(job: ClockJob) -> None:
-    """Run a job saved in the current transaction once it commits (:func:`_enqueue`)."""
-    _enqueue(job.pk)
+    """Run a job saved in the current transaction once it commits, in its campaign's turn
+    (:func:`_enqueue_in_turn`)."""
+    _enqueue_in_turn(job)
 
 
 def clock_advance_start(
@@ -250,7 +308,7 @@ def clock_advance_start(
                 locked = Campaign.objects.select_for_update().get(pk=campaign_id)
             refuse_archived(locked)
             job.save(force_insert=True)
-            _enqueue(job.pk)
+            _enqueue_in_turn(job)
     except IntegrityError:  # the same request twice at once: the other one created it
         if not request_id:
             raise
@@ -313,6 +371,11 @@ def clock_advance_run(*, job_id: int) -> ClockJob | None:
     except Exception as error:
         logger.exception("clock job %s failed", job_id)
         with transaction.atomic():
+            # the campaign's lock first (the lock order), as for every job's next turn
+            campaign_id = (
+                ClockJob.objects.filter(pk=job_id).values_list("campaign_id", flat=True).first()
+            )
+            Campaign.objects.select_for_update().filter(pk=campaign_id).first()
             failed = ClockJob.objects.filter(pk=job_id, state__in=UNFINISHED_JOB_STATES).update(
                 state=ClockJobState.FAILED,
                 reason=f"failed: {type(error).__name__}: {error}"[:2000],
@@ -322,6 +385,7 @@ def clock_advance_run(*, job_id: int) -> ClockJob | None:
             job = ClockJob.objects.filter(pk=job_id).first()
             if failed and job is not None:
                 publish_clock_job(job)
+                _enqueue_next(job.campaign_id, after=job.pk)  # the campaign's clock goes on
     return ClockJob.objects.filter(pk=job_id).first()
 
 
@@ -378,8 +442,10 @@ def _advance_batch(job_id: int) -> bool:
         job = jobs[0]  # ours, or an earlier job of the campaign that must run first
         now = timezone.now()
         job.heartbeat_at = now
-        if job.pk != job_id:  # ours waits for this one: it is alive too
-            ClockJob.objects.filter(pk=job_id).update(heartbeat_at=now)
+        # The campaign's later jobs wait their turn (not sent yet, or ours): alive too.
+        ClockJob.objects.filter(
+            campaign=campaign, state=ClockJobState.QUEUED, pk__gt=job.pk
+        ).update(heartbeat_at=now)
         if job.target is None:
             job.target = campaign.clock + job.minutes
             job.clock_start = campaign.clock
@@ -418,6 +484,8 @@ def _advance_batch(job_id: int) -> bool:
         publish_resolutions(campaign.pk, campaign.ruleset, batch.resolutions)
         if job.state != ClockJobState.RUNNING:
             publish_clock_job(job)
+        if job.state == ClockJobState.DONE and job.pk == job_id:
+            _enqueue_next(campaign.pk, after=job.pk)  # the campaign's next job, in its turn
         return job.pk != job_id or job.state == ClockJobState.RUNNING
 
 
@@ -912,7 +980,7 @@ def _tick_campaign(campaign: Campaign, now: datetime, *, force: bool = False) ->
         return None  # another tick got there first
     campaign.live_last_tick = new_tick
     job = ClockJob.objects.create(campaign=campaign, kind=ClockJobKind.LIVE, minutes=minutes)
-    _enqueue(job.pk)
+    _enqueue_in_turn(job)
     return job
 
 

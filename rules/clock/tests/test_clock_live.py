@@ -160,9 +160,11 @@ def test_the_tick_re_enqueues_a_job_whose_task_was_lost(
 
     lost.refresh_from_db()
     fresh.refresh_from_db()
-    assert len(callbacks) == 1  # the fresh job's own task is still on its way
+    # the lost job is sent again; its end sends the campaign's next job, in its turn
+    # (a job behind an unfinished one has no message of its own: issue 28)
+    assert [callback.args for callback in callbacks] == [(lost.pk,), (fresh.pk,)]
     assert (lost.state, lost.done) == ("done", 1)
-    assert fresh.state == "queued"
+    assert fresh.state == "done"
 
 
 def test_beat_runs_the_tick_every_minute():
