@@ -372,10 +372,7 @@ def clock_advance_run(*, job_id: int) -> ClockJob | None:
         logger.exception("clock job %s failed", job_id)
         with transaction.atomic():
             # the campaign's lock first (the lock order), as for every job's next turn
-            campaign_id = (
-                ClockJob.objects.filter(pk=job_id).values_list("campaign_id", flat=True).first()
-            )
-            Campaign.objects.select_for_update().filter(pk=campaign_id).first()
+            Campaign.objects.select_for_update().filter(clock_jobs=job_id).first()
             failed = ClockJob.objects.filter(pk=job_id, state__in=UNFINISHED_JOB_STATES).update(
                 state=ClockJobState.FAILED,
                 reason=f"failed: {type(error).__name__}: {error}"[:2000],
