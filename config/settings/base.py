@@ -13,6 +13,8 @@ from pathlib import Path
 import dj_database_url
 from csp.constants import NONE, SELF, UNSAFE_INLINE
 
+from config.queues import task_queues, task_routes
+
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
 
@@ -248,6 +250,11 @@ CELERY_TASK_ACKS_LATE = True  # a task whose worker dies is delivered again
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = TIME_ZONE
+# A queue per kind of work (config/queues.py): a worker started without -Q takes them
+# all (one worker is enough for a small deployment); docker-compose.yml runs one
+# service per queue.
+CELERY_TASK_QUEUES = task_queues()
+CELERY_TASK_ROUTES = task_routes()
 # Live campaigns move with real time (docs/clock.md); the tick also re-enqueues clock
 # jobs whose task was lost.
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {

@@ -12,6 +12,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import kombu.pools
@@ -43,6 +44,7 @@ class Worker:
     """One ``celery worker`` process group on ``queue``."""
 
     def __init__(self, queue: str, name: str, concurrency: int = 2, **env: str) -> None:
+        """``queue``: one or more, comma-separated (``-Q``)."""
         self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed in stop()
             prefix=f"{name}-", suffix=".log", delete=False
         )
@@ -95,14 +97,33 @@ def reset_broker_connections() -> None:
     celery_app.amqp._producer_pool = None  # type: ignore[attr-defined]
 
 
+def _rebuild_router() -> None:
+    """The app built its queues and routes from the settings once: again, from conf."""
+    for cached in ("queues", "router", "default_queue", "default_exchange"):
+        celery_app.amqp.__dict__.pop(cached, None)
+    celery_app.amqp.flush_routes()
+
+
 @contextlib.contextmanager
-def tasks_to(broker_url: str, queue: str = "celery") -> Iterator[None]:
-    """This process sends tasks to ``broker_url`` (``queue``) instead of running them
-    in-process."""
+def tasks_to(
+    broker_url: str,
+    queue: str = "celery",
+    routes: dict[str, Any] | None = None,
+    queues: list[Any] | None = None,
+) -> Iterator[None]:
+    """This process sends tasks to ``broker_url`` (``queue``, or by ``routes`` to
+    ``queues``) instead of running them in-process."""
     conf = celery_app.conf  # read from Django settings: its keys carry the CELERY_ prefix
-    keys = ("CELERY_TASK_ALWAYS_EAGER", "CELERY_BROKER_URL", "CELERY_TASK_DEFAULT_QUEUE")
+    keys = (
+        "CELERY_TASK_ALWAYS_EAGER",
+        "CELERY_BROKER_URL",
+        "CELERY_TASK_DEFAULT_QUEUE",
+        "CELERY_TASK_ROUTES",
+        "CELERY_TASK_QUEUES",
+    )
     saved = {key: conf.get(key) for key in keys}
-    conf.update(dict(zip(keys, (False, broker_url, queue), strict=True)))
+    conf.update(dict(zip(keys, (False, broker_url, queue, routes or {}, queues), strict=True)))
+    _rebuild_router()
     assert (conf.task_always_eager, conf.broker_url) == (False, broker_url)
     reset_broker_connections()
     try:
@@ -110,6 +131,7 @@ def tasks_to(broker_url: str, queue: str = "celery") -> Iterator[None]:
     finally:
         reset_broker_connections()
         conf.update(saved)
+        _rebuild_router()
 
 
 def clear_queue(queue: str) -> None:

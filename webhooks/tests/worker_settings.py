@@ -1,16 +1,22 @@
 """Settings of the real Celery worker that webhooks/tests/test_delivery_worker.py starts.
 
 The test settings, plus: the worker consumes its test's own queue on REDIS_URL (every
-task goes there: the test settings route nothing), sees the test database
+task goes there: the test settings route nothing; a test of the routes sets them, with
+its own prefix), sees the test database
 (DATABASE_URL), and retries a failing URL after a fraction of a second. The unacked
 bookkeeping keys are the queue's own, so nothing of another test's is touched.
 """
 
 import os
 
+from config.queues import task_queues, task_routes
 from config.settings.test import *  # noqa: F403
 
 _QUEUE = os.environ["SAWBONES_TEST_QUEUE"]
+# A test of the routes gives its queues a prefix of their own (config/tests/test_queues.py).
+if os.environ.get("SAWBONES_TEST_QUEUE_PREFIX"):
+    CELERY_TASK_QUEUES = task_queues(os.environ["SAWBONES_TEST_QUEUE_PREFIX"])
+    CELERY_TASK_ROUTES = task_routes(os.environ["SAWBONES_TEST_QUEUE_PREFIX"])
 
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_BROKER_URL = os.environ["REDIS_URL"]
