@@ -58,6 +58,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # GET /metrics (before any Host check: Prometheus scrapes by address), and every
+    # other request timed and counted (docs/operations.md, "Metrics")
+    "config.metrics.MetricsMiddleware",
     "core.middleware.BodySizeLimitMiddleware",  # before anything reads a body
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -277,6 +280,10 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         "options": {"expires": 50},
     },
 }
+
+# GET /metrics answers only "Authorization: Bearer <METRICS_TOKEN>"; unset, it is a 404
+# (config/metrics.py, docs/operations.md).
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
 
 # Effects per batch (per transaction) of a clock advance (docs/clock.md).
 SAWBONES_CLOCK_BATCH_SIZE = int(os.environ.get("SAWBONES_CLOCK_BATCH_SIZE", "500"))
