@@ -56,12 +56,12 @@ def exposed(settings, db) -> set[str]:
     settings.METRICS_TOKEN = TOKEN
     Client().get("/health/")
     mark_worker_seen()
-    headers = {"HTTP_AUTHORIZATION": f"Bearer {TOKEN}"}
+    scraper = Client(HTTP_AUTHORIZATION=f"Bearer {TOKEN}")
     if os.environ.get("REDIS_URL"):  # the queues' lengths are read from Redis
         with tasks_to(os.environ["REDIS_URL"]):
-            body = Client().get("/metrics", **headers).content.decode()
+            body = scraper.get("/metrics").content.decode()
     else:
-        body = Client().get("/metrics", **headers).content.decode()
+        body = scraper.get("/metrics").content.decode()
     names: set[str] = set()
     for family in text_string_to_metric_families(body):
         names.add(family.name)
