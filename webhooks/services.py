@@ -298,6 +298,14 @@ def _deliver(
                 delivery.state = DeliveryState.FAILED  # the referee may re-send it
             else:
                 delivery.next_attempt_at = now + backoff(delivery.attempts)
+            if delivery.state != DeliveryState.DELIVERED:
+                logger.info(
+                    "webhook %s: delivery %s, try %s: %s",
+                    endpoint_id,
+                    delivery.pk,
+                    delivery.attempts,
+                    error or f"answered {status}",
+                )
             delivery.save(
                 update_fields=[
                     "attempts",

@@ -14,6 +14,7 @@ import dj_database_url
 from csp.constants import NONE, SELF, UNSAFE_INLINE
 
 from config.queues import task_queues, task_routes
+from config.sentry import init_sentry
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -49,6 +50,7 @@ INSTALLED_APPS = [
     "corsheaders",
     "csp",
     "django_htmx",
+    "core",  # no models: the request id's signals (core.apps)
     "accounts",
     "campaigns",
     "characters",
@@ -61,6 +63,7 @@ MIDDLEWARE = [
     # GET /metrics (before any Host check: Prometheus scrapes by address), and every
     # other request timed and counted (docs/operations.md, "Metrics")
     "config.metrics.MetricsMiddleware",
+    "core.middleware.RequestIdMiddleware",  # on every log line of the request (core.logs)
     "core.middleware.BodySizeLimitMiddleware",  # before anything reads a body
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -342,9 +345,28 @@ SAWBONES_TICKER_SECONDS = 0.0
 # The app's own page for a refused form (CSRF), like its 403 page.
 CSRF_FAILURE_VIEW = "config.errors.csrf_failure"
 
+# Logs on the console; LOG_FORMAT=json: one JSON object a line, each with the id of the
+# request (or of the request whose task it is) it belongs to (core.logs).
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "text")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"request_id": {"()": "core.logs.RequestIdFilter"}},
+    "formatters": {
+        "json": {"()": "core.logs.JsonFormatter"},
+        "text": {"format": "%(message)s"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["request_id"],
+            "formatter": "json" if LOG_FORMAT == "json" else "text",
+        }
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }
+# The workers keep Django's logging (the JSON lines) instead of Celery's own format.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = LOG_FORMAT != "json"
+
+# Errors to Sentry when SENTRY_DSN is set (config/sentry.py); off otherwise.
+SENTRY_ENABLED = init_sentry()
