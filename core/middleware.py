@@ -1,16 +1,19 @@
-"""Middleware of our own: a cap on request bodies before anything reads them,
-``Cache-Control`` for answers about a person, and API paths answered with or without
-their trailing slash, every error of the API in JSON."""
+"""Middleware of our own: an id for each request (on its log lines), a cap on request
+bodies before anything reads them, ``Cache-Control`` for answers about a person, and API
+paths answered with or without their trailing slash, every error of the API in JSON."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+import sentry_sdk
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import get_urlconf, is_valid_path
 from django.utils.cache import patch_cache_control
 from rest_framework.response import Response
+
+from core.logs import current_request_id
 
 API_PREFIX = "/api/"
 
@@ -103,3 +106,18 @@ def _json_error(request: HttpRequest, response: HttpResponse) -> HttpResponse:
         if header in response:
             answer[header] = response[header]
     return answer
+
+
+class RequestIdMiddleware:
+    """The request's id (core.logs) in the answer's ``X-Request-ID`` and on its Sentry
+    events; on every log line of the request and of the tasks it enqueues."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        request_id = current_request_id()
+        sentry_sdk.set_tag("request_id", request_id)  # nothing when Sentry is off
+        response = self.get_response(request)
+        response["X-Request-ID"] = request_id
+        return response

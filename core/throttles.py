@@ -13,6 +13,8 @@ from django.http import HttpRequest
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
 
+from core.metrics import THROTTLED
+
 if TYPE_CHECKING:  # DRF's settings import this module while rest_framework.views loads
     from rest_framework.views import APIView
 
@@ -37,6 +39,10 @@ class _SettingsRateThrottle(SimpleRateThrottle):
 
     def get_ident(self, request: Any) -> str:
         return client_ip(request) or ""
+
+    def throttle_failure(self) -> bool:
+        THROTTLED.labels(scope=self.scope or "").inc()  # for /metrics
+        return super().throttle_failure()
 
 
 class UserThrottle(_SettingsRateThrottle):

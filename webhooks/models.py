@@ -28,6 +28,10 @@ class WebhookEndpoint(models.Model):
     # One worker at a time delivers to a URL, in event order: it claims the endpoint by
     # compare-and-set until this moment (webhooks.services.webhook_deliver).
     lease_until = models.DateTimeField(null=True, blank=True)
+    # At most one delivery task per URL is in the broker: whoever sends it sets this (the
+    # moment it is due) by compare-and-set, and the worker that ran it clears it when it
+    # lets the lease go (webhooks.services.webhook_schedule). NULL: none is outstanding.
+    task_due_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["id"]

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Count, Min, OuterRef, QuerySet, Subquery
 from django.http import Http404
 
 from campaigns.models import Campaign
 from core.cleaning import valid_id
-from webhooks.models import WebhookDelivery, WebhookEndpoint
+from webhooks.models import DeliveryState, WebhookDelivery, WebhookEndpoint
 
 
 def webhooks_for_campaign(campaign: Campaign) -> QuerySet[WebhookEndpoint]:
@@ -46,3 +48,51 @@ def delivery_view(delivery: WebhookDelivery) -> dict[str, Any]:
         "created_at": delivery.created_at,
         "resend_of": delivery.resend_of_id,
     }
+
+
+def deliveries_by_state() -> dict[str, int]:
+    """How many deliveries are in each state (for /metrics)."""
+    counts = dict.fromkeys(DeliveryState.values, 0)
+    rows = WebhookDelivery.objects.order_by().values_list("state").annotate(n=Count("id"))
+    for state, count in rows:
+        counts[state] = count
+    return counts
+
+
+@dataclass(frozen=True)
+class Backlog:
+    """A URL's pending deliveries (for /metrics): how many, the oldest's age, and how
+    many times the first in line was tried (0 while the URL answers)."""
+
+    webhook: int
+    campaign: int
+    pending: int
+    oldest_seconds: float
+    first_attempts: int
+
+
+def webhook_backlogs(now: datetime) -> list[Backlog]:
+    """Every URL with a delivery pending."""
+    first = WebhookDelivery.objects.filter(
+        endpoint=OuterRef("pk"), state=DeliveryState.PENDING
+    ).order_by("id")
+    rows = (
+        WebhookEndpoint.objects.filter(deliveries__state=DeliveryState.PENDING)
+        .order_by()
+        .values("pk", "campaign_id")
+        .annotate(
+            pending=Count("deliveries"),
+            oldest=Min("deliveries__created_at"),
+            first_attempts=Subquery(first.values("attempts")[:1]),
+        )
+    )
+    return [
+        Backlog(
+            webhook=row["pk"],
+            campaign=row["campaign_id"],
+            pending=row["pending"],
+            oldest_seconds=max((now - row["oldest"]).total_seconds(), 0.0),
+            first_attempts=row["first_attempts"] or 0,
+        )
+        for row in rows
+    ]

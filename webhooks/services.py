@@ -1,11 +1,18 @@
 """Writes of webhooks: register and remove URLs, record events, deliver, re-send.
 
 Events are recorded in the transaction that changed the campaign (under its row lock,
-so their ids follow the campaign's order of changes); their delivery is enqueued once
+so their ids follow the campaign's order of changes); their delivery is sent once
 that transaction commits. Each URL gets its events in id order, one worker at a time
 (a compare-and-set lease on the endpoint), at least once: a delivery counts only after
 a 2xx answer, and a failed one is tried again with exponential backoff before any
 later event goes to that URL.
+
+Each URL has at most one delivery task in the broker, however many events wait: the
+task is sent only by whoever sets ``task_due_at`` by compare-and-set, and the worker
+that ran it clears it and sends the next one when work remains (after the backoff of a
+failing URL, or at once when its run used up its time, so other URLs get their turn).
+A broker that cannot be reached loses nothing: the commit stands, and beat's sweep
+(:func:`endpoints_due`) sends the task once the broker is back.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ import hashlib
 import hmac
 import ipaddress
 import json
+import logging
 import socket
 import time
 import uuid
@@ -25,20 +33,36 @@ from urllib import error as urlerror
 from urllib import request as urlrequest
 from urllib.parse import urlsplit
 
+from celery import current_app
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 from django.http import Http404
 from django.utils import timezone
 
 from campaigns.models import Campaign
 from core.cleaning import valid_id
+from core.errors import UNAVAILABLE_ERRORS
 from webhooks.models import DeliveryState, WebhookDelivery, WebhookEndpoint, WebhookEvent
+
+logger = logging.getLogger(__name__)
 
 MAX_WEBHOOKS_PER_CAMPAIGN = 5
 LEASE = timedelta(minutes=2)  # a worker that dies lets another deliver after this
+# A delivery task this late (its message lost with the broker, or never sent) is sent
+# again by beat's sweep.
+LOST_TASK = timedelta(minutes=2)
+# A run stops starting new sends after this long and queues the URL again behind the
+# others: a long backlog of one URL never holds a worker away from the other URLs.
+RUN_SECONDS = 10.0
+# A task's countdown is kept under Redis's visibility timeout (an hour), past which the
+# broker would hand the waiting message out a second time; a longer backoff waits in steps.
+MAX_COUNTDOWN_SECONDS = 300.0
+# The delivery task, sent by name: this module must not import the task module (which
+# imports this one). Its queue comes from CELERY_TASK_ROUTES.
+DELIVER_TASK = "webhooks.tasks.deliver_webhooks"
 USER_AGENT = "Sawbones-Webhooks/1"
 SIGNATURE_HEADER = "X-Sawbones-Signature"
 TIMESTAMP_HEADER = "X-Sawbones-Timestamp"
@@ -115,13 +139,23 @@ def events_record(*, campaign_id: int, events: Callable[[], Events]) -> None:
         for endpoint_id in endpoint_ids
     )
     for endpoint_id in endpoint_ids:
-        transaction.on_commit(partial(_enqueue, endpoint_id))
+        transaction.on_commit(partial(_send_after_commit, endpoint_id))
 
 
-def _enqueue(endpoint_id: int, countdown: float = 0) -> None:
-    from webhooks.tasks import deliver_webhooks  # the task module imports this one
-
-    deliver_webhooks.apply_async((endpoint_id,), countdown=countdown)
+def _send_after_commit(endpoint_id: int) -> None:
+    """Send the URL's delivery task once the events are committed. Never raises: the
+    events are durable, and what the caller committed (an action, a clock batch) must
+    not be reported as failed because Redis or the database blinked; the sweep sends
+    the task later."""
+    try:
+        webhook_schedule(endpoint_id=endpoint_id)
+    except UNAVAILABLE_ERRORS as error:
+        logger.warning(
+            "webhook %s: could not send its delivery task (%s: %s); the sweep will",
+            endpoint_id,
+            type(error).__name__,
+            error,
+        )
 
 
 def delivery_resend(*, endpoint: WebhookEndpoint, delivery_id: int) -> WebhookDelivery:
@@ -139,7 +173,7 @@ def delivery_resend(*, endpoint: WebhookEndpoint, delivery_id: int) -> WebhookDe
         again = WebhookDelivery.objects.create(
             endpoint=endpoint, event_id=original.event_id, resend_of=original
         )
-        transaction.on_commit(partial(_enqueue, endpoint.pk))
+        transaction.on_commit(partial(_send_after_commit, endpoint.pk))
     return again
 
 
@@ -234,12 +268,14 @@ def _next_delivery(endpoint_id: int) -> WebhookDelivery | None:
     )
 
 
-def webhook_deliver(*, endpoint_id: int, now: datetime | None = None) -> float | None:
-    """Deliver the URL's pending events in order; the seconds until the next try is
-    due, or None when nothing waits (or another worker holds the URL)."""
-    now = now or timezone.now()
+def _deliver(
+    endpoint_id: int, now: datetime, run_seconds: float | None
+) -> tuple[bool, float | None]:
+    """Deliver the URL's due events in order under the lease, for at most
+    ``run_seconds`` (None: until nothing is due). Whether this worker held the lease,
+    and the seconds until the next try is due (None: nothing waits)."""
     if not _claim(endpoint_id, now):
-        return None
+        return False, None
     held: datetime | None = now + LEASE  # the lease this worker set (_claim)
     started = time.monotonic()
     wait: float | None = None
@@ -247,6 +283,9 @@ def webhook_deliver(*, endpoint_id: int, now: datetime | None = None) -> float |
         while (delivery := _next_delivery(endpoint_id)) is not None:
             if delivery.next_attempt_at > now:
                 wait = (delivery.next_attempt_at - now).total_seconds()
+                break
+            if run_seconds is not None and time.monotonic() - started >= run_seconds:
+                wait = 0.0  # due now, after the other URLs' turn
                 break
             status, error = _post(delivery.endpoint, delivery.event)
             delivery.attempts += 1
@@ -259,6 +298,14 @@ def webhook_deliver(*, endpoint_id: int, now: datetime | None = None) -> float |
                 delivery.state = DeliveryState.FAILED  # the referee may re-send it
             else:
                 delivery.next_attempt_at = now + backoff(delivery.attempts)
+            if delivery.state != DeliveryState.DELIVERED:
+                logger.info(
+                    "webhook %s: delivery %s, try %s: %s",
+                    endpoint_id,
+                    delivery.pk,
+                    delivery.attempts,
+                    error or f"answered {status}",
+                )
             delivery.save(
                 update_fields=[
                     "attempts",
@@ -277,23 +324,103 @@ def webhook_deliver(*, endpoint_id: int, now: datetime | None = None) -> float |
                 lease_until=renewed
             ):
                 held = None
-                return None
+                return False, None
             held = renewed
     finally:
         if held is not None:  # release it only if it is still this worker's
             WebhookEndpoint.objects.filter(pk=endpoint_id, lease_until=held).update(
                 lease_until=None
             )
-    if wait is None and _next_delivery(endpoint_id) is not None:
+    return True, wait
+
+
+def webhook_deliver(*, endpoint_id: int, now: datetime | None = None) -> float | None:
+    """Deliver the URL's pending events in order; the seconds until the next try is
+    due, or None when nothing waits (or another worker holds the URL)."""
+    now = now or timezone.now()
+    owned, wait = _deliver(endpoint_id, now, run_seconds=None)
+    if owned and wait is None and _next_delivery(endpoint_id) is not None:
         wait = 0.0  # recorded while this worker held the lease
     return wait
 
 
+def _due_in(endpoint_id: int, now: datetime) -> float | None:
+    """Seconds until the URL's next pending delivery is due (0 if it is), or None."""
+    first = (
+        WebhookDelivery.objects.filter(endpoint_id=endpoint_id, state=DeliveryState.PENDING)
+        .order_by("id")
+        .values_list("next_attempt_at", flat=True)
+        .first()
+    )
+    return None if first is None else max((first - now).total_seconds(), 0.0)
+
+
+def webhook_run(*, endpoint_id: int) -> None:
+    """The delivery task: deliver what is due, then hand the URL on. Only the worker
+    that held the lease touches the task slot, after it let the lease go: it frees the
+    slot, then looks for work again and sends the next task if some waits, so an event
+    committed meanwhile is never left without a task (its own send, or this one, wins
+    the compare-and-set). A duplicate message changes nothing: it finds the lease
+    taken, or nothing due."""
+    eager = bool(current_app.conf.task_always_eager)
+    owned, _ = _deliver(
+        endpoint_id,
+        timezone.now(),
+        None if eager else _setting("SAWBONES_WEBHOOK_RUN_SECONDS", RUN_SECONDS),
+    )
+    if not owned:
+        return  # another worker delivers to the URL and hands it on
+    WebhookEndpoint.objects.filter(pk=endpoint_id).update(task_due_at=None)
+    wait = _due_in(endpoint_id, timezone.now())
+    if wait is not None and not eager:
+        webhook_schedule(endpoint_id=endpoint_id, delay=wait)
+
+
+def webhook_schedule(*, endpoint_id: int, delay: float = 0.0) -> bool:
+    """Send the URL's delivery task, due in ``delay`` seconds, unless one is already
+    outstanding or a worker is delivering to the URL (it hands the URL on when done):
+    the compare-and-set on ``task_due_at`` lets one sender through. Whether it sent.
+
+    In-process (embedded mode, tests) the run happens here, and a countdown would run
+    at once: a later try waits for the next event or the sweep.
+    """
+    eager = bool(current_app.conf.task_always_eager)
+    if eager and delay > 0:
+        return False
+    delay = min(delay, MAX_COUNTDOWN_SECONDS)
+    now = timezone.now()
+    due = now + timedelta(seconds=delay)
+    taken = (
+        WebhookEndpoint.objects.filter(pk=endpoint_id)
+        .filter(Q(task_due_at__isnull=True) | Q(task_due_at__lt=now - LOST_TASK))
+        .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
+        .update(task_due_at=due)
+    )
+    if not taken:
+        return False
+    if eager:
+        webhook_run(endpoint_id=endpoint_id)
+        return True
+    try:
+        current_app.send_task(DELIVER_TASK, (endpoint_id,), countdown=delay or None)
+    except UNAVAILABLE_ERRORS:
+        # Nothing was sent: free the slot (if still this sender's) so the sweep sends it.
+        WebhookEndpoint.objects.filter(pk=endpoint_id, task_due_at=due).update(task_due_at=None)
+        raise
+    return True
+
+
 def endpoints_due(now: datetime | None = None) -> list[int]:
-    """URLs with a delivery due: the beat sweep enqueues them (after a lost task)."""
+    """URLs with a delivery due and no task on its way (none sent, or one lost with the
+    broker) nor a worker delivering: beat's sweep sends their task."""
     now = now or timezone.now()
+    due = WebhookDelivery.objects.filter(
+        endpoint=OuterRef("pk"), state=DeliveryState.PENDING, next_attempt_at__lte=now
+    )
     return list(
-        WebhookDelivery.objects.filter(state=DeliveryState.PENDING, next_attempt_at__lte=now)
-        .values_list("endpoint_id", flat=True)
-        .distinct()
+        WebhookEndpoint.objects.filter(Exists(due))
+        .filter(Q(task_due_at__isnull=True) | Q(task_due_at__lt=now - LOST_TASK))
+        .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
+        .order_by("id")
+        .values_list("pk", flat=True)
     )

@@ -2,28 +2,32 @@
 
 from __future__ import annotations
 
-from celery import shared_task
-from django.conf import settings
+import logging
 
-from webhooks.services import endpoints_due, webhook_deliver
+from celery import shared_task
+
+from core.errors import UNAVAILABLE_ERRORS
+from webhooks.services import endpoints_due, webhook_run, webhook_schedule
+
+logger = logging.getLogger(__name__)
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
 def deliver_webhooks(endpoint_id: int) -> None:
-    """Deliver a URL's due events in order; come back when the next try is due.
-
-    In-process (embedded mode, tests) a countdown would run at once: there the beat
-    sweep, or the next event, tries again.
-    """
-    wait = webhook_deliver(endpoint_id=endpoint_id)
-    if wait is not None and not settings.CELERY_TASK_ALWAYS_EAGER:
-        deliver_webhooks.apply_async((endpoint_id,), countdown=wait)
+    """Deliver a URL's due events in order; the URL's next task is sent by this one
+    (webhooks.services.webhook_run), never by each event."""
+    webhook_run(endpoint_id=endpoint_id)
 
 
 @shared_task
 def deliver_due_webhooks() -> int:
-    """Celery beat, every minute: enqueue each URL with a delivery due."""
-    due = endpoints_due()
-    for endpoint_id in due:
-        deliver_webhooks.delay(endpoint_id)
-    return len(due)
+    """Celery beat, every minute: send the task of each URL with a delivery due and no
+    task on its way (its message was lost, or the broker was down when it was sent)."""
+    sent = 0
+    for endpoint_id in endpoints_due():
+        try:
+            sent += webhook_schedule(endpoint_id=endpoint_id)
+        except UNAVAILABLE_ERRORS:
+            logger.warning("webhook %s: the broker is unreachable; the next sweep", endpoint_id)
+            break
+    return sent

@@ -13,6 +13,9 @@ from pathlib import Path
 import dj_database_url
 from csp.constants import NONE, SELF, UNSAFE_INLINE
 
+from config.queues import task_queues, task_routes
+from config.sentry import init_sentry
+
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
 
@@ -47,6 +50,7 @@ INSTALLED_APPS = [
     "corsheaders",
     "csp",
     "django_htmx",
+    "core",  # no models: the request id's signals (core.apps)
     "accounts",
     "campaigns",
     "characters",
@@ -59,6 +63,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # GET /metrics (before any Host check: Prometheus scrapes by address), and every
+    # other request timed and counted (docs/operations.md, "Metrics")
+    "config.metrics.MetricsMiddleware",
+    "core.middleware.RequestIdMiddleware",  # on every log line of the request (core.logs)
     "core.middleware.BodySizeLimitMiddleware",  # before anything reads a body
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -251,6 +259,11 @@ CELERY_TASK_ACKS_LATE = True  # a task whose worker dies is delivered again
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = TIME_ZONE
+# A queue per kind of work (config/queues.py): a worker started without -Q takes them
+# all (one worker is enough for a small deployment); docker-compose.yml runs one
+# service per queue.
+CELERY_TASK_QUEUES = task_queues()
+CELERY_TASK_ROUTES = task_routes()
 # Live campaigns move with real time (docs/clock.md); the tick also re-enqueues clock
 # jobs whose task was lost.
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
@@ -273,6 +286,10 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         "options": {"expires": 50},
     },
 }
+
+# GET /metrics answers only "Authorization: Bearer <METRICS_TOKEN>"; unset, it is a 404
+# (config/metrics.py, docs/operations.md).
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
 
 # Effects per batch (per transaction) of a clock advance (docs/clock.md).
 SAWBONES_CLOCK_BATCH_SIZE = int(os.environ.get("SAWBONES_CLOCK_BATCH_SIZE", "500"))
@@ -331,9 +348,28 @@ SAWBONES_TICKER_SECONDS = 0.0
 # The app's own page for a refused form (CSRF), like its 403 page.
 CSRF_FAILURE_VIEW = "config.errors.csrf_failure"
 
+# Logs on the console; LOG_FORMAT=json: one JSON object a line, each with the id of the
+# request (or of the request whose task it is) it belongs to (core.logs).
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "text")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"request_id": {"()": "core.logs.RequestIdFilter"}},
+    "formatters": {
+        "json": {"()": "core.logs.JsonFormatter"},
+        "text": {"format": "%(message)s"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["request_id"],
+            "formatter": "json" if LOG_FORMAT == "json" else "text",
+        }
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }
+# The workers keep Django's logging (the JSON lines) instead of Celery's own format.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = LOG_FORMAT != "json"
+
+# Errors to Sentry when SENTRY_DSN is set (config/sentry.py); off otherwise.
+SENTRY_ENABLED = init_sentry()

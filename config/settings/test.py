@@ -6,8 +6,11 @@ SECRET_KEY = "test-only-not-a-secret"  # noqa: S105 - tests only
 DEBUG = False
 ALLOWED_HOSTS = ["*"]
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast, tests only
-# Tests call tasks in-process unless a test starts a real worker on purpose.
+# Tests call tasks in-process unless a test starts a real worker on purpose; such a
+# worker takes its test's one queue, so nothing is routed elsewhere (the routes are
+# tested on their own: config/tests/test_queues.py).
 CELERY_TASK_ALWAYS_EAGER = True
+CELERY_TASK_ROUTES = {}
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},

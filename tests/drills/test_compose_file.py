@@ -1,10 +1,11 @@
 """docker-compose.yml scales out as docs/deployment.md says (no Docker needed: the file is
 read with PyYAML, as Compose reads it, merge keys and all).
 
-``docker compose up --scale web=3 --scale worker=2`` must work: no service that may run
-several copies has a fixed container name or a host port of its own; the proxy is the one
-published port and finds every web container; every copy of the app has the same
-configuration; the migrations run once, before any copy starts; beat is one.
+``docker compose up --scale web=3 --scale worker-clock=2`` must work: no service that may
+run several copies has a fixed container name or a host port of its own; the proxy is the
+one published port and finds every web container; every copy of the app has the same
+configuration; the migrations run once, before any copy starts; beat is one; every Celery
+queue has workers, and the clock's are never the deliveries'.
 """
 
 from __future__ import annotations
@@ -16,9 +17,12 @@ from typing import Any
 import pytest
 import yaml
 
+from config.queues import CLOCK, DEFAULT, HOUSEKEEPING, QUEUES, WEBHOOKS
+
 ROOT = Path(__file__).resolve().parent.parent.parent
-SCALED = ("web", "events", "worker")  # any number of copies
-APP = ("migrate", "web", "worker", "beat")  # the app's image and configuration
+WORKERS = ("worker-clock", "worker-webhooks", "worker-housekeeping")  # one per queue
+SCALED = ("web", "events", *WORKERS)  # any number of copies
+APP = ("migrate", "web", *WORKERS, "beat")  # the app's image and configuration
 POOLED = {"DATABASE_CONN_MAX_AGE": "0", "DATABASE_POOL_MAX_SIZE": "4"}  # the events' own
 
 
@@ -49,8 +53,12 @@ def test_a_scaled_service_publishes_no_host_port(services, name):
 
 
 def test_the_proxy_is_the_one_published_port_and_reaches_every_web_container(services):
-    published = {name for name, s in services.items() if any(map(host_port, s.get("ports", [])))}
-    assert published == {"proxy"}
+    published = {
+        name
+        for name, s in services.items()
+        if "profiles" not in s and any(map(host_port, s.get("ports", [])))
+    }
+    assert published == {"proxy"}  # the monitoring profile's are this host's only
     proxy = services["proxy"]
     assert proxy["image"].startswith("nginx:")
     # nginx 1.27.3 or later: `resolve` in an upstream block (deploy/nginx.conf)
@@ -108,7 +116,7 @@ def test_the_migrations_run_once_before_any_copy_starts(services):
     migrate = services["migrate"]
     assert migrate["command"] == "python manage.py migrate --noinput"
     assert migrate["restart"] == "no"
-    for name in ("web", "events", "worker", "beat"):
+    for name in ("web", "events", *WORKERS, "beat"):
         assert "migrate" not in services[name]["command"]
         needs = services[name]["depends_on"]
         assert needs["migrate"] == {"condition": "service_completed_successfully"}, name
@@ -127,3 +135,28 @@ def test_beat_is_one_and_can_write_its_schedule(services):
     assert "USER sawbones" in (ROOT / "Dockerfile").read_text()
     for name in SCALED:
         assert "beat" not in services[name]["command"]
+
+
+def consumed(command: str) -> list[str]:
+    """The queues a ``celery worker`` command takes (``-Q a,b``)."""
+    found = re.search(r"(?:-Q|--queues)[ =](\S+)", command)
+    assert found, f"a worker service names its queues: {command}"
+    return found[1].split(",")
+
+
+def test_every_queue_has_its_workers_and_the_clock_shares_with_no_delivery(services):
+    workers = {
+        name: consumed(s["command"])
+        for name, s in services.items()
+        if re.search(r"celery -A config worker\b", str(s.get("command", "")))
+    }
+    assert set(workers) == set(WORKERS)
+    assert sorted(q for queues in workers.values() for q in queues) == sorted(QUEUES)
+    assert workers["worker-clock"] == [CLOCK]
+    assert workers["worker-webhooks"] == [WEBHOOKS]
+    assert HOUSEKEEPING in workers["worker-housekeeping"]
+    assert DEFAULT in workers["worker-housekeeping"]  # a task nobody routed still runs
+    for name in WORKERS:  # each checked on its own, scaled on its own
+        worker = services[name]
+        assert "inspect ping" in str(worker["healthcheck"]["test"])
+        assert "scale" not in worker and "container_name" not in worker

@@ -7,11 +7,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import threading
 import time
-from collections.abc import Iterator
 from datetime import timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -21,69 +18,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from campaigns.models import Membership
-from characters.models import Character
 from rules.play.services import character_create
 from webhooks.models import DeliveryState, WebhookDelivery, WebhookEndpoint, WebhookEvent
 from webhooks.services import backoff, events_record, webhook_deliver
 
 pytestmark = pytest.mark.django_db
-
-
-class Receiver:
-    """A local HTTP server that records each POST and answers the scripted statuses
-    (then 200)."""
-
-    def __init__(self, statuses: list[int] | None = None) -> None:
-        self.statuses = list(statuses or [])
-        self.received: list[dict[str, Any]] = []
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
-                length = int(self.headers["Content-Length"])
-                body = self.rfile.read(length).decode()
-                receiver.received.append({"headers": dict(self.headers), "body": body})
-                status = receiver.statuses.pop(0) if receiver.statuses else 200
-                self.send_response(status)
-                self.send_header("Content-Length", "2")
-                self.end_headers()
-                self.wfile.write(b"ok")
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-    def events(self) -> list[dict[str, Any]]:
-        return [json.loads(item["body"]) for item in self.received]
-
-
-@pytest.fixture
-def receiver() -> Iterator[Any]:
-    made: list[Receiver] = []
-
-    def make(statuses: list[int] | None = None) -> Receiver:
-        made.append(Receiver(statuses))
-        return made[-1]
-
-    yield make
-    for item in made:
-        item.close()
-
-
-@pytest.fixture
-def aldo(campaign, player) -> Character:
-    membership = Membership.objects.get(campaign=campaign, user=player)
-    return character_create(
-        membership=membership, name="Aldo", sheet={"level": 2, "hit_dice": 2, "hp": 10}
-    )
 
 
 def register(client, campaign, url: str) -> dict[str, Any]:
