@@ -2,12 +2,14 @@
 
 ``GET /health/``: the web app can reach its database and its broker (200, else 503).
 ``GET /health/worker/``: a worker ran beat's watchdog recently (so beat, the broker and a
-worker all work) and no clock job is stuck (200, else 503). Neither needs a login nor
-says anything about campaigns; neither reads the session.
+worker all work) and no clock job is stuck (200, else 503); it names the last clock job
+that failed in the last day. Neither needs a login nor says anything of a campaign but
+a failed job's ids and reason; neither reads the session.
 """
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -20,6 +22,7 @@ from django.views.decorators.http import require_GET
 from config.celery_app import app as celery_app
 from core.errors import UNAVAILABLE_ERRORS
 from core.health import worker_seen
+from rules.models import ClockJob, ClockJobState
 from rules.selectors import clock_jobs_health
 
 # A worker that has not run the watchdog for this long (it runs every 10 s) is down.
@@ -46,6 +49,30 @@ def _check_broker() -> str:
     return "ok"
 
 
+def _last_failed_job(now: datetime) -> dict[str, Any] | None:
+    """The latest clock job that failed in the last day: which, in which campaign, why.
+
+    Said, not a 503: a failed job waits for a person (its cause fixed, then resumed),
+    while the workers may be perfectly well; /metrics' SawbonesClockJobFailed alerts.
+    """
+    job = (
+        ClockJob.objects.filter(
+            state=ClockJobState.FAILED, finished_at__gte=now - timedelta(days=1)
+        )
+        .order_by("-finished_at", "-id")
+        .values("id", "campaign_id", "reason", "finished_at")
+        .first()
+    )
+    if job is None:
+        return None
+    return {
+        "id": job["id"],
+        "campaign": job["campaign_id"],
+        "reason": job["reason"][:300],
+        "finished_at": job["finished_at"],
+    }
+
+
 def _answer(body: dict[str, Any], healthy: bool) -> JsonResponse:
     body["status"] = "ok" if healthy else "unavailable"
     return JsonResponse(body, status=200 if healthy else 503)
@@ -66,6 +93,7 @@ def worker_health(request: HttpRequest) -> JsonResponse:
     if body["database"] != "ok":
         return _answer(body, False)
     body.update(clock_jobs_health(now))
+    body["last_failed_job"] = _last_failed_job(now)
     if celery_app.conf.task_always_eager:
         body["worker"] = "embedded"
         return _answer(body, body["stuck_jobs"] == 0)
