@@ -8,4 +8,4 @@ RUN DJANGO_SETTINGS_MODULE=config.settings.local python manage.py collectstatic 
 RUN useradd --create-home sawbones
 USER sawbones
 EXPOSE 8000
-CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3"]
+CMD ["gunicorn", "config.wsgi:application", "-c", "config/gunicorn.py", "--bind", "0.0.0.0:8000", "--workers", "3"]

@@ -2,8 +2,9 @@
 
 ``GET /health/``: the web app can reach its database and its broker (200, else 503).
 ``GET /health/worker/``: a worker ran beat's watchdog recently (so beat, the broker and a
-worker all work) and no clock job is stuck (200, else 503). Neither needs a login nor
-says anything about campaigns; neither reads the session.
+worker all work) and no clock job is stuck (200, else 503); it names the last clock job
+that failed in the last day. Neither needs a login nor says anything of a campaign but
+a failed job's ids and reason; neither reads the session.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from django.views.decorators.http import require_GET
 from config.celery_app import app as celery_app
 from core.errors import UNAVAILABLE_ERRORS
 from core.health import worker_seen
-from rules.clock.selectors import clock_jobs_health
+from rules.clock.selectors import clock_jobs_health, last_failed_clock_job
 
 # A worker that has not run the watchdog for this long (it runs every 10 s) is down.
 WORKER_SILENT_AFTER_SECONDS = 120
@@ -66,6 +67,7 @@ def worker_health(request: HttpRequest) -> JsonResponse:
     if body["database"] != "ok":
         return _answer(body, False)
     body.update(clock_jobs_health(now))
+    body["last_failed_job"] = last_failed_clock_job(now)
     if celery_app.conf.task_always_eager:
         body["worker"] = "embedded"
         return _answer(body, body["stuck_jobs"] == 0)

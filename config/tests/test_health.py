@@ -34,6 +34,24 @@ def test_the_worker_health_endpoint_names_stuck_clock_jobs(client, campaign, set
     assert response.json()["stuck_jobs"] == 1
 
 
+def test_the_worker_health_endpoint_tells_a_failed_job_and_stays_green(client, campaign):
+    assert client.get("/health/worker/").json()["last_failed_job"] is None
+    job = ClockJob.objects.create(
+        campaign=campaign,
+        minutes=60,
+        state="failed",
+        reason="failed: OperationalError: Error 111 connecting to redis",
+        finished_at=timezone.now(),
+    )
+    response = client.get("/health/worker/")
+    assert response.status_code == 200  # the worker is well: a person fixes the job
+    body = response.json()
+    assert body["failed_jobs_last_day"] == 1
+    failed = body["last_failed_job"]
+    assert (failed["id"], failed["campaign"]) == (job.pk, campaign.pk)
+    assert failed["reason"].startswith("failed: OperationalError")
+
+
 def test_a_silent_worker_is_unhealthy(client, settings):
     from config.celery_app import app as celery_app
 

@@ -73,3 +73,28 @@ def clock_job_view(job: ClockJob) -> dict[str, Any]:
         "started_at": job.started_at,
         "finished_at": job.finished_at,
     }
+
+
+def last_failed_clock_job(now: datetime) -> dict[str, Any] | None:
+    """The latest clock job that failed in the last day: which, in which campaign, why.
+
+    Said, not a 503: a failed job waits for a person (its cause fixed, then resumed),
+    while the workers may be perfectly well; /metrics' SawbonesClockJobFailed alerts.
+    Shown by /health/worker/ (config/health.py).
+    """
+    job = (
+        ClockJob.objects.filter(
+            state=ClockJobState.FAILED, finished_at__gte=now - timedelta(days=1)
+        )
+        .order_by("-finished_at", "-id")
+        .values("id", "campaign_id", "reason", "finished_at")
+        .first()
+    )
+    if job is None:
+        return None
+    return {
+        "id": job["id"],
+        "campaign": job["campaign_id"],
+        "reason": job["reason"][:300],
+        "finished_at": job["finished_at"],
+    }

@@ -266,7 +266,9 @@ class App:
         output = self.run(PYTHON, "-m", "tests.drills.tool", *args, timeout=timeout)
         return json.loads(output.strip().splitlines()[-1])
 
-    def start_worker(self, name: str = "worker") -> None:
+    def start_worker(self, name: str = "worker", queues: str = "", concurrency: int = 1) -> None:
+        """A worker; ``queues`` (``-Q``, comma-separated) as a compose service runs it,
+        or every queue."""
         self._start(
             name,
             [
@@ -276,7 +278,8 @@ class App:
                 "worker",
                 "-n",
                 f"{name}@%h",
-                "--concurrency=1",
+                *(["-Q", queues] if queues else []),
+                f"--concurrency={concurrency}",
                 "--without-gossip",
                 "--without-mingle",
                 "--loglevel=INFO",

@@ -25,6 +25,10 @@ same campaign as ``setup_fever`` makes, advanced in this one process (no broker,
 worker, batches of 500): what a single process computes, to compare with what the
 workers computed (``settled``, by number of characters).
 
+``python -m tests.drills.tool setup_flood <campaigns> <dead-url-prefix> <working-url>``:
+campaigns whose webhooks point at a dead port, and a quiet one whose webhook works
+(``test_flood.py``); ``webhook_events <webhook>...``: each webhook's deliveries in order.
+
 ``python -m tests.drills.tool count <campaign> <minutes>``: what the clock applied up to
 ``minutes``, per character, against what it must have applied (exactly one worsening
 per ``every`` minutes each): lost and doubled counted; the log, the sheets and the dice
@@ -73,6 +77,50 @@ def setup(characters: int, every: int) -> dict[str, Any]:
         "wounded": wounded_ids,
         "resting": resting_ids,
     }
+
+
+def setup_flood(campaigns: int, dead: str, working: str) -> dict[str, Any]:
+    """``campaigns`` hit_dice campaigns, each with a resting character and a webhook to
+    ``dead`` + its number; a quiet one with a webhook to ``working``; the tokens."""
+    from django.contrib.auth import get_user_model
+
+    from accounts.services import token_create
+    from campaigns.models import Membership, Role
+    from campaigns.services import campaign_create
+    from rules.play.services import character_create
+    from webhooks.services import webhook_create
+
+    users = get_user_model().objects
+    referee = users.create_user(username="referee", password="drill-referee-pw")
+    player = users.create_user(username="player", password="drill-player-pw")
+
+    def campaign_with(name: str, url: str) -> dict[str, int]:
+        campaign = campaign_create(user=referee, name=name, ruleset="hit_dice")
+        campaign.actions_move_clock = False  # the webhook half of the flood
+        campaign.save(update_fields=["actions_move_clock"])
+        membership = Membership.objects.create(campaign=campaign, user=player, role=Role.PLAYER)
+        character = character_create(membership=membership, name="Rester", sheet={"level": 3})
+        hook = webhook_create(campaign=campaign, url=url, user=referee)
+        return {"campaign": campaign.pk, "character": character.pk, "webhook": hook.pk}
+
+    flooded = [campaign_with(f"Flooded {n}", f"{dead}{n}") for n in range(campaigns)]
+    quiet = campaign_with("Quiet", working)
+    _, secret = token_create(user=player, name="drill", scope="player")
+    return {"flooded": flooded, "quiet": quiet, "token": secret}
+
+
+def webhook_events(webhook_ids: list[int]) -> dict[str, Any]:
+    """For each webhook: its deliveries' event ids in delivery order, and their states."""
+    from webhooks.models import WebhookDelivery
+
+    answer: dict[str, Any] = {}
+    for webhook_id in webhook_ids:
+        rows = WebhookDelivery.objects.filter(endpoint_id=webhook_id).order_by("id")
+        answer[str(webhook_id)] = {
+            "events": [str(uuid) for uuid in rows.values_list("event__uuid", flat=True)],
+            "states": dict(Counter(rows.values_list("state", flat=True))),
+        }
+    return answer
 
 
 FEVER = "Green River Fever"
@@ -329,6 +377,10 @@ def main(argv: list[str]) -> None:
         answer = setup_fever([int(size) for size in args])
     elif command == "settled":
         answer = {arg: settled(int(arg)) for arg in args}
+    elif command == "setup_flood":
+        answer = setup_flood(int(args[0]), args[1], args[2])
+    elif command == "webhook_events":
+        answer = webhook_events([int(arg) for arg in args])
     elif command == "reference":
         answer = reference(int(args[0]), [int(size) for size in args[1:]])
     else:
