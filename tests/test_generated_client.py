@@ -73,9 +73,7 @@ def generated(
     unblocked (issue 29: a bare clone's `make test` on SQLite failed here)."""
     tmp_path = tmp_path_factory.mktemp("generated")
     with django_db_blocker.unblock():
-        schema = httpx.get(
-            f"{live_server.url}/api/schema/", params={"format": "json"}, timeout=60
-        )
+        schema = httpx.get(f"{live_server.url}/api/schema/", params={"format": "json"}, timeout=60)
     assert schema.status_code == 200
     (tmp_path / "schema.json").write_text(schema.text)
     made = run(
