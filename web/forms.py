@@ -12,6 +12,7 @@ text lives here; whether the params make sense is the ruleset's decision
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -125,6 +126,9 @@ def build_field(
         else:  # no default: "leave it to the rules" must stay possible
             base.kind = "tristate"
             base.value = "" if current is None else _text(current)
+            # a Yes/No select, not a box: its help says Yes and No (issue 29)
+            base.help = re.sub(r"\bUnticked\b", "No", base.help)
+            base.help = re.sub(r"\bTicked\b", "Yes", base.help)
         return base
     if types == ["string"]:
         base.max_length = schema.get("maxLength")
@@ -205,6 +209,8 @@ def schema_fields(
             value=given.get(key),
             choices=choices or None,
         )
+        if source is not None:  # picked from the sheet: the schema's note is for programs
+            control.help = "" if choices else f"No {control.label.lower()} on the sheet to pick."
         if defaults is not None:
             control.help = ""
             if key in defaults:

@@ -58,7 +58,8 @@ def test_settings_invites_and_editing(new_page, school):
     invite = Invite.objects.get(campaign=school)
     assert invite.single_use
     page.get_by_role("button", name=f"Revoke {invite.code}").click()
-    expect(page.get_by_text("This invite link was revoked.")).to_be_visible()
+    expect(page.locator(".invites")).to_contain_text("was revoked: it lets nobody in")
+    expect(page.locator(".invites")).not_to_contain_text("Ask your referee")
 
     edit = new_page()
     log_in(edit, "player")

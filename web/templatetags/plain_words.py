@@ -21,6 +21,14 @@ def plain(text: object) -> str:
 
 
 @register.filter
+def plain_label(text: object) -> str:
+    """A label in plain words before its value ("Strength save vs DC 26: 13"): no full
+    stop of its own."""
+    said = plain(text)
+    return said[:-1] if said.endswith(".") else said
+
+
+@register.filter
 def for_readers(html: object, key: str) -> SafeString:
     """A rendered rules help page as a referee reads it (web.rules_doc)."""
     text = str(html) if isinstance(html, SafeData) else str(escape(str(html)))

@@ -24,6 +24,7 @@ from core.errors import NotAllowed, ResolutionConflict
 from rules.campaign_editing import campaign_delete, campaign_leave, member_remove
 from rules.engine.registry import get_ruleset
 from rules.log_export import campaign_import
+from web.plain import field_labels, plain_import_problem, plain_message
 from web.views.campaigns import _posted_options, option_fields
 
 FORMS = ("settings", "invite", "revoke", "remove", "delete")
@@ -36,10 +37,34 @@ def _referee(request: HttpRequest, campaign_id: int) -> Membership:
         raise PermissionDenied(str(error)) from None
 
 
-def _words(error: Exception) -> str:
-    if isinstance(error, ValidationError):
-        return " ".join(error.messages)
-    return str(error)
+def _words(error: Exception, labels: dict[str, str]) -> str:
+    """What went wrong, in the page's words: options named by their labels, no schema
+    wording (web.plain; the API keeps the precise messages)."""
+    said = error.messages if isinstance(error, ValidationError) else [str(error)]
+    return " ".join(plain_message(message, labels) for message in said)
+
+
+# What the referee's own list says of an invite that no longer works (campaigns.editing.
+# invite_usable words it for the person who opened it).
+def _invite_state(invite: Invite, refusal: str | None) -> str:
+    if refusal is None:
+        return ""
+    if invite.revoked_at is not None:
+        return "was revoked: it lets nobody in"
+    if invite.single_use and invite.uses >= 1:
+        return "was for one person and has been used"
+    return "has expired"
+
+
+def _hours(raw: str) -> int | None:
+    """The invite's lifetime as typed: empty for never, else a whole number of hours."""
+    if not raw:
+        return None
+    if not raw.isdigit() or not 1 <= int(raw) <= 24 * 365 * 10:
+        raise ValidationError(
+            "Expires after: a whole number of hours, from 1 (leave it empty for never)."
+        )
+    return int(raw)
 
 
 @login_required
@@ -54,7 +79,8 @@ def campaign_manage(request: HttpRequest, campaign_id: int) -> HttpResponse:
         try:
             notice = _post(request, membership, form)
         except (ValidationError, ResolutionConflict, ValueError, Invite.DoesNotExist) as error:
-            errors[form if form in FORMS else "settings"] = _words(error)
+            labels = field_labels(option_fields(ruleset, {}))
+            errors[form if form in FORMS else "settings"] = _words(error, labels)
             status = 409 if isinstance(error, ResolutionConflict) else 400
         else:
             if form == "delete":
@@ -65,7 +91,8 @@ def campaign_manage(request: HttpRequest, campaign_id: int) -> HttpResponse:
         campaign.refresh_from_db()
     people = members_of(campaign)
     invites: list[dict[str, Any]] = [
-        {"invite": invite, "refusal": invite_usable(invite)} for invite in invites_of(campaign)
+        {"invite": invite, "refusal": _invite_state(invite, invite_usable(invite))}
+        for invite in invites_of(campaign)
     ]
     context = {
         "campaign": campaign,
@@ -83,9 +110,12 @@ def _post(request: HttpRequest, membership: Membership, form: str) -> str:
     data = request.POST
     if form == "settings":
         ruleset = get_ruleset(campaign.ruleset)
+        name = str(data.get("name", "")).strip()
+        if not name:
+            raise ValidationError("The campaign needs a name: nothing was saved.")
         campaign_update(
             campaign_id=campaign.pk,
-            name=str(data.get("name", "")).strip() or campaign.name,
+            name=name,
             options=_posted_options(ruleset, data),
             actions_move_clock=data.get("actions_move_clock") == "on",
         )
@@ -95,7 +125,7 @@ def _post(request: HttpRequest, membership: Membership, form: str) -> str:
         invite = invite_create(
             campaign=campaign,
             user=request.user,
-            expires_in_hours=int(hours) if hours else None,
+            expires_in_hours=_hours(hours),
             single_use=data.get("single_use") == "on",
         )
         return f"New invite link ready: code {invite.code}."
@@ -145,7 +175,10 @@ def campaign_import_page(request: HttpRequest) -> HttpResponse:
                 data = json.loads(upload.read().decode("utf-8"))
             except (ValueError, UnicodeDecodeError):
                 raise ValidationError("That file is not a campaign download.") from None
-            campaign = campaign_import(user=request.user, data=data)
+            try:
+                campaign = campaign_import(user=request.user, data=data)
+            except ValidationError as refused:  # the API's words, said for people
+                raise ValidationError([plain_import_problem(m) for m in refused.messages]) from None
         except ValidationError as problem:
             error = " ".join(problem.messages)
             status = 400

@@ -6,6 +6,7 @@ ruleset's default. The API does the same (``PUT/DELETE campaigns/{id}/tables/{ke
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from django.contrib import messages
@@ -22,7 +23,7 @@ from rules.engine.registry import get_ruleset
 from rules.selectors import campaign_tables_view
 from rules.services import campaign_table_reset, campaign_table_set
 from web.forms import humanize
-from web.plain import plain_message
+from web.plain import plain_json_problem, plain_table_problem, strip_rulings
 
 MAX_TEXT = 500_000
 
@@ -48,13 +49,21 @@ def preview(data: Any) -> dict[str, Any]:
 
 
 def _cell(value: Any) -> str:
+    """A value as a referee reads it: yes and no, words for the rules' names, no ruling
+    ids (they are for the docs), nothing for what is not set."""
     if value is None:
         return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, dict):
-        return ", ".join(f"{humanize(str(k))}: {_cell(v)}" for k, v in value.items())
+        shown = ((humanize(str(k)), _cell(v)) for k, v in value.items())
+        return ", ".join(f"{k}: {v}" for k, v in shown if v)
     if isinstance(value, list):
         return "; ".join(_cell(v) for v in value)
-    return str(value)
+    text = str(value)
+    if re.fullmatch(r"[a-z]+(?:_[a-z0-9]+)+", text):
+        return humanize(text).lower()
+    return strip_rulings(text)
 
 
 @login_required
@@ -88,16 +97,16 @@ def campaign_tables(request: HttpRequest, campaign_id: int, key: str = "") -> Ht
             data = json.loads(text)
             ruleset.validate_table(key, data)
         except ValueError as problem:
-            problem_text = f"This is not valid JSON: {problem}"
+            problem_text = plain_json_problem(problem)
         except RuleError as problem:
-            problem_text = plain_message(str(problem))
+            problem_text = plain_table_problem(str(problem))
         else:
             shown = data
             if what == "save":
                 try:
                     campaign_table_set(campaign=campaign, key=key, data=data)
                 except RuleError as problem:
-                    problem_text = plain_message(str(problem))
+                    problem_text = plain_table_problem(str(problem))
                 else:
                     messages.success(request, f"{humanize(key)} saved.")
                     return redirect(reverse("campaign-table", args=[campaign.pk, key]))
