@@ -282,7 +282,7 @@ def test_a_units_log_tells_its_battle(skirmish, units, web, referee):
     page = client.get(reverse("character", kwargs={"character_id": units["blue"].pk}))
     html = page.content.decode()
     assert "In battle: upkeep" in html
-    assert "Recovers at its warband&#x27;s upkeep: stunned -&gt; dazed." in html
+    assert "Recovers at its warband&#x27;s upkeep: stunned to dazed." in html
 
 
 # -- the unit's sheet and card ------------------------------------------------------------------

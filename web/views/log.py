@@ -16,7 +16,19 @@ from rules.action_time import elapsed_words
 from rules.engine.registry import get_ruleset
 from rules.log import campaign_log, log_choices, log_filters
 from rules.selectors import resolution_view, verify_resolution_rolls
+from web.rulesets import ruleset_decisions
 
+# What the log holds beside the ruleset's actions (rules.undo, rules.editing): each a
+# value of the action filter (issue 29).
+BY_HAND = (
+    ("undo", "Undo"),
+    ("redo", "Redo"),
+    ("rename", "Edit: rename"),
+    ("level_up", "Edit: level up"),
+    ("correct", "Edit: correction"),
+    ("retire", "Edit: retire"),
+    ("return", "Edit: back from retirement"),
+)
 PAGE_SIZE = 50
 DAY = 24 * 60
 
@@ -89,6 +101,8 @@ def campaign_log_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
         "values": request.GET,
         "characters": characters,
         "actions": ruleset.actions,
+        "decisions": list(ruleset_decisions(ruleset.key).items()),
+        "by_hand": BY_HAND,
         "members": members,
         "error": error,
     }

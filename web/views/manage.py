@@ -18,6 +18,7 @@ from django.views.decorators.http import require_POST
 from campaigns.access import access_campaign
 from campaigns.editing import invite_revoke, invite_usable, invites_of, members_of
 from campaigns.models import Invite, Membership
+from campaigns.selectors import campaigns_of_user
 from campaigns.services import campaign_update, invite_create
 from core.cleaning import valid_id
 from core.errors import NotAllowed, ResolutionConflict
@@ -157,6 +158,23 @@ def campaign_leave_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 MAX_IMPORT_BYTES = 20 * 1024 * 1024
+NAME_LENGTH = 120
+
+
+def _named_as_copy(data: Any, taken: set[str]) -> Any:
+    """An export whose campaign name the importer already has, named "... (copy)" (or
+    "(copy 2)"...): two campaigns of one name on the home page cannot be told apart."""
+    meta = data.get("campaign") if isinstance(data, dict) else None
+    if not isinstance(meta, dict) or str(meta.get("name", "")) not in taken:
+        return data
+    name = str(meta["name"])
+    number = 1
+    while True:
+        suffix = " (copy)" if number == 1 else f" (copy {number})"
+        copy = name[: NAME_LENGTH - len(suffix)] + suffix
+        if copy not in taken:
+            return {**data, "campaign": {**meta, "name": copy}}
+        number += 1
 
 
 @login_required
@@ -175,6 +193,7 @@ def campaign_import_page(request: HttpRequest) -> HttpResponse:
                 data = json.loads(upload.read().decode("utf-8"))
             except (ValueError, UnicodeDecodeError):
                 raise ValidationError("That file is not a campaign download.") from None
+            data = _named_as_copy(data, {m.campaign.name for m in campaigns_of_user(request.user)})
             try:
                 campaign = campaign_import(user=request.user, data=data)
             except ValidationError as refused:  # the API's words, said for people

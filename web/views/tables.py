@@ -66,6 +66,13 @@ def _cell(value: Any) -> str:
     return strip_rulings(text)
 
 
+def _without_rows(data: Any) -> bool:
+    """A table nothing can come up on: no entries, or (dice and rows) no rows."""
+    if isinstance(data, dict) and isinstance(data.get("rows"), list):
+        return not data["rows"]
+    return not data
+
+
 @login_required
 def campaign_tables(request: HttpRequest, campaign_id: int, key: str = "") -> HttpResponse:
     try:
@@ -121,5 +128,6 @@ def campaign_tables(request: HttpRequest, campaign_id: int, key: str = "") -> Ht
         "error": problem_text,
         "preview": preview(shown),
         "previewing": request.method == "POST" and not problem_text,
+        "empty": _without_rows(shown),
     }
     return render(request, "campaigns/tables.html", context, status=status)
