@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 import pytest
 from django.core.management import call_command
@@ -156,3 +157,19 @@ def test_the_download_is_named_after_the_campaign_and_the_import_is_a_copy(
     page.get_by_role("button", name="Import").click()
     expect(page.locator("h1")).to_contain_text("Harrow Keep (copy)")
     assert Campaign.objects.filter(name="Harrow Keep (copy)").count() == 1
+
+
+def test_phases_are_picked_from_a_list(new_page, referee):
+    page = new_page()
+    log_in(page, "referee")
+    page.goto("/campaigns/new/")
+    page.get_by_role("radio", name=re.compile("^Warband")).check()
+    page.get_by_label("Campaign name").fill("Bridge")
+    phases = page.get_by_role("listbox", name="Phases")
+    expect(phases.locator("option:checked")).to_have_count(5)
+    phases.select_option(["upkeep", "move", "melee", "end"])
+    page.get_by_label("More phases, before the last one").fill("shoot")
+    page.get_by_role("button", name="Create campaign").click()
+    page.wait_for_url("**/campaigns/*/")
+    campaign = Campaign.objects.get(name="Bridge")
+    assert campaign.options["phases"] == ["upkeep", "move", "melee", "shoot", "end"]
