@@ -286,6 +286,13 @@ def test_bad_input_everywhere_is_said_in_plain_words(demo):
                 for what in ("preview", "save"):
                     posted = referee.post(url, {"data": text, "do": what})
                     assert_plain(posted, f"table {table['key']} {what} {text!r}")
+            # the row editor: empty rows, words in every cell, a JSON cell that is not
+            for cell in ("", "lots", "{"):
+                cells = {f"row-{i}-{c}": cell for i in range(2) for c in ("min", "max", "effect")}
+                for what in ("preview", "save", "add", "up-1", "remove-0"):
+                    data = {"editor": "rows", "rows": "2", "do": what, **cells}
+                    posted = referee.post(url, data)
+                    assert_plain(posted, f"table {table['key']} rows {what} {cell!r}")
         # the log's address written by hand
         log = reverse("campaign-log", args=[campaign.pk])
         for query in (

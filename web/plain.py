@@ -133,6 +133,8 @@ def _one(path: str, message: str, labels: Mapping[str, str]) -> str:
         return f"{what}: fill in one of its choices (an amount or dice, say), not none or both"
     if "has non-unique elements" in message:
         return f"{what} lists the same thing twice"
+    if message.startswith("'' ") or message.startswith('"" '):  # an empty text
+        return f"{what} cannot be empty"
     if _FEW.search(message):
         return f"{what}: fill in at least one of its boxes" if label else "Fill in at least one box"
     if match := _SHORT.match(message):

@@ -173,3 +173,38 @@ def test_phases_are_picked_from_a_list(new_page, referee):
     page.wait_for_url("**/campaigns/*/")
     campaign = Campaign.objects.get(name="Bridge")
     assert campaign.options["phases"] == ["upkeep", "move", "melee", "shoot", "end"]
+
+
+def test_a_table_is_edited_row_by_row(new_page, referee, player):
+    """Issue 29, item 5: a row editor per table (add, remove, reorder; a field per
+    column), the JSON as the advanced view."""
+    campaign, _ = _party(referee, player, "warband", ("Vessa", {"warband": "Red Hand"}))
+    page = new_page()
+    log_in(page, "referee")
+    page.goto(f"/campaigns/{campaign.pk}/tables/scars/")
+    expect(page.get_by_text("Advanced: the table as JSON")).to_be_visible()
+    page.get_by_label("Dice", exact=True).fill("1d2")
+    page.get_by_role("button", name="Add a row").click()
+    page.get_by_role("button", name="Add a row").click()
+    for row, (low, high, scar) in ((1, ("2", "2", "Limp")), (2, ("1", "1", "Scarred face"))):
+        page.get_by_label(f"Row {row}, Min").fill(low)
+        page.get_by_label(f"Row {row}, Max").fill(high)
+        page.get_by_label(f"Row {row}, Scar").fill(scar)
+    page.get_by_role("button", name="Up: row 2").click()
+    expect(page.get_by_label("Row 1, Scar")).to_have_value("Scarred face")
+    page.get_by_role("button", name="Add a row").click()
+    page.get_by_label("Row 3, Min").fill("lots")
+    page.get_by_role("button", name="Check and preview").first.click()
+    expect(page.get_by_role("alert")).to_have_text("Row 3, min: write a whole number.")
+    page.get_by_role("button", name="Remove row 3").click()
+    expect(page.get_by_label("Row 3, Min")).to_have_count(0)
+    page.get_by_role("button", name="Save", exact=True).first.click()
+    expect(page.locator(".flash")).to_contain_text("saved")
+    assert CampaignTable.objects.get(campaign=campaign, key="scars").data == {
+        "dice": "1d2",
+        "rows": [
+            {"min": 1, "max": 1, "scar": "Scarred face"},
+            {"min": 2, "max": 2, "scar": "Limp"},
+        ],
+    }
+    expect(page.get_by_label("Row 2, Scar")).to_have_value("Limp")

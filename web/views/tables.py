@@ -1,6 +1,7 @@
 """The ruleset tables in the browser (issue 13): the referee edits the campaign's copy of
-a table (critical injuries, diseases, scars...) as JSON, previews it as a table, checked by
-the ruleset (``Ruleset.validate_table``) before anything is saved; or returns to the
+a table (critical injuries, diseases, scars...) row by row (web.table_editor, issue 29),
+or as JSON (the advanced view), previews it as a table, checked by the ruleset
+(``Ruleset.validate_table``) before anything is saved; or returns to the
 ruleset's default. The API does the same (``PUT/DELETE campaigns/{id}/tables/{key}/``)."""
 
 from __future__ import annotations
@@ -24,6 +25,14 @@ from rules.selectors import campaign_tables_view
 from rules.services import campaign_table_reset, campaign_table_set
 from web.forms import humanize
 from web.plain import plain_json_problem, plain_table_problem, strip_rulings
+from web.table_editor import (
+    CellProblem,
+    edited,
+    posted_rows,
+    rows_of,
+    shape_of,
+    table_data,
+)
 
 MAX_TEXT = 500_000
 
@@ -89,26 +98,49 @@ def campaign_tables(request: HttpRequest, campaign_id: int, key: str = "") -> Ht
     if key not in by_key:
         raise Http404("no such table")
     table = by_key[key]
+    shape = shape_of(ruleset.table_schema(key))
+    heads, rows = rows_of(shape, table["data"]) if shape is not None else ({}, [])
     text = json.dumps(table["data"], indent=2, ensure_ascii=False)
     problem_text = ""
     shown = table["data"]
     status = 200
+    by_rows = shape is not None and request.POST.get("editor") == "rows"
+    previewing = False
     if request.method == "POST":
-        what = request.POST.get("do", "preview")
+        what = str(request.POST.get("do", "preview"))
         if what == "reset":
             campaign_table_reset(campaign=campaign, key=key)
             messages.success(request, f"{humanize(key)}: back to the ruleset's own table.")
             return redirect(reverse("campaign-table", args=[campaign.pk, key]))
-        text = str(request.POST.get("data", ""))[:MAX_TEXT]
-        try:
-            data = json.loads(text)
-            ruleset.validate_table(key, data)
-        except ValueError as problem:
-            problem_text = plain_json_problem(problem)
-        except RuleError as problem:
-            problem_text = plain_table_problem(str(problem))
+        data: Any = None
+        if by_rows and shape is not None:
+            heads, rows = posted_rows(shape, request.POST)
+            if what not in {"preview", "save"}:  # add, remove or move a row: not checked yet
+                rows = edited(rows, shape, what)
+            else:
+                try:
+                    data = table_data(shape, heads, rows)
+                    ruleset.validate_table(key, data)
+                except CellProblem as problem:
+                    problem_text = str(problem)
+                except RuleError as problem:
+                    problem_text = plain_table_problem(str(problem))
+                else:
+                    text = json.dumps(data, indent=2, ensure_ascii=False)
         else:
-            shown = data
+            text = str(request.POST.get("data", ""))[:MAX_TEXT]
+            try:
+                data = json.loads(text)
+                ruleset.validate_table(key, data)
+            except ValueError as problem:
+                problem_text = plain_json_problem(problem)
+            except RuleError as problem:
+                problem_text = plain_table_problem(str(problem))
+            else:
+                if shape is not None:
+                    heads, rows = rows_of(shape, data)
+        if data is not None and not problem_text:
+            shown, previewing = data, True
             if what == "save":
                 try:
                     campaign_table_set(campaign=campaign, key=key, data=data)
@@ -126,8 +158,13 @@ def campaign_tables(request: HttpRequest, campaign_id: int, key: str = "") -> Ht
         "edited": table["edited"],
         "text": text,
         "error": problem_text,
+        "rows_error": problem_text if by_rows else "",
+        "json_error": "" if by_rows else problem_text,
+        "shape": shape,
+        "heads": [(c, heads.get(c.key, "")) for c in shape.heads] if shape else [],
+        "rows": [[(c, row.get(c.key, "")) for c in shape.columns] for row in rows] if shape else [],
         "preview": preview(shown),
-        "previewing": request.method == "POST" and not problem_text,
+        "previewing": previewing and not problem_text,
         "empty": _without_rows(shown),
     }
     return render(request, "campaigns/tables.html", context, status=status)
