@@ -24,6 +24,7 @@ urlpatterns = [
     path("campaigns/<int:campaign_id>/invites/", campaign_views.invite_new, name="invite-new"),
     path("campaigns/<int:campaign_id>/party/", party_views.party_page, name="party"),
     path("campaigns/<int:campaign_id>/log/", log_views.campaign_log_page, name="campaign-log"),
+    path("campaigns/<int:campaign_id>/dice/", log_views.campaign_dice_page, name="campaign-dice"),
     path(
         "campaigns/<int:campaign_id>/tables/", table_views.campaign_tables, name="campaign-tables"
     ),

@@ -245,7 +245,8 @@ def test_after_the_battle_the_board_offers_recovery_and_scars(skirmish, units, w
 def test_a_warband_campaign_is_created_from_the_page_with_its_phases(web, referee):
     client = web(referee)
     form = client.get(reverse("campaign-options"), {"ruleset": "warband"}).content.decode()
-    assert 'value="upkeep, move, ranged, melee, end"' in form
+    for phase in ("upkeep", "move", "ranged", "melee", "end"):  # picked, not typed (issue 29)
+        assert f'<option value="{phase}" selected>' in form
     response = client.post(
         reverse("campaign-new"),
         {
@@ -283,7 +284,7 @@ def test_a_units_log_tells_its_battle(skirmish, units, web, referee):
     page = client.get(reverse("character", kwargs={"character_id": units["blue"].pk}))
     html = page.content.decode()
     assert "In battle: upkeep" in html
-    assert "Recovers at its warband&#x27;s upkeep: stunned -&gt; dazed." in html
+    assert "Recovers at its warband&#x27;s upkeep: stunned to dazed." in html
 
 
 # -- the unit's sheet and card ------------------------------------------------------------------

@@ -29,17 +29,32 @@ def test_every_option_gets_a_control_from_the_options_schema_and_reads_back():
             assert "Default:" in control.help
         posted = QueryDict(mutable=True)
         for control in fields:
-            if control.kind != "checkbox" or control.value:
+            if control.kind == "multiselect":  # the options chosen, as a browser posts them
+                posted.setlist(control.name, list(control.value))
+            elif control.kind != "checkbox" or control.value:
                 posted[control.name] = "on" if control.kind == "checkbox" else control.value
         assert ruleset.check_options(parse_params(fields, posted)) == dict(ruleset.options)
 
 
-def test_a_list_option_is_words_separated_by_commas():
+def test_a_set_of_known_words_is_picked_in_a_multi_select():
+    """Issue 29: a warband turn's phases are picked (a multi-select in their order), with
+    more typed beside, placed before the last; words with commas are read too."""
     warband = get_ruleset("warband")
     (phases,) = [f for f in option_fields(warband) if f.key == "phases"]
-    assert phases.kind == "list"
+    assert phases.kind == "multiselect"
+    assert [value for value, _ in phases.choices] == ["upkeep", "move", "ranged", "melee", "end"]
+    picked = QueryDict("opt.phases=upkeep&opt.phases=melee&opt.phases=end&opt.phases.more=shoot")
+    assert parse_params([phases], picked) == {"phases": ["upkeep", "melee", "shoot", "end"]}
     posted = QueryDict("opt.phases=upkeep,+shoot+,end")
     assert parse_params([phases], posted) == {"phases": ["upkeep", "shoot", "end"]}
+    # a phase of the campaign's own stays among the choices, in its place
+    (own,) = [
+        f
+        for f in option_fields(warband, {"phases": ["upkeep", "shoot", "end"]})
+        if f.key == "phases"
+    ]
+    assert [v for v, _ in own.choices] == ["upkeep", "move", "ranged", "melee", "shoot", "end"]
+    assert own.value == ["upkeep", "shoot", "end"]
 
 
 def test_htmx_requests_are_told_apart_by_django_htmx_alone():

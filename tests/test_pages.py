@@ -366,7 +366,7 @@ def test_an_action_by_htmx_answers_the_fresh_live_fragment(web, aldo, referee):
     body = response.content.decode()
     assert body.startswith('<div id="live"')
     assert "Hit points: 6 of a possible 12" in body
-    assert "Aldo: Takes 4 damage: 4 absorbed by hp (10 -&gt; 6), no overflow" in body
+    assert "Aldo: Takes 4 damage: 4 absorbed by hp (from 10 to 6), no overflow" in body
     assert "?v=2.0" in body
 
 
@@ -413,7 +413,8 @@ def test_a_stale_version_is_a_conflict(web, aldo, referee):
         **HTMX,
     )
     assert response.status_code == 409
-    assert "Aldo is at version 1, not 7: reload the sheet and try again." in text(response)
+    said = "Aldo has changed since this page was loaded: it shows them as they are now; try again."
+    assert said in text(response)  # the API says "at version 1, not 7" (issue 29)
 
 
 def test_a_player_cannot_take_a_referee_action(web, aldo, player):
@@ -970,3 +971,23 @@ def test_condition_monitor_heal_offers_the_lines_the_boxes_hold(web, ines, refer
         ("/", "Forward slash / (in 3 boxes)"),
         ("\\", "Back slash \\ (in 3 boxes)"),
     ]
+
+
+def test_verify_the_dice_recomputes_every_roll_on_the_server(web, campaign, aldo, referee, player):
+    """Issue 29: "Verify the dice" on the dashboard, not a script to run: the server rolls
+    the log's dice again from the campaign's seed and says whether each matches."""
+    rolled = resolution_create_action(
+        character_id=aldo.pk, actor=referee, by_referee=True, action="long_rest", params={}
+    )
+    assert rolled.dice_counter_end > rolled.dice_counter_start
+    dashboard = web(player).get(reverse("campaign", args=[campaign.pk])).content.decode()
+    assert reverse("campaign-dice", args=[campaign.pk]) in dashboard
+    assert "verify_dice" not in dashboard
+    url = reverse("campaign-dice", args=[campaign.pk])
+    for person in (referee, player):
+        page = web(person).get(url)
+        assert page.status_code == 200
+        assert "Every die on this page matches." in text(page)
+    changed = [{**rolled.rolls[0], "dice": [7 if d != 7 else 1 for d in rolled.rolls[0]["dice"]]}]
+    Resolution.objects.filter(pk=rolled.pk).update(rolls=changed + rolled.rolls[1:])
+    assert "the log was changed after the roll" in text(web(player).get(url))

@@ -15,44 +15,59 @@ impossible scores.
 from __future__ import annotations
 
 import io
+import json
 import re
 from html.parser import HTMLParser
 from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Invite
 from characters.models import Character
-from rules.engine.registry import get_ruleset
+from rules.engine.registry import get_ruleset, ruleset_keys
+from rules.play.selectors import campaign_tables_view
 from web.forms import PREFIX, FormField, schema_fields
 from web.plain import RAW_SCHEMA_WORDS, RULING_ID, plain_message, strip_rulings
 
 pytestmark = pytest.mark.django_db
 
 SNAKE = re.compile(r"\b[a-z]+_[a-z_]+\b")
+# What a program says, never a page (issue 29): Python's errors, JSON Schema's wording
+# beyond web.plain.RAW_SCHEMA_WORDS, versions of a record, the code's files.
+DEVELOPER_WORDS = re.compile(
+    r"invalid literal|Expecting value|\b[A-Z][A-Za-z]*Error\b|version \d+, not \d+|"
+    r"is not valid under|does not match|was unexpected|required property|"
+    r"\bunknown ruleset\b|\bCode: |\b(?:rules|scripts|tests|web)/[\w/]*\.py\b|"
+    r"\w+\.py\b|: (?:True|False|None)\b|s's\b|\.: |\(\S+ -> \S+\)|is not allowed here|"
+    r"at least one of [a-z]|'s id\b|\bUnticked\b"
+)
 SHOWN_ATTRIBUTES = {"title", "aria-label", "placeholder", "alt", "hx-confirm", "data-confirm"}
 
 
 class _Words(HTMLParser):
     """What a person reads: text outside script and style, and the attributes shown.
-    Text in <code> (a file to run, a seed) is quoted on purpose and left out."""
+    Text in <code> (a file to run, a seed) is quoted on purpose and left out, unless
+    ``code``; a <textarea> holds what the person writes (a table as JSON), not words
+    said to them."""
 
-    def __init__(self) -> None:
+    def __init__(self, code: bool = False) -> None:
         super().__init__()
         self.parts: list[str] = []
         self._skip = 0
+        self._hidden = {"script", "style", "textarea"} | (set() if code else {"code"})
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in {"script", "style", "code"}:
+        if tag in self._hidden:
             self._skip += 1
         self.parts.extend(value for name, value in attrs if name in SHOWN_ATTRIBUTES and value)
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in {"script", "style", "code"}:
+        if tag in self._hidden:
             self._skip -= 1
 
     def handle_data(self, data: str) -> None:
@@ -60,8 +75,9 @@ class _Words(HTMLParser):
             self.parts.append(data)
 
 
-def words(html: str) -> str:
-    parser = _Words()
+def words(html: str, code: bool = False) -> str:
+    """The page's words; with ``code``, the quoted code too (files named to run)."""
+    parser = _Words(code)
     parser.feed(html)
     return re.sub(r"\s+", " ", " ".join(parser.parts))
 
@@ -75,6 +91,21 @@ def assert_plain(response: Any, where: str) -> None:
         assert raw not in shown, f"{where}: {raw!r} in {shown[:3000]}"
     snake = SNAKE.findall(shown)
     assert not snake, f"{where}: internal names {snake}"
+    assert_no_developer_words(response, where)
+
+
+# The rules help pages are documentation (rulings by their ids, changes drawn "3 -> 0"),
+# but not for developers: no code files, no tests to run.
+DEVELOPER_NOTES = re.compile(r"\bCode: |\bTests: |\w+\.py\b|\w+\.csv\b")
+
+
+def assert_no_developer_words(
+    response: Any, where: str, shapes: re.Pattern[str] = DEVELOPER_WORDS
+) -> None:
+    """No Python error, schema wording, record version or code file, quoted or not."""
+    shown = words(response.content.decode(), code=True)
+    found = [m.group(0) for m in shapes.finditer(shown)]
+    assert not found, f"{where}: {found} in {shown[:3000]}"
 
 
 @pytest.fixture
@@ -194,6 +225,103 @@ def test_no_page_of_the_demo_shows_a_ruling_id_or_schema_wording(demo):
         bad = {f"opt.{key}": "lots" for key in ruleset.options}
         posted = referee.post(reverse("campaign-new"), {"ruleset": ruleset_key, "name": "", **bad})
         assert_plain(posted, f"new campaign {ruleset_key}")
+
+
+def _upload(content: str) -> SimpleUploadedFile:
+    return SimpleUploadedFile("campaign.json", content.encode(), content_type="application/json")
+
+
+def test_bad_input_everywhere_is_said_in_plain_words(demo):
+    """Issue 29: import, settings, tables, the log's address, the odds of every action,
+    the dice check and the rules pages, each with what a person can get wrong."""
+    referee = demo["referee"]
+    # import: no file, not JSON, not an export, another version, an unknown ruleset,
+    # a damaged sheet, a damaged row
+    campaign = Campaign.objects.get(ruleset="hit_dice")
+    export = referee.get(reverse("api-campaign-export", args=[campaign.pk])).json()
+    sheet = dict(export["characters"][0]["sheet"], hp=-50, state="flying")
+    damaged_sheet = {**export, "characters": [{**export["characters"][0], "sheet": sheet}]}
+    unknown = {**export, "campaign": {**export["campaign"], "ruleset": "nope"}}
+    missing = {**export, "characters": [{"name": "Zed"}]}
+    for label, content in (
+        ("not JSON", ""),
+        ("not an export", "[1, 2]"),
+        ("another version", json.dumps({**export, "version": 12})),
+        ("unknown ruleset", json.dumps(unknown)),
+        ("damaged sheet", json.dumps(damaged_sheet)),
+        ("damaged row", json.dumps(missing)),
+    ):
+        posted = referee.post(reverse("campaign-import"), {"export": _upload(content)})
+        assert posted.status_code == 400, label
+        assert_plain(posted, f"import, {label}")
+    assert_plain(referee.post(reverse("campaign-import"), {}), "import without a file")
+    for campaign in Campaign.objects.order_by("pk"):
+        ruleset = get_ruleset(campaign.ruleset)
+        manage = reverse("campaign-manage", args=[campaign.pk])
+        # settings: every option far too small, then words where numbers go
+        for bad in ("-5", "lots", "1000000000"):
+            options = {f"opt.{key}": bad for key in ruleset.options}
+            posted = referee.post(manage, {"form": "settings", "name": campaign.name, **options})
+            assert_plain(posted, f"settings {ruleset.key} {bad}")
+        for hours in ("abc", "-3", "1e9"):
+            posted = referee.post(manage, {"form": "invite", "expires_in_hours": hours})
+            assert_plain(posted, f"invite expiring after {hours!r} hours")
+        for form in ("revoke", "remove"):
+            posted = referee.post(manage, {"form": form, "invite": "x", "user": "x"})
+            assert_plain(posted, f"{form} nobody")
+        assert_plain(referee.post(manage, {"form": "delete", "confirm": "no"}), "delete, no")
+        revoked = Invite.objects.filter(campaign=campaign).first()
+        if revoked is not None:
+            referee.post(manage, {"form": "revoke", "invite": str(revoked.pk)})
+        settings_page = referee.get(manage)
+        assert_plain(settings_page, f"settings {ruleset.key} with a revoked invite")
+        # the referee's own list says what became of a link, not what to ask the referee
+        assert "Ask your referee" not in words(settings_page.content.decode())
+        # tables: not JSON, the wrong shape, rows with missing and unknown columns
+        for table in campaign_tables_view(campaign):
+            url = reverse("campaign-table", args=[campaign.pk, table["key"]])
+            assert_plain(referee.get(url), f"table {table['key']}")
+            rows = [{"nonsense": 1}, {"roll": "lots"}]
+            for text in ("", "{", "[]", "12", json.dumps(rows), json.dumps({"rows": rows})):
+                for what in ("preview", "save"):
+                    posted = referee.post(url, {"data": text, "do": what})
+                    assert_plain(posted, f"table {table['key']} {what} {text!r}")
+            # the row editor: empty rows, words in every cell, a JSON cell that is not
+            for cell in ("", "lots", "{"):
+                cells = {f"row-{i}-{c}": cell for i in range(2) for c in ("min", "max", "effect")}
+                for what in ("preview", "save", "add", "up-1", "remove-0"):
+                    data = {"editor": "rows", "rows": "2", "do": what, **cells}
+                    posted = referee.post(url, data)
+                    assert_plain(posted, f"table {table['key']} rows {what} {cell!r}")
+        # the log's address written by hand
+        log = reverse("campaign-log", args=[campaign.pk])
+        for query in (
+            {"character": "abc"},
+            {"who": "someone"},
+            {"q": "x" * 300},
+            {"roll": "\x00"},
+            {"from_day": "abc"},
+            {"to_day": "0"},
+        ):
+            for who, client in demo.items():
+                assert_plain(client.get(log, query), f"{who} log {query}")
+        for who, client in demo.items():
+            assert_plain(client.get(reverse("campaign-dice", args=[campaign.pk])), f"{who} dice")
+        # the odds of every action, with nothing and with too much filled in
+        for character in Character.objects.filter(campaign=campaign).order_by("pk")[:1]:
+            for spec in ruleset.actions:
+                url = reverse("character-odds", args=[character.pk, spec.key])
+                fields = schema_fields(
+                    spec.params, ruleset=ruleset.key, sheet=ruleset.public_sheet(character.sheet)
+                )
+                for data in [*_bad_posts(fields), _plausible(fields)]:
+                    odds = referee.post(url, data, HTTP_HX_REQUEST="true")
+                    assert_plain(odds, f"odds {ruleset.key} {spec.key} {data}")
+    # the rules pages keep their rulings, not the developers' notes
+    for key in ruleset_keys():
+        page = demo["player1"].get(reverse("rules-help", args=[key]))
+        assert_no_developer_words(page, f"rules {key}", DEVELOPER_NOTES)
+        assert f"(<code>{key}</code>)" not in page.content.decode(), key
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ text lives here; whether the params make sense is the ruleset's decision
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,7 +40,8 @@ class FormField:
     key: str
     name: str  # the HTML name, PREFIX + dotted path
     label: str
-    kind: str  # number, checkbox, tristate, select, text, textarea, list, group, pairs, json
+    # number, checkbox, tristate, select, multiselect, text, textarea, list, group, pairs, json
+    kind: str
     required: bool = False
     help: str = ""
     minimum: int | float | None = None
@@ -125,6 +127,9 @@ def build_field(
         else:  # no default: "leave it to the rules" must stay possible
             base.kind = "tristate"
             base.value = "" if current is None else _text(current)
+            # a Yes/No select, not a box: its help says Yes and No (issue 29)
+            base.help = re.sub(r"\bUnticked\b", "No", base.help)
+            base.help = re.sub(r"\bTicked\b", "Yes", base.help)
         return base
     if types == ["string"]:
         base.max_length = schema.get("maxLength")
@@ -132,8 +137,17 @@ def build_field(
         base.value = _text(current)
         return base
     items = schema.get("items")
-    if types == ["array"] and isinstance(items, Mapping) and _types(items) == ["string"]:
-        base.kind = "list"  # words separated by commas (a warband turn's phases)
+    strings = types == ["array"] and isinstance(items, Mapping) and _types(items) == ["string"]
+    if strings and isinstance(default, list) and schema.get("uniqueItems"):
+        # a set of words with a known list (a warband turn's phases): picked, not typed;
+        # the options keep their order, so the picks come back in it (issue 29)
+        chosen = [str(v) for v in current] if isinstance(current, list) else []
+        base.kind = "multiselect"
+        base.choices = [(v, humanize(v)) for v in _merged(chosen, [str(d) for d in default])]
+        base.value = chosen
+        return base
+    if strings:
+        base.kind = "list"  # words separated by commas
         base.value = ", ".join(map(str, current)) if isinstance(current, list) else _text(current)
         return base
     if types == ["object"]:
@@ -174,6 +188,18 @@ def build_field(
     return base
 
 
+def _merged(chosen: list[str], known: list[str]) -> list[str]:
+    """The chosen words in their order, with each known one not chosen put back after
+    the known word before it (a phase left out returns to its place)."""
+    merged = list(chosen)
+    for index, word in enumerate(known):
+        if word in merged:
+            continue
+        before = [k for k in known[:index] if k in merged]
+        merged.insert(merged.index(before[-1]) + 1 if before else 0, word)
+    return merged
+
+
 def schema_fields(
     schema: Mapping[str, Any],
     *,
@@ -205,6 +231,8 @@ def schema_fields(
             value=given.get(key),
             choices=choices or None,
         )
+        if source is not None:  # picked from the sheet: the schema's note is for programs
+            control.help = "" if choices else f"No {control.label.lower()} on the sheet to pick."
         if defaults is not None:
             control.help = ""
             if key in defaults:
@@ -232,6 +260,13 @@ class _Posted(forms.Widget):
         if self.control.kind == "pairs":
             names, numbers = data.getlist(name + ".key"), data.getlist(name + ".value")
             return list(zip(names, numbers, strict=False))
+        if self.control.kind == "multiselect":
+            # the picks, in the options' order (a client may send them as words with
+            # commas too), then the ones typed in beside, before the last pick
+            picked = [w.strip() for v in data.getlist(name) for w in str(v).split(",")]
+            picked = [w for w in picked if w]
+            more = [w.strip() for w in str(data.get(name + ".more", "")).split(",") if w.strip()]
+            return [*picked[:-1], *more, *picked[-1:]] if more else picked
         return data.get(name)
 
 
@@ -258,6 +293,8 @@ class ControlField(forms.Field):
                     raise forms.ValidationError(f"{control.label}: give a name for {number}")
                 pairs[pair_name] = _number(control, number)
             return pairs if pairs or control.required else ABSENT
+        if control.kind == "multiselect":
+            return list(value)
         if value is None:
             return ABSENT
         raw = str(value).strip()
@@ -356,6 +393,8 @@ def posted_values(fields: list[FormField], data: QueryDict) -> dict[str, Any]:
             values[field_.key] = {
                 k.strip(): v.strip() for k, v in zip(names, numbers, strict=False) if k.strip()
             }
+        elif field_.kind == "multiselect":
+            values[field_.key] = _Posted(field_).value_from_datadict(data, None, field_.name)
         elif data.get(field_.name) not in (None, ""):
             values[field_.key] = data.get(field_.name)
     return values

@@ -41,6 +41,28 @@ _LONG = re.compile(r"^(?P<value>.+?) (?:is too long|is expected to be empty)$")
 _EXTRA = re.compile(r"^Additional properties are not allowed")
 _FEW = re.compile(r"does not have enough properties|should be non-empty$")
 
+# Sentences the engine and services write for programs, said again for people (issue
+# 29): a stale version, a change written "hp (11 -> 2)" (said "hp (from 11 to 2)"), a
+# possessive after an s, a label's full stop before its value.
+_REWRITES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(r"^(?P<who>.+?) is at version \d+, not \d+\b.*$", re.DOTALL),
+        r"\g<who> has changed since this page was loaded: it shows them as they are now; "
+        "try again.",
+    ),
+    (re.compile(r"\((?P<old>[^()\s]+) -> (?P<new>[^()\s]+)\)"), r"(from \g<old> to \g<new>)"),
+    (re.compile(r"(?<=\S) -> (?=\S)"), " to "),
+    (re.compile(r"(?<=\ws)'s\b"), "'"),
+    (re.compile(r"\.: "), ": "),
+)
+
+
+def _rewrite(message: str) -> str:
+    for pattern, replacement in _REWRITES:
+        message = pattern.sub(replacement, message)
+    return message
+
+
 # Raw JSON Schema wording that must never reach a page (tests look for these).
 RAW_SCHEMA_WORDS = (
     "is a required property",
@@ -103,8 +125,18 @@ def _one(path: str, message: str, labels: Mapping[str, str]) -> str:
         return f"{what} must be one of: {listed}" if listed else f"{what} is not allowed"
     if _EXTRA.match(message):
         return "The form sent something the rules do not know; reload the page"
+    if "does not match" in message:
+        if "d[1-9]" in message or "dice" in what.lower():
+            return f"{what}: write the dice like 2d6, d20 or 1d8+1"
+        return f"{what}: use plain letters, without spaces or signs"
+    if "is not valid under any of the given schemas" in message or "is valid under each" in message:
+        return f"{what}: fill in one of its choices (an amount or dice, say), not none or both"
+    if "has non-unique elements" in message:
+        return f"{what} lists the same thing twice"
+    if message.startswith("'' ") or message.startswith('"" '):  # an empty text
+        return f"{what} cannot be empty"
     if _FEW.search(message):
-        return f"Fill in at least one of {what.lower()}" if label else "Fill in at least one field"
+        return f"{what}: fill in at least one of its boxes" if label else "Fill in at least one box"
     if match := _SHORT.match(message):
         return f"{what} cannot be empty"
     if match := _LONG.match(message):
@@ -129,7 +161,7 @@ def plain_message(message: str, labels: Mapping[str, str] | None = None) -> str:
     if match:
         items = [i for i in match["rest"].split("; ") if i]
         return " ".join(_sentence(_one(*_split_item(item), labels)) for item in items)
-    message = strip_rulings(message)
+    message = _rewrite(strip_rulings(message))
     message = _SNAKE.sub(lambda m: labels.get(m.group(0), m.group(0).replace("_", " ")), message)
     return _sentence(message)
 
@@ -141,3 +173,84 @@ def field_labels(fields: Iterable[Any]) -> dict[str, str]:
         labels[field.key] = field.label
         labels.update(field_labels(getattr(field, "children", ())))
     return labels
+
+
+_NOTHING_IMPORTED = " Nothing was imported."
+
+
+def plain_import_problem(message: str) -> str:
+    """Why a campaign file was refused (rules.logbook.export.campaign_import's messages, which
+    the API keeps), as the import page says it (issue 29)."""
+    message = str(message).strip()
+    if message.startswith("this is not a Sawbones campaign export"):
+        return "That file is not a campaign downloaded from Sawbones." + _NOTHING_IMPORTED
+    if re.match(r"this export is of version", message):
+        return (
+            "That file was downloaded from another version of Sawbones, which this one "
+            "cannot read." + _NOTHING_IMPORTED
+        )
+    if message.startswith("unknown ruleset"):
+        return "That campaign plays by rules this Sawbones does not have." + _NOTHING_IMPORTED
+    if message.startswith("at most "):
+        return "That campaign is too large to import at once." + _NOTHING_IMPORTED
+    if match := re.match(r"^invalid (sheet|[\w ]*table): (?P<rest>.*)$", message, re.DOTALL):
+        where = "A character's sheet" if match.group(1) == "sheet" else "A table"
+        said = plain_message(message)
+        return f"{where} in that file does not fit the rules: {said}{_NOTHING_IMPORTED}"
+    return (
+        "That file is damaged: part of it is missing or was changed after it was "
+        "downloaded." + _NOTHING_IMPORTED
+    )
+
+
+_TABLE = re.compile(r"^invalid (?P<table>[\w ]*?table): (?P<rest>.*)$", re.DOTALL)
+_UNEXPECTED = re.compile(r"'(?P<key>[^']+)' (?:was|were) unexpected")
+_SHOWN_PROBLEMS = 5
+
+
+def _table_item(item: str) -> str:
+    head, sep, rest = item.partition(": ")
+    path, message = (head, rest) if sep and re.fullmatch(r"[\w.]+", head) else ("", item)
+    parts = path.split(".") if path else []
+    rows = [int(p) for p in parts if p.isdigit()]
+    names = [p for p in parts if not p.isdigit() and p != "rows"]
+    where = f"Row {rows[0] + 1}" if rows else "The table"
+    column = humanize(names[-1]) if names else ""
+    if match := _REQUIRED.match(message):
+        return f"{where} needs {humanize(match['key']).lower()}"
+    if _EXTRA.match(message):
+        extra = ", ".join(humanize(k).lower() for k in _UNEXPECTED.findall(message))
+        return f"{where} has something this table does not have: {extra or 'an extra column'}"
+    if (match := _TYPE.match(message)) and not column:
+        if "array" in match["types"]:
+            return f"{where} must be a list of rows, between [ and ]"
+        if "object" in match["types"]:
+            return f"{where} must be written between {{ and }}, each entry with its name"
+    said = _one(names[-1] if names else "", message, {})
+    return f"{where}, {said[:1].lower()}{said[1:]}" if column else f"{where}: {said.lower()}"
+
+
+def plain_table_problem(message: str) -> str:
+    """Why a table was refused (Ruleset.validate_table's JSON Schema messages, which the
+    API keeps), in words: by row and column, at most a few at a time (issue 29)."""
+    message = str(message).strip()
+    match = _TABLE.match(message)
+    if not match:
+        return plain_message(message)
+    said = list(dict.fromkeys(_sentence(_table_item(i)) for i in match["rest"].split("; ") if i))
+    more = len(said) - _SHOWN_PROBLEMS
+    shown = " ".join(said[:_SHOWN_PROBLEMS])
+    return shown + (f" And {more} more like these." if more > 0 else "")
+
+
+def plain_json_problem(error: ValueError) -> str:
+    """Text that is not JSON, said with where it goes wrong (not Python's message)."""
+    line, column = getattr(error, "lineno", None), getattr(error, "colno", None)
+    if getattr(error, "doc", None) is not None and not str(getattr(error, "doc", "")).strip():
+        return "The table is empty: write its rows, or go back to the ruleset's table."
+    if line is not None:
+        return (
+            f"The table is not written correctly near line {line}, column {column}: "
+            "check the commas, quotes and brackets there."
+        )
+    return "The table is not written correctly: check its commas, quotes and brackets."

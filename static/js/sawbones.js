@@ -25,6 +25,10 @@
  *   polls and holds no stream, and asks again as soon as it is shown.
  * - A button with data-confirm (a lethal or irreversible action, a choice to die) asks
  *   its question first; "Cancel" sends nothing.
+ * - An editing form's picker (data-picker="<field name>": the wound to describe) fetches
+ *   the form again with that one's values when it changes: the region is told "picked"
+ *   (its hx-trigger), as an htmx trigger filter would, which needs eval and the
+ *   Content-Security-Policy forbids.
  */
 (function () {
   "use strict";
@@ -390,6 +394,14 @@
     },
     true
   );
+
+  document.addEventListener("change", function (event) {
+    var target = event.target;
+    var region = target && target.closest ? target.closest("[data-picker]") : null;
+    if (region && target.name === region.dataset.picker && window.htmx) {
+      window.htmx.trigger(region, "picked");
+    }
+  });
 
   document.addEventListener("click", function (event) {
     var resume = event.target.closest("[data-clock-resume]");

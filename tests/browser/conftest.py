@@ -91,6 +91,48 @@ def new_page(
     assert not found, "accessibility violations:\n" + "\n".join(found)
 
 
+@pytest.fixture
+def demo(settings: Any) -> dict[str, Any]:
+    """seed_demo's campaigns (every ruleset), known passwords, an invite per campaign; the
+    screenshot parties' harm dealt to the demo characters of their ruleset (seeded dice),
+    so the sheets draw wounds, diseases, piles and a pending choice. The users by name.
+    (The walks over every page use it: test_accessibility, test_every_page_fits.)"""
+    import io
+
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    from campaigns.models import Campaign
+    from campaigns.services import invite_create
+    from rules.engine.dice import SystemGenerator
+    from rules.engine.interface import ActionBlocked, RuleError
+    from rules.play import dice as rules_dice
+    from tests.browser.test_screenshots import PARTIES, take
+
+    settings.SAWBONES_EMBEDDED = True
+    call_command("seed_demo", stdout=io.StringIO())
+    settings.SAWBONES_EMBEDDED = False
+    users = {user.username: user for user in get_user_model().objects.all()}
+    for user in users.values():
+        user.set_password(f"pw-{user.username}")
+        user.save(update_fields=["password"])
+    rules_dice._generator_override.append(SystemGenerator(6))
+    try:
+        for campaign in Campaign.objects.order_by("pk"):
+            characters = campaign.characters.order_by("pk")
+            for character, (*_, actions) in zip(
+                characters, PARTIES.get(campaign.ruleset, []), strict=False
+            ):
+                try:
+                    take(users["referee"], character, actions)
+                except (ActionBlocked, RuleError):
+                    continue  # the party was written for other characters; the rest stands
+            invite_create(campaign=campaign, user=users["referee"])
+    finally:
+        rules_dice._generator_override.clear()
+    return users
+
+
 def log_in(page: Page, username: str, password: str | None = None) -> None:
     page.goto("/login/")
     page.get_by_label("Username").fill(username)

@@ -11,29 +11,22 @@ or a new sheet picture is audited as soon as it exists.
 
 from __future__ import annotations
 
-import io
 import re
 from collections.abc import Iterator
 from typing import Any, Literal
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.core.management import call_command
 from django.test import Client
 from django.urls import URLPattern, URLResolver
 from playwright.sync_api import Page, expect
 
 from campaigns.models import Campaign, Invite
-from campaigns.services import invite_create
 from characters.models import Character
-from rules.engine.dice import SystemGenerator
-from rules.engine.interface import ActionBlocked, RuleError
 from rules.engine.registry import ruleset_keys
-from rules.play import dice as rules_dice
 from rules.play.models import Resolution
+from rules.play.selectors import campaign_tables_view
 from tests.browser import a11y
 from tests.browser.conftest import DESKTOP, PHONE, log_in
-from tests.browser.test_screenshots import PARTIES, take
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -70,38 +63,11 @@ def urls_for(route: str, values: dict[tuple[str, ...], list[tuple[str, ...]]]) -
     return urls
 
 
-@pytest.fixture
-def demo(settings: Any) -> dict[str, Any]:
-    """seed_demo's campaigns (every ruleset), known passwords, an invite per campaign; the
-    screenshot parties' harm dealt to the demo characters of their ruleset (seeded dice),
-    so the sheets draw wounds, diseases, piles and a pending choice."""
-    settings.SAWBONES_EMBEDDED = True
-    call_command("seed_demo", stdout=io.StringIO())
-    settings.SAWBONES_EMBEDDED = False
-    users = {user.username: user for user in get_user_model().objects.all()}
-    for user in users.values():
-        user.set_password(f"pw-{user.username}")
-        user.save(update_fields=["password"])
-    rules_dice._generator_override.append(SystemGenerator(6))
-    try:
-        for campaign in Campaign.objects.order_by("pk"):
-            characters = campaign.characters.order_by("pk")
-            for character, (*_, actions) in zip(
-                characters, PARTIES.get(campaign.ruleset, []), strict=False
-            ):
-                try:
-                    take(users["referee"], character, actions)
-                except (ActionBlocked, RuleError):
-                    continue  # the party was written for other characters; the rest stands
-            invite_create(campaign=campaign, user=users["referee"])
-    finally:
-        rules_dice._generator_override.clear()
-    return users
-
-
 def whole_pages(client: Client) -> list[str]:
     """Every URL that answers this person with a whole page.
 
+    A route with a ``key`` is tried with every ruleset key (the rules help pages) and,
+    beside a campaign, with every table of that campaign (the tables pages).
     A route is tried with each known campaign, character (with its latest resolution) or
     invite code until one is not a 404 (another player's sheet); if that answer is a whole
     page (200, ``<html``), the route is walked with every value (the browser skips the
@@ -112,6 +78,12 @@ def whole_pages(client: Client) -> list[str]:
         ("character_id",): [(str(pk),) for pk in Character.objects.values_list("pk", flat=True)],
         ("code",): [(code,) for code in Invite.objects.values_list("code", flat=True)[:1]],
         ("character_id", "resolution_id"): [(str(r.character_id), str(r.pk)) for r in latest],
+        ("key",): [(key,) for key in ruleset_keys()],  # the rules help pages
+        ("campaign_id", "key"): [
+            (str(campaign.pk), str(table["key"]))
+            for campaign in Campaign.objects.order_by("pk")
+            for table in campaign_tables_view(campaign)
+        ],
     }
     found = []
     for route in routes():

@@ -15,8 +15,9 @@ from playwright.sync_api import Browser, Page, expect
 from campaigns.models import Campaign, Membership, Role
 from campaigns.services import campaign_create, invite_create
 from characters.models import Character
+from rules.engine.rulesets.hit_dice import MAJOR_WOUND_PLACEHOLDER
 from rules.play.models import Resolution
-from rules.play.services import character_create, resolution_create_action
+from rules.play.services import character_create, resolution_answer_choice, resolution_create_action
 from tests.browser.conftest import DESKTOP, log_in
 from tests.browser.embedded import EmbeddedServer, start_embedded, stop_embedded
 
@@ -261,3 +262,32 @@ def test_describing_a_wound_again_starts_from_its_current_values(
     aldo.refresh_from_db()
     wound = next(w for w in aldo.sheet["wounds"] if w["id"] == 2)
     assert (wound["description"], wound["worsens_every"]) == ("Gash, now stitched badly", 30)
+
+
+def test_a_major_wound_awaiting_its_description_is_a_placeholder_not_text(
+    new_page, referee, player, scripted_dice
+):
+    """Issue 29: typing a major wound's description starts from an empty box; the words
+    "awaiting the referee's description" are the box's placeholder, not text to append to."""
+    _, aldo = hit_dice_campaign(referee, player, hp=9, level=3, hit_dice=3)
+    scripted_dice([1, 1])  # overflow 3, the strength injury save fails: death or a major wound
+    act(aldo, referee, "damage", amount=12)
+    aldo.refresh_from_db()
+    choice = aldo.pending_choice
+    assert choice is not None
+    major = next(o["key"] for o in choice["options"] if o["key"] != "death")
+    resolution_answer_choice(
+        character_id=aldo.pk, actor=referee, by_referee=True, choice_id=choice["id"], option=major
+    )
+    page = new_page()
+    log_in(page, "referee")
+    page.goto(f"/characters/{aldo.pk}/")
+    page.locator("#action-describe_wound summary").click()
+    description = page.locator("#action-describe_wound [name='p.description']")
+    expect(description).to_have_value("")
+    expect(description).to_have_attribute("placeholder", MAJOR_WOUND_PLACEHOLDER)
+    description.fill("Shattered knee")
+    page.locator("#action-describe_wound button[type=submit]").click()
+    expect(page.locator("#live .notice")).to_contain_text("Shattered knee")
+    aldo.refresh_from_db()
+    assert aldo.sheet["wounds"][-1]["description"] == "Shattered knee"

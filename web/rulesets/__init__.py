@@ -41,6 +41,13 @@ class Presentation:
     view: SheetView
     party: tuple[DemoCharacter, ...]
     choices: Mapping[str, ChoiceSource] = field(default_factory=dict)
+    # Texts a sheet holds only until someone writes the real one ("Major wound: awaiting
+    # the referee's description"): an editing form shows them as a placeholder, never as
+    # text to type after.
+    placeholders: frozenset[str] = frozenset()
+    # The decisions its rules ask for (a pending choice's kind -> what the log's filter
+    # calls it): the log is filtered by them beside the actions.
+    decisions: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def sheet_template(self) -> str:
@@ -89,6 +96,16 @@ def sheet_view(
     if shown is None:
         return {}
     return shown.view(sheet, effects, referee=referee, raw=raw)
+
+
+def sheet_placeholders(key: str) -> frozenset[str]:
+    shown = presentation(key)
+    return shown.placeholders if shown is not None else frozenset()
+
+
+def ruleset_decisions(key: str) -> Mapping[str, str]:
+    shown = presentation(key)
+    return shown.decisions if shown is not None else {}
 
 
 def sheet_choices(key: str, param: str) -> ChoiceSource | None:

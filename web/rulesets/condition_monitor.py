@@ -74,6 +74,7 @@ PRESENTATION = Presentation(
     key="condition_monitor",
     view=view,
     choices={"line": lines},
+    decisions={cm.CHOICE_DYING: "The dying hour"},
     party=(
         DemoCharacter(
             1,

@@ -61,6 +61,7 @@ PRESENTATION = Presentation(
     key="deckahedron",
     view=view,
     choices={attribute: ranks for attribute in dk.ATTRIBUTES},
+    decisions={dk.WOUND_CHOICE: "A wound card or stamina"},
     party=(
         DemoCharacter(1, "Cael", {"strength": 3, "dexterity": 2, "intelligence": 1}),
         DemoCharacter(2, "Ysolde", {"strength": 1, "dexterity": 3, "intelligence": 4}),

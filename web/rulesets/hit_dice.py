@@ -5,6 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from rules.engine.rulesets.hit_dice import (
+    CHOICE_BYPASS,
+    CHOICE_DEATH_OR_MAJOR,
+    MAJOR_WOUND_PLACEHOLDER,
+)
 from web.rulesets import DemoCharacter, Presentation
 from web.rulesets.drawing import next_effect, percent, pips, tone
 
@@ -56,6 +61,11 @@ PRESENTATION = Presentation(
     key="hit_dice",
     view=view,
     choices={"wound": wounds},
+    placeholders=frozenset({MAJOR_WOUND_PLACEHOLDER}),
+    decisions={
+        CHOICE_DEATH_OR_MAJOR: "Death or a major wound",
+        CHOICE_BYPASS: "Pay hit points or suffer the effect",
+    },
     party=(
         DemoCharacter(1, "Aldo the Bold", {"level": 3, "hit_dice": 3, "hp": 11}),
         DemoCharacter(2, "Brisk Mara", {"level": 2, "hit_dice": 2, "hp": 7}),

@@ -4,8 +4,11 @@
 from __future__ import annotations
 
 from django import template
+from django.utils.html import escape
+from django.utils.safestring import SafeData, SafeString, mark_safe
 
 from web.plain import plain_message
+from web.rules_doc import for_readers as _for_readers
 
 register = template.Library()
 
@@ -15,3 +18,18 @@ def plain(text: object) -> str:
     if text is None or text == "":
         return ""
     return plain_message(str(text))
+
+
+@register.filter
+def plain_label(text: object) -> str:
+    """A label in plain words before its value ("Strength save vs DC 26: 13"): no full
+    stop of its own."""
+    said = plain(text)
+    return said[:-1] if said.endswith(".") else said
+
+
+@register.filter
+def for_readers(html: object, key: str) -> SafeString:
+    """A rendered rules help page as a referee reads it (web.rules_doc)."""
+    text = str(html) if isinstance(html, SafeData) else str(escape(str(html)))
+    return mark_safe(_for_readers(text, key))  # noqa: S308 - safe in, only our markup added

@@ -270,6 +270,15 @@ def battle_start(request: HttpRequest, campaign_id: int) -> HttpResponse:
     membership = _referee(request, campaign_id)
     picked = [request.POST.get(f"slot{n}", "").strip() for n in range(1, 13)]
     order = [name for name in picked if name]
+    if not order:  # the help says an empty place keeps a warband out; the API's empty
+        # list (every warband) is not what a form left at "(none)" means (issue 29)
+        return _answer(
+            request,
+            membership,
+            400,
+            error="Choose the warbands that fight: every place is empty, which keeps them all out.",
+            values={"warbands": picked},
+        )
     try:
         battle_begin(campaign_id=membership.campaign_id, warbands=order, actor=request.user)
     except (*BAD_INPUT, *CONFLICT) as error:

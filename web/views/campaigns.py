@@ -205,6 +205,13 @@ def _live_context(membership: Membership, viewer_id: int) -> dict[str, Any]:
         "card_templates": sheet_templates(campaign.ruleset, "card"),
         "clock_text": clock_text(campaign.clock),
         "stopped_job": job if job is not None and job.state in STOPPED else None,
+        # the choice the clock stopped on, while it still waits (issue 29: once answered,
+        # the banner says so instead of "Answer the choice")
+        "choice_open": job is not None
+        and job.waiting_on_id is not None
+        and any(
+            m.character.pk == job.waiting_on_id and m.character.pending_choice for m in members
+        ),
         "stamp": _stamp(
             campaign.clock, len(members), sum(m.character.version for m in members), job
         ),
@@ -232,6 +239,7 @@ def dashboard_context(request: HttpRequest, membership: Membership, **extra: Any
     context["creation_fields"] = creation_fields(context["ruleset"], extra.pop("values", None))
     context["morning_hour"] = MORNING_HOUR
     context["has_battles"] = warband_rules(campaign) is not None
+    context["has_tables"] = bool(context["ruleset"].tables)  # no "Tables" to an empty page
     ratio = format(campaign.live_ratio.normalize(), "f")  # "60", "2.5"
     known = dict(LIVE_RATIOS)
     context["live_ratio"] = ratio

@@ -1,6 +1,6 @@
 """Editing a character in the browser (issue 13): rename, retire or bring back (owner or
 referee); level up, correct a sheet field with a reason, delete (referee). Each form
-posts to rules.editing; each change but the deletion is an entry of the log."""
+posts to rules.play.editing; each change but the deletion is an entry of the log."""
 
 from __future__ import annotations
 

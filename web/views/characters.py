@@ -61,7 +61,7 @@ from web.forms import (
 from web.htmx import is_htmx
 from web.live import sheet_stamp, sheet_unchanged, tagged
 from web.plain import field_labels, plain_message
-from web.rulesets import sheet_templates
+from web.rulesets import sheet_placeholders, sheet_templates
 from web.views.campaigns import creation_fields, dashboard_context, posted_text
 
 LOG_LENGTH = 30
@@ -213,6 +213,12 @@ def action_form(
         ruleset=ruleset.key,
         sheet=sheet,
     )
+    # a text the sheet holds only until the real one is written is a placeholder, not a
+    # value: typing starts from an empty box
+    waiting = sheet_placeholders(ruleset.key)
+    for control in fields:
+        if control.kind in {"text", "textarea"} and control.value in waiting:
+            control.placeholder, control.value = str(control.value), ""
     # the control picking what to edit (a wound): changing it fetches that one's values
     pickers = [f.name for f in fields if f.integer_choices] if current else []
     return {
@@ -368,7 +374,7 @@ def character_choice(request: HttpRequest, character_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def character_undo(request: HttpRequest, character_id: int) -> HttpResponse:
-    """Undo the newest entry, or back to the entry ``to`` (each step logged, rules.undo)."""
+    """Undo the newest entry, or back to the entry ``to`` (each step logged, rules.play.undo)."""
     access = _referee_access(request, character_id)
     try:
         to = valid_id(request.POST["to"]) if request.POST.get("to") else None

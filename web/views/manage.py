@@ -18,12 +18,14 @@ from django.views.decorators.http import require_POST
 from campaigns.access import access_campaign
 from campaigns.editing import invite_revoke, invite_usable, invites_of, members_of
 from campaigns.models import Invite, Membership
+from campaigns.selectors import campaigns_of_user
 from campaigns.services import campaign_update, invite_create
 from core.cleaning import valid_id
 from core.errors import NotAllowed, ResolutionConflict
 from rules.engine.registry import get_ruleset
 from rules.logbook.export import campaign_import
 from rules.play.campaign_editing import campaign_delete, campaign_leave, member_remove
+from web.plain import field_labels, plain_import_problem, plain_message
 from web.views.campaigns import _posted_options, option_fields
 
 FORMS = ("settings", "invite", "revoke", "remove", "delete")
@@ -36,10 +38,34 @@ def _referee(request: HttpRequest, campaign_id: int) -> Membership:
         raise PermissionDenied(str(error)) from None
 
 
-def _words(error: Exception) -> str:
-    if isinstance(error, ValidationError):
-        return " ".join(error.messages)
-    return str(error)
+def _words(error: Exception, labels: dict[str, str]) -> str:
+    """What went wrong, in the page's words: options named by their labels, no schema
+    wording (web.plain; the API keeps the precise messages)."""
+    said = error.messages if isinstance(error, ValidationError) else [str(error)]
+    return " ".join(plain_message(message, labels) for message in said)
+
+
+# What the referee's own list says of an invite that no longer works (campaigns.editing.
+# invite_usable words it for the person who opened it).
+def _invite_state(invite: Invite, refusal: str | None) -> str:
+    if refusal is None:
+        return ""
+    if invite.revoked_at is not None:
+        return "was revoked: it lets nobody in"
+    if invite.single_use and invite.uses >= 1:
+        return "was for one person and has been used"
+    return "has expired"
+
+
+def _hours(raw: str) -> int | None:
+    """The invite's lifetime as typed: empty for never, else a whole number of hours."""
+    if not raw:
+        return None
+    if not raw.isdigit() or not 1 <= int(raw) <= 24 * 365 * 10:
+        raise ValidationError(
+            "Expires after: a whole number of hours, from 1 (leave it empty for never)."
+        )
+    return int(raw)
 
 
 @login_required
@@ -54,7 +80,8 @@ def campaign_manage(request: HttpRequest, campaign_id: int) -> HttpResponse:
         try:
             notice = _post(request, membership, form)
         except (ValidationError, ResolutionConflict, ValueError, Invite.DoesNotExist) as error:
-            errors[form if form in FORMS else "settings"] = _words(error)
+            labels = field_labels(option_fields(ruleset, {}))
+            errors[form if form in FORMS else "settings"] = _words(error, labels)
             status = 409 if isinstance(error, ResolutionConflict) else 400
         else:
             if form == "delete":
@@ -65,7 +92,8 @@ def campaign_manage(request: HttpRequest, campaign_id: int) -> HttpResponse:
         campaign.refresh_from_db()
     people = members_of(campaign)
     invites: list[dict[str, Any]] = [
-        {"invite": invite, "refusal": invite_usable(invite)} for invite in invites_of(campaign)
+        {"invite": invite, "refusal": _invite_state(invite, invite_usable(invite))}
+        for invite in invites_of(campaign)
     ]
     context = {
         "campaign": campaign,
@@ -83,9 +111,12 @@ def _post(request: HttpRequest, membership: Membership, form: str) -> str:
     data = request.POST
     if form == "settings":
         ruleset = get_ruleset(campaign.ruleset)
+        name = str(data.get("name", "")).strip()
+        if not name:
+            raise ValidationError("The campaign needs a name: nothing was saved.")
         campaign_update(
             campaign_id=campaign.pk,
-            name=str(data.get("name", "")).strip() or campaign.name,
+            name=name,
             options=_posted_options(ruleset, data),
             actions_move_clock=data.get("actions_move_clock") == "on",
         )
@@ -95,7 +126,7 @@ def _post(request: HttpRequest, membership: Membership, form: str) -> str:
         invite = invite_create(
             campaign=campaign,
             user=request.user,
-            expires_in_hours=int(hours) if hours else None,
+            expires_in_hours=_hours(hours),
             single_use=data.get("single_use") == "on",
         )
         return f"New invite link ready: code {invite.code}."
@@ -127,6 +158,23 @@ def campaign_leave_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 MAX_IMPORT_BYTES = 20 * 1024 * 1024
+NAME_LENGTH = 120
+
+
+def _named_as_copy(data: Any, taken: set[str]) -> Any:
+    """An export whose campaign name the importer already has, named "... (copy)" (or
+    "(copy 2)"...): two campaigns of one name on the home page cannot be told apart."""
+    meta = data.get("campaign") if isinstance(data, dict) else None
+    if not isinstance(meta, dict) or str(meta.get("name", "")) not in taken:
+        return data
+    name = str(meta["name"])
+    number = 1
+    while True:
+        suffix = " (copy)" if number == 1 else f" (copy {number})"
+        copy = name[: NAME_LENGTH - len(suffix)] + suffix
+        if copy not in taken:
+            return {**data, "campaign": {**meta, "name": copy}}
+        number += 1
 
 
 @login_required
@@ -145,7 +193,11 @@ def campaign_import_page(request: HttpRequest) -> HttpResponse:
                 data = json.loads(upload.read().decode("utf-8"))
             except (ValueError, UnicodeDecodeError):
                 raise ValidationError("That file is not a campaign download.") from None
-            campaign = campaign_import(user=request.user, data=data)
+            data = _named_as_copy(data, {m.campaign.name for m in campaigns_of_user(request.user)})
+            try:
+                campaign = campaign_import(user=request.user, data=data)
+            except ValidationError as refused:  # the API's words, said for people
+                raise ValidationError([plain_import_problem(m) for m in refused.messages]) from None
         except ValidationError as problem:
             error = " ".join(problem.messages)
             status = 400

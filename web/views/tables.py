@@ -1,11 +1,13 @@
 """The ruleset tables in the browser (issue 13): the referee edits the campaign's copy of
-a table (critical injuries, diseases, scars...) as JSON, previews it as a table, checked by
-the ruleset (``Ruleset.validate_table``) before anything is saved; or returns to the
+a table (critical injuries, diseases, scars...) row by row (web.table_editor, issue 29),
+or as JSON (the advanced view), previews it as a table, checked by the ruleset
+(``Ruleset.validate_table``) before anything is saved; or returns to the
 ruleset's default. The API does the same (``PUT/DELETE campaigns/{id}/tables/{key}/``)."""
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from django.contrib import messages
@@ -22,7 +24,15 @@ from rules.engine.registry import get_ruleset
 from rules.play.selectors import campaign_tables_view
 from rules.play.services import campaign_table_reset, campaign_table_set
 from web.forms import humanize
-from web.plain import plain_message
+from web.plain import plain_json_problem, plain_table_problem, strip_rulings
+from web.table_editor import (
+    CellProblem,
+    edited,
+    posted_rows,
+    rows_of,
+    shape_of,
+    table_data,
+)
 
 MAX_TEXT = 500_000
 
@@ -48,13 +58,28 @@ def preview(data: Any) -> dict[str, Any]:
 
 
 def _cell(value: Any) -> str:
+    """A value as a referee reads it: yes and no, words for the rules' names, no ruling
+    ids (they are for the docs), nothing for what is not set."""
     if value is None:
         return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, dict):
-        return ", ".join(f"{humanize(str(k))}: {_cell(v)}" for k, v in value.items())
+        shown = ((humanize(str(k)), _cell(v)) for k, v in value.items())
+        return ", ".join(f"{k}: {v}" for k, v in shown if v)
     if isinstance(value, list):
         return "; ".join(_cell(v) for v in value)
-    return str(value)
+    text = str(value)
+    if re.fullmatch(r"[a-z]+(?:_[a-z0-9]+)+", text):
+        return humanize(text).lower()
+    return strip_rulings(text)
+
+
+def _without_rows(data: Any) -> bool:
+    """A table nothing can come up on: no entries, or (dice and rows) no rows."""
+    if isinstance(data, dict) and isinstance(data.get("rows"), list):
+        return not data["rows"]
+    return not data
 
 
 @login_required
@@ -73,31 +98,54 @@ def campaign_tables(request: HttpRequest, campaign_id: int, key: str = "") -> Ht
     if key not in by_key:
         raise Http404("no such table")
     table = by_key[key]
+    shape = shape_of(ruleset.table_schema(key))
+    heads, rows = rows_of(shape, table["data"]) if shape is not None else ({}, [])
     text = json.dumps(table["data"], indent=2, ensure_ascii=False)
     problem_text = ""
     shown = table["data"]
     status = 200
+    by_rows = shape is not None and request.POST.get("editor") == "rows"
+    previewing = False
     if request.method == "POST":
-        what = request.POST.get("do", "preview")
+        what = str(request.POST.get("do", "preview"))
         if what == "reset":
             campaign_table_reset(campaign=campaign, key=key)
             messages.success(request, f"{humanize(key)}: back to the ruleset's own table.")
             return redirect(reverse("campaign-table", args=[campaign.pk, key]))
-        text = str(request.POST.get("data", ""))[:MAX_TEXT]
-        try:
-            data = json.loads(text)
-            ruleset.validate_table(key, data)
-        except ValueError as problem:
-            problem_text = f"This is not valid JSON: {problem}"
-        except RuleError as problem:
-            problem_text = plain_message(str(problem))
+        data: Any = None
+        if by_rows and shape is not None:
+            heads, rows = posted_rows(shape, request.POST)
+            if what not in {"preview", "save"}:  # add, remove or move a row: not checked yet
+                rows = edited(rows, shape, what)
+            else:
+                try:
+                    data = table_data(shape, heads, rows)
+                    ruleset.validate_table(key, data)
+                except CellProblem as problem:
+                    problem_text = str(problem)
+                except RuleError as problem:
+                    problem_text = plain_table_problem(str(problem))
+                else:
+                    text = json.dumps(data, indent=2, ensure_ascii=False)
         else:
-            shown = data
+            text = str(request.POST.get("data", ""))[:MAX_TEXT]
+            try:
+                data = json.loads(text)
+                ruleset.validate_table(key, data)
+            except ValueError as problem:
+                problem_text = plain_json_problem(problem)
+            except RuleError as problem:
+                problem_text = plain_table_problem(str(problem))
+            else:
+                if shape is not None:
+                    heads, rows = rows_of(shape, data)
+        if data is not None and not problem_text:
+            shown, previewing = data, True
             if what == "save":
                 try:
                     campaign_table_set(campaign=campaign, key=key, data=data)
                 except RuleError as problem:
-                    problem_text = plain_message(str(problem))
+                    problem_text = plain_table_problem(str(problem))
                 else:
                     messages.success(request, f"{humanize(key)} saved.")
                     return redirect(reverse("campaign-table", args=[campaign.pk, key]))
@@ -110,7 +158,13 @@ def campaign_tables(request: HttpRequest, campaign_id: int, key: str = "") -> Ht
         "edited": table["edited"],
         "text": text,
         "error": problem_text,
+        "rows_error": problem_text if by_rows else "",
+        "json_error": "" if by_rows else problem_text,
+        "shape": shape,
+        "heads": [(c, heads.get(c.key, "")) for c in shape.heads] if shape else [],
+        "rows": [[(c, row.get(c.key, "")) for c in shape.columns] for row in rows] if shape else [],
         "preview": preview(shown),
-        "previewing": request.method == "POST" and not problem_text,
+        "previewing": previewing and not problem_text,
+        "empty": _without_rows(shown),
     }
     return render(request, "campaigns/tables.html", context, status=status)

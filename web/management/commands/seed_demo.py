@@ -21,7 +21,7 @@ from campaigns.services import campaign_create
 from rules.battles.selectors import warband_rules
 from rules.battles.services import battle_advance, battle_begin
 from rules.engine.registry import all_rulesets
-from rules.play.services import character_create, resolution_create_action
+from rules.play.services import campaign_table_set, character_create, resolution_create_action
 from web.rulesets import presentation
 
 DEMO_USERS = ("referee", "player1", "player2")
@@ -29,6 +29,23 @@ DEMO_USERS = ("referee", "player1", "player2")
 # moved on; its first blows are in the warband party's openings (web/rulesets/warband.py).
 DEMO_BATTLE = ("Red Hand", "Grey Crows")
 DEMO_PHASES = 3
+# Tables the demo fills in where the ruleset ships an empty one (issue 29): the warband
+# rules leave the Scars table to the referee, so "Roll for scars" works in the demo.
+DEMO_TABLES: dict[str, dict[str, Any]] = {
+    "warband": {
+        "scars": {
+            "dice": "1d6",
+            "rows": [
+                {"min": 1, "max": 1, "scar": "Old wound: it fights on, slower to rise."},
+                {"min": 2, "max": 2, "scar": "Limp: one inch less of move."},
+                {"min": 3, "max": 3, "scar": "Scarred face: a grim look, nothing worse."},
+                {"min": 4, "max": 4, "scar": "Smashed hand: a shaky grip on its weapon."},
+                {"min": 5, "max": 5, "scar": "Nervous: it flinches at the first blow."},
+                {"min": 6, "max": 6, "scar": "Hardened: it has seen worse and shrugs it off."},
+            ],
+        }
+    }
+}
 
 
 class Command(BaseCommand):
@@ -80,6 +97,8 @@ class Command(BaseCommand):
                     action=action,
                     params=dict(params),
                 )
+        for key, table in DEMO_TABLES.get(ruleset, {}).items():
+            campaign_table_set(campaign=campaign, key=key, data=table)
         if warband_rules(campaign) is not None:  # a battle under way, three phases in
             battle_begin(campaign_id=campaign.pk, warbands=DEMO_BATTLE, actor=users[0])
             for _ in range(DEMO_PHASES):
