@@ -21,7 +21,14 @@ from campaigns.models import MAX_LIVE_RATIO, Campaign
 from core.cleaning import MAX_ID
 from core.openapi import decimal_pattern, error_answer
 from rules.clock.models import ClockJob, ClockJobKind, ClockJobState
-from rules.clock.selectors import clock_job_for_campaign, clock_job_view, clock_jobs_for_campaign
+from rules.clock.report import NOTABLE
+from rules.clock.selectors import (
+    clock_job_for_campaign,
+    clock_job_view,
+    clock_jobs_for_campaign,
+    clock_report_view,
+    own_character_ids,
+)
 from rules.clock.services import (
     MAX_ADVANCE_MINUTES,
     clock_advance_start,
@@ -32,9 +39,30 @@ from rules.play.models import EffectState
 from rules.play.selectors import effect_view, effects_for_viewer
 
 
-class ClockJobSerializer(serializers.Serializer):
+class _KeywordFields(serializers.Serializer):
+    """Fields named after Python keywords (``from``) are declared with a trailing ``_``."""
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        return {name.removesuffix("_"): field for name, field in super().get_fields().items()}
+
+
+class ClockJobSerializer(_KeywordFields):
     id = serializers.IntegerField()
-    kind = serializers.ChoiceField(choices=ClockJobKind.values)
+    kind = serializers.ChoiceField(
+        choices=ClockJobKind.values,
+        help_text="advance (the referee), live (a live clock's tick) or action (the time "
+        "an action or a party action took)",
+    )
+    from_ = serializers.IntegerField(
+        allow_null=True, help_text="the clock when it started (null: queued)"
+    )
+    to = serializers.IntegerField(
+        allow_null=True, help_text="the clock it has reached (its target once done)"
+    )
+    requested_by = serializers.IntegerField(
+        allow_null=True, help_text="the user who asked (null: the live clock, or gone)"
+    )
+    requested_by_name = serializers.CharField(allow_null=True)
     state = serializers.ChoiceField(
         choices=ClockJobState.values,
         help_text="queued, running, waiting (on a choice: see reason), done or failed",
@@ -67,6 +95,42 @@ class ClockJobSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
+
+
+class ReportEventSerializer(serializers.Serializer):
+    clock = serializers.IntegerField(help_text="the in-game minute it happened at")
+    resolution = serializers.IntegerField(help_text="its entry in the log")
+    summary = serializers.CharField()
+    notable = serializers.ListField(
+        child=serializers.ChoiceField(choices=list(NOTABLE)),
+        help_text="why a referee wants it first: " + ", ".join(NOTABLE),
+    )
+
+
+class ReportCharacterSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    state_before = serializers.CharField(help_text="the ruleset's state word before")
+    state_after = serializers.CharField(help_text="and after the last event")
+    events = ReportEventSerializer(many=True)
+
+
+class ClockReportSerializer(_KeywordFields):
+    id = serializers.IntegerField(allow_null=True)
+    kind = serializers.CharField(allow_null=True)
+    from_ = serializers.IntegerField(allow_null=True)
+    to = serializers.IntegerField(allow_null=True)
+    characters = ReportCharacterSerializer(
+        many=True,
+        help_text="only the characters something happened to, each event in time order; a "
+        "player reads their own characters only, hidden rolls left out",
+    )
+
+
+class ClockJobDetailSerializer(ClockJobSerializer):
+    report = ClockReportSerializer(
+        help_text="what the job did (a live clock's ticks of one real hour share one)"
+    )
 
 
 class AdvanceOutputSerializer(ClockJobSerializer):
@@ -123,13 +187,22 @@ class ClockJobListApi(APIView):
 
 class ClockJobDetailApi(APIView):
     @extend_schema(
-        responses={200: ClockJobSerializer},
-        description="Referee only: a job's state and progress (`done` of `total`).",
+        responses={200: ClockJobDetailSerializer},
+        description="A job's state, progress (`done` of `total`) and `report`: what it did, "
+        "per character. Every member may read it; a player's report holds their own "
+        "characters only, and the reason and skipped effects are the referee's.",
     )
     def get(self, request: Request, campaign_id: int, job_id: int) -> Response:
-        membership = access_campaign(request.user, campaign_id, referee=True)
+        membership = access_campaign(request.user, campaign_id)
         job = clock_job_for_campaign(membership.campaign, job_id)
-        return Response(ClockJobSerializer(clock_job_view(job)).data)
+        own = (
+            None
+            if membership.is_referee
+            else own_character_ids(membership.campaign, membership.user_id)
+        )
+        view = clock_job_view(job, viewer_own=own)
+        view["report"] = clock_report_view(job.report, own=own)
+        return Response(ClockJobDetailSerializer(view).data)
 
 
 class ClockJobResumeApi(APIView):

@@ -31,6 +31,49 @@ class ClockJobKind(models.TextChoices):
     ACTION = "action", "Time an action took"
 
 
+class ClockReport(models.Model):
+    """What one clock job did, told per character (rules.clock.report, docs/clock.md).
+
+    Each job has one; a live clock's ticks of one real hour share one (``hour``), so a
+    referee reads one report an hour rather than one a minute. Built by the job's
+    batches as they apply effects, under the campaign's lock.
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="clock_reports")
+    kind = models.CharField(
+        max_length=16, choices=ClockJobKind.choices, default=ClockJobKind.ADVANCE
+    )
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    clock_from = models.PositiveBigIntegerField()
+    clock_to = models.PositiveBigIntegerField()
+    # [{id, name, state_before, state_after, events: [...]}] (rules.clock.report).
+    characters = models.JSONField(default=list, blank=True)
+    # A live clock's report: the real hour (its start) whose ticks it gathers.
+    hour = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["campaign", "updated_at"], name="clock_report_updated")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "hour"],
+                condition=models.Q(hour__isnull=False),
+                name="one_live_report_per_hour",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"clock report {self.pk} of {self.campaign}: {self.clock_from}-{self.clock_to}"
+
+
 class ClockJob(models.Model):
     """One advance of a campaign's clock, run by a Celery task (docs/clock.md).
 
@@ -77,6 +120,10 @@ class ClockJob(models.Model):
     # batch, and when the watchdog enqueues it again. A queued or running job whose
     # heartbeat is stale has lost its task (``rules.clock.services.clock_watchdog``).
     heartbeat_at = models.DateTimeField(default=timezone.now)
+    # What it did (set when it starts; live ticks of one real hour share one).
+    report = models.ForeignKey(
+        ClockReport, null=True, blank=True, on_delete=models.SET_NULL, related_name="jobs"
+    )
 
     class Meta:
         db_table = "rules_clockjob"  # its first name: the move kept the data in place

@@ -10,8 +10,11 @@ from django.http import Http404
 
 from campaigns.models import Campaign
 from campaigns.selectors import clock_display
+from characters.models import Character
 from core.cleaning import valid_id
-from rules.clock.models import ClockJob, ClockJobState
+from rules.clock.models import ClockJob, ClockJobState, ClockReport
+from rules.clock.report import hidden_resolutions, report_for_viewer
+from rules.play.models import Resolution
 from rules.play.selectors import LatestRow
 
 # The latest clock job's id and state in a live page's stamp (rules.play.selectors.live_witness).
@@ -19,16 +22,52 @@ LATEST_CLOCK_JOB: LatestRow = ("job", ClockJob, (("pk", "id"), ("state", "state"
 
 
 def clock_jobs_for_campaign(campaign: Campaign, *, limit: int = 50) -> list[ClockJob]:
-    """The campaign's latest clock jobs, newest first."""
-    return list(ClockJob.objects.filter(campaign=campaign).order_by("-id")[:limit])
+    """The campaign's latest clock jobs, newest first (with who asked: no query per job)."""
+    return list(
+        ClockJob.objects.filter(campaign=campaign)
+        .select_related("requested_by")
+        .order_by("-id")[:limit]
+    )
 
 
 def clock_job_for_campaign(campaign: Campaign, job_id: int | str) -> ClockJob:
-    """One job of the campaign; a job of another campaign answers 404 like a missing one."""
+    """One job of the campaign, with its report; a job of another campaign answers 404
+    like a missing one."""
     try:
-        return ClockJob.objects.get(campaign=campaign, pk=valid_id(job_id))
+        return ClockJob.objects.select_related("report", "requested_by").get(
+            campaign=campaign, pk=valid_id(job_id)
+        )
     except (ClockJob.DoesNotExist, ValueError, TypeError):
         raise Http404("no such clock job") from None
+
+
+def own_character_ids(campaign: Campaign, user_id: int) -> set[int]:
+    """The ids of the user's characters in the campaign (what a player's report shows)."""
+    return set(
+        Character.objects.filter(campaign=campaign, owner_id=user_id).values_list("pk", flat=True)
+    )
+
+
+def clock_report_view(report: ClockReport | None, *, own: set[int] | None) -> dict[str, Any]:
+    """A job's report as the viewer may read it (rules.clock.report): ``own`` None for the
+    referee (everything), else the player's character ids (theirs only, hidden events
+    left out until revealed, ruling G-4). No report yet: an empty one."""
+    if report is None:
+        return {"id": None, "kind": None, "from": None, "to": None, "characters": []}
+    revealed: set[int] = set()
+    if own is not None:
+        hidden = hidden_resolutions(report.characters)
+        if hidden:
+            revealed = set(
+                Resolution.objects.filter(pk__in=hidden, revealed=True).values_list("pk", flat=True)
+            )
+    return {
+        "id": report.pk,
+        "kind": report.kind,
+        "from": report.clock_from,
+        "to": report.clock_to,
+        "characters": report_for_viewer(report.characters, own=own, revealed=revealed),
+    }
 
 
 def clock_jobs_health(now: datetime) -> dict[str, int]:
@@ -46,16 +85,29 @@ def clock_jobs_health(now: datetime) -> dict[str, int]:
     }
 
 
-def clock_job_view(job: ClockJob) -> dict[str, Any]:
+def clock_job_view(job: ClockJob, *, viewer_own: set[int] | None = None) -> dict[str, Any]:
     """A job as the API shows it. Progress is the in-game time covered: known when the
     job starts and never going back, unlike the count of effects (an effect can schedule
-    another inside the window, so ``total`` may grow while the job runs)."""
+    another inside the window, so ``total`` may grow while the job runs).
+
+    ``viewer_own``: a player's character ids (None: the referee). A player reads why the
+    clock waits only when it waits on their own character, and the skipped effects of
+    their own characters only."""
     clock = job.clock_reached
+    reason, skipped = job.reason, job.skipped
+    if viewer_own is not None:
+        if job.waiting_on_id not in viewer_own:
+            reason = ""
+        skipped = [s for s in skipped if s.get("character") in viewer_own]
     minutes_total = None if job.target is None else job.target - (job.clock_start or 0)
     minutes_done = None if clock is None or job.clock_start is None else clock - job.clock_start
     return {
         "id": job.pk,
         "kind": job.kind,
+        "from": job.clock_start,
+        "to": clock,
+        "requested_by": job.requested_by_id,
+        "requested_by_name": job.requested_by.get_username() if job.requested_by else None,
         "state": job.state,
         "minutes": job.minutes,
         "done": job.done,
@@ -66,9 +118,9 @@ def clock_job_view(job: ClockJob) -> dict[str, Any]:
         "target": job.target,
         "clock": clock,
         "clock_display": None if clock is None else clock_display(clock),
-        "reason": job.reason,
+        "reason": reason,
         "waiting_on": job.waiting_on_id,
-        "skipped": job.skipped,
+        "skipped": skipped,
         "created_at": job.created_at,
         "started_at": job.started_at,
         "finished_at": job.finished_at,

@@ -79,8 +79,15 @@ from campaigns.models import MAX_LIVE_RATIO, Campaign
 from characters.choices import stored_choice
 from characters.models import Character
 from core.errors import BROKER_ERRORS, ResolutionConflict, ServiceUnavailable
-from rules.clock.events import publish_clock_job
-from rules.clock.models import UNFINISHED_JOB_STATES, ClockJob, ClockJobKind, ClockJobState
+from rules.clock.events import publish_clock_job, publish_clock_report
+from rules.clock.models import (
+    UNFINISHED_JOB_STATES,
+    ClockJob,
+    ClockJobKind,
+    ClockJobState,
+    ClockReport,
+)
+from rules.clock.report import ReportBuilder, notable_marks
 from rules.engine.interface import ActionBlocked, Context, RuleError
 from rules.engine.registry import get_ruleset
 from rules.play.context import campaign_tables
@@ -345,6 +352,8 @@ class _Batch:
     # stopping early is always safe).
     earliest_new: int | None = None
     stop: tuple[str, Character, int] | None = None  # reason, character, minute
+    # What happened to whom, for the job's report (rules.clock.report).
+    report: ReportBuilder = field(default_factory=ReportBuilder)
 
     def cancel(self, character_id: int, keys: Iterable[str], loaded: list[ScheduledEffect]) -> None:
         keys = set(keys)
@@ -385,6 +394,7 @@ def _advance_batch(job_id: int) -> bool:
             job.clock_start = campaign.clock
             job.state = ClockJobState.RUNNING
             job.started_at = now
+        report = _job_report(job, campaign, now)
         target = job.target
         loaded = list(
             ScheduledEffect.objects.filter(
@@ -414,11 +424,60 @@ def _advance_batch(job_id: int) -> bool:
             ).count()
         job.skipped = [*job.skipped, *batch.skipped]
         job.clock_reached = campaign.clock
+        report.clock_to = max(report.clock_to, campaign.clock)
+        if batch.report.entries:
+            report.characters = batch.report.merged_into(report.characters)
+            report.updated_at = now
+        report.save(update_fields=["clock_to", "characters", "updated_at"])
         job.save()
         publish_resolutions(campaign.pk, campaign.ruleset, batch.resolutions)
         if job.state != ClockJobState.RUNNING:
+            # What it did, then its state (``clock_job.updated`` stays the last word). A
+            # live tick's report gathers the hour: sent when the tick changed someone.
+            if job.kind != ClockJobKind.LIVE or batch.report.entries:
+                publish_clock_report(job, report)
             publish_clock_job(job)
         return job.pk != job_id or job.state == ClockJobState.RUNNING
+
+
+def _live_report(campaign: Campaign, now: datetime) -> ClockReport:
+    """The report a live tick at real moment ``now`` adds to: its campaign's report of
+    that real hour (made by the hour's first tick; caller holds the campaign's lock)."""
+    hour = now.replace(minute=0, second=0, microsecond=0)
+    report = ClockReport.objects.filter(campaign=campaign, hour=hour).first()
+    if report is None:
+        report = ClockReport.objects.create(
+            campaign=campaign,
+            kind=ClockJobKind.LIVE,
+            clock_from=campaign.clock,
+            clock_to=campaign.clock,
+            hour=hour,
+            updated_at=now,
+        )
+    return report
+
+
+def _job_report(job: ClockJob, campaign: Campaign, now: datetime) -> ClockReport:
+    """The job's report (caller holds the campaign's lock): made when the job starts, or
+    the hour's report a live tick was given (:func:`_live_report`)."""
+    report = None
+    if job.report_id is not None:
+        report = ClockReport.objects.filter(pk=job.report_id).first()
+    start = job.clock_start if job.clock_start is not None else campaign.clock
+    if report is None:
+        report = ClockReport.objects.create(
+            campaign=campaign,
+            kind=job.kind,
+            requested_by_id=job.requested_by_id,
+            clock_from=start,
+            clock_to=start,
+            updated_at=now,
+        )
+        job.report = report
+    elif start < report.clock_from:
+        report.clock_from = start
+        report.save(update_fields=["clock_from"])
+    return report
 
 
 def _run_effects(campaign: Campaign, loaded: list[ScheduledEffect]) -> _Batch:
@@ -498,6 +557,27 @@ def _run_effects(campaign: Campaign, loaded: list[ScheduledEffect]) -> _Batch:
                 batch.last_minute = effect.due_at
                 continue
             campaign.dice_counter = generator.counter
+            state_before = ruleset.status(character.sheet)
+            state_after = ruleset.status(result.sheet)
+            batch.report.add(
+                character_id=character.pk,
+                name=character.name,
+                state_before=state_before,
+                state_after=state_after,
+                clock=effect.due_at,
+                resolution=resolution,
+                summary=resolution.summary,
+                notable=notable_marks(
+                    effect_kind=effect.kind,
+                    state_before=state_before,
+                    state_after=state_after,
+                    sheet_before=character.sheet,
+                    sheet_after=result.sheet,
+                    outcome=result.outcome,
+                    choice=choice is not None,
+                ),
+                hidden=effect.hidden or any(r.hidden for r in result.rolls),
+            )
             character.sheet = result.sheet
             character.version = resolution.version
             character.pending_choice = choice
@@ -911,7 +991,12 @@ def _tick_campaign(campaign: Campaign, now: datetime, *, force: bool = False) ->
     if moved != 1:
         return None  # another tick got there first
     campaign.live_last_tick = new_tick
-    job = ClockJob.objects.create(campaign=campaign, kind=ClockJobKind.LIVE, minutes=minutes)
+    job = ClockJob.objects.create(
+        campaign=campaign,
+        kind=ClockJobKind.LIVE,
+        minutes=minutes,
+        report=_live_report(campaign, now),
+    )
     _enqueue(job.pk)
     return job
 
