@@ -485,8 +485,8 @@ MATRIX = [
     ),
     Row(
         "api-clock-job",
-        "get",
-        statuses(401, 404, 403, 403, 200, 200, 403, 403, 404, 401),
+        "get",  # every member reads a job and its report (a player's: their own characters)
+        statuses(401, 404, 200, 200, 200, 200, 200, 200, 404, 401),
         kwargs=job_kw,
     ),
     Row(

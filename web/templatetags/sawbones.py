@@ -24,7 +24,7 @@ BAD = {"dead", "incapacitated", "dying", "terminal"}
 
 
 @register.filter
-def clock(minutes: int | None) -> str:
+def clock(minutes: int | None, campaign: Any = None) -> str:
     """In-game minute -> "Day 3, 14:20" (ruling G-1)."""
     return clock_text(int(minutes or 0))
 
