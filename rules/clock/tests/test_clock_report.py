@@ -13,6 +13,7 @@ from django.utils import timezone
 from campaigns.models import Campaign, Membership
 from characters.models import Character
 from rules.clock.models import ClockJob, ClockReport
+from rules.clock.report import notable_marks
 from rules.clock.services import clock_advance_run, clock_live_set, clock_live_tick
 from rules.clock.tests.clock_helpers import effect_resolutions, run_job, wounded
 from rules.play.models import Resolution
@@ -192,3 +193,68 @@ def test_the_report_goes_to_webhooks(campaign, referee, player):
     data = json.loads(event.body)["data"]
     assert data["job"] == job.pk
     assert [c["id"] for c in data["report"]["characters"]] == [aldo.pk]
+
+
+@pytest.mark.parametrize(
+    ("kind", "before", "after", "outcome", "choice", "marks"),
+    [
+        ("terminal_wound", ("terminal", {}), ("dead", {}), {}, False, ["death"]),
+        ("wake_up", ("standing", {}), ("unconscious", {}), {}, False, ["incapacitated"]),
+        (
+            "x",
+            ("standing", {"strength": 9}),
+            ("standing", {"strength": 8}),
+            {},
+            False,
+            ["ability_loss"],
+        ),
+        (
+            "disease_save",
+            ("standing", {"diseases": [{"name": "Flux"}]}),
+            ("standing", {"diseases": []}),
+            {},
+            False,
+            ["disease_over"],
+        ),
+        (
+            "birthday",
+            ("standing", {"age": 60}),
+            ("standing", {"age": 61}),
+            {"aging_saves": {"made": 1, "passed": 1}},
+            False,
+            ["aging"],
+        ),
+        (
+            "birthday",
+            ("standing", {"age": 30}),
+            ("standing", {"age": 31}),
+            {"aging_saves": {"made": 0, "passed": 0}},
+            False,
+            [],
+        ),
+        (
+            "starvation_check",
+            ("standing", {"n": 1}),
+            ("standing", {"n": 2}),
+            {},
+            False,
+            ["starvation"],
+        ),
+        ("starvation_check", ("standing", {"n": 1}), ("standing", {"n": 1}), {}, False, []),
+        ("wound_worsens", ("standing", {}), ("standing", {}), {}, True, ["choice"]),
+        ("sleep_window", ("standing", {"a": 1}), ("standing", {"a": 2}), {}, False, []),
+    ],
+)
+def test_what_makes_an_event_notable(kind, before, after, outcome, choice, marks):
+    assert (
+        notable_marks(
+            effect_kind=kind,
+            state_before=before[0],
+            state_after=after[0],
+            sheet_before=before[1],
+            sheet_after=after[1],
+            outcome=outcome,
+            choice=choice,
+        )
+        == marks
+    )
