@@ -20,6 +20,7 @@ from rules.clock.api import (
     ClockJobDetailApi,
     ClockJobListApi,
     ClockJobResumeApi,
+    ClockLogApi,
     LiveClockApi,
 )
 from rules.logbook.api import (
@@ -160,6 +161,7 @@ urlpatterns = [
         name="api-clock-job-resume",
     ),
     path("campaigns/<int:campaign_id>/clock/live/", LiveClockApi.as_view(), name="api-clock-live"),
+    path("campaigns/<int:campaign_id>/clock/log/", ClockLogApi.as_view(), name="api-clock-log"),
     path("campaigns/<int:campaign_id>/effects/", CampaignEffectsApi.as_view(), name="api-effects"),
     path(
         "campaigns/<int:campaign_id>/dice/seeds/", DiceSeedListApi.as_view(), name="api-dice-seeds"

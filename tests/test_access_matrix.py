@@ -490,6 +490,12 @@ MATRIX = [
         kwargs=job_kw,
     ),
     Row(
+        "api-clock-log",
+        "get",  # the clock in the campaign log: every member
+        statuses(401, 404, 200, 200, 200, 200, 200, 200, 404, 401),
+        kwargs=campaign_kw,
+    ),
+    Row(
         "api-clock-job-resume",
         "post",
         statuses(401, 404, 403, 403, 202, 403, 403, 403, 404, 401),

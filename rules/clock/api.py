@@ -19,13 +19,15 @@ from rest_framework.views import APIView
 from campaigns.access import access_campaign
 from campaigns.models import MAX_LIVE_RATIO, Campaign
 from core.cleaning import MAX_ID
-from core.openapi import decimal_pattern, error_answer
-from rules.clock.models import ClockJob, ClockJobKind, ClockJobState
+from core.openapi import PAGE_PARAMETERS, decimal_pattern, error_answer
+from rules.clock.models import ClockEntryKind, ClockJob, ClockJobKind, ClockJobState
 from rules.clock.report import NOTABLE
 from rules.clock.selectors import (
+    clock_entry_view,
     clock_job_for_campaign,
     clock_job_view,
     clock_jobs_for_campaign,
+    clock_log,
     clock_report_view,
     own_character_ids,
 )
@@ -35,6 +37,8 @@ from rules.clock.services import (
     clock_job_resume,
     clock_live_set,
 )
+from rules.play.api import ResolutionPagination
+from rules.play.log_filters import log_filter_parameters, log_filters
 from rules.play.models import EffectState
 from rules.play.selectors import effect_view, effects_for_viewer
 
@@ -220,7 +224,7 @@ class ClockJobResumeApi(APIView):
     def post(self, request: Request, campaign_id: int, job_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
         job = clock_job_for_campaign(membership.campaign, job_id)
-        job = clock_job_resume(job_id=job.pk)
+        job = clock_job_resume(job_id=job.pk, actor=request.user)
         job.refresh_from_db()
         return Response(
             ClockJobSerializer(clock_job_view(job)).data, status=status.HTTP_202_ACCEPTED
@@ -293,7 +297,9 @@ class LiveClockApi(APIView):
         data = LiveClockSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         campaign = clock_live_set(
-            campaign_id=membership.campaign_id, ratio=data.validated_data["ratio"]
+            campaign_id=membership.campaign_id,
+            ratio=data.validated_data["ratio"],
+            actor=request.user,
         )
         return Response(LiveClockSerializer(_live_output(campaign)).data)
 
@@ -342,3 +348,57 @@ class CampaignEffectsApi(APIView):
         )
         views = [effect_view(e, viewer_is_referee=membership.is_referee) for e in effects]
         return Response(EffectSerializer(views, many=True).data)
+
+
+class ClockEntrySerializer(_KeywordFields):
+    id = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=ClockEntryKind.values)
+    actor = serializers.IntegerField(allow_null=True, help_text="who did it (a user id)")
+    actor_name = serializers.CharField(allow_null=True)
+    clock = serializers.IntegerField(help_text="the in-game minute it was done at")
+    clock_display = serializers.CharField()
+    summary = serializers.CharField(help_text="one sentence for people")
+    minutes = serializers.IntegerField(allow_null=True, help_text="an advance's minutes")
+    ratio_before = serializers.DecimalField(max_digits=9, decimal_places=3, allow_null=True)
+    ratio_after = serializers.DecimalField(max_digits=9, decimal_places=3, allow_null=True)
+    job = serializers.IntegerField(
+        allow_null=True, help_text="the clock job (advance, resume): its report"
+    )
+    from_ = serializers.IntegerField(allow_null=True, help_text="the job's start")
+    to = serializers.IntegerField(allow_null=True, help_text="the clock the job reached")
+    created_at = serializers.DateTimeField()
+
+
+class ClockEntryPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = ClockEntrySerializer(many=True, help_text="newest first (in-game time)")
+
+
+class ClockLogApi(APIView):
+    @extend_schema(
+        responses={
+            200: ClockEntryPageSerializer,
+            400: error_answer(400, "Bad filter: field errors (`{filter: [messages]}`)."),
+        },
+        parameters=[
+            *PAGE_PARAMETERS,
+            *log_filter_parameters(
+                action="the entry's kind: advance, live_on, live_off, live_rate or resume",
+                who='a user id (who did it), or "clock" for entries of no one',
+            ),
+        ],
+        description="The clock in the campaign log: advances asked for, the live clock "
+        "switched on or off or its rate changed, stopped advances resumed, and who did each; "
+        "newest first, with the same filters as `resolutions/` (an entry is about no "
+        "character and no roll: those filters leave none). Every member reads it.",
+    )
+    def get(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id)
+        rows = clock_log(membership.campaign, log_filters(request.query_params))
+        paginator = ResolutionPagination()
+        page = paginator.paginate_queryset(rows, request, view=self)
+        return paginator.get_paginated_response(
+            ClockEntrySerializer([clock_entry_view(e) for e in page or []], many=True).data
+        )

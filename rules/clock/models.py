@@ -152,3 +152,44 @@ class ClockJob(models.Model):
 
     def __str__(self) -> str:
         return f"clock job {self.pk} of {self.campaign}: +{self.minutes} min, {self.state}"
+
+
+class ClockEntryKind(models.TextChoices):
+    ADVANCE = "advance", "Clock advanced"
+    LIVE_ON = "live_on", "Live clock started"
+    LIVE_OFF = "live_off", "Live clock stopped"
+    LIVE_RATE = "live_rate", "Live clock's rate changed"
+    RESUME = "resume", "Clock resumed"
+
+
+class ClockEntry(models.Model):
+    """What someone did to the clock, for the campaign log beside its resolutions: an
+    advance asked for, the live clock switched on or off or its rate changed, a stopped
+    advance resumed (``GET campaigns/{id}/clock/log/``). Append-only."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="clock_entries")
+    kind = models.CharField(max_length=16, choices=ClockEntryKind.choices)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    clock = models.PositiveBigIntegerField()  # the in-game minute it was done at
+    # What was done, in words that need no calendar ("advanced the clock by 7 days").
+    words = models.TextField()
+    minutes = models.PositiveBigIntegerField(null=True, blank=True)  # an advance's
+    ratio_before = models.DecimalField(max_digits=9, decimal_places=3, null=True, blank=True)
+    ratio_after = models.DecimalField(max_digits=9, decimal_places=3, null=True, blank=True)
+    job = models.ForeignKey(
+        ClockJob, null=True, blank=True, on_delete=models.SET_NULL, related_name="entries"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-clock", "-id"]
+        indexes = [models.Index(fields=["campaign", "clock"], name="clock_entry_campaign_clock")]
+
+    def __str__(self) -> str:
+        return f"{self.campaign} at {self.clock}: {self.words}"

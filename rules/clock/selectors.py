@@ -6,14 +6,16 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db.models import QuerySet
 from django.http import Http404
 
 from campaigns.models import Campaign
 from campaigns.selectors import clock_display
 from characters.models import Character
 from core.cleaning import valid_id
-from rules.clock.models import ClockJob, ClockJobState, ClockReport
+from rules.clock.models import ClockEntry, ClockJob, ClockJobState, ClockReport
 from rules.clock.report import hidden_resolutions, report_for_viewer
+from rules.play.log_filters import LogFilters
 from rules.play.models import Resolution
 from rules.play.selectors import LatestRow
 
@@ -124,4 +126,64 @@ def clock_job_view(job: ClockJob, *, viewer_own: set[int] | None = None) -> dict
         "created_at": job.created_at,
         "started_at": job.started_at,
         "finished_at": job.finished_at,
+    }
+
+
+# -- the clock in the campaign log --------------------------------------------------------------
+def clock_log(campaign: Campaign, filters: LogFilters) -> QuerySet[ClockEntry]:
+    """What people did to the clock, filtered as the log of resolutions is, newest first
+    (in-game time). Every member reads it: the clock is the whole campaign's. An entry is
+    about no character and no roll: filtering by either leaves none; ``action`` is the
+    entry's kind (``advance``, ``live_on``, ``live_off``, ``live_rate``, ``resume``)."""
+    rows = ClockEntry.objects.filter(campaign=campaign).select_related("actor", "job")
+    if filters.character is not None or filters.roll:
+        return rows.none()
+    if filters.action:
+        rows = rows.filter(kind=filters.action)
+    if filters.who == "clock":
+        rows = rows.filter(actor__isnull=True)
+    elif filters.who:
+        rows = rows.filter(actor_id=int(filters.who))
+    if filters.clock_from is not None:
+        rows = rows.filter(clock__gte=filters.clock_from)
+    if filters.clock_to is not None:
+        rows = rows.filter(clock__lte=filters.clock_to)
+    if filters.text:
+        rows = rows.filter(words__icontains=filters.text)
+    return rows.order_by("-clock", "-id")
+
+
+def clock_entries_between(
+    campaign: Campaign, low: int | None, high: int | None, filters: LogFilters
+) -> list[ClockEntry]:
+    """The clock's entries from in-game minute ``low`` (included) to ``high`` (left out;
+    None: no bound), as :func:`clock_log` filters them: the log page puts them among the
+    resolutions of one of its pages."""
+    rows = clock_log(campaign, filters)
+    if low is not None:
+        rows = rows.filter(clock__gte=low)
+    if high is not None:
+        rows = rows.filter(clock__lt=high)
+    return list(rows)
+
+
+def clock_entry_view(entry: ClockEntry) -> dict[str, Any]:
+    """An entry of the clock's log as the API shows it."""
+    actor = entry.actor.get_username() if entry.actor else None
+    job = entry.job
+    return {
+        "id": entry.pk,
+        "kind": entry.kind,
+        "actor": entry.actor_id,
+        "actor_name": actor,
+        "clock": entry.clock,
+        "clock_display": clock_display(entry.clock),
+        "summary": f"{actor or 'Someone'} {entry.words}.",
+        "minutes": entry.minutes,
+        "ratio_before": entry.ratio_before,
+        "ratio_after": entry.ratio_after,
+        "job": entry.job_id,
+        "from": job.clock_start if job is not None else None,
+        "to": job.clock_reached if job is not None else None,
+        "created_at": entry.created_at,
     }

@@ -82,6 +82,8 @@ from core.errors import BROKER_ERRORS, ResolutionConflict, ServiceUnavailable
 from rules.clock.events import publish_clock_job, publish_clock_report
 from rules.clock.models import (
     UNFINISHED_JOB_STATES,
+    ClockEntry,
+    ClockEntryKind,
     ClockJob,
     ClockJobKind,
     ClockJobState,
@@ -257,6 +259,16 @@ def clock_advance_start(
                 locked = Campaign.objects.select_for_update().get(pk=campaign_id)
             refuse_archived(locked)
             job.save(force_insert=True)
+            if kind == ClockJobKind.ADVANCE:  # the referee's: an entry of the campaign log
+                ClockEntry.objects.create(
+                    campaign_id=campaign_id,
+                    kind=ClockEntryKind.ADVANCE,
+                    actor=job.requested_by,
+                    clock=locked.clock,
+                    minutes=minutes,
+                    words=f"advanced the clock by {duration_words(minutes)}",
+                    job=job,
+                )
             _enqueue(job.pk)
     except IntegrityError:  # the same request twice at once: the other one created it
         if not request_id:
@@ -265,12 +277,15 @@ def clock_advance_start(
     return job
 
 
-def clock_job_resume(*, job_id: int) -> ClockJob:
-    """Enqueue a job again: after its choice is answered, after a failure, or a lost task."""
+def clock_job_resume(*, job_id: int, actor: Any = None) -> ClockJob:
+    """Enqueue a job again: after its choice is answered, after a failure, or a lost task.
+
+    ``actor``: who resumed it, for the campaign log (a ``resume`` entry)."""
     _require_broker()
     with transaction.atomic():
         campaign_id = ClockJob.objects.values_list("campaign_id", flat=True).get(pk=job_id)
-        refuse_archived(Campaign.objects.select_for_update().get(pk=campaign_id))  # lock first
+        campaign = Campaign.objects.select_for_update().get(pk=campaign_id)  # lock first
+        refuse_archived(campaign)
         job = ClockJob.objects.select_for_update().get(pk=job_id)
         if job.state == ClockJobState.DONE:
             raise ResolutionConflict(f"clock job {job.pk} is already done")
@@ -298,6 +313,14 @@ def clock_job_resume(*, job_id: int) -> ClockJob:
                     "updated_at",
                 ]
             )
+        ClockEntry.objects.create(
+            campaign=campaign,
+            kind=ClockEntryKind.RESUME,
+            actor=actor if getattr(actor, "is_authenticated", False) else None,
+            clock=campaign.clock,
+            words="resumed the clock",
+            job=job,
+        )
         _enqueue(job.pk)
     return job
 
@@ -935,11 +958,58 @@ def _log_query(db: BaseDatabaseWrapper, sql: str, start: float) -> None:
 
 
 # -- the live clock --------------------------------------------------------------------------
-def clock_live_set(*, campaign_id: int, ratio: Decimal, now: datetime | None = None) -> Campaign:
+def duration_words(minutes: int) -> str:
+    """In-game minutes for the log: "7 days", "1 hour 30 minutes"."""
+    days, rest = divmod(int(minutes), 24 * 60)
+    hours, mins = divmod(rest, 60)
+    parts = [
+        f"{n} {unit}{'' if n == 1 else 's'}"
+        for n, unit in ((days, "day"), (hours, "hour"), (mins, "minute"))
+        if n
+    ]
+    return " ".join(parts) or "0 minutes"
+
+
+def ratio_words(ratio: Decimal) -> str:
+    """A live clock's rate for people: "real time", "1 hour a minute", "2.5 minutes a minute"."""
+    ratio = Decimal(ratio)
+    if ratio == 1:
+        return "real time"
+    if ratio == ratio.to_integral_value():
+        return f"{duration_words(int(ratio))} a minute"
+    return f"{format(ratio.normalize(), 'f')} minutes a minute"
+
+
+def _live_entry(campaign: Campaign, before: Decimal, after: Decimal, actor: Any) -> None:
+    """The campaign log's entry for a change of the live clock (none when unchanged)."""
+    if before == after:
+        return
+    if after == 0:
+        kind, words = ClockEntryKind.LIVE_OFF, "stopped the live clock"
+    elif before == 0:
+        kind, words = ClockEntryKind.LIVE_ON, f"ran the clock with real time: {ratio_words(after)}"
+    else:
+        kind = ClockEntryKind.LIVE_RATE
+        words = f"changed the live clock from {ratio_words(before)} to {ratio_words(after)}"
+    ClockEntry.objects.create(
+        campaign=campaign,
+        kind=kind,
+        actor=actor if getattr(actor, "is_authenticated", False) else None,
+        clock=campaign.clock,
+        words=words,
+        ratio_before=before,
+        ratio_after=after,
+    )
+
+
+def clock_live_set(
+    *, campaign_id: int, ratio: Decimal, now: datetime | None = None, actor: Any = None
+) -> Campaign:
     """Run the campaign's clock with real time at ``ratio`` game minutes per real minute.
 
     0 stops it. Time already elapsed at the old ratio is advanced first, so changing
-    the ratio never loses or double-counts in-game time.
+    the ratio never loses or double-counts in-game time. A change is an entry of the
+    campaign log, with ``actor``.
     """
     ratio = Decimal(ratio)
     if not Decimal(0) <= ratio <= Decimal(MAX_LIVE_RATIO):
@@ -953,6 +1023,7 @@ def clock_live_set(*, campaign_id: int, ratio: Decimal, now: datetime | None = N
             refuse_archived(campaign)
         if campaign.live_ratio > 0 and campaign.live_last_tick is not None:
             _tick_campaign(campaign, now, force=True)
+        _live_entry(campaign, campaign.live_ratio, ratio, actor)
         campaign.live_ratio = ratio
         campaign.live_last_tick = now if ratio > 0 else None
         campaign.full_clean(exclude=["created_by"])

@@ -10,9 +10,11 @@ from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 
 from campaigns.access import access_campaign
 from rules.clock.action_time import elapsed_words
+from rules.clock.selectors import clock_entries_between, clock_entry_view
 from rules.engine.registry import get_ruleset
 from rules.logbook.selectors import campaign_log, log_choices, log_filters
 from rules.play.selectors import resolution_view
@@ -35,6 +37,31 @@ def _days_to_minutes(data: Any) -> dict[str, str]:
                 raise ValidationError("A day is a whole number, from 1.")
             query[key] = str(day * DAY - 1 if last else (day - 1) * DAY)
     return query
+
+
+def _with_clock_entries(
+    campaign: Any, entries: list[dict[str, Any]], page: Any, filters: Any
+) -> list[dict[str, Any]]:
+    """The page's entries with what people did to the clock in the same span of in-game
+    time (rules.clock.selectors.clock_log): from the page's oldest entry (the last page:
+    from the start) up to the previous page's oldest (the first page: to now), so each
+    clock entry is on one page. Newest first; at one minute, the clock's entry first."""
+    clocks = [entry["clock"] for entry in entries]
+    low = min(clocks) if clocks and page.has_next() else None
+    high = None
+    if page.has_previous():
+        newer = page.paginator.page(page.previous_page_number()).object_list
+        high = min(resolution.clock for resolution in newer)
+    shown = []
+    for row in clock_entries_between(campaign, low, high, filters):
+        view = clock_entry_view(row)
+        view["is_clock"] = True
+        view["report_url"] = (
+            reverse("clock-report", args=[campaign.pk, row.job_id]) if row.job_id else ""
+        )
+        shown.append(view)
+    merged = [*shown, *entries]  # sorted is stable: the clock's first at a minute
+    return sorted(merged, key=lambda entry: -entry["clock"])
 
 
 @login_required
@@ -61,6 +88,7 @@ def campaign_log_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
         view["title"] = labels.get(resolution.action, resolution.get_kind_display())
         view["took"] = elapsed_words(resolution.elapsed_minutes)
         entries.append(view)
+    entries = _with_clock_entries(campaign, entries, page, filters)
     characters, members = log_choices(membership)
     query = request.GET.copy()
     query.pop("page", None)
