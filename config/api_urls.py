@@ -5,6 +5,7 @@ from django.urls import path
 from accounts.api import RegisterApi, TokenApi, TokenDetailApi, TokenListApi
 from campaigns.api import (
     CampaignArchiveApi,
+    CampaignCalendarApi,
     CampaignListApi,
     CampaignUnarchiveApi,
     DiceRotateApi,
@@ -63,6 +64,11 @@ urlpatterns = [
     path("campaigns/", CampaignListApi.as_view(), name="api-campaigns"),
     path("campaigns/join/", JoinApi.as_view(), name="api-campaign-join"),
     path("campaigns/<int:campaign_id>/", CampaignDetailApi.as_view(), name="api-campaign"),
+    path(
+        "campaigns/<int:campaign_id>/calendar/",
+        CampaignCalendarApi.as_view(),
+        name="api-campaign-calendar",
+    ),
     path("campaigns/<int:campaign_id>/invites/", InviteCreateApi.as_view(), name="api-invites"),
     path(
         "campaigns/<int:campaign_id>/archive/",

@@ -10,6 +10,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -17,7 +18,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from campaigns.access import access_campaign
+from campaigns.api import DateSerializer
 from campaigns.models import MAX_LIVE_RATIO, Campaign
+from campaigns.selectors import clock_display, clock_minute_of
 from core.cleaning import MAX_ID
 from core.openapi import PAGE_PARAMETERS, decimal_pattern, error_answer
 from rules.clock.models import ClockEntryKind, ClockJob, ClockJobKind, ClockJobState
@@ -37,6 +40,7 @@ from rules.clock.services import (
     clock_job_resume,
     clock_live_set,
 )
+from rules.engine.calendar import MAX_YEAR
 from rules.play.api import ResolutionPagination
 from rules.play.log_filters import log_filter_parameters, log_filters
 from rules.play.models import EffectState
@@ -88,7 +92,10 @@ class ClockJobSerializer(_KeywordFields):
     clock_start = serializers.IntegerField(allow_null=True, help_text="the clock when it started")
     target = serializers.IntegerField(allow_null=True, help_text="the minute it advances to")
     clock = serializers.IntegerField(allow_null=True, help_text="the minute it has reached")
-    clock_display = serializers.CharField(allow_null=True, help_text='"Day N, HH:MM" (G-1)')
+    clock_display = serializers.CharField(
+        allow_null=True, help_text="the clock reached, in the campaign's calendar"
+    )
+    date = DateSerializer(allow_null=True, help_text="the clock reached, as a date")
     reason = serializers.CharField(help_text="why it waits or failed")
     waiting_on = serializers.IntegerField(
         allow_null=True, help_text="the character whose choice stops the clock (G-3)"
@@ -141,13 +148,74 @@ class AdvanceOutputSerializer(ClockJobSerializer):
     job = serializers.IntegerField(help_text="the job's id, for clock/jobs/{job}/")
 
 
+def advance_minutes(campaign: Campaign, data: dict[str, Any]) -> tuple[int, int | None]:
+    """How far an advance goes: days, hours and minutes added up, or ``until`` a date
+    (then also its minute). Plain 400s: nothing to advance, a date already past."""
+    parts = ("days", "hours", "minutes")
+    if "until" in data:
+        if any(part in data for part in parts):
+            raise ValidationError(
+                {"until": ["Advance until a date, or by days, hours and minutes: not both."]}
+            )
+        until = clock_minute_of(campaign, data["until"])
+        if until <= campaign.clock:
+            raise ValidationError(
+                {
+                    "until": [
+                        f"That date is already past: the clock is at "
+                        f"{clock_display(campaign.clock, campaign)}."
+                    ]
+                }
+            )
+        if until - campaign.clock > MAX_ADVANCE_MINUTES:
+            raise ValidationError({"until": ["That date is more than ten years ahead."]})
+        return until - campaign.clock, until
+    minutes = data.get("days", 0) * 24 * 60 + data.get("hours", 0) * 60 + data.get("minutes", 0)
+    if minutes < 1:
+        raise ValidationError({"minutes": ["Advance the clock by at least one minute."]})
+    if minutes > MAX_ADVANCE_MINUTES:
+        raise ValidationError({"minutes": ["Advance the clock by at most ten years at once."]})
+    return minutes, None
+
+
 def _advance_output(job: ClockJob) -> Any:
     return AdvanceOutputSerializer({"job": job.pk, **clock_job_view(job)}).data
 
 
+class UntilSerializer(serializers.Serializer):
+    """A date of the campaign's calendar (``campaigns/{id}/calendar/``)."""
+
+    year = serializers.IntegerField(
+        required=False, min_value=-MAX_YEAR, max_value=MAX_YEAR, help_text="with a calendar"
+    )
+    month = serializers.JSONField(
+        required=False, help_text="with a calendar: its number (from 1) or its name"
+    )
+    day = serializers.IntegerField(
+        min_value=1,
+        max_value=10**9,
+        help_text="the day of the month; without a calendar, the day from the start",
+    )
+    hour = serializers.IntegerField(required=False, min_value=0, max_value=23, default=0)
+    minute = serializers.IntegerField(required=False, min_value=0, max_value=59, default=0)
+
+
 class ClockAdvanceApi(APIView):
     class InputSerializer(serializers.Serializer):
-        minutes = serializers.IntegerField(min_value=1, max_value=MAX_ADVANCE_MINUTES)
+        minutes = serializers.IntegerField(
+            min_value=0, max_value=MAX_ADVANCE_MINUTES, required=False
+        )
+        hours = serializers.IntegerField(
+            min_value=0, max_value=MAX_ADVANCE_MINUTES // 60, required=False
+        )
+        days = serializers.IntegerField(
+            min_value=0, max_value=MAX_ADVANCE_MINUTES // (24 * 60), required=False
+        )
+        until = UntilSerializer(
+            required=False,
+            help_text="instead of days, hours and minutes: advance to this date (in the "
+            "future: a date already past is a 400)",
+        )
         request_id = serializers.CharField(
             max_length=64,
             required=False,
@@ -160,19 +228,22 @@ class ClockAdvanceApi(APIView):
             202: AdvanceOutputSerializer,
             409: error_answer(409, "Conflict: the campaign is archived."),
         },
-        description="Referee only. Moves the campaign clock forward by `minutes`, applying "
-        "every scheduled effect that falls due in time order, in the background. Follow "
-        "the job at `clock/jobs/{job}/`.",
+        description="Referee only. Moves the campaign clock forward by `days`, `hours` and "
+        "`minutes` (added up: at least a minute, at most ten years), or `until` a date of "
+        "the campaign's calendar, applying every scheduled effect that falls due in time "
+        "order, in the background. Follow the job at `clock/jobs/{job}/`.",
     )
     def post(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        minutes, until = advance_minutes(membership.campaign, data.validated_data)
         job = clock_advance_start(
             campaign_id=membership.campaign_id,
-            minutes=data.validated_data["minutes"],
+            minutes=minutes,
             requested_by=request.user,
             request_id=data.validated_data.get("request_id", ""),
+            until=until,
         )
         job.refresh_from_db()  # in embedded mode it has already run
         return Response(_advance_output(job), status=status.HTTP_202_ACCEPTED)
@@ -185,8 +256,10 @@ class ClockJobListApi(APIView):
     )
     def get(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
-        jobs = clock_jobs_for_campaign(membership.campaign)
-        return Response(ClockJobSerializer([clock_job_view(job) for job in jobs], many=True).data)
+        campaign = membership.campaign
+        jobs = clock_jobs_for_campaign(campaign)
+        views = [clock_job_view(job, campaign=campaign) for job in jobs]
+        return Response(ClockJobSerializer(views, many=True).data)
 
 
 class ClockJobDetailApi(APIView):
@@ -204,7 +277,7 @@ class ClockJobDetailApi(APIView):
             if membership.is_referee
             else own_character_ids(membership.campaign, membership.user_id)
         )
-        view = clock_job_view(job, viewer_own=own)
+        view = clock_job_view(job, viewer_own=own, campaign=membership.campaign)
         view["report"] = clock_report_view(job.report, own=own)
         return Response(ClockJobDetailSerializer(view).data)
 
@@ -357,6 +430,7 @@ class ClockEntrySerializer(_KeywordFields):
     actor_name = serializers.CharField(allow_null=True)
     clock = serializers.IntegerField(help_text="the in-game minute it was done at")
     clock_display = serializers.CharField()
+    date = DateSerializer()
     summary = serializers.CharField(help_text="one sentence for people")
     minutes = serializers.IntegerField(allow_null=True, help_text="an advance's minutes")
     ratio_before = serializers.DecimalField(max_digits=9, decimal_places=3, allow_null=True)

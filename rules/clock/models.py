@@ -96,6 +96,9 @@ class ClockJob(models.Model):
     # The client's own key for the request: sending it again returns the same job.
     request_id = models.CharField(max_length=64, blank=True, default="")
     minutes = models.PositiveBigIntegerField()
+    # "Until <date>": the minute to reach, whatever the clock when the job starts (null:
+    # the clock then plus ``minutes``).
+    until = models.PositiveBigIntegerField(null=True, blank=True)
     state = models.CharField(
         max_length=16, choices=ClockJobState.choices, default=ClockJobState.QUEUED
     )

@@ -10,7 +10,7 @@ from django.db.models import QuerySet
 from django.http import Http404
 
 from campaigns.models import Campaign
-from campaigns.selectors import clock_display
+from campaigns.selectors import clock_date, clock_display
 from characters.models import Character
 from core.cleaning import valid_id
 from rules.clock.models import ClockEntry, ClockJob, ClockJobState, ClockReport
@@ -87,7 +87,9 @@ def clock_jobs_health(now: datetime) -> dict[str, int]:
     }
 
 
-def clock_job_view(job: ClockJob, *, viewer_own: set[int] | None = None) -> dict[str, Any]:
+def clock_job_view(
+    job: ClockJob, *, viewer_own: set[int] | None = None, campaign: Campaign | None = None
+) -> dict[str, Any]:
     """A job as the API shows it. Progress is the in-game time covered: known when the
     job starts and never going back, unlike the count of effects (an effect can schedule
     another inside the window, so ``total`` may grow while the job runs).
@@ -96,6 +98,7 @@ def clock_job_view(job: ClockJob, *, viewer_own: set[int] | None = None) -> dict
     clock waits only when it waits on their own character, and the skipped effects of
     their own characters only."""
     clock = job.clock_reached
+    campaign = campaign if campaign is not None else job.campaign  # its calendar
     reason, skipped = job.reason, job.skipped
     if viewer_own is not None:
         if job.waiting_on_id not in viewer_own:
@@ -119,7 +122,8 @@ def clock_job_view(job: ClockJob, *, viewer_own: set[int] | None = None) -> dict
         "clock_start": job.clock_start,
         "target": job.target,
         "clock": clock,
-        "clock_display": None if clock is None else clock_display(clock),
+        "clock_display": None if clock is None else clock_display(clock, campaign),
+        "date": None if clock is None else clock_date(clock, campaign),
         "reason": reason,
         "waiting_on": job.waiting_on_id,
         "skipped": skipped,
@@ -135,7 +139,7 @@ def clock_log(campaign: Campaign, filters: LogFilters) -> QuerySet[ClockEntry]:
     (in-game time). Every member reads it: the clock is the whole campaign's. An entry is
     about no character and no roll: filtering by either leaves none; ``action`` is the
     entry's kind (``advance``, ``live_on``, ``live_off``, ``live_rate``, ``resume``)."""
-    rows = ClockEntry.objects.filter(campaign=campaign).select_related("actor", "job")
+    rows = ClockEntry.objects.filter(campaign=campaign).select_related("actor", "job", "campaign")
     if filters.character is not None or filters.roll:
         return rows.none()
     if filters.action:
@@ -177,7 +181,8 @@ def clock_entry_view(entry: ClockEntry) -> dict[str, Any]:
         "actor": entry.actor_id,
         "actor_name": actor,
         "clock": entry.clock,
-        "clock_display": clock_display(entry.clock),
+        "clock_display": clock_display(entry.clock, entry.campaign),
+        "date": clock_date(entry.clock, entry.campaign),
         "summary": f"{actor or 'Someone'} {entry.words}.",
         "minutes": entry.minutes,
         "ratio_before": entry.ratio_before,

@@ -222,6 +222,7 @@ def clock_advance_start(
     request_id: str = "",
     kind: str = ClockJobKind.ADVANCE,
     locked: Campaign | None = None,
+    until: int | None = None,
 ) -> ClockJob:
     """Create an advance job and enqueue its task; the same ``request_id`` gives the same job.
 
@@ -241,6 +242,7 @@ def clock_advance_start(
         request_id=request_id,
         kind=kind,
     )
+    job.until = until
     if request_id:
         existing = ClockJob.objects.filter(campaign_id=campaign_id, request_id=request_id).first()
         if existing is not None:
@@ -266,7 +268,9 @@ def clock_advance_start(
                     actor=job.requested_by,
                     clock=locked.clock,
                     minutes=minutes,
-                    words=f"advanced the clock by {duration_words(minutes)}",
+                    words=f"advanced the clock by {duration_words(minutes)}"
+                    if until is None
+                    else f"advanced the clock to a date, {duration_words(minutes)} ahead",
                     job=job,
                 )
             _enqueue(job.pk)
@@ -413,7 +417,11 @@ def _advance_batch(job_id: int) -> bool:
         if job.pk != job_id:  # ours waits for this one: it is alive too
             ClockJob.objects.filter(pk=job_id).update(heartbeat_at=now)
         if job.target is None:
-            job.target = campaign.clock + job.minutes
+            # "until <date>": the date, or where the clock is if an earlier job passed it
+            until = job.until
+            job.target = (
+                campaign.clock + job.minutes if until is None else max(until, campaign.clock)
+            )
             job.clock_start = campaign.clock
             job.state = ClockJobState.RUNNING
             job.started_at = now

@@ -37,6 +37,7 @@ def test_what_people_did_to_the_clock_is_in_the_log(campaign, referee, player, c
     job = ref.post(url(campaign, "clock/advance/"), {"minutes": 120}, format="json").json()
     assert job["state"] == "waiting"
     cato.refresh_from_db()
+    assert cato.pending_choice is not None
     resolution_answer_choice(
         character_id=cato.pk,
         actor=player,
