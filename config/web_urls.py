@@ -45,6 +45,11 @@ urlpatterns = [
         name="campaign-manage",
     ),
     path(
+        "campaigns/<int:campaign_id>/settings/calendar/preview/",
+        clock_views.calendar_preview,
+        name="calendar-preview",
+    ),
+    path(
         "campaigns/<int:campaign_id>/leave/",
         manage_views.campaign_leave_page,
         name="campaign-leave",

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from campaigns.models import Membership
+from campaigns.models import Campaign, Membership
 from rules.clock.tests.clock_helpers import effect_resolutions, run_job, wounded
 from rules.play.services import character_create, resolution_create_action
 
 pytestmark = pytest.mark.django_db
+DAY = 24 * 60
 
 
 def test_the_report_page_tells_a_death_first_and_links_the_log(
@@ -61,3 +62,57 @@ def test_the_log_page_anchors_each_entry(campaign, referee, player, web):
     (worse,) = effect_resolutions(campaign)
     text = web(referee).get(f"/campaigns/{campaign.pk}/log/").content.decode()
     assert f'id="entry-{worse.pk}"' in text
+
+
+def test_the_settings_page_edits_the_calendar_with_a_preview(campaign, referee, web):
+    page = web(referee)
+    Campaign.objects.filter(pk=campaign.pk).update(clock=15 * DAY + 90)
+    preview = page.get(
+        f"/campaigns/{campaign.pk}/settings/calendar/preview/",
+        {
+            "months": "Frost, 10\nBloom, 10",
+            "weekdays": "Sunday, Moonday, Tiwsday",
+            "year": "1000",
+            "month": "1",
+            "day": "1",
+        },
+        headers={"HX-Request": "true"},
+    )
+    assert b"Sunday 6 Bloom 1000, 01:30" in preview.content
+    bad = page.get(
+        f"/campaigns/{campaign.pk}/settings/calendar/preview/",
+        {"months": "Frost, 0", "year": "1", "month": "1", "day": "1"},
+    )
+    assert b"Frost needs a number of days" in bad.content
+    campaign.refresh_from_db()
+    assert campaign.calendar == {}  # a preview changes nothing
+
+    saved = page.post(
+        f"/campaigns/{campaign.pk}/settings/",
+        {
+            "form": "calendar",
+            "months": "Frost, 10\nBloom, 10",
+            "weekdays": "Sunday, Moonday, Tiwsday",
+            "year": "1000",
+            "month": "1",
+            "day": "1",
+            "weekday": "",
+        },
+    )
+    assert saved.status_code == 302
+    campaign.refresh_from_db()
+    assert campaign.clock == 15 * DAY + 90  # the clock did not move
+    assert b"Sunday 6 Bloom 1000, 01:30" in page.get(f"/campaigns/{campaign.pk}/").content
+
+    refused = page.post(
+        f"/campaigns/{campaign.pk}/settings/",
+        {"form": "calendar", "months": "Frost, 10", "year": "1", "month": "1", "day": "11"},
+    )
+    assert refused.status_code == 400
+    assert b"The start day must fall inside Frost: 1 to 10." in refused.content
+
+    page.post(
+        f"/campaigns/{campaign.pk}/settings/",
+        {"form": "calendar", "use_preset": "1", "preset": "days"},
+    )
+    assert b"Day 16, 01:30" in page.get(f"/campaigns/{campaign.pk}/").content

@@ -157,3 +157,12 @@ def test_until_a_day_without_a_calendar(campaign, referee, client_for):
     )
     assert answer.status_code == 400
     assert "already past: the clock is at Day 2, 00:00" in str(answer.json())
+
+
+def test_the_calendar_travels_with_an_export(campaign, referee, client_for):
+    ref = client_for(referee)
+    ref.put(url(campaign, "calendar/"), TWO_MONTHS, format="json")
+    export = ref.get(url(campaign, "export/")).json()
+    made = ref.post("/api/v1/campaigns/import/", {"export": export}, format="json")
+    assert made.status_code == 201
+    assert made.json()["date"]["text"] == "Sunday 1 Frost 1000, 00:00"

@@ -27,6 +27,7 @@ from campaigns.models import Campaign, Membership
 from campaigns.selectors import (
     campaign_members,
     campaign_seed_periods,
+    clock_display,
     invite_for_code,
     latest_invite,
     membership_of,
@@ -49,7 +50,6 @@ from rules.clock.models import ClockJob, ClockJobState
 from rules.clock.selectors import clock_jobs_for_campaign
 from rules.engine.interface import RuleError, Ruleset
 from rules.engine.registry import get_ruleset, ruleset_keys
-from rules.engine.text import clock_text
 from rules.play.models import EffectState, ScheduledEffect
 from rules.play.selectors import effects_for_viewer
 from web.forms import FormField, ParamsError, humanize, parse_params, schema_fields
@@ -203,7 +203,7 @@ def _live_context(membership: Membership, viewer_id: int) -> dict[str, Any]:
         "timeline": rows,
         "timeline_more": more,
         "card_templates": sheet_templates(campaign.ruleset, "card"),
-        "clock_text": clock_text(campaign.clock),
+        "clock_text": clock_display(campaign.clock, campaign),
         "stopped_job": job if job is not None and job.state in STOPPED else None,
         "stamp": _stamp(
             campaign.clock, len(members), sum(m.character.version for m in members), job

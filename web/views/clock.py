@@ -17,8 +17,17 @@ from django.utils.http import urlencode
 
 from campaigns.access import access_campaign
 from campaigns.models import Campaign
+from campaigns.selectors import campaign_calendar
 from rules.clock.report import notable_first
 from rules.clock.selectors import clock_job_for_campaign, clock_report_view, own_character_ids
+from rules.engine.calendar import (
+    Calendar,
+    CalendarError,
+    calendar_data,
+    date_at,
+    parse_calendar,
+    preset,
+)
 from web.htmx import is_htmx
 
 DAY = 24 * 60
@@ -76,3 +85,87 @@ def clock_job_report(request: HttpRequest, campaign_id: int, job_id: int) -> Htt
     if is_htmx(request):  # under the dashboard's "In-game time" (h2)
         return render(request, "campaigns/_report.html", {**context, "hl": 3})
     return render(request, "campaigns/report.html", {**context, "hl": 2})
+
+
+# -- the calendar on the settings page ------------------------------------------------------
+def calendar_form_values(campaign: Campaign) -> dict[str, Any]:
+    """The settings page's calendar fields, filled from the campaign's calendar."""
+    data = calendar_data(campaign_calendar(campaign))
+    epoch = data.get("epoch") or {}
+    return {
+        "months": "\n".join(f"{m['name']}, {m['days']}" for m in data.get("months", [])),
+        "weekdays": ", ".join(data.get("weekdays", [])),
+        "year": epoch.get("year", 1),
+        "month": epoch.get("month", 1),
+        "day": epoch.get("day", 1),
+        "weekday": epoch.get("weekday", ""),
+    }
+
+
+def _whole(value: Any, what: str) -> int:
+    text = str(value or "").strip()
+    try:
+        return int(text)
+    except ValueError:
+        raise CalendarError(f"The start {what} is a whole number.") from None
+
+
+def posted_calendar(data: Any) -> dict[str, Any]:
+    """The calendar the settings form describes, as the API takes it: months one a line
+    ("Frost, 30"), week days separated by commas, the start date. CalendarError in plain
+    words for a line it cannot read."""
+    months = []
+    for line in str(data.get("months", "")).splitlines():
+        if not line.strip():
+            continue
+        name, comma, days = line.rpartition(",")
+        if not comma or not days.strip().isdigit():
+            raise CalendarError(
+                "Write each month on its own line: its name, a comma and its number of days "
+                "(Frost, 30)."
+            )
+        months.append({"name": name.strip(), "days": int(days)})
+    weekdays = [w.strip() for w in str(data.get("weekdays", "")).split(",") if w.strip()]
+    epoch: dict[str, Any] = {
+        "year": _whole(data.get("year", 1), "year"),
+        "month": _whole(data.get("month", 1), "month"),
+        "day": _whole(data.get("day", 1), "day"),
+    }
+    weekday = str(data.get("weekday", "")).strip()
+    if weekday:
+        epoch["weekday"] = weekday
+    return {"months": months, "weekdays": weekdays, "epoch": epoch}
+
+
+def calendar_preview_rows(calendar: Calendar | None, clock: int) -> list[tuple[str, str]]:
+    """What the clock would read in ``calendar``: now, and some steps ahead."""
+    return [
+        (label, date_at(calendar, clock + minutes).text)
+        for label, minutes in (
+            ("Now", 0),
+            ("In a day", DAY),
+            ("In a week", 7 * DAY),
+            ("In 100 days", 100 * DAY),
+        )
+    ]
+
+
+@login_required
+def calendar_preview(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The settings page's preview (htmx): the clock read in the calendar being typed, or
+    why that calendar cannot be. Changes nothing."""
+    membership = access_campaign(request.user, campaign_id)
+    campaign = membership.campaign
+    error = ""
+    rows: list[tuple[str, str]] = []
+    try:
+        key = str(request.GET.get("preset", "")).strip()
+        calendar = preset(key) if key else parse_calendar(posted_calendar(request.GET))
+        if not key and calendar is None:
+            raise CalendarError("A calendar needs at least one month.")
+        rows = calendar_preview_rows(calendar, campaign.clock)
+    except CalendarError as problem:
+        error = str(problem)
+    return render(
+        request, "campaigns/_calendar_preview.html", {"rows": rows, "preview_error": error}
+    )
