@@ -81,6 +81,9 @@ class Membership(models.Model):
     )
     role = models.CharField(max_length=16, choices=Role.choices)
     joined_at = models.DateTimeField(auto_now_add=True)
+    # When the member last saw what the clock did to their characters (the campaign page's
+    # "since you last looked", issue 25); null: never, since they joined.
+    reports_seen_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [

@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, models, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -103,6 +103,13 @@ def campaign_calendar_set(
     campaign.calendar = calendar_data(chosen)
     campaign.save(update_fields=["calendar"])
     return campaign
+
+
+def membership_reports_seen(*, membership_id: int, seen_at: Any) -> None:
+    """The member has seen what the clock did up to ``seen_at`` (never moves back)."""
+    Membership.objects.filter(pk=membership_id).filter(
+        models.Q(reports_seen_at__isnull=True) | models.Q(reports_seen_at__lt=seen_at)
+    ).update(reports_seen_at=seen_at)
 
 
 # The clock jobs still to finish, rules.play.models.UNFINISHED_JOB_STATES by value (this layer

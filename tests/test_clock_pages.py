@@ -116,3 +116,28 @@ def test_the_settings_page_edits_the_calendar_with_a_preview(campaign, referee, 
         {"form": "calendar", "use_preset": "1", "preset": "days"},
     )
     assert b"Day 16, 01:30" in page.get(f"/campaigns/{campaign.pk}/").content
+
+
+def test_a_player_sees_what_happened_since_they_last_looked(
+    make_campaign, referee, player, other_player, web
+):
+    campaign = make_campaign("condition_monitor")
+    membership = Membership.objects.get(campaign=campaign, user=player)
+    ines = character_create(membership=membership, name="Ines Vale", sheet={})
+    own, other = web(player), web(other_player)
+    assert b"Since you last looked" not in own.get(f"/campaigns/{campaign.pk}/").content
+    resolution_create_action(
+        character_id=ines.pk,
+        actor=referee,
+        by_referee=True,
+        action="damage",
+        params={"amount": 5, "kind": "normal", "soak_dice": 0},
+    )
+    run_job(campaign, 10)
+
+    text = own.get(f"/campaigns/{campaign.pk}/").content.decode()
+    assert "Since you last looked" in text and "Ines Vale died" in text
+    # seen once: the next visit has nothing new
+    assert b"Since you last looked" not in own.get(f"/campaigns/{campaign.pk}/").content
+    # another player has nothing of hers
+    assert b"Since you last looked" not in other.get(f"/campaigns/{campaign.pk}/").content

@@ -23,9 +23,9 @@ def demo(settings: Any) -> Campaign:
     settings.SAWBONES_EMBEDDED = True
     call_command("seed_demo", stdout=io.StringIO())
     settings.SAWBONES_EMBEDDED = False
-    referee = get_user_model().objects.get(username="referee")
-    referee.set_password("pw-referee")
-    referee.save(update_fields=["password"])
+    for user in get_user_model().objects.filter(username__in=["referee", "player1"]):
+        user.set_password(f"pw-{user.username}")
+        user.save(update_fields=["password"])
     return Campaign.objects.get(ruleset="old_school")
 
 
@@ -34,7 +34,8 @@ def test_a_week_on_the_demo_ends_with_its_report(new_page, demo):
     log_in(page, "referee")
     page.goto(f"/campaigns/{demo.pk}/")
     page.get_by_label("Custom").fill("1")
-    page.get_by_label("Unit").select_option(label="weeks")
+    page.get_by_label("Unit").select_option(value="10080")  # weeks
+    expect(page.get_by_label("Unit")).to_have_value("10080")
     page.get_by_role("button", name="Advance", exact=True).click()
     expect(page.locator("#clock-display")).to_have_text("Day 8, 00:00")
     report = page.locator("#clock-report")
@@ -50,3 +51,23 @@ def test_a_week_on_the_demo_ends_with_its_report(new_page, demo):
     first.click()
     page.wait_for_url("**/log/**")
     expect(page.locator(".log-entry").first).to_be_visible()
+
+
+def test_a_player_sees_the_week_on_their_next_visit(new_page, demo):
+    player = new_page()
+    log_in(player, "player1")
+    player.goto(f"/campaigns/{demo.pk}/")  # seen: nothing yet
+    expect(player.locator("#news")).to_have_count(0)
+    page = new_page()
+    log_in(page, "referee")
+    page.goto(f"/campaigns/{demo.pk}/")
+    page.get_by_label("Custom").fill("1")
+    page.get_by_label("Unit").select_option(value="10080")  # weeks
+    expect(page.get_by_label("Unit")).to_have_value("10080")
+    page.get_by_role("button", name="Advance", exact=True).click()
+    expect(page.locator("#clock-display")).to_have_text("Day 8, 00:00")
+    player.reload()
+    news = player.locator("#news")
+    expect(news.get_by_role("heading", name="Since you last looked")).to_be_visible()
+    expect(news).to_contain_text("Dorn Ironhand")
+    expect(news).not_to_contain_text("Pell of the Reeds")  # player2's
