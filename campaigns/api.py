@@ -17,13 +17,16 @@ from campaigns.access import access_campaign, visible_memberships
 from campaigns.editing import invite_revoke, invite_usable, invites_of
 from campaigns.models import Invite, Membership
 from campaigns.selectors import (
+    campaign_calendar,
     campaign_seed_periods,
+    clock_date,
     clock_display,
     dice_commitment,
 )
 from campaigns.services import (
     MAX_INVITE_HOURS,
     campaign_archive,
+    campaign_calendar_set,
     campaign_create,
     campaign_dice_rotate,
     campaign_join,
@@ -39,6 +42,7 @@ from core.openapi import (
     json_schema_field,
     serializer_class,
 )
+from rules.engine.calendar import MAX_MONTH_DAYS, MAX_NAME, MAX_YEAR, PRESETS, calendar_data
 from rules.engine.registry import all_rulesets, ruleset_keys
 
 
@@ -50,12 +54,32 @@ class RulesetField(serializers.ChoiceField):
         super().__init__(choices=list(ruleset_keys()), **kwargs)
 
 
+class DateSerializer(serializers.Serializer):
+    """An in-game minute in the campaign's calendar (``campaigns/{id}/calendar/``)."""
+
+    year = serializers.IntegerField(allow_null=True, help_text="null without a calendar")
+    month = serializers.IntegerField(allow_null=True, help_text="from 1; null without a calendar")
+    month_name = serializers.CharField(allow_null=True)
+    day = serializers.IntegerField(
+        help_text="the day of the month; without a calendar, the day from the start (Day 1)"
+    )
+    weekday = serializers.CharField(allow_null=True, help_text="null without named week days")
+    hour = serializers.IntegerField()
+    minute = serializers.IntegerField()
+    text = serializers.CharField(
+        help_text='"Moonday 6 Bloom 1000, 01:30"; without a calendar "Day 6, 01:30"'
+    )
+
+
 class CampaignOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
     ruleset = serializers.CharField()
     clock = serializers.IntegerField(help_text="in-game minutes since the start (G-1)")
-    clock_display = serializers.CharField(help_text='"Day N, HH:MM"')
+    clock_display = serializers.CharField(
+        help_text='the clock in the campaign\'s calendar (by default "Day N, HH:MM")'
+    )
+    date = DateSerializer(help_text="the clock in the campaign's calendar")
     my_role = serializers.ChoiceField(choices=["referee", "player"])
     options = serializers.DictField()
     actions_move_clock = serializers.BooleanField(
@@ -82,7 +106,8 @@ def _campaign_view(membership: Membership) -> dict[str, Any]:
         "name": campaign.name,
         "ruleset": campaign.ruleset,
         "clock": campaign.clock,
-        "clock_display": clock_display(campaign.clock),
+        "clock_display": clock_display(campaign.clock, campaign),
+        "date": clock_date(campaign.clock, campaign),
         "my_role": membership.role,
         "options": campaign.options,
         "actions_move_clock": campaign.actions_move_clock,
@@ -180,6 +205,102 @@ class CampaignDetailApi(APIView):
         data.is_valid(raise_exception=True)
         campaign_update(campaign_id=membership.campaign_id, **data.validated_data)
         return Response(campaign_output(access_campaign(request.user, campaign_id)))
+
+
+class CalendarMonthSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=MAX_NAME)
+    days = serializers.IntegerField(min_value=1, max_value=MAX_MONTH_DAYS)
+
+
+class CalendarEpochSerializer(serializers.Serializer):
+    year = serializers.IntegerField(min_value=-MAX_YEAR, max_value=MAX_YEAR)
+    month = serializers.IntegerField(min_value=1, help_text="from 1")
+    day = serializers.IntegerField(min_value=1, help_text="a day of that month, from 1")
+    weekday = serializers.CharField(
+        required=False,
+        max_length=MAX_NAME,
+        help_text="its week day, one of `weekdays` (default: the first)",
+    )
+
+
+class CalendarSerializer(serializers.Serializer):
+    months = CalendarMonthSerializer(
+        many=True, required=False, help_text="each year's months, in order (at least one)"
+    )
+    weekdays = serializers.ListField(
+        child=serializers.CharField(max_length=MAX_NAME), required=False, help_text="may be none"
+    )
+    epoch = CalendarEpochSerializer(required=False, help_text="the date at clock 0")
+    preset = serializers.ChoiceField(
+        choices=list(PRESETS),
+        required=False,
+        help_text="instead of months, week days and epoch: a preset (`days`: no calendar)",
+    )
+
+
+class CalendarOutputSerializer(serializers.Serializer):
+    default = serializers.BooleanField(help_text='no calendar: the clock reads "Day N, HH:MM"')
+    months = CalendarMonthSerializer(many=True)
+    weekdays = serializers.ListField(child=serializers.CharField())
+    epoch = CalendarEpochSerializer(allow_null=True)
+    date = DateSerializer(help_text="the clock now, in this calendar")
+    presets = serializers.DictField(
+        child=serializers.CharField(), help_text="the presets a PUT may name, with their words"
+    )
+
+
+class CalendarInputSerializer(serializers.Serializer):
+    months = serializers.ListField(child=serializers.DictField(), required=False)
+    weekdays = serializers.ListField(child=serializers.JSONField(), required=False)
+    epoch = serializers.DictField(required=False)
+    preset = serializers.ChoiceField(
+        choices=list(PRESETS), required=False, help_text="instead of a calendar: a preset"
+    )
+
+
+def _calendar_output(campaign: Any) -> dict[str, Any]:
+    data = calendar_data(campaign_calendar(campaign))
+    return {
+        "default": not data,
+        "months": data.get("months", []),
+        "weekdays": data.get("weekdays", []),
+        "epoch": data.get("epoch"),
+        "date": clock_date(campaign.clock, campaign),
+        "presets": {key: words for key, (words, _) in PRESETS.items()},
+    }
+
+
+class CampaignCalendarApi(APIView):
+    @extend_schema(responses={200: CalendarOutputSerializer})
+    def get(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id)
+        return Response(CalendarOutputSerializer(_calendar_output(membership.campaign)).data)
+
+    @extend_schema(
+        request=CalendarSerializer,
+        responses={
+            200: CalendarOutputSerializer,
+            400: error_answer(
+                400,
+                "A calendar that cannot be, in plain words (`{calendar: [message]}`): no "
+                "months, a month of 0 days, a name over 40 characters, an epoch day outside "
+                "its month...",
+            ),
+        },
+        description="Referee only: how the clock reads (months, week days, the date at "
+        'clock 0), or `{"preset": ...}` (`days` is the default, "Day N"). The clock does '
+        "not move: only how it is shown.",
+    )
+    def put(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        data = CalendarInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        body = dict(data.validated_data)
+        key = body.pop("preset", "")
+        campaign = campaign_calendar_set(
+            campaign_id=membership.campaign_id, calendar=body, preset_key=key
+        )
+        return Response(CalendarOutputSerializer(_calendar_output(campaign)).data)
 
 
 class InviteSerializer(serializers.Serializer):

@@ -50,6 +50,10 @@ class Campaign(models.Model):
     # "Actions move the clock": an action that takes time (a night's sleep, a search)
     # advances the clock by it when it ends (rules.action_time, docs/clock.md).
     actions_move_clock = models.BooleanField(default=True)
+    # How the clock reads (rules.engine.calendar, issue 25): months, week days and the date
+    # at minute 0, as ``calendar_data`` writes them; {} is the default, "Day N, HH:MM".
+    # Changing it never moves the clock.
+    calendar = models.JSONField(default=dict, blank=True)
     # When the referee archived the campaign (null: in play). An archived campaign can be
     # read but not played: no action, no clock advance (campaigns.access.refuse_archived).
     archived_at = models.DateTimeField(null=True, blank=True)
@@ -77,6 +81,9 @@ class Membership(models.Model):
     )
     role = models.CharField(max_length=16, choices=Role.choices)
     joined_at = models.DateTimeField(auto_now_add=True)
+    # When the member last saw what the clock did to their characters (the campaign page's
+    # "since you last looked", issue 25); null: never, since they joined.
+    reports_seen_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [

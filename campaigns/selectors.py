@@ -5,10 +5,11 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db.models import Count, QuerySet
 
 from campaigns.models import Campaign, Invite, Membership, RevealedSeed
-from rules.engine.text import clock_text
+from rules.engine.calendar import Calendar, CalendarError, date_at, minute_of, parse_calendar
 
 
 def memberships_for_user(user: Any) -> QuerySet[Membership]:
@@ -25,9 +26,28 @@ def campaigns_of_user(user: Any) -> list[Membership]:
     return list(memberships_for_user(user).annotate(party_size=Count("campaign__characters")))
 
 
-def clock_display(minutes: int) -> str:
-    """Ruling G-1: "Day N, HH:MM", written as the rulesets write it (rules.engine.text)."""
-    return clock_text(minutes)
+def campaign_calendar(campaign: Campaign | None) -> Calendar | None:
+    """The campaign's calendar (None: the default, "Day N"), read once per campaign object."""
+    if campaign is None or not campaign.calendar:
+        return None
+    cached = getattr(campaign, "_calendar_cache", None)
+    if cached is not None and cached[0] is campaign.calendar:
+        return cached[1]
+    calendar = parse_calendar(campaign.calendar)
+    campaign._calendar_cache = (campaign.calendar, calendar)  # type: ignore[attr-defined]
+    return calendar
+
+
+def clock_display(minutes: int, campaign: Campaign | None = None) -> str:
+    """The in-game minute in the campaign's calendar ("Moonday 6 Bloom 1000, 01:30");
+    without one, ruling G-1's "Day N, HH:MM", as the rulesets write it."""
+    return date_at(campaign_calendar(campaign), minutes).text
+
+
+def clock_date(minutes: int, campaign: Campaign | None = None) -> dict[str, Any]:
+    """The in-game minute as the API's ``date``: ``{year, month, month_name, day, weekday,
+    hour, minute, text}`` (the first ones null without a calendar)."""
+    return date_at(campaign_calendar(campaign), minutes).as_dict()
 
 
 def campaign_referee_ids(campaign: Campaign) -> set[int]:
@@ -101,3 +121,20 @@ def invite_for_code(code: str) -> Invite | None:
 def membership_of(campaign: Campaign, user: Any) -> Membership | None:
     """The user's membership of the campaign, if they are in it."""
     return Membership.objects.filter(campaign=campaign, user=user).first()
+
+
+def clock_minute_of(campaign: Campaign, date: dict[str, Any], field: str = "until") -> int:
+    """The in-game minute a date of the campaign's calendar names (``{year, month, day,
+    hour, minute}``; without a calendar ``{day, hour, minute}``, Day 1 first). A date that
+    cannot be is a ValidationError in plain words under ``field``."""
+    try:
+        return minute_of(
+            campaign_calendar(campaign),
+            year=date.get("year"),
+            month=date.get("month"),
+            day=date.get("day", 1),
+            hour=date.get("hour", 0),
+            minute=date.get("minute", 0),
+        )
+    except CalendarError as error:
+        raise ValidationError({field: [str(error)]}) from None

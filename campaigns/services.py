@@ -8,13 +8,14 @@ from decimal import Decimal
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, models, transaction
 from django.db.models import F
 from django.utils import timezone
 
 from campaigns.models import Campaign, Invite, Membership, RevealedSeed, Role, new_dice_seed
 from core.cleaning import reject_nul_characters
 from core.errors import ResolutionConflict
+from rules.engine.calendar import CalendarError, calendar_data, parse_calendar, preset
 from rules.engine.interface import RuleError
 from rules.engine.registry import get_ruleset
 
@@ -80,6 +81,35 @@ def campaign_update(
     campaign.full_clean()
     campaign.save(update_fields=sorted(set(fields)) or None)
     return campaign
+
+
+@transaction.atomic
+def campaign_calendar_set(
+    *, campaign_id: int, calendar: Mapping[str, Any] | None = None, preset_key: str = ""
+) -> Campaign:
+    """Set how the campaign's clock reads: a calendar, or a preset (``days`` is the
+    default, "Day N"). The clock does not move; only how it is shown. A calendar that
+    cannot be is a ValidationError in plain words (400)."""
+    try:
+        if preset_key:
+            chosen = preset(preset_key)
+        else:
+            chosen = parse_calendar(calendar or {})
+            if chosen is None:
+                raise CalendarError("A calendar needs at least one month.")
+    except CalendarError as error:
+        raise ValidationError({"calendar": [str(error)]}) from None
+    campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
+    campaign.calendar = calendar_data(chosen)
+    campaign.save(update_fields=["calendar"])
+    return campaign
+
+
+def membership_reports_seen(*, membership_id: int, seen_at: Any) -> None:
+    """The member has seen what the clock did up to ``seen_at`` (never moves back)."""
+    Membership.objects.filter(pk=membership_id).filter(
+        models.Q(reports_seen_at__isnull=True) | models.Q(reports_seen_at__lt=seen_at)
+    ).update(reports_seen_at=seen_at)
 
 
 # The clock jobs still to finish, rules.play.models.UNFINISHED_JOB_STATES by value (this layer

@@ -5,6 +5,7 @@ from django.urls import path
 from accounts.api import RegisterApi, TokenApi, TokenDetailApi, TokenListApi
 from campaigns.api import (
     CampaignArchiveApi,
+    CampaignCalendarApi,
     CampaignListApi,
     CampaignUnarchiveApi,
     DiceRotateApi,
@@ -20,6 +21,7 @@ from rules.clock.api import (
     ClockJobDetailApi,
     ClockJobListApi,
     ClockJobResumeApi,
+    ClockLogApi,
     LiveClockApi,
 )
 from rules.logbook.api import (
@@ -62,6 +64,11 @@ urlpatterns = [
     path("campaigns/", CampaignListApi.as_view(), name="api-campaigns"),
     path("campaigns/join/", JoinApi.as_view(), name="api-campaign-join"),
     path("campaigns/<int:campaign_id>/", CampaignDetailApi.as_view(), name="api-campaign"),
+    path(
+        "campaigns/<int:campaign_id>/calendar/",
+        CampaignCalendarApi.as_view(),
+        name="api-campaign-calendar",
+    ),
     path("campaigns/<int:campaign_id>/invites/", InviteCreateApi.as_view(), name="api-invites"),
     path(
         "campaigns/<int:campaign_id>/archive/",
@@ -160,6 +167,7 @@ urlpatterns = [
         name="api-clock-job-resume",
     ),
     path("campaigns/<int:campaign_id>/clock/live/", LiveClockApi.as_view(), name="api-clock-live"),
+    path("campaigns/<int:campaign_id>/clock/log/", ClockLogApi.as_view(), name="api-clock-log"),
     path("campaigns/<int:campaign_id>/effects/", CampaignEffectsApi.as_view(), name="api-effects"),
     path(
         "campaigns/<int:campaign_id>/dice/seeds/", DiceSeedListApi.as_view(), name="api-dice-seeds"

@@ -6,6 +6,7 @@ from web.views import battles as battle_views
 from web.views import campaigns as campaign_views
 from web.views import character_edit as character_edit_views
 from web.views import characters as character_views
+from web.views import clock as clock_views
 from web.views import live as live_views
 from web.views import log as log_views
 from web.views import manage as manage_views
@@ -22,6 +23,11 @@ urlpatterns = [
     path("campaigns/<int:campaign_id>/", campaign_views.campaign_detail, name="campaign"),
     path("campaigns/<int:campaign_id>/live/", campaign_views.campaign_live, name="campaign-live"),
     path("campaigns/<int:campaign_id>/invites/", campaign_views.invite_new, name="invite-new"),
+    path(
+        "campaigns/<int:campaign_id>/clock/jobs/<int:job_id>/",
+        clock_views.clock_job_report,
+        name="clock-report",
+    ),
     path("campaigns/<int:campaign_id>/party/", party_views.party_page, name="party"),
     path("campaigns/<int:campaign_id>/log/", log_views.campaign_log_page, name="campaign-log"),
     path("campaigns/<int:campaign_id>/dice/", log_views.campaign_dice_page, name="campaign-dice"),
@@ -38,6 +44,11 @@ urlpatterns = [
         "campaigns/<int:campaign_id>/settings/",
         manage_views.campaign_manage,
         name="campaign-manage",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/settings/calendar/preview/",
+        clock_views.calendar_preview,
+        name="calendar-preview",
     ),
     path(
         "campaigns/<int:campaign_id>/leave/",

@@ -471,6 +471,19 @@ MATRIX = [
         kwargs=reveal_kw,
     ),
     Row(
+        "api-campaign-calendar",
+        "get",
+        statuses(401, 404, 200, 200, 200, 200, 200, 200, 404, 401),
+        kwargs=campaign_kw,
+    ),
+    Row(
+        "api-campaign-calendar",
+        "put",
+        statuses(401, 404, 403, 403, 200, 403, 403, 403, 404, 401),
+        kwargs=campaign_kw,
+        body=lambda w, role: {"preset": "twelve_months"},
+    ),
+    Row(
         "api-clock-advance",
         "post",
         statuses(401, 404, 403, 403, 202, 403, 403, 403, 404, 401),
@@ -485,9 +498,15 @@ MATRIX = [
     ),
     Row(
         "api-clock-job",
-        "get",
-        statuses(401, 404, 403, 403, 200, 200, 403, 403, 404, 401),
+        "get",  # every member reads a job and its report (a player's: their own characters)
+        statuses(401, 404, 200, 200, 200, 200, 200, 200, 404, 401),
         kwargs=job_kw,
+    ),
+    Row(
+        "api-clock-log",
+        "get",  # the clock in the campaign log: every member
+        statuses(401, 404, 200, 200, 200, 200, 200, 200, 404, 401),
+        kwargs=campaign_kw,
     ),
     Row(
         "api-clock-job-resume",

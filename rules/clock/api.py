@@ -10,6 +10,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -17,24 +18,59 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from campaigns.access import access_campaign
+from campaigns.api import DateSerializer
 from campaigns.models import MAX_LIVE_RATIO, Campaign
+from campaigns.selectors import clock_display, clock_minute_of
 from core.cleaning import MAX_ID
-from core.openapi import decimal_pattern, error_answer
-from rules.clock.models import ClockJob, ClockJobKind, ClockJobState
-from rules.clock.selectors import clock_job_for_campaign, clock_job_view, clock_jobs_for_campaign
+from core.openapi import PAGE_PARAMETERS, decimal_pattern, error_answer
+from rules.clock.models import ClockEntryKind, ClockJob, ClockJobKind, ClockJobState
+from rules.clock.report import NOTABLE
+from rules.clock.selectors import (
+    clock_entry_view,
+    clock_job_for_campaign,
+    clock_job_view,
+    clock_jobs_for_campaign,
+    clock_log,
+    clock_report_view,
+    own_character_ids,
+)
 from rules.clock.services import (
     MAX_ADVANCE_MINUTES,
     clock_advance_start,
     clock_job_resume,
     clock_live_set,
 )
+from rules.engine.calendar import MAX_YEAR
+from rules.play.api import ResolutionPagination
+from rules.play.log_filters import log_filter_parameters, log_filters
 from rules.play.models import EffectState
 from rules.play.selectors import effect_view, effects_for_viewer
 
 
-class ClockJobSerializer(serializers.Serializer):
+class _KeywordFields(serializers.Serializer):
+    """Fields named after Python keywords (``from``) are declared with a trailing ``_``."""
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        return {name.removesuffix("_"): field for name, field in super().get_fields().items()}
+
+
+class ClockJobSerializer(_KeywordFields):
     id = serializers.IntegerField()
-    kind = serializers.ChoiceField(choices=ClockJobKind.values)
+    kind = serializers.ChoiceField(
+        choices=ClockJobKind.values,
+        help_text="advance (the referee), live (a live clock's tick) or action (the time "
+        "an action or a party action took)",
+    )
+    from_ = serializers.IntegerField(
+        allow_null=True, help_text="the clock when it started (null: queued)"
+    )
+    to = serializers.IntegerField(
+        allow_null=True, help_text="the clock it has reached (its target once done)"
+    )
+    requested_by = serializers.IntegerField(
+        allow_null=True, help_text="the user who asked (null: the live clock, or gone)"
+    )
+    requested_by_name = serializers.CharField(allow_null=True)
     state = serializers.ChoiceField(
         choices=ClockJobState.values,
         help_text="queued, running, waiting (on a choice: see reason), done or failed",
@@ -56,7 +92,10 @@ class ClockJobSerializer(serializers.Serializer):
     clock_start = serializers.IntegerField(allow_null=True, help_text="the clock when it started")
     target = serializers.IntegerField(allow_null=True, help_text="the minute it advances to")
     clock = serializers.IntegerField(allow_null=True, help_text="the minute it has reached")
-    clock_display = serializers.CharField(allow_null=True, help_text='"Day N, HH:MM" (G-1)')
+    clock_display = serializers.CharField(
+        allow_null=True, help_text="the clock reached, in the campaign's calendar"
+    )
+    date = DateSerializer(allow_null=True, help_text="the clock reached, as a date")
     reason = serializers.CharField(help_text="why it waits or failed")
     waiting_on = serializers.IntegerField(
         allow_null=True, help_text="the character whose choice stops the clock (G-3)"
@@ -69,17 +108,114 @@ class ClockJobSerializer(serializers.Serializer):
     finished_at = serializers.DateTimeField(allow_null=True)
 
 
+class ReportEventSerializer(serializers.Serializer):
+    clock = serializers.IntegerField(help_text="the in-game minute it happened at")
+    resolution = serializers.IntegerField(help_text="its entry in the log")
+    summary = serializers.CharField()
+    notable = serializers.ListField(
+        child=serializers.ChoiceField(choices=list(NOTABLE)),
+        help_text="why a referee wants it first: " + ", ".join(NOTABLE),
+    )
+
+
+class ReportCharacterSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    state_before = serializers.CharField(help_text="the ruleset's state word before")
+    state_after = serializers.CharField(help_text="and after the last event")
+    events = ReportEventSerializer(many=True)
+
+
+class ClockReportSerializer(_KeywordFields):
+    id = serializers.IntegerField(allow_null=True)
+    kind = serializers.CharField(allow_null=True)
+    from_ = serializers.IntegerField(allow_null=True)
+    to = serializers.IntegerField(allow_null=True)
+    characters = ReportCharacterSerializer(
+        many=True,
+        help_text="only the characters something happened to, each event in time order; a "
+        "player reads their own characters only, hidden rolls left out",
+    )
+
+
+class ClockJobDetailSerializer(ClockJobSerializer):
+    report = ClockReportSerializer(
+        help_text="what the job did (a live clock's ticks of one real hour share one)"
+    )
+
+
 class AdvanceOutputSerializer(ClockJobSerializer):
     job = serializers.IntegerField(help_text="the job's id, for clock/jobs/{job}/")
+
+
+def advance_minutes(campaign: Campaign, data: dict[str, Any]) -> tuple[int, int | None]:
+    """How far an advance goes: days, hours and minutes added up, or ``until`` a date
+    (then also its minute). Plain 400s: nothing to advance, a date already past."""
+    parts = ("days", "hours", "minutes")
+    if "until" in data:
+        if any(part in data for part in parts):
+            raise ValidationError(
+                {"until": ["Advance until a date, or by days, hours and minutes: not both."]}
+            )
+        until = clock_minute_of(campaign, data["until"])
+        if until <= campaign.clock:
+            raise ValidationError(
+                {
+                    "until": [
+                        f"That date is already past: the clock is at "
+                        f"{clock_display(campaign.clock, campaign)}."
+                    ]
+                }
+            )
+        if until - campaign.clock > MAX_ADVANCE_MINUTES:
+            raise ValidationError({"until": ["That date is more than ten years ahead."]})
+        return until - campaign.clock, until
+    minutes = data.get("days", 0) * 24 * 60 + data.get("hours", 0) * 60 + data.get("minutes", 0)
+    if minutes < 1:
+        raise ValidationError({"minutes": ["Advance the clock by at least one minute."]})
+    if minutes > MAX_ADVANCE_MINUTES:
+        raise ValidationError({"minutes": ["Advance the clock by at most ten years at once."]})
+    return minutes, None
 
 
 def _advance_output(job: ClockJob) -> Any:
     return AdvanceOutputSerializer({"job": job.pk, **clock_job_view(job)}).data
 
 
+class UntilSerializer(serializers.Serializer):
+    """A date of the campaign's calendar (``campaigns/{id}/calendar/``)."""
+
+    year = serializers.IntegerField(
+        required=False, min_value=-MAX_YEAR, max_value=MAX_YEAR, help_text="with a calendar"
+    )
+    month = serializers.JSONField(
+        required=False, help_text="with a calendar: its number (from 1) or its name"
+    )
+    day = serializers.IntegerField(
+        min_value=1,
+        max_value=10**9,
+        help_text="the day of the month; without a calendar, the day from the start",
+    )
+    hour = serializers.IntegerField(required=False, min_value=0, max_value=23, default=0)
+    minute = serializers.IntegerField(required=False, min_value=0, max_value=59, default=0)
+
+
 class ClockAdvanceApi(APIView):
     class InputSerializer(serializers.Serializer):
-        minutes = serializers.IntegerField(min_value=1, max_value=MAX_ADVANCE_MINUTES)
+        minutes = serializers.IntegerField(
+            min_value=0, max_value=MAX_ADVANCE_MINUTES, required=False
+        )
+        hours = serializers.IntegerField(
+            min_value=0, max_value=MAX_ADVANCE_MINUTES // 60, required=False
+        )
+        days = serializers.IntegerField(
+            min_value=0, max_value=MAX_ADVANCE_MINUTES // (24 * 60), required=False
+        )
+        until = UntilSerializer(
+            required=False,
+            help_text="instead of days, hours and minutes: advance to this date (in the "
+            "future: a date already past is a 400)",
+        )
         request_id = serializers.CharField(
             max_length=64,
             required=False,
@@ -92,19 +228,22 @@ class ClockAdvanceApi(APIView):
             202: AdvanceOutputSerializer,
             409: error_answer(409, "Conflict: the campaign is archived."),
         },
-        description="Referee only. Moves the campaign clock forward by `minutes`, applying "
-        "every scheduled effect that falls due in time order, in the background. Follow "
-        "the job at `clock/jobs/{job}/`.",
+        description="Referee only. Moves the campaign clock forward by `days`, `hours` and "
+        "`minutes` (added up: at least a minute, at most ten years), or `until` a date of "
+        "the campaign's calendar, applying every scheduled effect that falls due in time "
+        "order, in the background. Follow the job at `clock/jobs/{job}/`.",
     )
     def post(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        minutes, until = advance_minutes(membership.campaign, data.validated_data)
         job = clock_advance_start(
             campaign_id=membership.campaign_id,
-            minutes=data.validated_data["minutes"],
+            minutes=minutes,
             requested_by=request.user,
             request_id=data.validated_data.get("request_id", ""),
+            until=until,
         )
         job.refresh_from_db()  # in embedded mode it has already run
         return Response(_advance_output(job), status=status.HTTP_202_ACCEPTED)
@@ -117,19 +256,30 @@ class ClockJobListApi(APIView):
     )
     def get(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
-        jobs = clock_jobs_for_campaign(membership.campaign)
-        return Response(ClockJobSerializer([clock_job_view(job) for job in jobs], many=True).data)
+        campaign = membership.campaign
+        jobs = clock_jobs_for_campaign(campaign)
+        views = [clock_job_view(job, campaign=campaign) for job in jobs]
+        return Response(ClockJobSerializer(views, many=True).data)
 
 
 class ClockJobDetailApi(APIView):
     @extend_schema(
-        responses={200: ClockJobSerializer},
-        description="Referee only: a job's state and progress (`done` of `total`).",
+        responses={200: ClockJobDetailSerializer},
+        description="A job's state, progress (`done` of `total`) and `report`: what it did, "
+        "per character. Every member may read it; a player's report holds their own "
+        "characters only, and the reason and skipped effects are the referee's.",
     )
     def get(self, request: Request, campaign_id: int, job_id: int) -> Response:
-        membership = access_campaign(request.user, campaign_id, referee=True)
+        membership = access_campaign(request.user, campaign_id)
         job = clock_job_for_campaign(membership.campaign, job_id)
-        return Response(ClockJobSerializer(clock_job_view(job)).data)
+        own = (
+            None
+            if membership.is_referee
+            else own_character_ids(membership.campaign, membership.user_id)
+        )
+        view = clock_job_view(job, viewer_own=own, campaign=membership.campaign)
+        view["report"] = clock_report_view(job.report, own=own)
+        return Response(ClockJobDetailSerializer(view).data)
 
 
 class ClockJobResumeApi(APIView):
@@ -147,7 +297,7 @@ class ClockJobResumeApi(APIView):
     def post(self, request: Request, campaign_id: int, job_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
         job = clock_job_for_campaign(membership.campaign, job_id)
-        job = clock_job_resume(job_id=job.pk)
+        job = clock_job_resume(job_id=job.pk, actor=request.user)
         job.refresh_from_db()
         return Response(
             ClockJobSerializer(clock_job_view(job)).data, status=status.HTTP_202_ACCEPTED
@@ -220,7 +370,9 @@ class LiveClockApi(APIView):
         data = LiveClockSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         campaign = clock_live_set(
-            campaign_id=membership.campaign_id, ratio=data.validated_data["ratio"]
+            campaign_id=membership.campaign_id,
+            ratio=data.validated_data["ratio"],
+            actor=request.user,
         )
         return Response(LiveClockSerializer(_live_output(campaign)).data)
 
@@ -269,3 +421,58 @@ class CampaignEffectsApi(APIView):
         )
         views = [effect_view(e, viewer_is_referee=membership.is_referee) for e in effects]
         return Response(EffectSerializer(views, many=True).data)
+
+
+class ClockEntrySerializer(_KeywordFields):
+    id = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=ClockEntryKind.values)
+    actor = serializers.IntegerField(allow_null=True, help_text="who did it (a user id)")
+    actor_name = serializers.CharField(allow_null=True)
+    clock = serializers.IntegerField(help_text="the in-game minute it was done at")
+    clock_display = serializers.CharField()
+    date = DateSerializer()
+    summary = serializers.CharField(help_text="one sentence for people")
+    minutes = serializers.IntegerField(allow_null=True, help_text="an advance's minutes")
+    ratio_before = serializers.DecimalField(max_digits=9, decimal_places=3, allow_null=True)
+    ratio_after = serializers.DecimalField(max_digits=9, decimal_places=3, allow_null=True)
+    job = serializers.IntegerField(
+        allow_null=True, help_text="the clock job (advance, resume): its report"
+    )
+    from_ = serializers.IntegerField(allow_null=True, help_text="the job's start")
+    to = serializers.IntegerField(allow_null=True, help_text="the clock the job reached")
+    created_at = serializers.DateTimeField()
+
+
+class ClockEntryPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = ClockEntrySerializer(many=True, help_text="newest first (in-game time)")
+
+
+class ClockLogApi(APIView):
+    @extend_schema(
+        responses={
+            200: ClockEntryPageSerializer,
+            400: error_answer(400, "Bad filter: field errors (`{filter: [messages]}`)."),
+        },
+        parameters=[
+            *PAGE_PARAMETERS,
+            *log_filter_parameters(
+                action="the entry's kind: advance, live_on, live_off, live_rate or resume",
+                who='a user id (who did it), or "clock" for entries of no one',
+            ),
+        ],
+        description="The clock in the campaign log: advances asked for, the live clock "
+        "switched on or off or its rate changed, stopped advances resumed, and who did each; "
+        "newest first, with the same filters as `resolutions/` (an entry is about no "
+        "character and no roll: those filters leave none). Every member reads it.",
+    )
+    def get(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id)
+        rows = clock_log(membership.campaign, log_filters(request.query_params))
+        paginator = ResolutionPagination()
+        page = paginator.paginate_queryset(rows, request, view=self)
+        return paginator.get_paginated_response(
+            ClockEntrySerializer([clock_entry_view(e) for e in page or []], many=True).data
+        )

@@ -31,6 +31,49 @@ class ClockJobKind(models.TextChoices):
     ACTION = "action", "Time an action took"
 
 
+class ClockReport(models.Model):
+    """What one clock job did, told per character (rules.clock.report, docs/clock.md).
+
+    Each job has one; a live clock's ticks of one real hour share one (``hour``), so a
+    referee reads one report an hour rather than one a minute. Built by the job's
+    batches as they apply effects, under the campaign's lock.
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="clock_reports")
+    kind = models.CharField(
+        max_length=16, choices=ClockJobKind.choices, default=ClockJobKind.ADVANCE
+    )
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    clock_from = models.PositiveBigIntegerField()
+    clock_to = models.PositiveBigIntegerField()
+    # [{id, name, state_before, state_after, events: [...]}] (rules.clock.report).
+    characters = models.JSONField(default=list, blank=True)
+    # A live clock's report: the real hour (its start) whose ticks it gathers.
+    hour = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["campaign", "updated_at"], name="clock_report_updated")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "hour"],
+                condition=models.Q(hour__isnull=False),
+                name="one_live_report_per_hour",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"clock report {self.pk} of {self.campaign}: {self.clock_from}-{self.clock_to}"
+
+
 class ClockJob(models.Model):
     """One advance of a campaign's clock, run by a Celery task (docs/clock.md).
 
@@ -53,6 +96,9 @@ class ClockJob(models.Model):
     # The client's own key for the request: sending it again returns the same job.
     request_id = models.CharField(max_length=64, blank=True, default="")
     minutes = models.PositiveBigIntegerField()
+    # "Until <date>": the minute to reach, whatever the clock when the job starts (null:
+    # the clock then plus ``minutes``).
+    until = models.PositiveBigIntegerField(null=True, blank=True)
     state = models.CharField(
         max_length=16, choices=ClockJobState.choices, default=ClockJobState.QUEUED
     )
@@ -77,6 +123,10 @@ class ClockJob(models.Model):
     # batch, and when the watchdog enqueues it again. A queued or running job whose
     # heartbeat is stale has lost its task (``rules.clock.services.clock_watchdog``).
     heartbeat_at = models.DateTimeField(default=timezone.now)
+    # What it did (set when it starts; live ticks of one real hour share one).
+    report = models.ForeignKey(
+        ClockReport, null=True, blank=True, on_delete=models.SET_NULL, related_name="jobs"
+    )
 
     class Meta:
         db_table = "rules_clockjob"  # its first name: the move kept the data in place
@@ -105,3 +155,44 @@ class ClockJob(models.Model):
 
     def __str__(self) -> str:
         return f"clock job {self.pk} of {self.campaign}: +{self.minutes} min, {self.state}"
+
+
+class ClockEntryKind(models.TextChoices):
+    ADVANCE = "advance", "Clock advanced"
+    LIVE_ON = "live_on", "Live clock started"
+    LIVE_OFF = "live_off", "Live clock stopped"
+    LIVE_RATE = "live_rate", "Live clock's rate changed"
+    RESUME = "resume", "Clock resumed"
+
+
+class ClockEntry(models.Model):
+    """What someone did to the clock, for the campaign log beside its resolutions: an
+    advance asked for, the live clock switched on or off or its rate changed, a stopped
+    advance resumed (``GET campaigns/{id}/clock/log/``). Append-only."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="clock_entries")
+    kind = models.CharField(max_length=16, choices=ClockEntryKind.choices)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    clock = models.PositiveBigIntegerField()  # the in-game minute it was done at
+    # What was done, in words that need no calendar ("advanced the clock by 7 days").
+    words = models.TextField()
+    minutes = models.PositiveBigIntegerField(null=True, blank=True)  # an advance's
+    ratio_before = models.DecimalField(max_digits=9, decimal_places=3, null=True, blank=True)
+    ratio_after = models.DecimalField(max_digits=9, decimal_places=3, null=True, blank=True)
+    job = models.ForeignKey(
+        ClockJob, null=True, blank=True, on_delete=models.SET_NULL, related_name="entries"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-clock", "-id"]
+        indexes = [models.Index(fields=["campaign", "clock"], name="clock_entry_campaign_clock")]
+
+    def __str__(self) -> str:
+        return f"{self.campaign} at {self.clock}: {self.words}"

@@ -6,12 +6,17 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db.models import QuerySet
 from django.http import Http404
 
 from campaigns.models import Campaign
-from campaigns.selectors import clock_display
+from campaigns.selectors import clock_date, clock_display
+from characters.models import Character
 from core.cleaning import valid_id
-from rules.clock.models import ClockJob, ClockJobState
+from rules.clock.models import ClockEntry, ClockJob, ClockJobState, ClockReport
+from rules.clock.report import hidden_resolutions, report_for_viewer
+from rules.play.log_filters import LogFilters
+from rules.play.models import Resolution
 from rules.play.selectors import LatestRow
 
 # The latest clock job's id and state in a live page's stamp (rules.play.selectors.live_witness).
@@ -19,16 +24,52 @@ LATEST_CLOCK_JOB: LatestRow = ("job", ClockJob, (("pk", "id"), ("state", "state"
 
 
 def clock_jobs_for_campaign(campaign: Campaign, *, limit: int = 50) -> list[ClockJob]:
-    """The campaign's latest clock jobs, newest first."""
-    return list(ClockJob.objects.filter(campaign=campaign).order_by("-id")[:limit])
+    """The campaign's latest clock jobs, newest first (with who asked: no query per job)."""
+    return list(
+        ClockJob.objects.filter(campaign=campaign)
+        .select_related("requested_by")
+        .order_by("-id")[:limit]
+    )
 
 
 def clock_job_for_campaign(campaign: Campaign, job_id: int | str) -> ClockJob:
-    """One job of the campaign; a job of another campaign answers 404 like a missing one."""
+    """One job of the campaign, with its report; a job of another campaign answers 404
+    like a missing one."""
     try:
-        return ClockJob.objects.get(campaign=campaign, pk=valid_id(job_id))
+        return ClockJob.objects.select_related("report", "requested_by").get(
+            campaign=campaign, pk=valid_id(job_id)
+        )
     except (ClockJob.DoesNotExist, ValueError, TypeError):
         raise Http404("no such clock job") from None
+
+
+def own_character_ids(campaign: Campaign, user_id: int) -> set[int]:
+    """The ids of the user's characters in the campaign (what a player's report shows)."""
+    return set(
+        Character.objects.filter(campaign=campaign, owner_id=user_id).values_list("pk", flat=True)
+    )
+
+
+def clock_report_view(report: ClockReport | None, *, own: set[int] | None) -> dict[str, Any]:
+    """A job's report as the viewer may read it (rules.clock.report): ``own`` None for the
+    referee (everything), else the player's character ids (theirs only, hidden events
+    left out until revealed, ruling G-4). No report yet: an empty one."""
+    if report is None:
+        return {"id": None, "kind": None, "from": None, "to": None, "characters": []}
+    revealed: set[int] = set()
+    if own is not None:
+        hidden = hidden_resolutions(report.characters)
+        if hidden:
+            revealed = set(
+                Resolution.objects.filter(pk__in=hidden, revealed=True).values_list("pk", flat=True)
+            )
+    return {
+        "id": report.pk,
+        "kind": report.kind,
+        "from": report.clock_from,
+        "to": report.clock_to,
+        "characters": report_for_viewer(report.characters, own=own, revealed=revealed),
+    }
 
 
 def clock_jobs_health(now: datetime) -> dict[str, int]:
@@ -46,16 +87,32 @@ def clock_jobs_health(now: datetime) -> dict[str, int]:
     }
 
 
-def clock_job_view(job: ClockJob) -> dict[str, Any]:
+def clock_job_view(
+    job: ClockJob, *, viewer_own: set[int] | None = None, campaign: Campaign | None = None
+) -> dict[str, Any]:
     """A job as the API shows it. Progress is the in-game time covered: known when the
     job starts and never going back, unlike the count of effects (an effect can schedule
-    another inside the window, so ``total`` may grow while the job runs)."""
+    another inside the window, so ``total`` may grow while the job runs).
+
+    ``viewer_own``: a player's character ids (None: the referee). A player reads why the
+    clock waits only when it waits on their own character, and the skipped effects of
+    their own characters only."""
     clock = job.clock_reached
+    campaign = campaign if campaign is not None else job.campaign  # its calendar
+    reason, skipped = job.reason, job.skipped
+    if viewer_own is not None:
+        if job.waiting_on_id not in viewer_own:
+            reason = ""
+        skipped = [s for s in skipped if s.get("character") in viewer_own]
     minutes_total = None if job.target is None else job.target - (job.clock_start or 0)
     minutes_done = None if clock is None or job.clock_start is None else clock - job.clock_start
     return {
         "id": job.pk,
         "kind": job.kind,
+        "from": job.clock_start,
+        "to": clock,
+        "requested_by": job.requested_by_id,
+        "requested_by_name": job.requested_by.get_username() if job.requested_by else None,
         "state": job.state,
         "minutes": job.minutes,
         "done": job.done,
@@ -65,14 +122,95 @@ def clock_job_view(job: ClockJob) -> dict[str, Any]:
         "clock_start": job.clock_start,
         "target": job.target,
         "clock": clock,
-        "clock_display": None if clock is None else clock_display(clock),
-        "reason": job.reason,
+        "clock_display": None if clock is None else clock_display(clock, campaign),
+        "date": None if clock is None else clock_date(clock, campaign),
+        "reason": reason,
         "waiting_on": job.waiting_on_id,
-        "skipped": job.skipped,
+        "skipped": skipped,
         "created_at": job.created_at,
         "started_at": job.started_at,
         "finished_at": job.finished_at,
     }
+
+
+# -- the clock in the campaign log --------------------------------------------------------------
+def clock_log(campaign: Campaign, filters: LogFilters) -> QuerySet[ClockEntry]:
+    """What people did to the clock, filtered as the log of resolutions is, newest first
+    (in-game time). Every member reads it: the clock is the whole campaign's. An entry is
+    about no character and no roll: filtering by either leaves none; ``action`` is the
+    entry's kind (``advance``, ``live_on``, ``live_off``, ``live_rate``, ``resume``)."""
+    rows = ClockEntry.objects.filter(campaign=campaign).select_related("actor", "job", "campaign")
+    if filters.character is not None or filters.roll:
+        return rows.none()
+    if filters.action:
+        rows = rows.filter(kind=filters.action)
+    if filters.who == "clock":
+        rows = rows.filter(actor__isnull=True)
+    elif filters.who:
+        rows = rows.filter(actor_id=int(filters.who))
+    if filters.clock_from is not None:
+        rows = rows.filter(clock__gte=filters.clock_from)
+    if filters.clock_to is not None:
+        rows = rows.filter(clock__lte=filters.clock_to)
+    if filters.text:
+        rows = rows.filter(words__icontains=filters.text)
+    return rows.order_by("-clock", "-id")
+
+
+def clock_entries_between(
+    campaign: Campaign, low: int | None, high: int | None, filters: LogFilters
+) -> list[ClockEntry]:
+    """The clock's entries from in-game minute ``low`` (included) to ``high`` (left out;
+    None: no bound), as :func:`clock_log` filters them: the log page puts them among the
+    resolutions of one of its pages."""
+    rows = clock_log(campaign, filters)
+    if low is not None:
+        rows = rows.filter(clock__gte=low)
+    if high is not None:
+        rows = rows.filter(clock__lt=high)
+    return list(rows)
+
+
+def clock_entry_view(entry: ClockEntry) -> dict[str, Any]:
+    """An entry of the clock's log as the API shows it."""
+    actor = entry.actor.get_username() if entry.actor else None
+    job = entry.job
+    return {
+        "id": entry.pk,
+        "kind": entry.kind,
+        "actor": entry.actor_id,
+        "actor_name": actor,
+        "clock": entry.clock,
+        "clock_display": clock_display(entry.clock, entry.campaign),
+        "date": clock_date(entry.clock, entry.campaign),
+        "summary": f"{actor or 'Someone'} {entry.words}.",
+        "minutes": entry.minutes,
+        "ratio_before": entry.ratio_before,
+        "ratio_after": entry.ratio_after,
+        "job": entry.job_id,
+        "from": job.clock_start if job is not None else None,
+        "to": job.clock_reached if job is not None else None,
+        "created_at": entry.created_at,
+    }
+
+
+# -- word to the players -----------------------------------------------------------------------
+NEWS_LIMIT = 20
+
+
+def reports_since(
+    campaign: Campaign, *, own: set[int], since: datetime | None
+) -> list[dict[str, Any]]:
+    """What the clock did to a player's characters (``own``) in the reports changed after
+    ``since`` (None: all), oldest first, at most the latest :data:`NEWS_LIMIT`; reports
+    that touched none of them are left out (the "since you last looked" panel)."""
+    if not own:
+        return []
+    rows = ClockReport.objects.filter(campaign=campaign).exclude(characters=[])
+    if since is not None:
+        rows = rows.filter(updated_at__gt=since)
+    views = [clock_report_view(r, own=own) for r in reversed(rows.order_by("-id")[:NEWS_LIMIT])]
+    return [view for view in views if view["characters"]]
 
 
 def last_failed_clock_job(now: datetime) -> dict[str, Any] | None:

@@ -80,8 +80,17 @@ from campaigns.models import MAX_LIVE_RATIO, Campaign
 from characters.choices import stored_choice
 from characters.models import Character
 from core.errors import BROKER_ERRORS, ResolutionConflict, ServiceUnavailable
-from rules.clock.events import publish_clock_job
-from rules.clock.models import UNFINISHED_JOB_STATES, ClockJob, ClockJobKind, ClockJobState
+from rules.clock.events import publish_clock_job, publish_clock_report
+from rules.clock.models import (
+    UNFINISHED_JOB_STATES,
+    ClockEntry,
+    ClockEntryKind,
+    ClockJob,
+    ClockJobKind,
+    ClockJobState,
+    ClockReport,
+)
+from rules.clock.report import ReportBuilder, notable_marks
 from rules.engine.interface import ActionBlocked, Context, RuleError
 from rules.engine.registry import get_ruleset
 from rules.play.context import campaign_tables
@@ -271,6 +280,7 @@ def clock_advance_start(
     request_id: str = "",
     kind: str = ClockJobKind.ADVANCE,
     locked: Campaign | None = None,
+    until: int | None = None,
 ) -> ClockJob:
     """Create an advance job and enqueue its task; the same ``request_id`` gives the same job.
 
@@ -290,6 +300,7 @@ def clock_advance_start(
         request_id=request_id,
         kind=kind,
     )
+    job.until = until
     if request_id:
         existing = ClockJob.objects.filter(campaign_id=campaign_id, request_id=request_id).first()
         if existing is not None:
@@ -308,6 +319,18 @@ def clock_advance_start(
                 locked = Campaign.objects.select_for_update().get(pk=campaign_id)
             refuse_archived(locked)
             job.save(force_insert=True)
+            if kind == ClockJobKind.ADVANCE:  # the referee's: an entry of the campaign log
+                ClockEntry.objects.create(
+                    campaign_id=campaign_id,
+                    kind=ClockEntryKind.ADVANCE,
+                    actor=job.requested_by,
+                    clock=locked.clock,
+                    minutes=minutes,
+                    words=f"advanced the clock by {duration_words(minutes)}"
+                    if until is None
+                    else f"advanced the clock to a date, {duration_words(minutes)} ahead",
+                    job=job,
+                )
             _enqueue_in_turn(job)
     except IntegrityError:  # the same request twice at once: the other one created it
         if not request_id:
@@ -316,12 +339,15 @@ def clock_advance_start(
     return job
 
 
-def clock_job_resume(*, job_id: int) -> ClockJob:
-    """Enqueue a job again: after its choice is answered, after a failure, or a lost task."""
+def clock_job_resume(*, job_id: int, actor: Any = None) -> ClockJob:
+    """Enqueue a job again: after its choice is answered, after a failure, or a lost task.
+
+    ``actor``: who resumed it, for the campaign log (a ``resume`` entry)."""
     _require_broker()
     with transaction.atomic():
         campaign_id = ClockJob.objects.values_list("campaign_id", flat=True).get(pk=job_id)
-        refuse_archived(Campaign.objects.select_for_update().get(pk=campaign_id))  # lock first
+        campaign = Campaign.objects.select_for_update().get(pk=campaign_id)  # lock first
+        refuse_archived(campaign)
         job = ClockJob.objects.select_for_update().get(pk=job_id)
         if job.state == ClockJobState.DONE:
             raise ResolutionConflict(f"clock job {job.pk} is already done")
@@ -349,6 +375,14 @@ def clock_job_resume(*, job_id: int) -> ClockJob:
                     "updated_at",
                 ]
             )
+        ClockEntry.objects.create(
+            campaign=campaign,
+            kind=ClockEntryKind.RESUME,
+            actor=actor if getattr(actor, "is_authenticated", False) else None,
+            clock=campaign.clock,
+            words="resumed the clock",
+            job=job,
+        )
         _enqueue(job.pk)
     return job
 
@@ -406,6 +440,8 @@ class _Batch:
     # stopping early is always safe).
     earliest_new: int | None = None
     stop: tuple[str, Character, int] | None = None  # reason, character, minute
+    # What happened to whom, for the job's report (rules.clock.report).
+    report: ReportBuilder = field(default_factory=ReportBuilder)
 
     def cancel(self, character_id: int, keys: Iterable[str], loaded: list[ScheduledEffect]) -> None:
         keys = set(keys)
@@ -444,10 +480,15 @@ def _advance_batch(job_id: int) -> bool:
             campaign=campaign, state=ClockJobState.QUEUED, pk__gt=job.pk
         ).update(heartbeat_at=now)
         if job.target is None:
-            job.target = campaign.clock + job.minutes
+            # "until <date>": the date, or where the clock is if an earlier job passed it
+            until = job.until
+            job.target = (
+                campaign.clock + job.minutes if until is None else max(until, campaign.clock)
+            )
             job.clock_start = campaign.clock
             job.state = ClockJobState.RUNNING
             job.started_at = now
+        report = _job_report(job, campaign, now)
         target = job.target
         loaded = list(
             ScheduledEffect.objects.filter(
@@ -477,13 +518,62 @@ def _advance_batch(job_id: int) -> bool:
             ).count()
         job.skipped = [*job.skipped, *batch.skipped]
         job.clock_reached = campaign.clock
+        report.clock_to = max(report.clock_to, campaign.clock)
+        if batch.report.entries:
+            report.characters = batch.report.merged_into(report.characters)
+            report.updated_at = now
+        report.save(update_fields=["clock_to", "characters", "updated_at"])
         job.save()
         publish_resolutions(campaign.pk, campaign.ruleset, batch.resolutions)
         if job.state != ClockJobState.RUNNING:
+            # What it did, then its state (``clock_job.updated`` stays the last word). A
+            # live tick's report gathers the hour: sent when the tick changed someone.
+            if job.kind != ClockJobKind.LIVE or batch.report.entries:
+                publish_clock_report(job, report)
             publish_clock_job(job)
         if job.state == ClockJobState.DONE and job.pk == job_id:
             _enqueue_next(campaign.pk, after=job.pk)  # the campaign's next job, in its turn
         return job.pk != job_id or job.state == ClockJobState.RUNNING
+
+
+def _live_report(campaign: Campaign, now: datetime) -> ClockReport:
+    """The report a live tick at real moment ``now`` adds to: its campaign's report of
+    that real hour (made by the hour's first tick; caller holds the campaign's lock)."""
+    hour = now.replace(minute=0, second=0, microsecond=0)
+    report = ClockReport.objects.filter(campaign=campaign, hour=hour).first()
+    if report is None:
+        report = ClockReport.objects.create(
+            campaign=campaign,
+            kind=ClockJobKind.LIVE,
+            clock_from=campaign.clock,
+            clock_to=campaign.clock,
+            hour=hour,
+            updated_at=now,
+        )
+    return report
+
+
+def _job_report(job: ClockJob, campaign: Campaign, now: datetime) -> ClockReport:
+    """The job's report (caller holds the campaign's lock): made when the job starts, or
+    the hour's report a live tick was given (:func:`_live_report`)."""
+    report = None
+    if job.report_id is not None:
+        report = ClockReport.objects.filter(pk=job.report_id).first()
+    start = job.clock_start if job.clock_start is not None else campaign.clock
+    if report is None:
+        report = ClockReport.objects.create(
+            campaign=campaign,
+            kind=job.kind,
+            requested_by_id=job.requested_by_id,
+            clock_from=start,
+            clock_to=start,
+            updated_at=now,
+        )
+        job.report = report
+    elif start < report.clock_from:
+        report.clock_from = start
+        report.save(update_fields=["clock_from"])
+    return report
 
 
 def _run_effects(campaign: Campaign, loaded: list[ScheduledEffect]) -> _Batch:
@@ -563,6 +653,27 @@ def _run_effects(campaign: Campaign, loaded: list[ScheduledEffect]) -> _Batch:
                 batch.last_minute = effect.due_at
                 continue
             campaign.dice_counter = generator.counter
+            state_before = ruleset.status(character.sheet)
+            state_after = ruleset.status(result.sheet)
+            batch.report.add(
+                character_id=character.pk,
+                name=character.name,
+                state_before=state_before,
+                state_after=state_after,
+                clock=effect.due_at,
+                resolution=resolution,
+                summary=resolution.summary,
+                notable=notable_marks(
+                    effect_kind=effect.kind,
+                    state_before=state_before,
+                    state_after=state_after,
+                    sheet_before=character.sheet,
+                    sheet_after=result.sheet,
+                    outcome=result.outcome,
+                    choice=choice is not None,
+                ),
+                hidden=effect.hidden or any(r.hidden for r in result.rolls),
+            )
             character.sheet = result.sheet
             character.version = resolution.version
             character.pending_choice = choice
@@ -920,11 +1031,58 @@ def _log_query(db: BaseDatabaseWrapper, sql: str, start: float) -> None:
 
 
 # -- the live clock --------------------------------------------------------------------------
-def clock_live_set(*, campaign_id: int, ratio: Decimal, now: datetime | None = None) -> Campaign:
+def duration_words(minutes: int) -> str:
+    """In-game minutes for the log: "7 days", "1 hour 30 minutes"."""
+    days, rest = divmod(int(minutes), 24 * 60)
+    hours, mins = divmod(rest, 60)
+    parts = [
+        f"{n} {unit}{'' if n == 1 else 's'}"
+        for n, unit in ((days, "day"), (hours, "hour"), (mins, "minute"))
+        if n
+    ]
+    return " ".join(parts) or "0 minutes"
+
+
+def ratio_words(ratio: Decimal) -> str:
+    """A live clock's rate for people: "real time", "1 hour a minute", "2.5 minutes a minute"."""
+    ratio = Decimal(ratio)
+    if ratio == 1:
+        return "real time"
+    if ratio == ratio.to_integral_value():
+        return f"{duration_words(int(ratio))} a minute"
+    return f"{format(ratio.normalize(), 'f')} minutes a minute"
+
+
+def _live_entry(campaign: Campaign, before: Decimal, after: Decimal, actor: Any) -> None:
+    """The campaign log's entry for a change of the live clock (none when unchanged)."""
+    if before == after:
+        return
+    if after == 0:
+        kind, words = ClockEntryKind.LIVE_OFF, "stopped the live clock"
+    elif before == 0:
+        kind, words = ClockEntryKind.LIVE_ON, f"ran the clock with real time: {ratio_words(after)}"
+    else:
+        kind = ClockEntryKind.LIVE_RATE
+        words = f"changed the live clock from {ratio_words(before)} to {ratio_words(after)}"
+    ClockEntry.objects.create(
+        campaign=campaign,
+        kind=kind,
+        actor=actor if getattr(actor, "is_authenticated", False) else None,
+        clock=campaign.clock,
+        words=words,
+        ratio_before=before,
+        ratio_after=after,
+    )
+
+
+def clock_live_set(
+    *, campaign_id: int, ratio: Decimal, now: datetime | None = None, actor: Any = None
+) -> Campaign:
     """Run the campaign's clock with real time at ``ratio`` game minutes per real minute.
 
     0 stops it. Time already elapsed at the old ratio is advanced first, so changing
-    the ratio never loses or double-counts in-game time.
+    the ratio never loses or double-counts in-game time. A change is an entry of the
+    campaign log, with ``actor``.
     """
     ratio = Decimal(ratio)
     if not Decimal(0) <= ratio <= Decimal(MAX_LIVE_RATIO):
@@ -938,6 +1096,7 @@ def clock_live_set(*, campaign_id: int, ratio: Decimal, now: datetime | None = N
             refuse_archived(campaign)
         if campaign.live_ratio > 0 and campaign.live_last_tick is not None:
             _tick_campaign(campaign, now, force=True)
+        _live_entry(campaign, campaign.live_ratio, ratio, actor)
         campaign.live_ratio = ratio
         campaign.live_last_tick = now if ratio > 0 else None
         campaign.full_clean(exclude=["created_by"])
@@ -976,7 +1135,12 @@ def _tick_campaign(campaign: Campaign, now: datetime, *, force: bool = False) ->
     if moved != 1:
         return None  # another tick got there first
     campaign.live_last_tick = new_tick
-    job = ClockJob.objects.create(campaign=campaign, kind=ClockJobKind.LIVE, minutes=minutes)
+    job = ClockJob.objects.create(
+        campaign=campaign,
+        kind=ClockJobKind.LIVE,
+        minutes=minutes,
+        report=_live_report(campaign, now),
+    )
     _enqueue_in_turn(job)
     return job
 

@@ -27,6 +27,7 @@ from campaigns.models import Campaign, Membership, Role
 from campaigns.services import campaign_create
 from characters.models import Character
 from core.cleaning import reject_nul_characters
+from rules.engine.calendar import CalendarError, calendar_data, parse_calendar
 from rules.engine.interface import RuleError
 from rules.engine.registry import get_ruleset
 from rules.play.models import CampaignTable, Resolution, ScheduledEffect
@@ -72,6 +73,7 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
             "clock": campaign.clock,
             "dice_counter": campaign.dice_counter,
             "actions_move_clock": campaign.actions_move_clock,
+            "calendar": campaign.calendar,
         },
         "tables": {t.key: t.data for t in CampaignTable.objects.filter(campaign=campaign)},
         "characters": [
@@ -221,6 +223,10 @@ def campaign_import(*, user: Any, data: Any) -> Campaign:
             campaign.dice_counter = _int(meta.get("dice_counter", 0), "the dice counter")
             campaign.dice_seed_first_counter = campaign.dice_counter
             campaign.actions_move_clock = bool(meta.get("actions_move_clock", True))
+            try:  # how the clock reads (issue 25); an export from before has none
+                campaign.calendar = calendar_data(parse_calendar(meta.get("calendar") or None))
+            except CalendarError as error:
+                raise _bad(str(error)) from None
             campaign.save()
             ruleset = get_ruleset(campaign.ruleset)
             tables = data.get("tables") or {}

@@ -9,70 +9,26 @@ length of the log (``select_related``: no query per entry).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from django.core.exceptions import ValidationError
 from django.db.models import QuerySet, TextField
 from django.db.models.functions import Cast
 
 from campaigns.models import Membership
-from core.cleaning import valid_id
+from rules.play.log_filters import CLOCK_MAX, FILTERS, LogFilters, log_filters
 from rules.play.models import Resolution
 
-FILTERS = ("character", "action", "who", "roll", "from", "to", "q")
-CLOCK_MAX = 2**53
-
-
-@dataclass(frozen=True)
-class LogFilters:
-    character: int | None = None
-    action: str = ""
-    who: str = ""  # a user id, or "clock" for what the clock applied
-    roll: str = ""
-    clock_from: int | None = None
-    clock_to: int | None = None
-    text: str = ""
-
-
-def _minute(value: str, name: str) -> int:
-    try:
-        minute = int(value)
-    except ValueError:
-        raise ValidationError({name: ["an in-game minute: a whole number"]}) from None
-    if not 0 <= minute <= CLOCK_MAX:
-        raise ValidationError({name: ["an in-game minute from 0"]})
-    return minute
-
-
-def log_filters(data: Mapping[str, Any]) -> LogFilters:
-    """The filters of a query string; a bad one is a 400 (ValidationError)."""
-    raw = {key: str(data.get(key, "") or "").strip() for key in FILTERS}
-    for key, value in raw.items():
-        if len(value) > 200 or "\x00" in value:
-            raise ValidationError({key: ["too long, or not text"]})
-    character = None
-    if raw["character"]:
-        try:
-            character = valid_id(raw["character"])
-        except (ValueError, TypeError):
-            raise ValidationError({"character": ["a character id"]}) from None
-    who = raw["who"]
-    if who and who != "clock":
-        try:
-            who = str(valid_id(who))
-        except (ValueError, TypeError):
-            raise ValidationError({"who": ['a user id, or "clock"']}) from None
-    return LogFilters(
-        character=character,
-        action=raw["action"],
-        who=who,
-        roll=raw["roll"],
-        clock_from=_minute(raw["from"], "from") if raw["from"] else None,
-        clock_to=_minute(raw["to"], "to") if raw["to"] else None,
-        text=raw["q"],
-    )
+# The filters are the play's (rules.play.log_filters): the clock's own entries of the
+# log (rules.clock.selectors.clock_log) take the same.
+__all__ = [
+    "CLOCK_MAX",
+    "FILTERS",
+    "LogFilters",
+    "campaign_log",
+    "log_choices",
+    "log_filters",
+    "party_characters",
+]
 
 
 def campaign_log(membership: Membership, filters: LogFilters) -> QuerySet[Resolution]:

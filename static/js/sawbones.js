@@ -3,7 +3,9 @@
  * - The referee's clock buttons post to the REST API (POST campaigns/{id}/clock/advance/
  *   -> 202 {job}) and poll the job (GET .../clock/jobs/{job}/ -> {state, done, minutes_done, ...})
  *   into a progress bar; when the job ends, the dashboard's live region refreshes. A job
- *   that stops on a choice can be resumed (POST .../clock/jobs/{job}/resume/).
+ *   that stops on a choice can be resumed (POST .../clock/jobs/{job}/resume/). When the job
+ *   ends, its report (what happened to whom) is shown under the clock (the page
+ *   campaigns/{id}/clock/jobs/{job}/, as a fragment).
  * - The live clock's ratio is set with PUT .../clock/live/ {ratio}.
  * - "Copy" buttons copy an invite link.
  * - Focus stays where the person was across htmx swaps: the focused control is found
@@ -305,9 +307,10 @@
     progressBox.hidden = false;
     bar.removeAttribute("value");
     label.textContent = "Advancing the clock…";
+    var job = null;
     try {
       var data = await start();
-      var job = data.job !== undefined ? data.job : data.id;
+      job = data.job !== undefined ? data.job : data.id;
       while (true) {
         var poll = await fetch(form.dataset.jobUrl + encodeURIComponent(job) + "/", {
           credentials: "same-origin",
@@ -340,7 +343,23 @@
       progressBox.hidden = true;
       setBusy(form, false);
       refreshDashboard();
+      if (job !== null) showReport(job);
     }
+  }
+
+  // The advance ends with its report: what happened to whom, the notable first.
+  function showReport(job) {
+    var box = document.getElementById("clock-report");
+    if (!box || !window.htmx) return;
+    window.htmx
+      .ajax("GET", box.dataset.reportBase + encodeURIComponent(job) + "/", {
+        target: "#clock-report",
+        swap: "innerHTML",
+      })
+      .then(function () {
+        var title = box.querySelector(".clock-report-title");
+        if (title) announce(words(title));
+      });
   }
 
   function advance(form, minutes) {

@@ -12,8 +12,9 @@ from typing import Any
 
 from django import template
 
+from campaigns.models import Campaign
+from campaigns.selectors import clock_display
 from rules.engine.dice import Roll
-from rules.engine.text import clock_text
 from web import rulesets
 from web.forms import humanize as _humanize
 
@@ -24,9 +25,10 @@ BAD = {"dead", "incapacitated", "dying", "terminal"}
 
 
 @register.filter
-def clock(minutes: int | None) -> str:
-    """In-game minute -> "Day 3, 14:20" (ruling G-1)."""
-    return clock_text(int(minutes or 0))
+def clock(minutes: int | None, campaign: Any = None) -> str:
+    """In-game minute -> the date in the campaign's calendar ("Moonday 6 Bloom 1000,
+    01:30"); without a calendar (or no campaign given) "Day 3, 14:20" (ruling G-1)."""
+    return clock_display(int(minutes or 0), campaign if isinstance(campaign, Campaign) else None)
 
 
 @register.filter

@@ -20,6 +20,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
 
 from campaigns.access import access_campaign
@@ -27,6 +28,7 @@ from campaigns.models import Campaign, Membership
 from campaigns.selectors import (
     campaign_members,
     campaign_seed_periods,
+    clock_display,
     invite_for_code,
     latest_invite,
     membership_of,
@@ -38,6 +40,7 @@ from campaigns.services import (
     campaign_join,
     campaign_unarchive,
     invite_create,
+    membership_reports_seen,
 )
 from characters.choices import public_choice
 from characters.models import Character
@@ -46,10 +49,9 @@ from core.cleaning import reject_nul_characters
 from core.errors import NotAllowed, ResolutionConflict
 from rules.battles.selectors import warband_rules
 from rules.clock.models import ClockJob, ClockJobState
-from rules.clock.selectors import clock_jobs_for_campaign
+from rules.clock.selectors import clock_jobs_for_campaign, reports_since
 from rules.engine.interface import RuleError, Ruleset
 from rules.engine.registry import get_ruleset, ruleset_keys
-from rules.engine.text import clock_text
 from rules.play.models import EffectState, ScheduledEffect
 from rules.play.selectors import effects_for_viewer
 from web.forms import FormField, ParamsError, humanize, parse_params, schema_fields
@@ -58,6 +60,7 @@ from web.live import party_stamp, party_unchanged, tagged
 from web.plain import plain_message
 from web.rulesets import sheet_templates
 from web.templatetags.sawbones import effect_text
+from web.views.clock import report_context
 
 TIMELINE_LENGTH = 12
 STOPPED = (ClockJobState.WAITING, ClockJobState.FAILED)  # a clock job the referee must see
@@ -203,7 +206,7 @@ def _live_context(membership: Membership, viewer_id: int) -> dict[str, Any]:
         "timeline": rows,
         "timeline_more": more,
         "card_templates": sheet_templates(campaign.ruleset, "card"),
-        "clock_text": clock_text(campaign.clock),
+        "clock_text": clock_display(campaign.clock, campaign),
         "stopped_job": job if job is not None and job.state in STOPPED else None,
         # the choice the clock stopped on, while it still waits (issue 29: once answered,
         # the banner says so instead of "Answer the choice")
@@ -256,7 +259,19 @@ def campaign_detail(request: HttpRequest, campaign_id: int) -> HttpResponse:
     membership = access_campaign(request.user, campaign_id)
     context = dashboard_context(request, membership)
     context["seed_periods"] = campaign_seed_periods(membership.campaign)
+    if not membership.is_referee:
+        context["news"] = _news(membership, context["own_characters"])
     return render(request, "campaigns/detail.html", context)
+
+
+def _news(membership: Membership, own_characters: list[Character]) -> list[dict[str, Any]]:
+    """What the clock did to the player's characters since they last looked (its reports,
+    rules.clock.report); looking marks them seen."""
+    seen_at = timezone.now()
+    since = membership.reports_seen_at or membership.joined_at
+    reports = reports_since(membership.campaign, own={c.pk for c in own_characters}, since=since)
+    membership_reports_seen(membership_id=membership.pk, seen_at=seen_at)
+    return [report_context(membership.campaign, report) for report in reports]
 
 
 @login_required

@@ -1,5 +1,6 @@
 """The campaign log page (issue 13): every entry the viewer may read, newest first,
-filtered and paginated (rules.logbook.selectors). In-game time is asked for in days, the game's words."""
+filtered and paginated (rules.logbook.selectors). In-game time is asked for in days, the
+game's words."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 
 from campaigns.access import access_campaign
 from rules.clock.action_time import elapsed_words
+from rules.clock.selectors import clock_entries_between, clock_entry_view
 from rules.engine.registry import get_ruleset
 from rules.logbook.selectors import campaign_log, log_choices, log_filters
 from rules.play.selectors import resolution_view, verify_resolution_rolls
@@ -65,6 +68,31 @@ def _days_to_minutes(data: Any) -> dict[str, str]:
     return query
 
 
+def _with_clock_entries(
+    campaign: Any, entries: list[dict[str, Any]], page: Any, filters: Any
+) -> list[dict[str, Any]]:
+    """The page's entries with what people did to the clock in the same span of in-game
+    time (rules.clock.selectors.clock_log): from the page's oldest entry (the last page:
+    from the start) up to the previous page's oldest (the first page: to now), so each
+    clock entry is on one page. Newest first; at one minute, the clock's entry first."""
+    clocks = [entry["clock"] for entry in entries]
+    low = min(clocks) if clocks and page.has_next() else None
+    high = None
+    if page.has_previous():
+        newer = page.paginator.page(page.previous_page_number()).object_list
+        high = min(resolution.clock for resolution in newer)
+    shown = []
+    for row in clock_entries_between(campaign, low, high, filters):
+        view = clock_entry_view(row)
+        view["is_clock"] = True
+        view["report_url"] = (
+            reverse("clock-report", args=[campaign.pk, row.job_id]) if row.job_id else ""
+        )
+        shown.append(view)
+    merged = [*shown, *entries]  # sorted is stable: the clock's first at a minute
+    return sorted(merged, key=lambda entry: -entry["clock"])
+
+
 @login_required
 def campaign_log_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
     membership = access_campaign(request.user, campaign_id)
@@ -89,6 +117,7 @@ def campaign_log_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
         view["title"] = labels.get(resolution.action, resolution.get_kind_display())
         view["took"] = elapsed_words(resolution.elapsed_minutes)
         entries.append(view)
+    entries = _with_clock_entries(campaign, entries, page, filters)
     characters, members = log_choices(membership)
     query = request.GET.copy()
     query.pop("page", None)

@@ -18,17 +18,19 @@ from django.views.decorators.http import require_POST
 from campaigns.access import access_campaign
 from campaigns.editing import invite_revoke, invite_usable, invites_of, members_of
 from campaigns.models import Invite, Membership
-from campaigns.selectors import campaigns_of_user
-from campaigns.services import campaign_update, invite_create
+from campaigns.selectors import campaign_calendar, campaigns_of_user
+from campaigns.services import campaign_calendar_set, campaign_update, invite_create
 from core.cleaning import valid_id
 from core.errors import NotAllowed, ResolutionConflict
+from rules.engine.calendar import PRESETS, CalendarError
 from rules.engine.registry import get_ruleset
 from rules.logbook.export import campaign_import
 from rules.play.campaign_editing import campaign_delete, campaign_leave, member_remove
 from web.plain import field_labels, plain_import_problem, plain_message
 from web.views.campaigns import _posted_options, option_fields
+from web.views.clock import calendar_form_values, calendar_preview_rows, posted_calendar
 
-FORMS = ("settings", "invite", "revoke", "remove", "delete")
+FORMS = ("settings", "calendar", "invite", "revoke", "remove", "delete")
 
 
 def _referee(request: HttpRequest, campaign_id: int) -> Membership:
@@ -79,7 +81,13 @@ def campaign_manage(request: HttpRequest, campaign_id: int) -> HttpResponse:
         form = request.POST.get("form", "")
         try:
             notice = _post(request, membership, form)
-        except (ValidationError, ResolutionConflict, ValueError, Invite.DoesNotExist) as error:
+        except (
+            ValidationError,
+            ResolutionConflict,
+            ValueError,
+            CalendarError,
+            Invite.DoesNotExist,
+        ) as error:
             labels = field_labels(option_fields(ruleset, {}))
             errors[form if form in FORMS else "settings"] = _words(error, labels)
             status = 409 if isinstance(error, ResolutionConflict) else 400
@@ -102,6 +110,11 @@ def campaign_manage(request: HttpRequest, campaign_id: int) -> HttpResponse:
         "people": people,
         "invites": invites,
         "errors": errors,
+        "calendar": calendar_form_values(campaign)
+        if not (errors.get("calendar") and request.method == "POST")
+        else request.POST,
+        "presets": [(key, words) for key, (words, _) in PRESETS.items()],
+        "rows": calendar_preview_rows(campaign_calendar(campaign), campaign.clock),
     }
     return render(request, "campaigns/manage.html", context, status=status)
 
@@ -121,6 +134,11 @@ def _post(request: HttpRequest, membership: Membership, form: str) -> str:
             actions_move_clock=data.get("actions_move_clock") == "on",
         )
         return "Settings saved."
+    if form == "calendar":
+        key = str(data.get("preset", "")).strip() if "use_preset" in data else ""
+        calendar = None if key else posted_calendar(data)
+        campaign_calendar_set(campaign_id=campaign.pk, calendar=calendar, preset_key=key)
+        return "Calendar saved: the clock reads in it now (it did not move)."
     if form == "invite":
         hours = str(data.get("expires_in_hours", "")).strip()
         invite = invite_create(

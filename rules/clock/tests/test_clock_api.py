@@ -1,7 +1,8 @@
 """The clock's REST API (API.md): advance, jobs, resume, live clock, effects (G-4).
 
-Who may: the referee advances, follows jobs, resumes and sets the live clock; players
-get 403 there; outsiders 404 everywhere. A refused request changes nothing.
+Who may: the referee advances, lists jobs, resumes and sets the live clock; players
+get 403 there (they read a job and its report); outsiders 404 everywhere. A refused
+request changes nothing.
 """
 
 from __future__ import annotations
@@ -152,7 +153,6 @@ def test_the_same_request_id_answers_the_same_job(campaign, referee, party, clie
     [
         ("post", "clock/advance/", {"minutes": 60}),
         ("get", "clock/jobs/", None),
-        ("get", "clock/jobs/{job}/", None),
         ("post", "clock/jobs/{job}/resume/", None),
         ("put", "clock/live/", {"ratio": "1"}),
     ],
@@ -167,6 +167,14 @@ def test_referee_only_clock_endpoints(
         answer = getattr(client_for(user), method)(path, body, format="json")
         assert answer.status_code == status, (user, answer.content)
         assert world(campaign) == before
+
+
+def test_a_job_is_read_by_members_only(campaign, referee, player, outsider, party, client_for):
+    # players read a job and its report (their own characters only, test_clock_report)
+    job = run_job(campaign, 30)
+    path = url(campaign, f"clock/jobs/{job.pk}/")
+    for user, status in ((referee, 200), (player, 200), (outsider, 404), (None, 401)):
+        assert client_for(user).get(path).status_code == status, user
 
 
 def test_a_job_of_another_campaign_or_no_job_is_404(

@@ -23,6 +23,11 @@ from rules.battles.models import Battle
 from rules.clock.models import ClockJob
 
 BEFORE_THE_SPLIT = ("rules", "0005_clock_job_heartbeat")
+AFTER_THE_SPLIT = (
+    ("rules", "0006_clock_jobs_and_battles_moved"),
+    ("clock", "0001_initial"),
+    ("battles", "0001_initial"),
+)
 MOVED = {("rules", "clockjob"): "clock", ("rules", "battle"): "battles"}
 
 
@@ -71,8 +76,10 @@ def test_migrating_across_the_split_keeps_every_row(settings) -> None:
     assert len(before["rules_battle"]) >= 2  # the demo's battle and ours
     assert sum(len(rows) for rows in before.values()) > 100
 
-    # when: migrating to the new schema
-    call_command("migrate", verbosity=0)
+    # when: migrating to the new schema (as the split left it: later migrations of the
+    # clock add tables and columns of their own)
+    for app, name in AFTER_THE_SPLIT:
+        call_command("migrate", app, name, verbosity=0)
 
     # then: every row of every table is as it was ...
     after = _rows()
@@ -90,3 +97,5 @@ def test_migrating_across_the_split_keeps_every_row(settings) -> None:
     # and the new apps' models read the same rows
     assert ClockJob.objects.count() == len(before["rules_clockjob"])
     assert Battle.objects.count() == len(before["rules_battle"])
+    # (the rest of the suite runs on the latest schema)
+    call_command("migrate", verbosity=0)

@@ -1,0 +1,221 @@
+"""What a clock job did, told per character (issue 25, docs/clock.md "The advance report").
+
+The report is built while the batch applies its effects (``rules.clock.services``): each
+applied effect adds one event to its character's entry, with the character's state word
+before the first and after the last. Nothing reads the log again to make it.
+
+Stored form (``ClockReport.characters``), in order of each character's first event::
+
+    [{"id", "name", "state_before", "state_after",
+      "events": [{"clock", "resolution", "summary", "notable": [...], "hidden"}]}]
+
+``notable`` names what a referee wants first (:data:`NOTABLE`); ``hidden`` marks an
+event of a hidden effect or with a hidden roll (ruling G-4): left out for players
+until the referee reveals the entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+# The kinds of notable event, most notable first, and how a page says each.
+NOTABLE: dict[str, str] = {
+    "death": "died",
+    "incapacitated": "was taken out of action",
+    "ability_loss": "lost ability points",
+    "disease_over": "came through a disease",
+    "aging": "had a birthday with aging saves",
+    "starvation": "went hungry or thirsty",
+    "choice": "has a choice to make: the clock stopped",
+}
+# State words that are not a fall (the page's good tone, web.templatetags.sawbones).
+WELL = frozenset({"standing", "fresh", "alive", "ok", "winded", "harmed", "wounded"})
+ABILITIES = ("strength", "dexterity", "constitution", "intelligence", "wisdom", "charisma")
+PRIVATION_EFFECTS = frozenset({"starvation_check", "thirst_check"})
+
+
+def _ability_lost(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
+    for name in ABILITIES:
+        for key in (name, f"max_{name}"):
+            old, new = before.get(key), after.get(key)
+            if isinstance(old, int) and isinstance(new, int) and new < old:
+                return True
+    return False
+
+
+def notable_marks(
+    *,
+    effect_kind: str,
+    state_before: str,
+    state_after: str,
+    sheet_before: Mapping[str, Any],
+    sheet_after: Mapping[str, Any],
+    outcome: Mapping[str, Any],
+    choice: bool,
+) -> list[str]:
+    """What makes an applied effect notable, in :data:`NOTABLE`'s order (may be empty)."""
+    marks: set[str] = set()
+    if state_after == "dead" and state_before != "dead":
+        marks.add("death")
+    elif state_after != state_before and state_after not in WELL:
+        marks.add("incapacitated")
+    if _ability_lost(sheet_before, sheet_after):
+        marks.add("ability_loss")
+    diseases_before = sheet_before.get("diseases")
+    diseases_after = sheet_after.get("diseases")
+    if (
+        effect_kind == "disease_save"
+        and isinstance(diseases_before, list)
+        and isinstance(diseases_after, list)
+        and len(diseases_after) < len(diseases_before)
+        and state_after != "dead"
+    ):
+        marks.add("disease_over")
+    aging = outcome.get("aging_saves")
+    if isinstance(aging, Mapping) and int(aging.get("made") or 0) > 0:
+        marks.add("aging")
+    if effect_kind in PRIVATION_EFFECTS and sheet_before != sheet_after:
+        marks.add("starvation")
+    if choice:
+        marks.add("choice")
+    return [key for key in NOTABLE if key in marks]
+
+
+@dataclass
+class ReportBuilder:
+    """One batch's events, by character, merged into the stored report at the batch's end."""
+
+    entries: dict[int, dict[str, Any]] = field(default_factory=dict)
+    # The resolution object of each event, whose id exists only once the batch is written.
+    _pending: list[tuple[dict[str, Any], Any]] = field(default_factory=list)
+
+    def add(
+        self,
+        *,
+        character_id: int,
+        name: str,
+        state_before: str,
+        state_after: str,
+        clock: int,
+        resolution: Any,
+        summary: str,
+        notable: list[str],
+        hidden: bool,
+    ) -> None:
+        entry = self.entries.get(character_id)
+        if entry is None:
+            entry = self.entries[character_id] = {
+                "id": character_id,
+                "name": name,
+                "state_before": state_before,
+                "state_after": state_after,
+                "events": [],
+            }
+        entry["state_after"] = state_after
+        entry["name"] = name
+        event = {
+            "clock": clock,
+            "resolution": None,
+            "summary": summary,
+            "notable": notable,
+            "hidden": hidden,
+        }
+        entry["events"].append(event)
+        self._pending.append((event, resolution))
+
+    def merged_into(self, stored: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """The stored report's characters with this batch's events added (ids filled in:
+        call once the batch's resolutions are written)."""
+        for event, resolution in self._pending:
+            event["resolution"] = resolution.pk
+        merged = [dict(entry) for entry in stored]
+        by_id = {entry["id"]: entry for entry in merged}
+        for character_id, entry in self.entries.items():
+            known = by_id.get(character_id)
+            if known is None:
+                merged.append(entry)
+                by_id[character_id] = entry
+                continue
+            known["events"] = [*known["events"], *entry["events"]]
+            known["state_after"] = entry["state_after"]
+            known["name"] = entry["name"]
+        return merged
+
+
+def report_for_viewer(
+    characters: list[Mapping[str, Any]],
+    *,
+    own: set[int] | None,
+    revealed: set[int],
+) -> list[dict[str, Any]]:
+    """The report's characters as a viewer may read them.
+
+    ``own``: the viewer's characters (None for the referee: everyone, everything);
+    ``revealed``: resolutions the referee has shown to players (G-4). A player reads
+    their own characters only, without the hidden events; a character left with no
+    event is left out.
+    """
+    shown = []
+    for entry in characters:
+        if own is not None and entry["id"] not in own:
+            continue
+        events = [
+            {
+                "clock": event["clock"],
+                "resolution": event["resolution"],
+                "summary": event["summary"],
+                "notable": list(event.get("notable", [])),
+            }
+            for event in entry["events"]
+            if own is None or not event.get("hidden") or event["resolution"] in revealed
+        ]
+        if not events:
+            continue
+        shown.append(
+            {
+                "id": entry["id"],
+                "name": entry["name"],
+                "state_before": entry["state_before"],
+                "state_after": entry["state_after"],
+                "events": events,
+            }
+        )
+    return shown
+
+
+def hidden_resolutions(characters: Iterable[Mapping[str, Any]]) -> set[int]:
+    """The resolutions of the report's hidden events (to ask which are revealed)."""
+    return {
+        event["resolution"]
+        for entry in characters
+        for event in entry["events"]
+        if event.get("hidden") and event.get("resolution") is not None
+    }
+
+
+def notable_first(characters: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Every notable event of the report, the most notable kind first, then in time order:
+    ``{character, name, clock, resolution, summary, kind, words}``."""
+    rank = {key: index for index, key in enumerate(NOTABLE)}
+    found = []
+    for entry in characters:
+        for event in entry["events"]:
+            marks = event.get("notable") or []
+            if not marks:
+                continue
+            kind = min(marks, key=rank.__getitem__)
+            found.append(
+                {
+                    "character": entry["id"],
+                    "name": entry["name"],
+                    "clock": event["clock"],
+                    "resolution": event["resolution"],
+                    "summary": event["summary"],
+                    "kind": kind,
+                    "words": NOTABLE[kind],
+                }
+            )
+    found.sort(key=lambda row: (rank[row["kind"]], row["clock"]))
+    return found

@@ -1,0 +1,98 @@
+"""The campaign log's filters (issue 13), read from a query string: by character, action,
+who, roll label, in-game time and text. Shared by the log of resolutions
+(``rules.logbook.selectors.campaign_log``) and the clock's own entries
+(``rules.clock.selectors.clock_log``), which sit side by side above the play."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from drf_spectacular.utils import OpenApiParameter
+
+from core.cleaning import MAX_ID, valid_id
+
+FILTERS = ("character", "action", "who", "roll", "from", "to", "q")
+CLOCK_MAX = 2**53
+
+
+@dataclass(frozen=True)
+class LogFilters:
+    character: int | None = None
+    action: str = ""
+    who: str = ""  # a user id, or "clock" for what the clock applied
+    roll: str = ""
+    clock_from: int | None = None
+    clock_to: int | None = None
+    text: str = ""
+
+
+def _minute(value: str, name: str) -> int:
+    try:
+        minute = int(value)
+    except ValueError:
+        raise ValidationError({name: ["an in-game minute: a whole number"]}) from None
+    if not 0 <= minute <= CLOCK_MAX:
+        raise ValidationError({name: ["an in-game minute from 0"]})
+    return minute
+
+
+def log_filters(data: Mapping[str, Any]) -> LogFilters:
+    """The filters of a query string; a bad one is a 400 (ValidationError)."""
+    raw = {key: str(data.get(key, "") or "").strip() for key in FILTERS}
+    for key, value in raw.items():
+        if len(value) > 200 or "\x00" in value:
+            raise ValidationError({key: ["too long, or not text"]})
+    character = None
+    if raw["character"]:
+        try:
+            character = valid_id(raw["character"])
+        except (ValueError, TypeError):
+            raise ValidationError({"character": ["a character id"]}) from None
+    who = raw["who"]
+    if who and who != "clock":
+        try:
+            who = str(valid_id(who))
+        except (ValueError, TypeError):
+            raise ValidationError({"who": ['a user id, or "clock"']}) from None
+    return LogFilters(
+        character=character,
+        action=raw["action"],
+        who=who,
+        roll=raw["roll"],
+        clock_from=_minute(raw["from"], "from") if raw["from"] else None,
+        clock_to=_minute(raw["to"], "to") if raw["to"] else None,
+        text=raw["q"],
+    )
+
+
+def log_filter_parameters(action: str, who: str) -> list[OpenApiParameter]:
+    """The filters as API schema parameters; ``action`` and ``who`` say what those two
+    match in the list at hand."""
+    return [
+        OpenApiParameter(
+            "character",
+            {"type": "integer", "minimum": 1, "maximum": MAX_ID},
+            description="one character's entries",
+        ),
+        OpenApiParameter("action", {"type": "string", "maxLength": 64}, description=action),
+        OpenApiParameter(
+            "who", {"type": "string", "pattern": "^(clock|[1-9][0-9]{0,8})$"}, description=who
+        ),
+        OpenApiParameter(
+            "roll", {"type": "string", "maxLength": 200}, description="text of a roll's label"
+        ),
+        OpenApiParameter(
+            "from",
+            {"type": "integer", "minimum": 0, "maximum": CLOCK_MAX},
+            description="from this in-game minute",
+        ),
+        OpenApiParameter(
+            "to",
+            {"type": "integer", "minimum": 0, "maximum": CLOCK_MAX},
+            description="up to this in-game minute",
+        ),
+        OpenApiParameter("q", {"type": "string", "maxLength": 200}, description="text"),
+    ]

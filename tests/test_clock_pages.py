@@ -1,0 +1,143 @@
+"""The clock's pages (issue 25): an advance's report in plain words, the notable first,
+each event linked to its log entry; a player reads their own characters only."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaigns.models import Campaign, Membership
+from rules.clock.tests.clock_helpers import effect_resolutions, run_job, wounded
+from rules.play.services import character_create, resolution_create_action
+
+pytestmark = pytest.mark.django_db
+DAY = 24 * 60
+
+
+def test_the_report_page_tells_a_death_first_and_links_the_log(
+    make_campaign, referee, player, other_player, web
+):
+    campaign = make_campaign("condition_monitor")
+    membership = Membership.objects.get(campaign=campaign, user=player)
+    ines = character_create(membership=membership, name="Ines Vale", sheet={})
+    resolution_create_action(
+        character_id=ines.pk,
+        actor=referee,
+        by_referee=True,
+        action="damage",
+        params={"amount": 5, "kind": "normal", "soak_dice": 0},
+    )
+    job = run_job(campaign, 10)
+    (death,) = effect_resolutions(campaign)
+
+    page = web(referee).get(f"/campaigns/{campaign.pk}/clock/jobs/{job.pk}/")
+    text = page.content.decode()
+    assert page.status_code == 200
+    assert "What the clock did: Day 1, 00:00 to Day 1, 00:10" in text
+    assert "Ines Vale died" in text
+    assert f"#entry-{death.pk}" in text
+    assert "terminal then dead" in text
+
+    fragment = web(referee).get(
+        f"/campaigns/{campaign.pk}/clock/jobs/{job.pk}/", headers={"HX-Request": "true"}
+    )
+    assert b"<html" not in fragment.content and b"Ines Vale died" in fragment.content
+
+    # another player reads that nothing happened to their characters
+    other = web(other_player).get(f"/campaigns/{campaign.pk}/clock/jobs/{job.pk}/")
+    assert b"Ines Vale" not in other.content
+    assert b"Nothing happened to your characters." in other.content
+
+
+def test_a_long_report_folds_by_character(campaign, referee, player, web):
+    for name in ("Aldo", "Bea", "Cato", "Dag"):
+        wounded(campaign, player, name, every=60)
+    job = run_job(campaign, 120)
+    text = web(referee).get(f"/campaigns/{campaign.pk}/clock/jobs/{job.pk}/").content.decode()
+    assert text.count('<details class="report-character">') == 4
+
+
+def test_the_log_page_anchors_each_entry(campaign, referee, player, web):
+    wounded(campaign, player, "Aldo", every=60)
+    run_job(campaign, 60)
+    (worse,) = effect_resolutions(campaign)
+    text = web(referee).get(f"/campaigns/{campaign.pk}/log/").content.decode()
+    assert f'id="entry-{worse.pk}"' in text
+
+
+def test_the_settings_page_edits_the_calendar_with_a_preview(campaign, referee, web):
+    page = web(referee)
+    Campaign.objects.filter(pk=campaign.pk).update(clock=15 * DAY + 90)
+    preview = page.get(
+        f"/campaigns/{campaign.pk}/settings/calendar/preview/",
+        {
+            "months": "Frost, 10\nBloom, 10",
+            "weekdays": "Sunday, Moonday, Tiwsday",
+            "year": "1000",
+            "month": "1",
+            "day": "1",
+        },
+        headers={"HX-Request": "true"},
+    )
+    assert b"Sunday 6 Bloom 1000, 01:30" in preview.content
+    bad = page.get(
+        f"/campaigns/{campaign.pk}/settings/calendar/preview/",
+        {"months": "Frost, 0", "year": "1", "month": "1", "day": "1"},
+    )
+    assert b"Frost needs a number of days" in bad.content
+    campaign.refresh_from_db()
+    assert campaign.calendar == {}  # a preview changes nothing
+
+    saved = page.post(
+        f"/campaigns/{campaign.pk}/settings/",
+        {
+            "form": "calendar",
+            "months": "Frost, 10\nBloom, 10",
+            "weekdays": "Sunday, Moonday, Tiwsday",
+            "year": "1000",
+            "month": "1",
+            "day": "1",
+            "weekday": "",
+        },
+    )
+    assert saved.status_code == 302
+    campaign.refresh_from_db()
+    assert campaign.clock == 15 * DAY + 90  # the clock did not move
+    assert b"Sunday 6 Bloom 1000, 01:30" in page.get(f"/campaigns/{campaign.pk}/").content
+
+    refused = page.post(
+        f"/campaigns/{campaign.pk}/settings/",
+        {"form": "calendar", "months": "Frost, 10", "year": "1", "month": "1", "day": "11"},
+    )
+    assert refused.status_code == 400
+    assert b"The start day must fall inside Frost: 1 to 10." in refused.content
+
+    page.post(
+        f"/campaigns/{campaign.pk}/settings/",
+        {"form": "calendar", "use_preset": "1", "preset": "days"},
+    )
+    assert b"Day 16, 01:30" in page.get(f"/campaigns/{campaign.pk}/").content
+
+
+def test_a_player_sees_what_happened_since_they_last_looked(
+    make_campaign, referee, player, other_player, web
+):
+    campaign = make_campaign("condition_monitor")
+    membership = Membership.objects.get(campaign=campaign, user=player)
+    ines = character_create(membership=membership, name="Ines Vale", sheet={})
+    own, other = web(player), web(other_player)
+    assert b"Since you last looked" not in own.get(f"/campaigns/{campaign.pk}/").content
+    resolution_create_action(
+        character_id=ines.pk,
+        actor=referee,
+        by_referee=True,
+        action="damage",
+        params={"amount": 5, "kind": "normal", "soak_dice": 0},
+    )
+    run_job(campaign, 10)
+
+    text = own.get(f"/campaigns/{campaign.pk}/").content.decode()
+    assert "Since you last looked" in text and "Ines Vale died" in text
+    # seen once: the next visit has nothing new
+    assert b"Since you last looked" not in own.get(f"/campaigns/{campaign.pk}/").content
+    # another player has nothing of hers
+    assert b"Since you last looked" not in other.get(f"/campaigns/{campaign.pk}/").content
