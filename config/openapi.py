@@ -17,7 +17,7 @@ from typing import Any
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerExtension
 from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.utils import PolymorphicProxySerializer
+from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer
 
 from core.openapi import ERROR_DESCRIPTIONS, ErrorDetailSerializer, InputErrorsSerializer
 
@@ -78,6 +78,8 @@ class SawbonesAutoSchema(AutoSchema):
         statuses = []
         if self.method in BODY_METHODS and self.get_request_serializer() is not None:
             statuses += ["400", "413", "415"]
+        elif self._query_parameters():
+            statuses.append("400")  # a query parameter off its bounds
         if any(self.get_auth()):
             statuses += ["401", "403"]
         paged = any(
@@ -88,6 +90,17 @@ class SawbonesAutoSchema(AutoSchema):
             statuses.append("404")
         statuses.append("429")
         return statuses
+
+    def _query_parameters(self) -> list[str]:
+        names = []
+        for parameter in self.get_override_parameters():
+            if isinstance(parameter, OpenApiParameter):
+                if parameter.location == OpenApiParameter.QUERY:
+                    names.append(parameter.name)
+            else:  # a filter serializer: each field a query parameter
+                serializer = parameter() if isinstance(parameter, type) else parameter
+                names += list(serializer.fields)
+        return names
 
     def _get_response_bodies(self, direction: Any = "response") -> dict[str, Any]:
         responses: dict[str, Any] = super()._get_response_bodies(direction)

@@ -16,6 +16,7 @@ from characters.access import access_character
 from characters.choices import public_choice
 from characters.models import Character
 from characters.selectors import party, public_sheet
+from core.api_input import confirm_parameter, confirmation
 from core.cleaning import MAX_ID
 from core.openapi import error_answer
 from rules.play.editing import (
@@ -164,11 +165,6 @@ class CharacterDetailApi(APIView):
     class RenameSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=120)
 
-    class DeleteSerializer(serializers.Serializer):
-        confirm = serializers.CharField(
-            max_length=120, help_text="the character's name, to confirm"
-        )
-
     @extend_schema(
         request=RenameSerializer,
         responses={
@@ -189,19 +185,18 @@ class CharacterDetailApi(APIView):
         return _edited(character_id, request, edit.pk)
 
     @extend_schema(
-        request=DeleteSerializer,
+        request=None,
+        parameters=[confirm_parameter("The character's name")],
         responses={
             204: OpenApiResponse(description="deleted with its log"),
             409: error_answer(409, "Conflict: the campaign is archived."),
         },
-        description="Referee only: delete the character with its log. `confirm` must be "
+        description="Referee only: delete the character with its log. `?confirm=` must be "
         "its name (400 otherwise).",
     )
     def delete(self, request: Request, character_id: int) -> Response:
         access = access_character(request.user, character_id, referee=True)
-        data = self.DeleteSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        character_delete(character_id=access.character.pk, confirm=data.validated_data["confirm"])
+        character_delete(character_id=access.character.pk, confirm=confirmation(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
