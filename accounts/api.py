@@ -16,7 +16,7 @@ from accounts.selectors import tokens_for_user
 from accounts.services import token_create, token_revoke, user_authenticate, user_register
 from campaigns.access import TokenScope, may_manage_tokens
 from core.cleaning import MAX_ID
-from core.throttles import AnonThrottle, IpThrottle, RegistrationThrottle
+from core.throttles import AnonThrottle, IpThrottle, LoginThrottle, RegistrationThrottle
 
 # What auth/token/ (username and password) mints: a full-power token, as before.
 PASSWORD_TOKEN_NAME = "Signed in with a password"  # noqa: S105 - a label
@@ -47,6 +47,7 @@ class RegisterApi(APIView):
 class TokenApi(APIView):
     permission_classes = [AllowAny]
     authentication_classes: list[type] = []
+    throttle_classes = [LoginThrottle, AnonThrottle, IpThrottle]
 
     class InputSerializer(serializers.Serializer):
         username = serializers.CharField(max_length=150)

@@ -193,6 +193,8 @@ SAWBONES_THROTTLE_RATES: dict[str, str | None] = {
     "anon": os.environ.get("SAWBONES_THROTTLE_ANON", "120/min"),
     "ip": os.environ.get("SAWBONES_THROTTLE_IP", "1200/min"),
     "register": os.environ.get("SAWBONES_THROTTLE_REGISTER", "20/hour"),
+    # password checks (auth/token/, the log-in page): each costs a password hash
+    "login": os.environ.get("SAWBONES_THROTTLE_LOGIN", "20/min"),
 }
 # Request bodies: JSON bodies of this API are small; 1 MB leaves room for campaign tables.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("SAWBONES_MAX_BODY_BYTES", str(1024 * 1024)))
