@@ -15,6 +15,7 @@ from accounts.models import ApiToken
 from accounts.selectors import tokens_for_user
 from accounts.services import token_create, token_revoke, user_authenticate, user_register
 from campaigns.access import TokenScope, may_manage_tokens
+from core.api_input import JsonSerializer
 from core.cleaning import MAX_ID
 from core.throttles import AnonThrottle, IpThrottle, LoginThrottle, RegistrationThrottle
 
@@ -27,7 +28,7 @@ class RegisterApi(APIView):
     authentication_classes: list[type] = []
     throttle_classes = [RegistrationThrottle, AnonThrottle, IpThrottle]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(JsonSerializer):
         username = serializers.CharField(max_length=150)
         password = serializers.CharField(write_only=True, style={"input_type": "password"})
         email = serializers.EmailField(required=False, allow_blank=True)
@@ -49,7 +50,7 @@ class TokenApi(APIView):
     authentication_classes: list[type] = []
     throttle_classes = [LoginThrottle, AnonThrottle, IpThrottle]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(JsonSerializer):
         username = serializers.CharField(max_length=150)
         password = serializers.CharField(
             max_length=4096, trim_whitespace=False, style={"input_type": "password"}
@@ -104,7 +105,7 @@ def token_output(token: ApiToken) -> dict[str, Any]:
 
 
 class TokenListApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(JsonSerializer):
         name = serializers.CharField(max_length=100)
         scope = serializers.ChoiceField(choices=TokenScope.choices)
         campaign = serializers.IntegerField(

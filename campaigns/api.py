@@ -31,6 +31,7 @@ from campaigns.services import (
     campaign_update,
     invite_create,
 )
+from core.api_input import JsonSerializer
 from core.cleaning import valid_id
 from core.openapi import (
     ProxyMap,
@@ -120,16 +121,46 @@ def campaign_request() -> PolymorphicProxySerializer:
     )
 
 
-def any_options_schema() -> dict[str, Any]:
-    return {
-        "anyOf": [copy.deepcopy(dict(ruleset.options_schema)) for ruleset in all_rulesets()],
-        "description": "Options of the campaign's ruleset (after a ruleset change, of the "
-        "new one); the ones left out keep their value.",
-    }
+@cache
+def _campaign_update_bodies() -> ProxyMap:
+    """One body per ruleset for ``PATCH campaigns/{id}/``: the ruleset it is written for
+    (the campaign's, or a new one while no character exists) and that ruleset's options."""
+    bodies: ProxyMap = {}
+    for ruleset in all_rulesets():
+        options = copy.deepcopy(dict(ruleset.options_schema))
+        options["description"] = (
+            "Options of this ruleset; the ones left out keep their value (after a "
+            "ruleset change, their default)."
+        )
+        name = "".join(part.capitalize() for part in ruleset.key.split("_"))
+        fields = {
+            "ruleset": const_field(
+                ruleset.key,
+                help_text="the campaign's ruleset, or a new one while it has no character",
+            ),
+            "name": serializers.CharField(max_length=NAME_MAX_LENGTH, required=False),
+            "options": json_schema_field(
+                options, name=f"{name}CampaignUpdateOptions", required=False
+            ),
+            "actions_move_clock": serializers.BooleanField(
+                required=False, help_text="an action that takes time moves the campaign clock"
+            ),
+        }
+        doc = f"Changes to a {ruleset.name} campaign."
+        bodies[ruleset.key] = serializer_class(f"{name}CampaignUpdate", doc, fields)
+    return bodies
+
+
+def campaign_update_request() -> PolymorphicProxySerializer:
+    return PolymorphicProxySerializer(
+        component_name="CampaignUpdate",
+        serializers=_campaign_update_bodies(),
+        resource_type_field_name="ruleset",
+    )
 
 
 class CampaignListApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(JsonSerializer):
         name = serializers.CharField(max_length=NAME_MAX_LENGTH)
         ruleset = RulesetField()
         options = serializers.DictField(required=False)
@@ -149,10 +180,10 @@ class CampaignListApi(APIView):
 
 
 class CampaignDetailApi(APIView):
-    class UpdateSerializer(serializers.Serializer):
+    class UpdateSerializer(JsonSerializer):
         name = serializers.CharField(max_length=NAME_MAX_LENGTH, required=False)
-        ruleset = RulesetField(required=False)
-        options = json_schema_field(any_options_schema(), name="AnyOptionsField", required=False)
+        ruleset = RulesetField()
+        options = serializers.JSONField(required=False)
         actions_move_clock = serializers.BooleanField(required=False)
 
         def validate_options(self, value: Any) -> Any:
@@ -165,14 +196,17 @@ class CampaignDetailApi(APIView):
         return Response(campaign_output(access_campaign(request.user, campaign_id)))
 
     @extend_schema(
-        request=UpdateSerializer,
+        request=campaign_update_request(),
         responses={
             200: CampaignOutputSerializer,
             409: error_answer(
                 409, "Conflict: the ruleset is fixed once the campaign has characters."
             ),
         },
-        description="Referee only. The ruleset can change only while no character exists.",
+        description="Referee only: rename the campaign, set its options, whether actions "
+        "move its clock, or change its ruleset while no character exists. The body names "
+        "the ruleset it is written for (the campaign's, or the new one), so `options` are "
+        "that ruleset's.",
     )
     def patch(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
@@ -207,7 +241,7 @@ def invite_output(invite: Invite) -> dict[str, Any]:
 
 
 class InviteCreateApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(JsonSerializer):
         expires_in_hours = serializers.IntegerField(
             required=False, min_value=1, max_value=MAX_INVITE_HOURS
         )
@@ -230,7 +264,7 @@ class InviteCreateApi(APIView):
     )
     def post(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
-        data = self.InputSerializer(data=request.data or {})
+        data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         invite = invite_create(
             campaign=membership.campaign, user=request.user, **data.validated_data
@@ -259,7 +293,7 @@ class InviteDetailApi(APIView):
 
 
 class JoinApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(JsonSerializer):
         code = serializers.CharField(max_length=32)
 
     @extend_schema(request=InputSerializer, responses={200: CampaignOutputSerializer})

@@ -7,6 +7,7 @@ schema declares it: ``DELETE characters/3/?confirm=Aldo``.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from drf_spectacular.utils import OpenApiParameter
@@ -41,3 +42,63 @@ def confirmation(request: Request) -> str:
     data.is_valid(raise_exception=True)
     confirmed: str = data.validated_data["confirm"]
     return confirmed
+
+
+# -- JSON types, as the schema says them ------------------------------------------------
+def json_type_problem(field: serializers.Field, value: Any) -> str | None:
+    """Why ``value`` (as JSON decoded it) is not of the JSON type the schema draws
+    ``field`` with, or None. DRF would turn ``0`` into ``"0"`` for a text field, ``0``
+    into false and ``"true"`` into true for a boolean, ``"3"`` into 3 for a whole
+    number: the schema refuses each, so the server does too (issue 27). A number with
+    nothing after its point (``3.0``) is a whole number, as JSON Schema counts it."""
+    if value is None:
+        return None  # DRF's own "may not be null" unless the field allows null
+    if isinstance(field, serializers.BooleanField):
+        return None if isinstance(value, bool) else "Must be true or false."
+    if isinstance(field, serializers.IntegerField):
+        whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+        return None if whole and not isinstance(value, bool) else "Must be a whole number."
+    if isinstance(field, serializers.FloatField):
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        return None if number else "Must be a number."
+    if isinstance(field, serializers.CharField | serializers.DateTimeField):
+        return None if isinstance(value, str) else "Must be text."
+    if isinstance(field, serializers.ChoiceField):
+        return None if isinstance(value, str) else "Must be text, one of the choices."
+    if isinstance(field, serializers.DictField):
+        return None if isinstance(value, dict) else "Must be an object."
+    if isinstance(field, serializers.ListField):
+        if not isinstance(value, list):
+            return "Must be a list."
+        for index, item in enumerate(value):
+            problem = json_type_problem(field.child, item)
+            if problem is not None:
+                return f"Item {index}: {problem}"
+    return None
+
+
+class JsonSerializer(serializers.Serializer):
+    """A request body's serializer that takes each field in its JSON type only."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, dict):
+            errors = {
+                name: [problem]
+                for name, field in self.fields.items()
+                if not field.read_only
+                and name in data
+                and (problem := json_type_problem(field, data[name])) is not None
+            }
+            if errors:
+                raise serializers.ValidationError(errors)
+        return super().to_internal_value(data)
+
+
+class QueryIntegerField(serializers.IntegerField):
+    """A whole number in a query string as the schema draws it: digits (a minus sign
+    first at most), nothing else; DRF's would take "3.0" and " 3"."""
+
+    def to_internal_value(self, data: Any) -> int:
+        if not isinstance(data, str) or not re.fullmatch(r"-?[0-9]{1,20}", data):
+            self.fail("invalid")
+        return int(super().to_internal_value(data))

@@ -23,19 +23,29 @@ ERROR_DESCRIPTIONS = {
     "revoked (`WWW-Authenticate: Token`).",
     "403": "Not allowed: referee only, or outside what the token's scope allows.",
     "404": "No such object, or not visible to you (outsiders, other players' characters).",
+    "411": "A chunked body without `Content-Length`: send the length (the body is not read).",
     "413": "The request body is larger than the server accepts (1 MB unless configured).",
     "415": "The body is not JSON: the API takes `application/json` only.",
+    "503": "The database or the task queue is out of reach (restarting): nothing was "
+    "changed; send the same request again after `Retry-After` seconds.",
     "429": "Too many requests (per person, per address, new accounts; or a username locked "
     "after repeated wrong passwords): wait the `Retry-After` seconds.",
 }
 
 
-# The log's pages (PageNumberPagination): a page past the last is a 404; a page size
-# beyond the largest is cut to it.
+# The log's pages (core.pagination): a page past the last is a 404; a page size beyond
+# the largest is cut to it; anything but a whole number from 1 is a 400.
+PAGE_MAX = 10**18 - 1  # 18 digits: core.pagination.WHOLE
 PAGE_PARAMETERS = [
-    OpenApiParameter("page", {"type": "integer", "minimum": 1}, description="page number, from 1"),
     OpenApiParameter(
-        "page_size", {"type": "integer", "minimum": 1}, description="up to 200, default 50"
+        "page",
+        {"type": "integer", "minimum": 1, "maximum": PAGE_MAX},
+        description="page number, from 1 (past the last: 404)",
+    ),
+    OpenApiParameter(
+        "page_size",
+        {"type": "integer", "minimum": 1, "maximum": PAGE_MAX},
+        description="up to 200 (more is cut to 200), default 50",
     ),
 ]
 

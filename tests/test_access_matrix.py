@@ -245,7 +245,11 @@ MATRIX = [
         "patch",
         statuses(401, 404, 403, 403, 200, 403, 403, 403, 404, 401),
         kwargs=campaign_kw,
-        body=lambda w, role: {"name": "Renamed", "options": {"bypass_hp_per_level": 5}},
+        body=lambda w, role: {
+            "ruleset": "hit_dice",
+            "name": "Renamed",
+            "options": {"bypass_hp_per_level": 5},
+        },
     ),
     Row(
         "api-invites",
@@ -565,6 +569,12 @@ MATRIX = [
         kwargs=webhook_kw,
     ),
     Row(
+        "api-webhook-rotate-secret",
+        "post",
+        statuses(401, 404, 403, 403, 200, 403, 403, 403, 404, 401),
+        kwargs=webhook_kw,
+    ),
+    Row(
         "api-webhook-deliveries",
         "get",
         statuses(401, 404, 403, 403, 200, 200, 403, 403, 404, 401),
@@ -739,7 +749,7 @@ def snapshot() -> dict[str, Any]:
         ),
         "users": get_user_model().objects.count(),
         "tokens": list(ApiToken.objects.order_by("pk").values_list("pk", "user_id", "scope")),
-        "webhooks": list(WebhookEndpoint.objects.order_by("pk").values_list("pk", "url")),
+        "webhooks": list(WebhookEndpoint.objects.order_by("pk").values_list("pk", "url", "secret")),
         "deliveries": list(WebhookDelivery.objects.order_by("pk").values_list("pk", "state")),
     }
 

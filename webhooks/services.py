@@ -35,7 +35,13 @@ from django.utils import timezone
 
 from campaigns.models import Campaign
 from core.cleaning import valid_id
-from webhooks.models import DeliveryState, WebhookDelivery, WebhookEndpoint, WebhookEvent
+from webhooks.models import (
+    DeliveryState,
+    WebhookDelivery,
+    WebhookEndpoint,
+    WebhookEvent,
+    new_webhook_secret,
+)
 
 MAX_WEBHOOKS_PER_CAMPAIGN = 5
 LEASE = timedelta(minutes=2)  # a worker that dies lets another deliver after this
@@ -72,6 +78,22 @@ def webhook_delete(*, campaign: Campaign, webhook_id: int) -> None:
     deleted, _ = WebhookEndpoint.objects.filter(campaign=campaign, pk=webhook_id).delete()
     if not deleted:
         raise Http404("no such webhook")
+
+
+def webhook_rotate_secret(*, campaign: Campaign, webhook_id: int) -> WebhookEndpoint:
+    """A new signing secret for the URL: every delivery from now on, the ones still
+    pending included, is signed with it; the old secret signs nothing more."""
+    with transaction.atomic():
+        endpoint = (
+            WebhookEndpoint.objects.select_for_update()
+            .filter(campaign=campaign, pk=webhook_id)
+            .first()
+        )
+        if endpoint is None:
+            raise Http404("no such webhook")
+        endpoint.secret = new_webhook_secret()
+        endpoint.save(update_fields=["secret"])
+        return endpoint
 
 
 # -- events ----------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from campaigns.models import Membership
+from core.api_input import JsonSerializer
 from core.openapi import error_answer
 from rules.battles.models import Battle
 from rules.battles.selectors import NO_BATTLE, access_battles, battle_view, running_battle
@@ -85,7 +86,7 @@ def _answer(battle: Battle, membership: Membership, **extra: Any) -> dict[str, A
 
 
 class BattleApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(JsonSerializer):
         warbands = serializers.ListField(
             child=serializers.CharField(max_length=60),
             min_length=MIN_WARBANDS,

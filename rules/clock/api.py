@@ -6,8 +6,9 @@ Thin views: access from ``campaigns.access``, writes in ``rules.clock.services``
 
 from __future__ import annotations
 
+import math
 import re
-from decimal import Decimal
+from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
 from drf_spectacular.utils import extend_schema, extend_schema_field
@@ -18,6 +19,7 @@ from rest_framework.views import APIView
 
 from campaigns.access import access_campaign
 from campaigns.models import MAX_LIVE_RATIO, Campaign
+from core.api_input import JsonSerializer, QueryIntegerField
 from core.cleaning import MAX_ID
 from core.openapi import decimal_pattern, error_answer
 from rules.clock.models import ClockJob, ClockJobKind, ClockJobState
@@ -78,7 +80,7 @@ def _advance_output(job: ClockJob) -> Any:
 
 
 class ClockAdvanceApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(JsonSerializer):
         minutes = serializers.IntegerField(min_value=1, max_value=MAX_ADVANCE_MINUTES)
         request_id = serializers.CharField(
             max_length=64,
@@ -164,24 +166,32 @@ RATIO_PATTERN = decimal_pattern(MAX_LIVE_RATIO, RATIO_PLACES)
             {"type": "string", "pattern": RATIO_PATTERN},
             {"type": "number", "minimum": 0, "maximum": MAX_LIVE_RATIO},
         ],
-        "description": f"in-game minutes per real minute, 0 to {MAX_LIVE_RATIO} with at "
-        f'most {RATIO_PLACES} decimals (answered as text: "2.500"); 0 stops the live clock',
+        "description": f"in-game minutes per real minute, 0 to {MAX_LIVE_RATIO}: as text "
+        f'with at most {RATIO_PLACES} decimals ("2.5"), or as a JSON number, rounded to '
+        f"{RATIO_PLACES} decimals (a binary number has no exact decimals to count); "
+        'answered as text ("2.500"); 0 stops the live clock',
     }
 )
 class RatioField(serializers.DecimalField):
     """A decimal as text ("2.5") or a JSON number, from 0 to MAX_LIVE_RATIO: the text
-    exactly as ``RATIO_PATTERN`` says (no sign, no exponent, no blank)."""
+    exactly as ``RATIO_PATTERN`` says (no sign, no exponent, no blank); a number within
+    the bounds is rounded to RATIO_PLACES decimals (issue 27: the schema's bounds on a
+    number are its minimum and maximum, nothing about its decimals)."""
 
     def to_internal_value(self, data: Any) -> Decimal:
         if isinstance(data, str) and not re.fullmatch(RATIO_PATTERN, data):
             self.fail("invalid")
-        if isinstance(data, bool):
+        if isinstance(data, bool) or not isinstance(data, str | int | float):
             self.fail("invalid")
+        if isinstance(data, int | float):
+            if not (math.isfinite(data) and 0 <= data <= MAX_LIVE_RATIO):
+                self.fail("invalid")
+            data = Decimal(repr(data)).quantize(Decimal(1).scaleb(-RATIO_PLACES), ROUND_HALF_EVEN)
         value: Decimal = super().to_internal_value(data)
         return value
 
 
-class LiveClockSerializer(serializers.Serializer):
+class LiveClockSerializer(JsonSerializer):
     ratio = RatioField(
         max_digits=9,
         decimal_places=RATIO_PLACES,
@@ -243,7 +253,7 @@ class CampaignEffectsApi(APIView):
         state = serializers.ChoiceField(
             choices=EffectState.values, required=False, help_text="only these"
         )
-        character = serializers.IntegerField(
+        character = QueryIntegerField(
             min_value=1, max_value=MAX_ID, required=False, help_text="only this character's"
         )
 
@@ -258,7 +268,8 @@ class CampaignEffectsApi(APIView):
     )
     def get(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id)
-        filters = self.FilterSerializer(data=request.query_params)
+        # a plain dict: DRF reads a blank value of a QueryDict as "not sent"
+        filters = self.FilterSerializer(data=request.query_params.dict())
         filters.is_valid(raise_exception=True)
         effects = effects_for_viewer(
             membership.campaign,

@@ -16,7 +16,7 @@ from characters.access import access_character
 from characters.choices import public_choice
 from characters.models import Character
 from characters.selectors import party, public_sheet
-from core.api_input import confirm_parameter, confirmation
+from core.api_input import JsonSerializer, confirm_parameter, confirmation
 from core.cleaning import MAX_ID
 from core.openapi import error_answer
 from rules.play.editing import (
@@ -95,7 +95,7 @@ def character_output(character: Character, status_word: str | None = None) -> An
 
 
 class CampaignCharactersApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(JsonSerializer):
         name = serializers.CharField(max_length=120)
         owner = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID)
         sheet = serializers.DictField(required=False)
@@ -162,7 +162,7 @@ class CharacterDetailApi(APIView):
         access = access_character(request.user, character_id)
         return Response(character_output(access.character))
 
-    class RenameSerializer(serializers.Serializer):
+    class RenameSerializer(JsonSerializer):
         name = serializers.CharField(max_length=120)
 
     @extend_schema(
@@ -205,6 +205,11 @@ class LevelUpApi(APIView):
         request=None,
         responses={
             200: CharacterEditResultSerializer,
+            400: error_answer(
+                400,
+                "`{detail}`: the ruleset has no levels (deckahedron, condition_monitor, "
+                "warband), or the character is at its highest level.",
+            ),
             409: error_answer(
                 409,
                 "Conflict: a choice is pending, the character is retired, or the campaign is "
@@ -222,7 +227,7 @@ class LevelUpApi(APIView):
 
 
 class CorrectApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(JsonSerializer):
         changes = serializers.DictField(help_text="sheet field -> its corrected value")
         reason = serializers.CharField(max_length=500)
 
@@ -249,7 +254,7 @@ class CorrectApi(APIView):
 
 
 class RetireApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(JsonSerializer):
         retired = serializers.BooleanField(default=True)
 
     @extend_schema(

@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from campaigns.access import access_campaign
+from core.api_input import JsonSerializer
 from core.cleaning import MAX_ID
 from core.openapi import error_answer
 from rules.play.api import ResolutionSerializer
@@ -34,7 +35,7 @@ class PartyOutcomeSerializer(serializers.Serializer):
 
 
 class PartyActionApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(JsonSerializer):
         action = serializers.CharField(max_length=64)
         params = serializers.DictField(required=False, default=dict)
         characters = serializers.ListField(

@@ -22,7 +22,7 @@ from sawbones_client.api.v1 import (
     v1_campaigns_create,
     v1_characters_actions_create,
     v1_characters_choices_create,
-    v1_characters_resolutions_retrieve,
+    v1_characters_resolutions_list,
     v1_rulesets_list,
 )
 from sawbones_client.models import (
@@ -171,7 +171,7 @@ def run(
         job = v1_campaigns_clock_jobs_retrieve.sync(campaign.id, advanced.job, client=bot)
         assert isinstance(job, ClockJob), job
 
-        page = v1_characters_resolutions_retrieve.sync(character.id, client=bot)
+        page = v1_characters_resolutions_list.sync(character.id, client=bot)
         assert isinstance(page, ResolutionPage), page
         logs[key] = [entry.summary for entry in page.results]
     return logs
