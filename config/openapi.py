@@ -12,6 +12,7 @@ ruleset registry.
 
 from __future__ import annotations
 
+import copy
 import re
 from typing import Any
 
@@ -181,3 +182,17 @@ class ScopedTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-unty
             "name": "Authorization",
             "description": "`Token <secret>`: a token from POST auth/tokens/ or auth/token/",
         }
+
+
+class RulesSchemaComponent(OpenApiSerializerExtension):  # type: ignore[no-untyped-call]
+    """A rules schema (a ruleset's sheet...) as a named component: ``HitDiceSheet``."""
+
+    target_class = "core.openapi.RulesSchemaSerializer"
+    match_subclasses = True
+
+    def get_name(self, auto_schema: Any = None, direction: Any = None) -> str:
+        return str(self.target.component_name)
+
+    def map_serializer(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        # a copy: drf-spectacular's enum hook rewrites the components it is given
+        return copy.deepcopy(dict(self.target.json_schema))

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from typing import Any
+from functools import cache
+from typing import Any, ClassVar
 
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema_field
 from rest_framework import serializers
@@ -157,3 +158,59 @@ def const_field(value: str, **kwargs: Any) -> serializers.Field:
 
     extend_schema_field({"type": "string", "const": value})(ConstField)
     return ConstField(**kwargs)
+
+
+class RulesSchemaSerializer(serializers.Serializer):
+    """A value whose shape is a JSON Schema of the rules, drawn as a named component of
+    the schema (``config.openapi.RulesSchemaComponent``): a generated client gets a
+    class of its own for it (``HitDiceSheet``). Made by :func:`rules_component`; passes
+    the value through as it is."""
+
+    component_name: ClassVar[str] = ""
+    json_schema: ClassVar[dict[str, Any]] = {}
+
+    def to_representation(self, instance: Any) -> Any:
+        return instance
+
+    def to_internal_value(self, data: Any) -> Any:
+        return data
+
+
+@cache
+def _rules_component_class(name: str, schema_json: str) -> type[RulesSchemaSerializer]:
+    import json
+
+    schema = _plain(json.loads(schema_json))
+    _type_enums(schema)
+    # A generated client names a class after a schema's title: the component's name
+    # (HitDiceSheet) is the one to keep, the title goes to the description.
+    title = schema.pop("title", None)
+    if title:
+        schema["description"] = ". ".join(filter(None, [title, schema.get("description")]))
+    attributes = {"component_name": name, "json_schema": schema}
+    return type(name, (RulesSchemaSerializer,), attributes)
+
+
+def rules_component(name: str, schema: Mapping[str, Any], **kwargs: Any) -> RulesSchemaSerializer:
+    """A field drawn as the named component ``name`` with the rules' ``schema``."""
+    import json
+
+    return _rules_component_class(name, json.dumps(schema, sort_keys=True))(**kwargs)
+
+
+_JSON_TYPES = {str: "string", bool: "boolean", int: "integer", float: "number"}
+
+
+def _type_enums(node: Any) -> None:
+    """Give each ``enum`` of a rules schema its ``type`` (all its values share one): the
+    same values, said as drf-spectacular's enum naming needs them."""
+    if isinstance(node, dict):
+        if "enum" in node and "type" not in node:
+            kinds = {_JSON_TYPES.get(type(value)) for value in node["enum"]}
+            if len(kinds) == 1 and None not in kinds:
+                node["type"] = kinds.pop()
+        for value in node.values():
+            _type_enums(value)
+    elif isinstance(node, list):
+        for item in node:
+            _type_enums(item)

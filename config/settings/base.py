@@ -235,6 +235,9 @@ SPECTACULAR_SETTINGS = {
         "ClockJobKindEnum": "rules.clock.models.ClockJobKind.values",
         "ClockJobStateEnum": "rules.clock.models.ClockJobState.values",
         "EffectStateEnum": "rules.play.models.EffectState.values",
+        # a deckahedron sheet's piles (issue 27: the sheets are typed components)
+        "DeckahedronCardEnum": "rules.engine.rulesets.deckahedron.CARD_IDS",
+        "DeckahedronStaminaCardEnum": "rules.engine.rulesets.deckahedron.STAMINA_CARD_IDS",
     },
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums"],
 }

@@ -361,3 +361,40 @@ def test_the_census_names_a_status_missing_from_the_schema(schema) -> None:
         status in operation(schema, "api-actions", "post")["responses"]
         for status in ("400", "401", "403", "404", "409", "411", "413", "415", "429", "503")
     )
+
+
+# -- typed payloads ---------------------------------------------------------------------
+@pytest.mark.django_db
+def test_a_character_is_typed_by_its_ruleset_down_to_its_sheet(
+    schema, make_campaign, player, client_for
+) -> None:
+    from rules.engine.registry import all_rulesets
+    from rules.play.api_schema import pascal
+
+    answer = operation(schema, "api-character", "get")["responses"]["200"]
+    node = answer["content"]["application/json"]["schema"]
+    character = schema["components"]["schemas"][node["$ref"].split("/")[-1]]
+    assert character["discriminator"]["propertyName"] == "ruleset"
+    for ruleset in all_rulesets():
+        name = pascal(ruleset.key)
+        mapped = character["discriminator"]["mapping"][ruleset.key]
+        assert mapped.endswith(f"/{name}Character")
+        typed = schema["components"]["schemas"][f"{name}Character"]
+        assert typed["properties"]["sheet"] == {"$ref": f"#/components/schemas/{name}Sheet"}
+        sheet = schema["components"]["schemas"][f"{name}Sheet"]
+        assert set(sheet["properties"]) == set(ruleset.public_sheet_schema["properties"])
+        assert "title" not in sheet  # a generated client names the class HitDiceSheet
+
+    validator = jsonschema.Draft202012Validator({**node, "components": schema["components"]})
+    sheets = {"hit_dice": {"level": 2, "hit_dice": 2, "hp": 10}, "warband": {"warband": "Red"}}
+    for ruleset in all_rulesets():
+        campaign = make_campaign(ruleset.key)
+        made = client_for(player).post(
+            f"/api/v1/campaigns/{campaign.pk}/characters/",
+            {"name": "Typed", "sheet": sheets.get(ruleset.key, {})},
+            format="json",
+        )
+        assert made.status_code == 201, made.content
+        got = client_for(player).get(f"/api/v1/characters/{made.json()['id']}/")
+        assert not [e.message for e in validator.iter_errors(got.json())], ruleset.key
+        assert not [e.message for e in validator.iter_errors(made.json())], ruleset.key

@@ -565,6 +565,12 @@ class Ruleset(abc.ABC):
         """The sheet as clients see it (deckahedron hides the deck's order)."""
         return copy.deepcopy(dict(sheet))
 
+    @property
+    def public_sheet_schema(self) -> dict[str, Any]:
+        """JSON Schema of :meth:`public_sheet`'s answer: the sheet's, unless the ruleset
+        shows more or less of it."""
+        return copy.deepcopy(dict(self.sheet_schema))
+
     # -- editing ----------------------------------------------------------------
     def level_up(
         self, sheet: Mapping[str, Any], dice: Dice, context: Context, *, player_character: bool

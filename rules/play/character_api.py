@@ -3,9 +3,11 @@ character's first resolution, so these endpoints live with the play logic."""
 
 from __future__ import annotations
 
+import copy
+from functools import cache
 from typing import Any
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -18,7 +20,9 @@ from characters.models import Character
 from characters.selectors import party, public_sheet
 from core.api_input import JsonSerializer, confirm_parameter, confirmation
 from core.cleaning import MAX_ID
-from core.openapi import error_answer
+from core.openapi import ProxyMap, const_field, error_answer, rules_component, serializer_class
+from rules.engine.registry import all_rulesets
+from rules.play.api_schema import pascal
 from rules.play.editing import (
     character_correct,
     character_delete,
@@ -60,6 +64,33 @@ class CharacterOutputSerializer(serializers.Serializer):
     version = serializers.IntegerField()
     pending_choice = PendingChoiceSerializer(allow_null=True)
     retired = serializers.BooleanField()
+
+
+@cache
+def _character_answers() -> ProxyMap:
+    """One answer per ruleset: the character with its sheet in that ruleset's shape
+    (a named component, ``HitDiceSheet``...), told apart by ``ruleset``."""
+    answers: ProxyMap = {}
+    for ruleset in all_rulesets():
+        name = pascal(ruleset.key)
+        fields = {
+            **copy.deepcopy(CharacterOutputSerializer._declared_fields),
+            "ruleset": const_field(ruleset.key),
+            "sheet": rules_component(f"{name}Sheet", ruleset.public_sheet_schema),
+        }
+        answers[ruleset.key] = serializer_class(
+            f"{name}Character", f"A {ruleset.name} character.", fields
+        )
+    return answers
+
+
+def character_answer() -> PolymorphicProxySerializer:
+    """A character as ``GET characters/{id}/`` answers it, typed by its ruleset."""
+    return PolymorphicProxySerializer(
+        component_name="Character",
+        serializers=_character_answers(),
+        resource_type_field_name="ruleset",
+    )
 
 
 class PartyMemberSerializer(serializers.Serializer):
@@ -125,7 +156,7 @@ class CampaignCharactersApi(APIView):
     @extend_schema(
         request=InputSerializer,
         responses={
-            201: CharacterOutputSerializer,
+            201: character_answer(),
             409: error_answer(409, "Conflict: the campaign is archived."),
         },
     )
@@ -157,7 +188,7 @@ def _edited(character_id: int, request: Request, resolution_id: int) -> Response
 class CharacterDetailApi(APIView):
     """The sheet (GET), rename (owner or referee), delete (referee, confirmed by the name)."""
 
-    @extend_schema(responses={200: CharacterOutputSerializer})
+    @extend_schema(responses={200: character_answer()})
     def get(self, request: Request, character_id: int) -> Response:
         access = access_character(request.user, character_id)
         return Response(character_output(access.character))
