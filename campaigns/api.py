@@ -38,6 +38,7 @@ from core.openapi import (
     const_field,
     error_answer,
     json_schema_field,
+    refused,
     serializer_class,
 )
 from rules.engine.registry import all_rulesets, ruleset_keys
@@ -170,7 +171,13 @@ class CampaignListApi(APIView):
         views = [_campaign_view(m) for m in visible_memberships(request.user)]
         return Response(CampaignOutputSerializer(views, many=True).data)
 
-    @extend_schema(request=campaign_request(), responses={201: CampaignOutputSerializer})
+    @extend_schema(
+        request=campaign_request(),
+        responses={
+            201: CampaignOutputSerializer,
+            400: refused("the options together break a rule the schema cannot say."),
+        },
+    )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -199,6 +206,10 @@ class CampaignDetailApi(APIView):
         request=campaign_update_request(),
         responses={
             200: CampaignOutputSerializer,
+            400: refused(
+                "the options together break a rule the schema cannot say, or the name is "
+                "blank once trimmed."
+            ),
             409: error_answer(
                 409, "Conflict: the ruleset is fixed once the campaign has characters."
             ),
@@ -296,7 +307,13 @@ class JoinApi(APIView):
     class InputSerializer(JsonSerializer):
         code = serializers.CharField(max_length=32)
 
-    @extend_schema(request=InputSerializer, responses={200: CampaignOutputSerializer})
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            200: CampaignOutputSerializer,
+            400: refused("no campaign has this invite code, or it can no longer be used."),
+        },
+    )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)

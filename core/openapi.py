@@ -88,6 +88,20 @@ class InputErrorsSerializer(serializers.Serializer):
     (``config.openapi.InputErrorsSchema``)."""
 
 
+# How a 400 the rules or the state give to a well-formed request says so (issue 27): a
+# client (and schemathesis, tests/test_schemathesis.py) tells it from a malformed body.
+REFUSAL = "Refused: the request is well formed, but "
+
+
+def refused(why: str) -> OpenApiResponse:
+    """The 400 of an operation whose well-formed requests may still be refused: ``why``
+    (a wrong password, a name that does not match, params the character's ruleset does
+    not take...). Malformed input is a 400 too, with field errors."""
+    return OpenApiResponse(
+        InputErrorsSerializer, description=f"{REFUSAL}{why} Malformed input: field errors."
+    )
+
+
 def error_answer(status: int | str, description: str) -> OpenApiResponse:
     """An error answer of one operation (a 409 and why), for ``extend_schema``."""
     body = InputErrorsSerializer if str(status) == "400" else ErrorDetailSerializer

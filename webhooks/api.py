@@ -11,7 +11,7 @@ from rest_framework.views import APIView
 
 from campaigns.access import access_campaign
 from core.api_input import JsonSerializer
-from core.openapi import PAGE_PARAMETERS
+from core.openapi import PAGE_PARAMETERS, refused
 from core.pagination import StrictPagination
 from webhooks.models import DeliveryState
 from webhooks.selectors import (
@@ -88,7 +88,12 @@ class WebhookListApi(APIView):
 
     @extend_schema(
         request=InputSerializer,
-        responses={201: WebhookCreatedSerializer},
+        responses={
+            201: WebhookCreatedSerializer,
+            400: refused(
+                "the URL is not a public http(s) address, or the campaign has all its webhooks."
+            ),
+        },
         description="Referee only: events of this campaign go to the URL from now on. "
         + EVENTS_HELP,
     )

@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 
 from campaigns.models import Membership
 from core.api_input import JsonSerializer
-from core.openapi import error_answer
+from core.openapi import error_answer, refused
 from rules.battles.models import Battle
 from rules.battles.selectors import NO_BATTLE, access_battles, battle_view, running_battle
 from rules.battles.services import (
@@ -110,6 +110,7 @@ class BattleApi(APIView):
         request=InputSerializer,
         responses={
             201: BattleSerializer,
+            400: refused("a warband has no unit in the campaign, or a name appears twice."),
             409: error_answer(409, "Conflict: a battle is already under way in the campaign."),
         },
         description="Referee only: start a battle. Turn 1, the first warband active, in its "

@@ -16,7 +16,7 @@ from campaigns.access import access_campaign
 from campaigns.api import CampaignOutputSerializer, campaign_output
 from core.api_input import JsonSerializer
 from core.cleaning import MAX_ID
-from core.openapi import PAGE_PARAMETERS, error_answer
+from core.openapi import PAGE_PARAMETERS, error_answer, refused
 from rules.logbook.export import FORMAT, campaign_export, campaign_import, log_csv
 from rules.logbook.selectors import CLOCK_MAX, TEXT_MAX, WHO_PATTERN, campaign_log, log_filters
 from rules.play.api import ResolutionPageSerializer, ResolutionPagination
@@ -128,7 +128,10 @@ class CampaignImportApi(APIView):
 
     @extend_schema(
         request=InputSerializer,
-        responses={201: CampaignOutputSerializer},
+        responses={
+            201: CampaignOutputSerializer,
+            400: refused("the export is not one this server can restore."),
+        },
         description="A new campaign from an export, with you as its referee and the owner "
         "of every character; sheets, log and effects as exported. 400 for a bad export.",
     )

@@ -21,6 +21,7 @@ from core.openapi import (
     const_field,
     error_answer,
     json_schema_field,
+    refused,
     serializer_class,
 )
 from core.pagination import StrictPagination
@@ -149,6 +150,10 @@ class ActionApi(APIView):
         request=action_request(),
         responses={
             201: ResolutionSerializer,
+            400: refused(
+                "the action or its `params` are another ruleset's, or the rules refuse "
+                "them for this character (`detail`)."
+            ),
             409: error_answer(
                 409,
                 "Conflict: `expected_version` is stale, a pending choice blocks the action "
@@ -203,6 +208,10 @@ class OddsApi(APIView):
         request=action_request(),
         responses={
             200: OddsSerializer,
+            400: refused(
+                "the action or its `params` are another ruleset's, the rules refuse them, "
+                "or its odds are not computed yet (`detail`)."
+            ),
             409: error_answer(409, "Conflict: the action would be refused (as `actions/`)."),
         },
         description=(
@@ -231,6 +240,7 @@ class ChoiceApi(APIView):
         request=InputSerializer,
         responses={
             201: ResolutionSerializer,
+            400: refused("`option` is not one of the pending choice's."),
             409: error_answer(
                 409,
                 "Conflict: `choice_id` is not the pending choice (stale or answered), or the "
@@ -286,6 +296,7 @@ class UndoApi(APIView):
         request=InputSerializer,
         responses={
             201: ResolutionSerializer,
+            400: refused("`to` and `steps` are both given."),
             404: error_answer(
                 404,
                 "No such character (or not visible to you), or `to` is no entry of this "
@@ -452,7 +463,11 @@ def table_detail_view(key: str) -> type[CampaignTableDetailApi]:
 
     @extend_schema(
         request=body,
-        responses={200: answer, 404: not_here},
+        responses={
+            200: answer,
+            400: refused("the rows break a rule of the table the schema cannot say."),
+            404: not_here,
+        },
         description=f"Referee only: replace the campaign's {key} table.",
     )
     def put(self: CampaignTableDetailApi, request: Request, campaign_id: int, key: str) -> Response:

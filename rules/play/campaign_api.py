@@ -13,7 +13,7 @@ from campaigns.access import access_campaign
 from campaigns.api import CampaignDetailApi as CampaignReadUpdateApi
 from core.api_input import confirm_parameter, confirmation
 from core.cleaning import valid_id
-from core.openapi import error_answer
+from core.openapi import error_answer, refused
 from rules.play.campaign_editing import campaign_delete, campaign_leave, member_remove
 
 
@@ -23,7 +23,10 @@ class CampaignDetailApi(CampaignReadUpdateApi):
     @extend_schema(
         request=None,
         parameters=[confirm_parameter("The campaign's name")],
-        responses={204: OpenApiResponse(description="deleted with everything in it")},
+        responses={
+            204: OpenApiResponse(description="deleted with everything in it"),
+            400: refused("`confirm` is not the campaign's name."),
+        },
         description="Referee only: delete the campaign, its characters and their logs. "
         "`?confirm=` must be its name (400 otherwise).",
     )

@@ -20,7 +20,14 @@ from characters.models import Character
 from characters.selectors import party, public_sheet
 from core.api_input import JsonSerializer, confirm_parameter, confirmation
 from core.cleaning import MAX_ID
-from core.openapi import ProxyMap, const_field, error_answer, rules_component, serializer_class
+from core.openapi import (
+    ProxyMap,
+    const_field,
+    error_answer,
+    refused,
+    rules_component,
+    serializer_class,
+)
 from rules.engine.registry import all_rulesets
 from rules.play.api_schema import pascal
 from rules.play.editing import (
@@ -157,6 +164,10 @@ class CampaignCharactersApi(APIView):
         request=InputSerializer,
         responses={
             201: character_answer(),
+            400: refused(
+                "the sheet's fields break the ruleset's rules, or `owner` is not a member "
+                "(or you are not the referee)."
+            ),
             409: error_answer(409, "Conflict: the campaign is archived."),
         },
     )
@@ -200,6 +211,7 @@ class CharacterDetailApi(APIView):
         request=RenameSerializer,
         responses={
             200: CharacterEditResultSerializer,
+            400: refused("the name is blank once trimmed."),
             409: error_answer(
                 409, "Conflict: the character already has that name, or the campaign is archived."
             ),
@@ -220,6 +232,7 @@ class CharacterDetailApi(APIView):
         parameters=[confirm_parameter("The character's name")],
         responses={
             204: OpenApiResponse(description="deleted with its log"),
+            400: refused("`confirm` is not the character's name."),
             409: error_answer(409, "Conflict: the campaign is archived."),
         },
         description="Referee only: delete the character with its log. `?confirm=` must be "
@@ -236,10 +249,9 @@ class LevelUpApi(APIView):
         request=None,
         responses={
             200: CharacterEditResultSerializer,
-            400: error_answer(
-                400,
-                "`{detail}`: the ruleset has no levels (deckahedron, condition_monitor, "
-                "warband), or the character is at its highest level.",
+            400: refused(
+                "the ruleset has no levels (deckahedron, condition_monitor, warband), or "
+                "the character is at its highest level (`detail`)."
             ),
             409: error_answer(
                 409,
@@ -266,6 +278,7 @@ class CorrectApi(APIView):
         request=InputSerializer,
         responses={
             200: CharacterEditResultSerializer,
+            400: refused("the corrected sheet would break the ruleset's rules."),
             409: error_answer(409, "Conflict: the campaign is archived."),
         },
         description="Referee only: set any sheet fields by hand, with a reason; the sheet "
