@@ -18,6 +18,25 @@ from characters.models import Character
 from rules.engine.dice import ScriptedGenerator
 from rules.play import dice as rules_dice
 from rules.play.services import character_create
+from tests import status_census
+
+_census: status_census.Observed = {}
+_running = {"test": ""}
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    _running["test"] = item.nodeid
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _every_status_is_in_the_schema() -> Iterator[None]:
+    """Every status an API operation answers in this session is in its responses in the
+    schema (tests/status_census.py): the session fails naming any that is not."""
+    with status_census.counting(_census, lambda: _running["test"]):
+        yield
+    if _census:
+        missing = status_census.missing_statuses(_census, status_census.served_schema())
+        assert not missing, "statuses the schema does not list:\n" + "\n".join(missing)
 
 
 @pytest.fixture(autouse=True)

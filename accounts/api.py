@@ -15,8 +15,10 @@ from accounts.models import ApiToken
 from accounts.selectors import tokens_for_user
 from accounts.services import token_create, token_revoke, user_authenticate, user_register
 from campaigns.access import TokenScope, may_manage_tokens
+from core.api_input import JsonSerializer
 from core.cleaning import MAX_ID
-from core.throttles import AnonThrottle, IpThrottle, RegistrationThrottle
+from core.openapi import refused
+from core.throttles import AnonThrottle, IpThrottle, LoginThrottle, RegistrationThrottle
 
 # What auth/token/ (username and password) mints: a full-power token, as before.
 PASSWORD_TOKEN_NAME = "Signed in with a password"  # noqa: S105 - a label
@@ -27,7 +29,7 @@ class RegisterApi(APIView):
     authentication_classes: list[type] = []
     throttle_classes = [RegistrationThrottle, AnonThrottle, IpThrottle]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(JsonSerializer):
         username = serializers.CharField(max_length=150)
         password = serializers.CharField(write_only=True, style={"input_type": "password"})
         email = serializers.EmailField(required=False, allow_blank=True)
@@ -36,7 +38,13 @@ class RegisterApi(APIView):
         id = serializers.IntegerField()
         username = serializers.CharField()
 
-    @extend_schema(request=InputSerializer, responses={201: OutputSerializer})
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            201: OutputSerializer,
+            400: refused("the username is taken, or the password is too weak."),
+        },
+    )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -47,8 +55,9 @@ class RegisterApi(APIView):
 class TokenApi(APIView):
     permission_classes = [AllowAny]
     authentication_classes: list[type] = []
+    throttle_classes = [LoginThrottle, AnonThrottle, IpThrottle]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(JsonSerializer):
         username = serializers.CharField(max_length=150)
         password = serializers.CharField(
             max_length=4096, trim_whitespace=False, style={"input_type": "password"}
@@ -59,7 +68,10 @@ class TokenApi(APIView):
 
     @extend_schema(
         request=InputSerializer,
-        responses={200: OutputSerializer},
+        responses={
+            200: OutputSerializer,
+            400: refused("the username and the password do not match."),
+        },
         description="A new token with the user's full powers (scope `referee`), named "
         f'"{PASSWORD_TOKEN_NAME}"; it is listed by GET auth/tokens/ and can be revoked. '
         "Shown once. After repeated wrong passwords for a username from one address, "
@@ -103,7 +115,7 @@ def token_output(token: ApiToken) -> dict[str, Any]:
 
 
 class TokenListApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(JsonSerializer):
         name = serializers.CharField(max_length=100)
         scope = serializers.ChoiceField(choices=TokenScope.choices)
         campaign = serializers.IntegerField(
@@ -126,7 +138,12 @@ class TokenListApi(APIView):
 
     @extend_schema(
         request=InputSerializer,
-        responses={201: ApiTokenCreatedSerializer},
+        responses={
+            201: ApiTokenCreatedSerializer,
+            400: refused(
+                "`campaign` is not one of yours, `expires_at` is past, or you hold too many tokens."
+            ),
+        },
         description="A new token. `read`: GET only; `player`: what the user may do as a "
         "player; `referee`: all the user may do. With `campaign` it reaches that campaign "
         "only. The answer carries the secret, the only time it is shown.",

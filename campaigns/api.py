@@ -34,12 +34,14 @@ from campaigns.services import (
     campaign_update,
     invite_create,
 )
+from core.api_input import JsonSerializer
 from core.cleaning import valid_id
 from core.openapi import (
     ProxyMap,
     const_field,
     error_answer,
     json_schema_field,
+    refused,
     serializer_class,
 )
 from rules.engine.calendar import MAX_MONTH_DAYS, MAX_NAME, MAX_YEAR, PRESETS, calendar_data
@@ -145,16 +147,46 @@ def campaign_request() -> PolymorphicProxySerializer:
     )
 
 
-def any_options_schema() -> dict[str, Any]:
-    return {
-        "anyOf": [copy.deepcopy(dict(ruleset.options_schema)) for ruleset in all_rulesets()],
-        "description": "Options of the campaign's ruleset (after a ruleset change, of the "
-        "new one); the ones left out keep their value.",
-    }
+@cache
+def _campaign_update_bodies() -> ProxyMap:
+    """One body per ruleset for ``PATCH campaigns/{id}/``: the ruleset it is written for
+    (the campaign's, or a new one while no character exists) and that ruleset's options."""
+    bodies: ProxyMap = {}
+    for ruleset in all_rulesets():
+        options = copy.deepcopy(dict(ruleset.options_schema))
+        options["description"] = (
+            "Options of this ruleset; the ones left out keep their value (after a "
+            "ruleset change, their default)."
+        )
+        name = "".join(part.capitalize() for part in ruleset.key.split("_"))
+        fields = {
+            "ruleset": const_field(
+                ruleset.key,
+                help_text="the campaign's ruleset, or a new one while it has no character",
+            ),
+            "name": serializers.CharField(max_length=NAME_MAX_LENGTH, required=False),
+            "options": json_schema_field(
+                options, name=f"{name}CampaignUpdateOptions", required=False
+            ),
+            "actions_move_clock": serializers.BooleanField(
+                required=False, help_text="an action that takes time moves the campaign clock"
+            ),
+        }
+        doc = f"Changes to a {ruleset.name} campaign."
+        bodies[ruleset.key] = serializer_class(f"{name}CampaignUpdate", doc, fields)
+    return bodies
+
+
+def campaign_update_request() -> PolymorphicProxySerializer:
+    return PolymorphicProxySerializer(
+        component_name="CampaignUpdate",
+        serializers=_campaign_update_bodies(),
+        resource_type_field_name="ruleset",
+    )
 
 
 class CampaignListApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(JsonSerializer):
         name = serializers.CharField(max_length=NAME_MAX_LENGTH)
         ruleset = RulesetField()
         options = serializers.DictField(required=False)
@@ -164,7 +196,13 @@ class CampaignListApi(APIView):
         views = [_campaign_view(m) for m in visible_memberships(request.user)]
         return Response(CampaignOutputSerializer(views, many=True).data)
 
-    @extend_schema(request=campaign_request(), responses={201: CampaignOutputSerializer})
+    @extend_schema(
+        request=campaign_request(),
+        responses={
+            201: CampaignOutputSerializer,
+            400: refused("the options together break a rule the schema cannot say."),
+        },
+    )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -174,10 +212,10 @@ class CampaignListApi(APIView):
 
 
 class CampaignDetailApi(APIView):
-    class UpdateSerializer(serializers.Serializer):
+    class UpdateSerializer(JsonSerializer):
         name = serializers.CharField(max_length=NAME_MAX_LENGTH, required=False)
-        ruleset = RulesetField(required=False)
-        options = json_schema_field(any_options_schema(), name="AnyOptionsField", required=False)
+        ruleset = RulesetField()
+        options = serializers.JSONField(required=False)
         actions_move_clock = serializers.BooleanField(required=False)
 
         def validate_options(self, value: Any) -> Any:
@@ -190,14 +228,21 @@ class CampaignDetailApi(APIView):
         return Response(campaign_output(access_campaign(request.user, campaign_id)))
 
     @extend_schema(
-        request=UpdateSerializer,
+        request=campaign_update_request(),
         responses={
             200: CampaignOutputSerializer,
+            400: refused(
+                "the options together break a rule the schema cannot say, or the name is "
+                "blank once trimmed."
+            ),
             409: error_answer(
                 409, "Conflict: the ruleset is fixed once the campaign has characters."
             ),
         },
-        description="Referee only. The ruleset can change only while no character exists.",
+        description="Referee only: rename the campaign, set its options, whether actions "
+        "move its clock, or change its ruleset while no character exists. The body names "
+        "the ruleset it is written for (the campaign's, or the new one), so `options` are "
+        "that ruleset's.",
     )
     def patch(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
@@ -257,6 +302,15 @@ class CalendarInputSerializer(serializers.Serializer):
         choices=list(PRESETS), required=False, help_text="instead of a calendar: a preset"
     )
 
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        # A preset replaces the whole calendar: one sent beside months, week days or an
+        # epoch would leave them unread, so neither is taken for the other.
+        if "preset" in attrs and attrs.keys() & {"months", "weekdays", "epoch"}:
+            raise serializers.ValidationError(
+                {"preset": ["a preset or a calendar of your own, not both"]}
+            )
+        return attrs
+
 
 def _calendar_output(campaign: Any) -> dict[str, Any]:
     data = calendar_data(campaign_calendar(campaign))
@@ -280,11 +334,10 @@ class CampaignCalendarApi(APIView):
         request=CalendarSerializer,
         responses={
             200: CalendarOutputSerializer,
-            400: error_answer(
-                400,
-                "A calendar that cannot be, in plain words (`{calendar: [message]}`): no "
+            400: refused(
+                "the calendar cannot be, said in plain words (`{calendar: [message]}`): no "
                 "months, a month of 0 days, a name over 40 characters, an epoch day outside "
-                "its month...",
+                "its month..., or a preset sent beside a calendar of your own."
             ),
         },
         description="Referee only: how the clock reads (months, week days, the date at "
@@ -328,7 +381,7 @@ def invite_output(invite: Invite) -> dict[str, Any]:
 
 
 class InviteCreateApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(JsonSerializer):
         expires_in_hours = serializers.IntegerField(
             required=False, min_value=1, max_value=MAX_INVITE_HOURS
         )
@@ -351,7 +404,7 @@ class InviteCreateApi(APIView):
     )
     def post(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
-        data = self.InputSerializer(data=request.data or {})
+        data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         invite = invite_create(
             campaign=membership.campaign, user=request.user, **data.validated_data
@@ -380,10 +433,16 @@ class InviteDetailApi(APIView):
 
 
 class JoinApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(JsonSerializer):
         code = serializers.CharField(max_length=32)
 
-    @extend_schema(request=InputSerializer, responses={200: CampaignOutputSerializer})
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            200: CampaignOutputSerializer,
+            400: refused("no campaign has this invite code, or it can no longer be used."),
+        },
+    )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)

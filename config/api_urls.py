@@ -32,7 +32,6 @@ from rules.logbook.api import (
 )
 from rules.play.api import (
     ActionApi,
-    CampaignTableDetailApi,
     CampaignTableListApi,
     ChoiceApi,
     ChoiceCancelApi,
@@ -43,7 +42,9 @@ from rules.play.api import (
     RevealApi,
     RulesetListApi,
     UndoApi,
+    table_detail_view,
 )
+from rules.play.api_schema import table_keys
 from rules.play.campaign_api import CampaignDetailApi, LeaveApi, MemberDetailApi
 from rules.play.character_api import (
     CampaignCharactersApi,
@@ -53,7 +54,13 @@ from rules.play.character_api import (
     RetireApi,
 )
 from rules.play.party_api import PartyActionApi
-from webhooks.api import WebhookDeliveriesApi, WebhookDetailApi, WebhookListApi, WebhookResendApi
+from webhooks.api import (
+    WebhookDeliveriesApi,
+    WebhookDetailApi,
+    WebhookListApi,
+    WebhookResendApi,
+    WebhookSecretRotateApi,
+)
 
 urlpatterns = [
     path("auth/register/", RegisterApi.as_view(), name="api-register"),
@@ -118,10 +125,16 @@ urlpatterns = [
         name="api-campaign-characters",
     ),
     path("campaigns/<int:campaign_id>/tables/", CampaignTableListApi.as_view(), name="api-tables"),
-    path(
-        "campaigns/<int:campaign_id>/tables/<slug:key>/",
-        CampaignTableDetailApi.as_view(),
-        name="api-table",
+    # One path per table key (each its own shape in the schema), all named "api-table":
+    # reverse("api-table", kwargs={"campaign_id": 1, "key": "diseases"}) finds its own.
+    *(
+        path(
+            f"campaigns/<int:campaign_id>/tables/{key}/",
+            table_detail_view(key).as_view(),
+            {"key": key},
+            name="api-table",
+        )
+        for key in table_keys()
     ),
     path(
         "characters/<int:character_id>/resolutions/<int:resolution_id>/reveal/",
@@ -188,6 +201,11 @@ urlpatterns = [
         "campaigns/<int:campaign_id>/webhooks/<int:webhook_id>/",
         WebhookDetailApi.as_view(),
         name="api-webhook",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/webhooks/<int:webhook_id>/rotate-secret/",
+        WebhookSecretRotateApi.as_view(),
+        name="api-webhook-rotate-secret",
     ),
     path(
         "campaigns/<int:campaign_id>/webhooks/<int:webhook_id>/deliveries/",

@@ -26,6 +26,7 @@ from core.errors import (
     ResolutionConflict,
     ServiceUnavailable,
 )
+from core.throttles import refused_wait
 from rules.engine.dice import DiceError
 from rules.engine.interface import ActionBlocked, RuleError
 
@@ -99,6 +100,12 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     elif isinstance(exc, DjangoValidationError):
         detail: Any = exc.message_dict if hasattr(exc, "error_dict") else {"detail": exc.messages}
         exc = exceptions.ValidationError(detail)
+    elif isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
+        # DRF refuses these before its throttles run: count them here (issue 27).
+        view, request = context.get("view"), context.get("request")
+        wait = refused_wait(request, view) if view is not None and request is not None else None
+        if wait is not None:
+            exc = exceptions.Throttled(wait)
     response = exception_handler(exc, context)
     if isinstance(exc, Unavailable) and response is not None:
         response["Retry-After"] = str(RETRY_AFTER_SECONDS)

@@ -4,7 +4,7 @@
 nests its own ``InputSerializer`` / ``OutputSerializer``, HackSoft style; without this
 they would all become one "Input" component) and adds the error answers every operation
 of its kind can give (docs/api.md): 400, 413 and 415 with a body; 401 and 403 when it
-needs a signed-in user; 404 with an id in the path or a page number; 429 always. Views
+needs a signed-in user; 404 with an id in the path or a page number; 429 and 503 always. Views
 add their own (a 409 and why) with ``core.openapi.error_answer``. The rules' parts
 (actions, rulesets, options, tables) come from the views' serializers, built from the
 ruleset registry.
@@ -12,12 +12,14 @@ ruleset registry.
 
 from __future__ import annotations
 
+import copy
 import re
 from typing import Any
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerExtension
 from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.utils import PolymorphicProxySerializer
+from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer
+from rest_framework import serializers
 
 from core.openapi import ERROR_DESCRIPTIONS, ErrorDetailSerializer, InputErrorsSerializer
 
@@ -36,15 +38,31 @@ HEADERS = {
             "description": "seconds to wait before trying again",
         }
     },
+    "503": {
+        "Retry-After": {
+            "schema": {"type": "integer", "minimum": 0},
+            "description": "seconds to wait before sending the same request again",
+        }
+    },
 }
 
 
+def url_key(name: str, defaults: dict[str, Any] | None = None) -> str:
+    """An endpoint's key: its URL name, and the values its pattern fixes when several
+    patterns share the name (``api-table[diseases]``: one path per table)."""
+    if not defaults:
+        return name
+    return f"{name}[{','.join(str(value) for value in defaults.values())}]"
+
+
 def api_paths() -> dict[str, str]:
-    """URL name -> OpenAPI path of every endpoint in ``config/api_urls.py``."""
+    """Endpoint key (:func:`url_key`) -> OpenAPI path, for every endpoint in
+    ``config/api_urls.py``."""
     from config import api_urls
 
     return {
-        str(pattern.name): API_PREFIX + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", str(pattern.pattern))
+        url_key(str(pattern.name), pattern.default_args): API_PREFIX
+        + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", str(pattern.pattern))
         for pattern in api_urls.urlpatterns
     }
 
@@ -67,6 +85,24 @@ class SawbonesAutoSchema(AutoSchema):
             required = True  # every variant needs its discriminator (an action, a ruleset)
         return schema, required
 
+    def get_operation_id(self) -> str:
+        """``*_list`` for a GET answering a list or a page of one (``count``, ``results``),
+        as for a plain list: ``v1_campaigns_resolutions_list``, not ``_retrieve``."""
+        operation_id = str(super().get_operation_id())
+        if self.method == "GET" and operation_id.endswith("_retrieve") and self._answers_a_page():
+            operation_id = operation_id.removesuffix("_retrieve") + "_list"
+        return operation_id
+
+    def _answers_a_page(self) -> bool:
+        answers = self.get_response_serializers()
+        if isinstance(answers, dict):
+            answers = answers.get(200)
+        if isinstance(answers, type) and issubclass(answers, serializers.Serializer):
+            answers = answers()
+        if not isinstance(answers, serializers.Serializer):
+            return False
+        return {"count", "results"} <= set(answers.fields)
+
     def get_auth(self) -> list[dict[str, Any]]:
         """No security requirement at all for the operations anyone may call (register,
         a token from a password): ``[{}]`` would make generated clients demand a token."""
@@ -77,7 +113,9 @@ class SawbonesAutoSchema(AutoSchema):
         """The error answers this operation can give besides the ones its view declares."""
         statuses = []
         if self.method in BODY_METHODS and self.get_request_serializer() is not None:
-            statuses += ["400", "413", "415"]
+            statuses += ["400", "411", "413", "415"]
+        elif self._query_parameters():
+            statuses.append("400")  # a query parameter off its bounds
         if any(self.get_auth()):
             statuses += ["401", "403"]
         paged = any(
@@ -86,8 +124,19 @@ class SawbonesAutoSchema(AutoSchema):
         )
         if "{" in self.path or paged:
             statuses.append("404")
-        statuses.append("429")
+        statuses += ["429", "503"]  # every operation needs the database
         return statuses
+
+    def _query_parameters(self) -> list[str]:
+        names = []
+        for parameter in self.get_override_parameters():
+            if isinstance(parameter, OpenApiParameter):
+                if parameter.location == OpenApiParameter.QUERY:
+                    names.append(parameter.name)
+            else:  # a filter serializer: each field a query parameter
+                serializer = parameter() if isinstance(parameter, type) else parameter
+                names += list(serializer.fields)
+        return names
 
     def _get_response_bodies(self, direction: Any = "response") -> dict[str, Any]:
         responses: dict[str, Any] = super()._get_response_bodies(direction)
@@ -133,3 +182,17 @@ class ScopedTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-unty
             "name": "Authorization",
             "description": "`Token <secret>`: a token from POST auth/tokens/ or auth/token/",
         }
+
+
+class RulesSchemaComponent(OpenApiSerializerExtension):  # type: ignore[no-untyped-call]
+    """A rules schema (a ruleset's sheet...) as a named component: ``HitDiceSheet``."""
+
+    target_class = "core.openapi.RulesSchemaSerializer"
+    match_subclasses = True
+
+    def get_name(self, auto_schema: Any = None, direction: Any = None) -> str:
+        return str(self.target.component_name)
+
+    def map_serializer(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        # a copy: drf-spectacular's enum hook rewrites the components it is given
+        return copy.deepcopy(dict(self.target.json_schema))

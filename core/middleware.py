@@ -23,7 +23,8 @@ def is_api(request: HttpRequest) -> bool:
 
 
 class BodySizeLimitMiddleware:
-    """413 for a body larger than ``DATA_UPLOAD_MAX_MEMORY_SIZE``, before any parsing.
+    """413 for a body larger than ``DATA_UPLOAD_MAX_MEMORY_SIZE``, before any parsing;
+    411 for a chunked body without ``Content-Length`` (Django would read it as empty).
 
     Django enforces the limit only when ``request.body`` is read; DRF's parsers read the
     stream themselves, so without this an unauthenticated request could make a worker
@@ -40,7 +41,13 @@ class BodySizeLimitMiddleware:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:
             length = -1
-        if length < 0:
+        chunked = "chunked" in request.META.get("HTTP_TRANSFER_ENCODING", "").lower()
+        if chunked and not request.META.get("CONTENT_LENGTH"):
+            # Django reads no more than Content-Length bytes: a chunked body would be read
+            # as empty ("field required"). Refused instead, so nothing is half understood.
+            message = "Send the body with a Content-Length header: chunked bodies are not read."
+            status = 411
+        elif length < 0:
             message = "The Content-Length header is not a number."
             status = 400
         elif limit is not None and length > limit:
@@ -102,9 +109,11 @@ def _json_error(request: HttpRequest, response: HttpResponse) -> HttpResponse:
     else:
         detail = response.reason_phrase
     answer = JsonResponse({"detail": detail}, status=response.status_code)
-    for header in ("Allow", "Retry-After", "WWW-Authenticate"):
-        if header in response:
-            answer[header] = response[header]
+    # Every header the answer had (Allow, Retry-After, Cache-Control, the CSP...) but
+    # the ones about its old body.
+    for header, value in response.items():
+        if header.lower() not in {"content-type", "content-length"}:
+            answer[header] = value
     return answer
 
 

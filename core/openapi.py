@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from typing import Any
+from functools import cache
+from typing import Any, ClassVar
 
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema_field
 from rest_framework import serializers
@@ -23,19 +24,29 @@ ERROR_DESCRIPTIONS = {
     "revoked (`WWW-Authenticate: Token`).",
     "403": "Not allowed: referee only, or outside what the token's scope allows.",
     "404": "No such object, or not visible to you (outsiders, other players' characters).",
+    "411": "A chunked body without `Content-Length`: send the length (the body is not read).",
     "413": "The request body is larger than the server accepts (1 MB unless configured).",
     "415": "The body is not JSON: the API takes `application/json` only.",
+    "503": "The database or the task queue is out of reach (restarting): nothing was "
+    "changed; send the same request again after `Retry-After` seconds.",
     "429": "Too many requests (per person, per address, new accounts; or a username locked "
     "after repeated wrong passwords): wait the `Retry-After` seconds.",
 }
 
 
-# The log's pages (PageNumberPagination): a page past the last is a 404; a page size
-# beyond the largest is cut to it.
+# The log's pages (core.pagination): a page past the last is a 404; a page size beyond
+# the largest is cut to it; anything but a whole number from 1 is a 400.
+PAGE_MAX = 10**18 - 1  # 18 digits: core.pagination.WHOLE
 PAGE_PARAMETERS = [
-    OpenApiParameter("page", {"type": "integer", "minimum": 1}, description="page number, from 1"),
     OpenApiParameter(
-        "page_size", {"type": "integer", "minimum": 1}, description="up to 200, default 50"
+        "page",
+        {"type": "integer", "minimum": 1, "maximum": PAGE_MAX},
+        description="page number, from 1 (past the last: 404)",
+    ),
+    OpenApiParameter(
+        "page_size",
+        {"type": "integer", "minimum": 1, "maximum": PAGE_MAX},
+        description="up to 200 (more is cut to 200), default 50",
     ),
 ]
 
@@ -75,6 +86,20 @@ class InputErrorsSerializer(serializers.Serializer):
     """Field name (or ``non_field_errors``) -> messages; ``detail`` -> a message for
     input the rules reject. Drawn in the schema as a free-form object
     (``config.openapi.InputErrorsSchema``)."""
+
+
+# How a 400 the rules or the state give to a well-formed request says so (issue 27): a
+# client (and schemathesis, tests/test_schemathesis.py) tells it from a malformed body.
+REFUSAL = "Refused: the request is well formed, but "
+
+
+def refused(why: str) -> OpenApiResponse:
+    """The 400 of an operation whose well-formed requests may still be refused: ``why``
+    (a wrong password, a name that does not match, params the character's ruleset does
+    not take...). Malformed input is a 400 too, with field errors."""
+    return OpenApiResponse(
+        InputErrorsSerializer, description=f"{REFUSAL}{why} Malformed input: field errors."
+    )
 
 
 def error_answer(status: int | str, description: str) -> OpenApiResponse:
@@ -147,3 +172,59 @@ def const_field(value: str, **kwargs: Any) -> serializers.Field:
 
     extend_schema_field({"type": "string", "const": value})(ConstField)
     return ConstField(**kwargs)
+
+
+class RulesSchemaSerializer(serializers.Serializer):
+    """A value whose shape is a JSON Schema of the rules, drawn as a named component of
+    the schema (``config.openapi.RulesSchemaComponent``): a generated client gets a
+    class of its own for it (``HitDiceSheet``). Made by :func:`rules_component`; passes
+    the value through as it is."""
+
+    component_name: ClassVar[str] = ""
+    json_schema: ClassVar[dict[str, Any]] = {}
+
+    def to_representation(self, instance: Any) -> Any:
+        return instance
+
+    def to_internal_value(self, data: Any) -> Any:
+        return data
+
+
+@cache
+def _rules_component_class(name: str, schema_json: str) -> type[RulesSchemaSerializer]:
+    import json
+
+    schema = _plain(json.loads(schema_json))
+    _type_enums(schema)
+    # A generated client names a class after a schema's title: the component's name
+    # (HitDiceSheet) is the one to keep, the title goes to the description.
+    title = schema.pop("title", None)
+    if title:
+        schema["description"] = ". ".join(filter(None, [title, schema.get("description")]))
+    attributes = {"component_name": name, "json_schema": schema}
+    return type(name, (RulesSchemaSerializer,), attributes)
+
+
+def rules_component(name: str, schema: Mapping[str, Any], **kwargs: Any) -> RulesSchemaSerializer:
+    """A field drawn as the named component ``name`` with the rules' ``schema``."""
+    import json
+
+    return _rules_component_class(name, json.dumps(schema, sort_keys=True))(**kwargs)
+
+
+_JSON_TYPES = {str: "string", bool: "boolean", int: "integer", float: "number"}
+
+
+def _type_enums(node: Any) -> None:
+    """Give each ``enum`` of a rules schema its ``type`` (all its values share one): the
+    same values, said as drf-spectacular's enum naming needs them."""
+    if isinstance(node, dict):
+        if "enum" in node and "type" not in node:
+            kinds = {_JSON_TYPES.get(type(value)) for value in node["enum"]}
+            if len(kinds) == 1 and None not in kinds:
+                node["type"] = kinds.pop()
+        for value in node.values():
+            _type_enums(value)
+    elif isinstance(node, list):
+        for item in node:
+            _type_enums(item)

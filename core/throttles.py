@@ -76,14 +76,38 @@ class IpThrottle(_SettingsRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
 
 
-class RegistrationThrottle(_SettingsRateThrottle):
-    """New accounts per address, from the API and from the sign-up page."""
-
-    scope = "register"
-
+class _PerAddressThrottle(_SettingsRateThrottle):
     def get_cache_key(self, request: Any, view: Any) -> str | None:
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
 
     def allow_page(self, request: HttpRequest) -> bool:
-        """The same count for a page (the sign-up form) as for the API."""
+        """The same count for a page (a form) as for the API."""
         return self.allow_request(cast(Request, request), cast("APIView", None))
+
+
+class RegistrationThrottle(_PerAddressThrottle):
+    """New accounts per address, from the API and from the sign-up page."""
+
+    scope = "register"
+
+
+class LoginThrottle(_PerAddressThrottle):
+    """Password checks per address, from ``auth/token/`` and the log-in page: each one
+    costs a password hash (hundreds of times an ordinary request), so they have a
+    budget of their own besides the count of requests."""
+
+    scope = "login"
+
+
+def refused_wait(request: Request, view: APIView) -> float | None:
+    """Count a request refused before DRF's throttles ran (a 401: DRF checks
+    authentication and permissions first) against the view's throttles, as a request
+    without a person; the seconds to wait when one of them refuses it, else None."""
+    waits = [
+        throttle.wait()
+        for throttle in view.get_throttles()
+        if not throttle.allow_request(request, view)
+    ]
+    if not waits:
+        return None
+    return max((wait for wait in waits if wait is not None), default=0.0)

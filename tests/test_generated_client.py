@@ -2,8 +2,9 @@
 requirements-dev.txt) generates a client from the schema a live test server serves; it
 imports, type-checks strictly with a bot's whole session written against it
 (tests/generated_client/bot_session.py), and that session runs against the server:
-register, a token, a campaign per ruleset, a character, an action, a choice answered, a
-clock advance and its job, the log.
+register, a token, a campaign per ruleset, a character (read back typed: its sheet's
+fields), an action, a choice answered, a clock advance and its job, the log, the export,
+a webhook secret rotated, a character and the campaign deleted.
 
 So the schema can never drift from what a real client can use: a body offered in a form
 the server refuses, a union the generator cannot type, an answer the client cannot

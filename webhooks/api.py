@@ -3,14 +3,16 @@ delivery log, re-sending. Referee only; thin: access, services, selectors."""
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from campaigns.access import access_campaign
+from core.api_input import JsonSerializer
+from core.openapi import PAGE_PARAMETERS, refused
+from core.pagination import StrictPagination
 from webhooks.models import DeliveryState
 from webhooks.selectors import (
     deliveries_for_webhook,
@@ -19,7 +21,12 @@ from webhooks.selectors import (
     webhook_view,
     webhooks_for_campaign,
 )
-from webhooks.services import delivery_resend, webhook_create, webhook_delete
+from webhooks.services import (
+    delivery_resend,
+    webhook_create,
+    webhook_delete,
+    webhook_rotate_secret,
+)
 
 EVENTS_HELP = (
     "Each event is POSTed as JSON `{id, type, campaign, created_at, data}` with the "
@@ -62,14 +69,12 @@ class DeliveryPageSerializer(serializers.Serializer):
     results = DeliverySerializer(many=True, help_text="newest first")
 
 
-class DeliveryPagination(PageNumberPagination):
-    page_size = 50
-    page_size_query_param = "page_size"
-    max_page_size = 200
+class DeliveryPagination(StrictPagination):
+    """The delivery log's pages: 50 unless ``page_size`` says up to 200."""
 
 
 class WebhookListApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(JsonSerializer):
         url = serializers.URLField(max_length=500, help_text="http:// or https://")
 
     @extend_schema(responses={200: WebhookSerializer(many=True)}, description="Referee only.")
@@ -83,7 +88,12 @@ class WebhookListApi(APIView):
 
     @extend_schema(
         request=InputSerializer,
-        responses={201: WebhookCreatedSerializer},
+        responses={
+            201: WebhookCreatedSerializer,
+            400: refused(
+                "the URL is not a public http(s) address, or the campaign has all its webhooks."
+            ),
+        },
         description="Referee only: events of this campaign go to the URL from now on. "
         + EVENTS_HELP,
     )
@@ -113,12 +123,28 @@ class WebhookDetailApi(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
+class WebhookSecretRotateApi(APIView):
+    @extend_schema(
+        request=None,
+        responses={200: WebhookCreatedSerializer},
+        description="Referee only: a new signing secret for the webhook, in the answer "
+        "(shown this once). Every delivery from now on, pending ones included, is signed "
+        "with it; the old secret signs nothing more.",
+    )
+    def post(self, request: Request, campaign_id: int, webhook_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        endpoint = webhook_for_campaign(membership.campaign, webhook_id)
+        endpoint = webhook_rotate_secret(campaign=membership.campaign, webhook_id=endpoint.pk)
+        return Response(
+            WebhookCreatedSerializer({**webhook_view(endpoint), "secret": endpoint.secret}).data
+        )
+
+
 class WebhookDeliveriesApi(APIView):
     @extend_schema(
         responses={200: DeliveryPageSerializer},
         parameters=[
-            OpenApiParameter("page", int, description="page number, from 1"),
-            OpenApiParameter("page_size", int, description="up to 200, default 50"),
+            *PAGE_PARAMETERS,
         ],
         description="Referee only: the delivery log, newest first.",
     )

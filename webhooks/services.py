@@ -45,7 +45,13 @@ from django.utils import timezone
 from campaigns.models import Campaign
 from core.cleaning import valid_id
 from core.errors import UNAVAILABLE_ERRORS
-from webhooks.models import DeliveryState, WebhookDelivery, WebhookEndpoint, WebhookEvent
+from webhooks.models import (
+    DeliveryState,
+    WebhookDelivery,
+    WebhookEndpoint,
+    WebhookEvent,
+    new_webhook_secret,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -96,6 +102,22 @@ def webhook_delete(*, campaign: Campaign, webhook_id: int) -> None:
     deleted, _ = WebhookEndpoint.objects.filter(campaign=campaign, pk=webhook_id).delete()
     if not deleted:
         raise Http404("no such webhook")
+
+
+def webhook_rotate_secret(*, campaign: Campaign, webhook_id: int) -> WebhookEndpoint:
+    """A new signing secret for the URL: every delivery from now on, the ones still
+    pending included, is signed with it; the old secret signs nothing more."""
+    with transaction.atomic():
+        endpoint = (
+            WebhookEndpoint.objects.select_for_update()
+            .filter(campaign=campaign, pk=webhook_id)
+            .first()
+        )
+        if endpoint is None:
+            raise Http404("no such webhook")
+        endpoint.secret = new_webhook_secret()
+        endpoint.save(update_fields=["secret"])
+        return endpoint
 
 
 # -- events ----------------------------------------------------------------------------

@@ -188,7 +188,7 @@ def test_clock_display_follows_ruling_g1(client_for, campaign, player, minutes, 
 def test_referee_renames_and_sets_options(client_for, campaign, referee) -> None:
     response = client_for(referee).patch(
         detail_url(campaign),
-        {"name": "Renamed", "options": {"bypass_hp_per_level": 3}},
+        {"ruleset": "hit_dice", "name": "Renamed", "options": {"bypass_hp_per_level": 3}},
         format="json",
     )
     assert response.status_code == 200
@@ -241,13 +241,24 @@ def test_patch_with_the_same_ruleset_is_fine_with_characters(client_for, campaig
     "body",
     [
         {"ruleset": "no_such_rules"},
-        {"options": {"no_such_option": 1}},
-        {"options": {"bypass_hp_per_level": "x"}},
-        {"options": {"bypass_hp_per_level": -1}},
-        {"options": {"bypass_hp_per_level": OPTION_INT_LIMIT + 1}},
-        {"name": ""},
+        {"ruleset": "hit_dice", "options": {"no_such_option": 1}},
+        {"ruleset": "hit_dice", "options": {"bypass_hp_per_level": "x"}},
+        {"ruleset": "hit_dice", "options": {"bypass_hp_per_level": -1}},
+        {"ruleset": "hit_dice", "options": {"bypass_hp_per_level": OPTION_INT_LIMIT + 1}},
+        {"ruleset": "hit_dice", "name": ""},
+        {"name": "No ruleset named"},
+        {"options": {"bypass_hp_per_level": 3}},
     ],
-    ids=["ruleset", "unknown-option", "option-type", "negative", "absurd", "blank-name"],
+    ids=[
+        "ruleset",
+        "unknown-option",
+        "option-type",
+        "negative",
+        "absurd",
+        "blank-name",
+        "no-ruleset",
+        "options-without-ruleset",
+    ],
 )
 def test_bad_patch_is_400_and_changes_nothing(client_for, campaign, referee, body) -> None:
     response = client_for(referee).patch(detail_url(campaign), body, format="json")
@@ -261,7 +272,9 @@ def test_bad_patch_is_400_and_changes_nothing(client_for, campaign, referee, bod
 
 
 def test_player_cannot_patch(client_for, campaign, player) -> None:
-    response = client_for(player).patch(detail_url(campaign), {"name": "Mine"}, format="json")
+    response = client_for(player).patch(
+        detail_url(campaign), {"ruleset": "hit_dice", "name": "Mine"}, format="json"
+    )
     assert response.status_code == 403
     campaign.refresh_from_db()
     assert campaign.name == "A hit_dice campaign"

@@ -166,3 +166,17 @@ def test_the_calendar_travels_with_an_export(campaign, referee, client_for):
     made = ref.post("/api/v1/campaigns/import/", {"export": export}, format="json")
     assert made.status_code == 201
     assert made.json()["date"]["text"] == "Sunday 1 Frost 1000, 00:00"
+
+
+def test_a_preset_beside_a_calendar_of_ones_own_is_refused(client_for, referee, campaign):
+    """A preset replaces the whole calendar: months sent beside it would go unread (and
+    unchecked: schemathesis sent a month number no calendar has)."""
+    answer = client_for(referee).put(
+        f"/api/v1/campaigns/{campaign.pk}/calendar/",
+        {"preset": "days", "epoch": {"year": 1, "month": 10**15, "day": 942}},
+        format="json",
+    )
+    assert answer.status_code == 400
+    assert "preset" in answer.json()
+    campaign.refresh_from_db()
+    assert campaign.calendar in (None, {}, "")

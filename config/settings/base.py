@@ -201,6 +201,8 @@ SAWBONES_THROTTLE_RATES: dict[str, str | None] = {
     "anon": os.environ.get("SAWBONES_THROTTLE_ANON", "120/min"),
     "ip": os.environ.get("SAWBONES_THROTTLE_IP", "1200/min"),
     "register": os.environ.get("SAWBONES_THROTTLE_REGISTER", "20/hour"),
+    # password checks (auth/token/, the log-in page): each costs a password hash
+    "login": os.environ.get("SAWBONES_THROTTLE_LOGIN", "20/min"),
 }
 # Request bodies: JSON bodies of this API are small; 1 MB leaves room for campaign tables.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("SAWBONES_MAX_BODY_BYTES", str(1024 * 1024)))
@@ -227,6 +229,9 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # A PATCH body's required fields are the ones its serializer requires (the server's),
+    # not none at all: PATCH characters/{id}/ with {} is refused by both.
+    "COMPONENT_SPLIT_PATCH": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
@@ -238,6 +243,9 @@ SPECTACULAR_SETTINGS = {
         "ClockJobKindEnum": "rules.clock.models.ClockJobKind.values",
         "ClockJobStateEnum": "rules.clock.models.ClockJobState.values",
         "EffectStateEnum": "rules.play.models.EffectState.values",
+        # a deckahedron sheet's piles (issue 27: the sheets are typed components)
+        "DeckahedronCardEnum": "rules.engine.rulesets.deckahedron.CARD_IDS",
+        "DeckahedronStaminaCardEnum": "rules.engine.rulesets.deckahedron.STAMINA_CARD_IDS",
     },
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums"],
 }

@@ -86,7 +86,7 @@ def test_a_post_without_the_trailing_slash_is_served(referee, settings, debug) -
     assert got.json()["name"] == "No slash"
     patched = client.patch(
         f"/api/v1/campaigns/{campaign_id}",
-        json.dumps({"name": "Renamed"}),
+        json.dumps({"ruleset": "hit_dice", "name": "Renamed"}),
         content_type="application/json",
     )
     assert patched.status_code == 200

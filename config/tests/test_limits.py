@@ -15,7 +15,13 @@ from config.exceptions import MAX_LISTED_ERRORS, MAX_MESSAGE_LENGTH, cap_errors
 
 pytestmark = pytest.mark.django_db
 
-GENEROUS = {"user": "1000/min", "anon": "1000/min", "ip": "1000/min", "register": "1000/hour"}
+GENEROUS = {
+    "user": "1000/min",
+    "anon": "1000/min",
+    "ip": "1000/min",
+    "register": "1000/hour",
+    "login": "1000/min",
+}
 
 
 def rates(**low: str) -> dict[str, str]:
@@ -132,6 +138,47 @@ def test_anonymous_requests_are_throttled_per_address():
         answers.append(client.post(reverse("api-token"), body, format="json").status_code)
         answers.append(client.post(reverse("api-token"), body, format="json").status_code)
         assert answers == [400, 400, 429]
+
+
+def test_requests_refused_a_401_are_throttled_as_without_a_person(settings):
+    """DRF checks authentication and permissions before its throttles: a wrong token or
+    none at all is still counted, at the rate of requests without a person (issue 27)."""
+    assert settings.SAWBONES_THROTTLE_RATES["anon"] == "120/min"
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION="Token not-a-real-token")
+    answers = [client.get(reverse("api-campaigns")).status_code for _ in range(300)]
+    assert answers[:120] == [401] * 120
+    assert set(answers[120:]) == {429}, answers[120:]
+    refused = client.get(reverse("api-campaigns"))
+    assert 0 < int(refused["Retry-After"]) <= 60
+    # no credentials at all: the same address, the same count
+    assert APIClient().get(reverse("api-rulesets")).status_code == 429
+    elsewhere = APIClient(REMOTE_ADDR="198.51.100.30")
+    assert elsewhere.get(reverse("api-rulesets")).status_code == 401
+
+
+def test_password_checks_have_a_budget_of_their_own(make_user, settings):
+    """Each log-in costs a password hash: logins spread over usernames (no lockout) from
+    one address meet a 429 long before the request rate, on the API and the page."""
+    rate = settings.SAWBONES_THROTTLE_RATES["login"]
+    assert rate == "20/min"
+    client = APIClient()
+    answers = [
+        client.post(
+            reverse("api-token"), {"username": f"u{n}", "password": "wrong"}, format="json"
+        ).status_code
+        for n in range(21)
+    ]
+    assert answers == [400] * 20 + [429]
+    page = Client().post(reverse("login"), {"username": "ada", "password": "pw-ada"})
+    assert page.status_code == 429
+    assert "Too many sign-in attempts" in page.content.decode()
+    make_user("ada")
+    elsewhere = APIClient(REMOTE_ADDR="198.51.100.31")
+    ok = elsewhere.post(
+        reverse("api-token"), {"username": "ada", "password": "pw-ada"}, format="json"
+    )
+    assert ok.status_code == 200
 
 
 def test_forwarded_for_is_not_trusted_without_proxies(client_for, referee):

@@ -133,7 +133,7 @@ def test_table_data_shapes(
 ) -> None:
     if data is None:
         data = get_ruleset(ruleset).tables[key]
-    assert body(schema, "api-table", "put").is_valid({"data": data}) is taken
+    assert body(schema, f"api-table[{key}]", "put").is_valid({"data": data}) is taken
     campaign = make_campaign(ruleset)
     url = reverse("api-table", kwargs={"campaign_id": campaign.pk, "key": key})
     response = client_for(referee).put(url, {"data": data}, format="json")

@@ -17,7 +17,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from campaigns.models import Membership
-from core.openapi import error_answer
+from core.api_input import JsonSerializer
+from core.openapi import error_answer, refused
 from rules.battles.models import Battle
 from rules.battles.selectors import NO_BATTLE, access_battles, battle_view, running_battle
 from rules.battles.services import (
@@ -85,7 +86,7 @@ def _answer(battle: Battle, membership: Membership, **extra: Any) -> dict[str, A
 
 
 class BattleApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(JsonSerializer):
         warbands = serializers.ListField(
             child=serializers.CharField(max_length=60),
             min_length=MIN_WARBANDS,
@@ -109,6 +110,7 @@ class BattleApi(APIView):
         request=InputSerializer,
         responses={
             201: BattleSerializer,
+            400: refused("a warband has no unit in the campaign, or a name appears twice."),
             409: error_answer(409, "Conflict: a battle is already under way in the campaign."),
         },
         description="Referee only: start a battle. Turn 1, the first warband active, in its "

@@ -6,8 +6,9 @@ Thin views: access from ``campaigns.access``, writes in ``rules.clock.services``
 
 from __future__ import annotations
 
+import math
 import re
-from decimal import Decimal
+from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -21,8 +22,9 @@ from campaigns.access import access_campaign
 from campaigns.api import DateSerializer
 from campaigns.models import MAX_LIVE_RATIO, Campaign
 from campaigns.selectors import clock_display, clock_minute_of
+from core.api_input import JsonSerializer, QueryIntegerField
 from core.cleaning import MAX_ID
-from core.openapi import PAGE_PARAMETERS, decimal_pattern, error_answer
+from core.openapi import PAGE_PARAMETERS, decimal_pattern, error_answer, refused
 from rules.clock.models import ClockEntryKind, ClockJob, ClockJobKind, ClockJobState
 from rules.clock.report import NOTABLE
 from rules.clock.selectors import (
@@ -201,7 +203,7 @@ class UntilSerializer(serializers.Serializer):
 
 
 class ClockAdvanceApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(JsonSerializer):
         minutes = serializers.IntegerField(
             min_value=0, max_value=MAX_ADVANCE_MINUTES, required=False
         )
@@ -226,6 +228,10 @@ class ClockAdvanceApi(APIView):
         request=InputSerializer,
         responses={
             202: AdvanceOutputSerializer,
+            400: refused(
+                "the time asked for adds up to no minute or to more than ten years, or "
+                "`until` names a date already past."
+            ),
             409: error_answer(409, "Conflict: the campaign is archived."),
         },
         description="Referee only. Moves the campaign clock forward by `days`, `hours` and "
@@ -314,24 +320,32 @@ RATIO_PATTERN = decimal_pattern(MAX_LIVE_RATIO, RATIO_PLACES)
             {"type": "string", "pattern": RATIO_PATTERN},
             {"type": "number", "minimum": 0, "maximum": MAX_LIVE_RATIO},
         ],
-        "description": f"in-game minutes per real minute, 0 to {MAX_LIVE_RATIO} with at "
-        f'most {RATIO_PLACES} decimals (answered as text: "2.500"); 0 stops the live clock',
+        "description": f"in-game minutes per real minute, 0 to {MAX_LIVE_RATIO}: as text "
+        f'with at most {RATIO_PLACES} decimals ("2.5"), or as a JSON number, rounded to '
+        f"{RATIO_PLACES} decimals (a binary number has no exact decimals to count); "
+        'answered as text ("2.500"); 0 stops the live clock',
     }
 )
 class RatioField(serializers.DecimalField):
     """A decimal as text ("2.5") or a JSON number, from 0 to MAX_LIVE_RATIO: the text
-    exactly as ``RATIO_PATTERN`` says (no sign, no exponent, no blank)."""
+    exactly as ``RATIO_PATTERN`` says (no sign, no exponent, no blank); a number within
+    the bounds is rounded to RATIO_PLACES decimals (issue 27: the schema's bounds on a
+    number are its minimum and maximum, nothing about its decimals)."""
 
     def to_internal_value(self, data: Any) -> Decimal:
         if isinstance(data, str) and not re.fullmatch(RATIO_PATTERN, data):
             self.fail("invalid")
-        if isinstance(data, bool):
+        if isinstance(data, bool) or not isinstance(data, str | int | float):
             self.fail("invalid")
+        if isinstance(data, int | float):
+            if not (math.isfinite(data) and 0 <= data <= MAX_LIVE_RATIO):
+                self.fail("invalid")
+            data = Decimal(repr(data)).quantize(Decimal(1).scaleb(-RATIO_PLACES), ROUND_HALF_EVEN)
         value: Decimal = super().to_internal_value(data)
         return value
 
 
-class LiveClockSerializer(serializers.Serializer):
+class LiveClockSerializer(JsonSerializer):
     ratio = RatioField(
         max_digits=9,
         decimal_places=RATIO_PLACES,
@@ -395,7 +409,7 @@ class CampaignEffectsApi(APIView):
         state = serializers.ChoiceField(
             choices=EffectState.values, required=False, help_text="only these"
         )
-        character = serializers.IntegerField(
+        character = QueryIntegerField(
             min_value=1, max_value=MAX_ID, required=False, help_text="only this character's"
         )
 
@@ -410,7 +424,8 @@ class CampaignEffectsApi(APIView):
     )
     def get(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id)
-        filters = self.FilterSerializer(data=request.query_params)
+        # a plain dict: DRF reads a blank value of a QueryDict as "not sent"
+        filters = self.FilterSerializer(data=request.query_params.dict())
         filters.is_valid(raise_exception=True)
         effects = effects_for_viewer(
             membership.campaign,
@@ -470,7 +485,7 @@ class ClockLogApi(APIView):
     )
     def get(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id)
-        rows = clock_log(membership.campaign, log_filters(request.query_params))
+        rows = clock_log(membership.campaign, log_filters(request.query_params, exact=True))
         paginator = ResolutionPagination()
         page = paginator.paginate_queryset(rows, request, view=self)
         return paginator.get_paginated_response(

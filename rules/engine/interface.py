@@ -539,12 +539,12 @@ class Ruleset(abc.ABC):
                 raise RuleError(f"unknown option {key!r} for {self.key}")
         merged = {**copy.deepcopy(dict(self.options)), **copy.deepcopy(dict(options))}
         validate(merged, self.options_schema, "campaign options")
-        for key, value in merged.items():  # JSON Schema counts 2.0 as an integer; we do not
-            if (
-                isinstance(value, float)
-                and self.options_schema["properties"][key].get("type") == "integer"
-            ):
-                raise RuleError(f"invalid campaign options: {key}: must be a whole number")
+        for key, value in merged.items():
+            # One rule for numbers, JSON Schema's, as for params and sheets: 10.0 is the
+            # whole number 10 (stored as 10, so no rule does arithmetic with 10.0).
+            integer = self.options_schema["properties"][key].get("type") == "integer"
+            if integer and isinstance(value, float) and value.is_integer():
+                merged[key] = int(value)
         self.validate_options(merged)
         return merged
 
@@ -570,6 +570,12 @@ class Ruleset(abc.ABC):
     def public_sheet(self, sheet: Mapping[str, Any]) -> Sheet:
         """The sheet as clients see it (deckahedron hides the deck's order)."""
         return copy.deepcopy(dict(sheet))
+
+    @property
+    def public_sheet_schema(self) -> dict[str, Any]:
+        """JSON Schema of :meth:`public_sheet`'s answer: the sheet's, unless the ruleset
+        shows more or less of it."""
+        return copy.deepcopy(dict(self.sheet_schema))
 
     # -- editing ----------------------------------------------------------------
     def level_up(

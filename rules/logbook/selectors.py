@@ -15,20 +15,11 @@ from django.db.models import QuerySet, TextField
 from django.db.models.functions import Cast
 
 from campaigns.models import Membership
-from rules.play.log_filters import CLOCK_MAX, FILTERS, LogFilters, log_filters
+from rules.play.log_filters import LogFilters
 from rules.play.models import Resolution
 
 # The filters are the play's (rules.play.log_filters): the clock's own entries of the
 # log (rules.clock.selectors.clock_log) take the same.
-__all__ = [
-    "CLOCK_MAX",
-    "FILTERS",
-    "LogFilters",
-    "campaign_log",
-    "log_choices",
-    "log_filters",
-    "party_characters",
-]
 
 
 def campaign_log(membership: Membership, filters: LogFilters) -> QuerySet[Resolution]:

@@ -6,9 +6,8 @@ from typing import Any
 
 from django.http import Http404
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -16,14 +15,24 @@ from rest_framework.views import APIView
 from campaigns.access import access_campaign
 from campaigns.api import SeedPeriodSerializer
 from characters.access import access_character
-from core.openapi import PAGE_PARAMETERS, error_answer, json_schema_field
+from core.api_input import JsonSerializer
+from core.openapi import (
+    PAGE_PARAMETERS,
+    const_field,
+    error_answer,
+    json_schema_field,
+    refused,
+    serializer_class,
+)
+from core.pagination import StrictPagination
 from rules.engine.registry import all_rulesets
 from rules.play.api_schema import (
     RulesetSerializer,
     action_request,
+    pascal,
     ruleset_answer,
     table_data_schema,
-    table_keys,
+    table_schema,
 )
 from rules.play.character_api import PendingChoiceSerializer
 from rules.play.selectors import (
@@ -132,7 +141,7 @@ class JsonIntegerField(serializers.IntegerField):
 
 
 class ActionApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(JsonSerializer):
         action = serializers.CharField(max_length=64)
         params = serializers.DictField(required=False, default=dict)
         expected_version = JsonIntegerField(required=False, min_value=1)
@@ -141,6 +150,10 @@ class ActionApi(APIView):
         request=action_request(),
         responses={
             201: ResolutionSerializer,
+            400: refused(
+                "the action or its `params` are another ruleset's, or the rules refuse "
+                "them for this character (`detail`)."
+            ),
             409: error_answer(
                 409,
                 "Conflict: `expected_version` is stale, a pending choice blocks the action "
@@ -195,6 +208,10 @@ class OddsApi(APIView):
         request=action_request(),
         responses={
             200: OddsSerializer,
+            400: refused(
+                "the action or its `params` are another ruleset's, the rules refuse them, "
+                "or its odds are not computed yet (`detail`)."
+            ),
             409: error_answer(409, "Conflict: the action would be refused (as `actions/`)."),
         },
         description=(
@@ -215,7 +232,7 @@ class OddsApi(APIView):
 
 
 class ChoiceApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(JsonSerializer):
         choice_id = serializers.CharField(max_length=64)
         option = serializers.CharField(max_length=64)
 
@@ -223,6 +240,7 @@ class ChoiceApi(APIView):
         request=InputSerializer,
         responses={
             201: ResolutionSerializer,
+            400: refused("`option` is not one of the pending choice's."),
             409: error_answer(
                 409,
                 "Conflict: `choice_id` is not the pending choice (stale or answered), or the "
@@ -259,7 +277,7 @@ class ChoiceCancelApi(APIView):
 
 
 class UndoApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(JsonSerializer):
         to = JsonIntegerField(
             required=False,
             min_value=1,
@@ -278,10 +296,16 @@ class UndoApi(APIView):
         request=InputSerializer,
         responses={
             201: ResolutionSerializer,
+            400: refused("`to` and `steps` are both given."),
+            404: error_answer(
+                404,
+                "No such character (or not visible to you), or `to` is no entry of this "
+                "character's log.",
+            ),
             409: error_answer(
                 409,
-                "Conflict: nothing to undo, `to` is not an entry in force, or the campaign is "
-                "archived.",
+                "Conflict: nothing to undo, `to` is an entry no longer in force (already "
+                "undone, an undo, the creation), or the campaign is archived.",
             ),
         },
         description="Referee only: undo the character's newest entry in force (no body), "
@@ -290,7 +314,7 @@ class UndoApi(APIView):
     )
     def post(self, request: Request, character_id: int) -> Response:
         access = access_character(request.user, character_id, referee=True)
-        data = self.InputSerializer(data=request.data or {})
+        data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         undos = resolution_undo(
             character_id=access.character.pk,
@@ -320,10 +344,8 @@ class RedoApi(APIView):
         return Response(_view(resolution, access), status=status.HTTP_201_CREATED)
 
 
-class ResolutionPagination(PageNumberPagination):
-    page_size = 50
-    page_size_query_param = "page_size"
-    max_page_size = 200
+class ResolutionPagination(StrictPagination):
+    """The log's pages: 50 unless ``page_size`` says up to 200."""
 
 
 class ResolutionPageSerializer(serializers.Serializer):
@@ -372,15 +394,13 @@ class CampaignTableListApi(APIView):
         return Response(TableSerializer(campaign_tables_view(membership.campaign), many=True).data)
 
 
-@extend_schema(
-    parameters=[
-        OpenApiParameter(
-            "key", str, OpenApiParameter.PATH, enum=table_keys(), description="the table"
-        )
-    ]
-)
 class CampaignTableDetailApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    """One editable table of the campaign; served at one path per table key
+    (:func:`table_detail_view`), so each path's schema has that table's shape."""
+
+    table_key = ""
+
+    class InputSerializer(JsonSerializer):
         def get_fields(self) -> dict[str, serializers.Field]:
             # declared here: a class attribute "data" would hide Serializer.data
             return {"data": json_schema_field(table_data_schema(), name="TableDataField")}
@@ -389,14 +409,12 @@ class CampaignTableDetailApi(APIView):
         for table in campaign_tables_view(membership.campaign):
             if table["key"] == key:
                 return TableSerializer(table).data
-        raise Http404("no such table")
+        raise Http404("no such table in this campaign's ruleset")
 
-    @extend_schema(responses={200: TableSerializer})
     def get(self, request: Request, campaign_id: int, key: str) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
         return Response(self._table(membership, key))
 
-    @extend_schema(request=InputSerializer, responses={200: TableSerializer})
     def put(self, request: Request, campaign_id: int, key: str) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
         self._table(membership, key)
@@ -405,12 +423,68 @@ class CampaignTableDetailApi(APIView):
         campaign_table_set(campaign=membership.campaign, key=key, data=data.validated_data["data"])
         return Response(self._table(membership, key))
 
-    @extend_schema(request=None, responses={200: TableSerializer})
     def delete(self, request: Request, campaign_id: int, key: str) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
         self._table(membership, key)
         campaign_table_reset(campaign=membership.campaign, key=key)
         return Response(self._table(membership, key))
+
+
+def table_detail_view(key: str) -> type[CampaignTableDetailApi]:
+    """The view of table ``key``, its body and answer drawn in that table's shape (a
+    body schema cannot see the path's key: one path per key, issue 27)."""
+    shape = table_schema(key)
+    name = pascal(key)
+    body = serializer_class(
+        f"{name}TableInput",
+        f"The {key} table, whole.",
+        {"data": json_schema_field(shape, name=f"{name}TableData")},
+    )
+    answer = serializer_class(
+        f"{name}Table",
+        f"The campaign's {key} table.",
+        {
+            "key": const_field(key),
+            "edited": serializers.BooleanField(
+                help_text="false while the ruleset's default is used"
+            ),
+            "data": json_schema_field(shape, name=f"{name}TableDataAnswer"),
+        },
+    )
+    not_here = error_answer(404, "No such campaign, or its ruleset has no such table.")
+
+    # methods of this class's own, each with its schema (the base's are shared)
+    @extend_schema(
+        responses={200: answer, 404: not_here},
+        description=f"Referee only: the campaign's {key} table (its own or the default).",
+    )
+    def get(self: CampaignTableDetailApi, request: Request, campaign_id: int, key: str) -> Response:
+        return CampaignTableDetailApi.get(self, request, campaign_id, key)
+
+    @extend_schema(
+        request=body,
+        responses={
+            200: answer,
+            400: refused("the rows break a rule of the table the schema cannot say."),
+            404: not_here,
+        },
+        description=f"Referee only: replace the campaign's {key} table.",
+    )
+    def put(self: CampaignTableDetailApi, request: Request, campaign_id: int, key: str) -> Response:
+        return CampaignTableDetailApi.put(self, request, campaign_id, key)
+
+    @extend_schema(
+        request=None,
+        responses={200: answer, 404: not_here},
+        description=f"Referee only: put the ruleset's default {key} table back.",
+    )
+    def delete(
+        self: CampaignTableDetailApi, request: Request, campaign_id: int, key: str
+    ) -> Response:
+        return CampaignTableDetailApi.delete(self, request, campaign_id, key)
+
+    methods = {"table_key": key, "get": get, "put": put, "delete": delete}
+    return type(f"{name}TableApi", (CampaignTableDetailApi,), methods)
 
 
 class RevealApi(APIView):

@@ -168,6 +168,14 @@ def table_keys() -> list[str]:
     return sorted({key for ruleset in all_rulesets() for key in ruleset.tables})
 
 
+def table_schema(key: str) -> dict[str, Any]:
+    """Table ``key``'s shape, from the ruleset that has it (a key is one ruleset's)."""
+    owners = [ruleset for ruleset in all_rulesets() if key in ruleset.tables]
+    if len(owners) != 1:
+        raise ValueError(f"table {key!r} belongs to {len(owners)} rulesets, not one")
+    return {**owners[0].table_schema(key), "title": f"{owners[0].name}: {key}"}
+
+
 def table_data_schema() -> dict[str, Any]:
     """Any of the registered tables' shapes (the path's ``key`` says which)."""
     variants = []

@@ -4,35 +4,35 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import serializers, status
+from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from campaigns.access import access_campaign
 from campaigns.api import CampaignDetailApi as CampaignReadUpdateApi
+from core.api_input import confirm_parameter, confirmation
 from core.cleaning import valid_id
-from core.openapi import error_answer
+from core.openapi import error_answer, refused
 from rules.play.campaign_editing import campaign_delete, campaign_leave, member_remove
 
 
 class CampaignDetailApi(CampaignReadUpdateApi):
     """The campaign (GET), its name and options (PATCH), and its deletion (DELETE)."""
 
-    class DeleteSerializer(serializers.Serializer):
-        confirm = serializers.CharField(max_length=120, help_text="the campaign's name")
-
     @extend_schema(
-        request=DeleteSerializer,
-        responses={204: OpenApiResponse(description="deleted with everything in it")},
+        request=None,
+        parameters=[confirm_parameter("The campaign's name")],
+        responses={
+            204: OpenApiResponse(description="deleted with everything in it"),
+            400: refused("`confirm` is not the campaign's name."),
+        },
         description="Referee only: delete the campaign, its characters and their logs. "
-        "`confirm` must be its name (400 otherwise).",
+        "`?confirm=` must be its name (400 otherwise).",
     )
     def delete(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
-        data = self.DeleteSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        campaign_delete(campaign_id=membership.campaign_id, confirm=data.validated_data["confirm"])
+        campaign_delete(campaign_id=membership.campaign_id, confirm=confirmation(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

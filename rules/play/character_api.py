@@ -3,9 +3,11 @@ character's first resolution, so these endpoints live with the play logic."""
 
 from __future__ import annotations
 
+import copy
+from functools import cache
 from typing import Any
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -16,8 +18,18 @@ from characters.access import access_character
 from characters.choices import public_choice
 from characters.models import Character
 from characters.selectors import party, public_sheet
+from core.api_input import JsonSerializer, confirm_parameter, confirmation
 from core.cleaning import MAX_ID
-from core.openapi import error_answer
+from core.openapi import (
+    ProxyMap,
+    const_field,
+    error_answer,
+    refused,
+    rules_component,
+    serializer_class,
+)
+from rules.engine.registry import all_rulesets
+from rules.play.api_schema import pascal
 from rules.play.editing import (
     character_correct,
     character_delete,
@@ -61,6 +73,33 @@ class CharacterOutputSerializer(serializers.Serializer):
     retired = serializers.BooleanField()
 
 
+@cache
+def _character_answers() -> ProxyMap:
+    """One answer per ruleset: the character with its sheet in that ruleset's shape
+    (a named component, ``HitDiceSheet``...), told apart by ``ruleset``."""
+    answers: ProxyMap = {}
+    for ruleset in all_rulesets():
+        name = pascal(ruleset.key)
+        fields = {
+            **copy.deepcopy(CharacterOutputSerializer._declared_fields),
+            "ruleset": const_field(ruleset.key),
+            "sheet": rules_component(f"{name}Sheet", ruleset.public_sheet_schema),
+        }
+        answers[ruleset.key] = serializer_class(
+            f"{name}Character", f"A {ruleset.name} character.", fields
+        )
+    return answers
+
+
+def character_answer() -> PolymorphicProxySerializer:
+    """A character as ``GET characters/{id}/`` answers it, typed by its ruleset."""
+    return PolymorphicProxySerializer(
+        component_name="Character",
+        serializers=_character_answers(),
+        resource_type_field_name="ruleset",
+    )
+
+
 class PartyMemberSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
@@ -94,7 +133,7 @@ def character_output(character: Character, status_word: str | None = None) -> An
 
 
 class CampaignCharactersApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(JsonSerializer):
         name = serializers.CharField(max_length=120)
         owner = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID)
         sheet = serializers.DictField(required=False)
@@ -124,7 +163,11 @@ class CampaignCharactersApi(APIView):
     @extend_schema(
         request=InputSerializer,
         responses={
-            201: CharacterOutputSerializer,
+            201: character_answer(),
+            400: refused(
+                "the sheet's fields break the ruleset's rules, or `owner` is not a member "
+                "(or you are not the referee)."
+            ),
             409: error_answer(409, "Conflict: the campaign is archived."),
         },
     )
@@ -156,23 +199,19 @@ def _edited(character_id: int, request: Request, resolution_id: int) -> Response
 class CharacterDetailApi(APIView):
     """The sheet (GET), rename (owner or referee), delete (referee, confirmed by the name)."""
 
-    @extend_schema(responses={200: CharacterOutputSerializer})
+    @extend_schema(responses={200: character_answer()})
     def get(self, request: Request, character_id: int) -> Response:
         access = access_character(request.user, character_id)
         return Response(character_output(access.character))
 
-    class RenameSerializer(serializers.Serializer):
+    class RenameSerializer(JsonSerializer):
         name = serializers.CharField(max_length=120)
-
-    class DeleteSerializer(serializers.Serializer):
-        confirm = serializers.CharField(
-            max_length=120, help_text="the character's name, to confirm"
-        )
 
     @extend_schema(
         request=RenameSerializer,
         responses={
             200: CharacterEditResultSerializer,
+            400: refused("the name is blank once trimmed."),
             409: error_answer(
                 409, "Conflict: the character already has that name, or the campaign is archived."
             ),
@@ -189,19 +228,19 @@ class CharacterDetailApi(APIView):
         return _edited(character_id, request, edit.pk)
 
     @extend_schema(
-        request=DeleteSerializer,
+        request=None,
+        parameters=[confirm_parameter("The character's name")],
         responses={
             204: OpenApiResponse(description="deleted with its log"),
+            400: refused("`confirm` is not the character's name."),
             409: error_answer(409, "Conflict: the campaign is archived."),
         },
-        description="Referee only: delete the character with its log. `confirm` must be "
+        description="Referee only: delete the character with its log. `?confirm=` must be "
         "its name (400 otherwise).",
     )
     def delete(self, request: Request, character_id: int) -> Response:
         access = access_character(request.user, character_id, referee=True)
-        data = self.DeleteSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        character_delete(character_id=access.character.pk, confirm=data.validated_data["confirm"])
+        character_delete(character_id=access.character.pk, confirm=confirmation(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -210,6 +249,10 @@ class LevelUpApi(APIView):
         request=None,
         responses={
             200: CharacterEditResultSerializer,
+            400: refused(
+                "the ruleset has no levels (deckahedron, condition_monitor, warband), or "
+                "the character is at its highest level (`detail`)."
+            ),
             409: error_answer(
                 409,
                 "Conflict: a choice is pending, the character is retired, or the campaign is "
@@ -227,7 +270,7 @@ class LevelUpApi(APIView):
 
 
 class CorrectApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(JsonSerializer):
         changes = serializers.DictField(help_text="sheet field -> its corrected value")
         reason = serializers.CharField(max_length=500)
 
@@ -235,6 +278,7 @@ class CorrectApi(APIView):
         request=InputSerializer,
         responses={
             200: CharacterEditResultSerializer,
+            400: refused("the corrected sheet would break the ruleset's rules."),
             409: error_answer(409, "Conflict: the campaign is archived."),
         },
         description="Referee only: set any sheet fields by hand, with a reason; the sheet "
@@ -254,7 +298,7 @@ class CorrectApi(APIView):
 
 
 class RetireApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(JsonSerializer):
         retired = serializers.BooleanField(default=True)
 
     @extend_schema(

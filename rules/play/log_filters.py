@@ -5,6 +5,7 @@ who, roll label, in-game time and text. Shared by the log of resolutions
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -39,11 +40,32 @@ def _minute(value: str, name: str) -> int:
     return minute
 
 
-def log_filters(data: Mapping[str, Any]) -> LogFilters:
-    """The filters of a query string; a bad one is a 400 (ValidationError)."""
+# What the API's schema says of each filter (log_filter_parameters): the server checks
+# the same.
+WHO_PATTERN = r"clock|[1-9][0-9]{0,8}"
+TEXT_MAX = {"action": 64, "roll": 200, "q": 200}
+_EXACT = {
+    "character": re.compile(r"[1-9][0-9]{0,18}"),
+    "who": re.compile(WHO_PATTERN),
+    "from": re.compile(r"0|[1-9][0-9]{0,15}"),
+    "to": re.compile(r"0|[1-9][0-9]{0,15}"),
+}
+
+
+def log_filters(data: Mapping[str, Any], *, exact: bool = False) -> LogFilters:
+    """The filters of a query string; a bad one is a 400 (ValidationError).
+
+    The log page's form sends every filter, the unused ones blank, and people type
+    spaces: there a blank filter is no filter and spaces are trimmed. ``exact`` (the
+    API) takes each filter as its schema says: a number's digits and nothing else, a
+    ``who`` matching its pattern, never blank (issue 27)."""
+    if exact:
+        for key, pattern in _EXACT.items():
+            if key in data and not pattern.fullmatch(str(data[key])):
+                raise ValidationError({key: ["not a value this filter takes (see the schema)"]})
     raw = {key: str(data.get(key, "") or "").strip() for key in FILTERS}
     for key, value in raw.items():
-        if len(value) > 200 or "\x00" in value:
+        if len(value) > TEXT_MAX.get(key, 200) or "\x00" in value:
             raise ValidationError({key: ["too long, or not text"]})
     character = None
     if raw["character"]:
@@ -52,6 +74,8 @@ def log_filters(data: Mapping[str, Any]) -> LogFilters:
         except (ValueError, TypeError):
             raise ValidationError({"character": ["a character id"]}) from None
     who = raw["who"]
+    if who and not re.fullmatch(WHO_PATTERN, who):
+        raise ValidationError({"who": ['a user id, or "clock"']})
     if who and who != "clock":
         try:
             who = str(valid_id(who))

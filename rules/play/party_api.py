@@ -11,8 +11,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from campaigns.access import access_campaign
+from core.api_input import JsonSerializer
 from core.cleaning import MAX_ID
-from core.openapi import error_answer
+from core.openapi import error_answer, refused
 from rules.play.api import ResolutionSerializer
 from rules.play.party import MAX_PARTY, party_action
 from rules.play.selectors import resolution_view
@@ -34,7 +35,7 @@ class PartyOutcomeSerializer(serializers.Serializer):
 
 
 class PartyActionApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(JsonSerializer):
         action = serializers.CharField(max_length=64)
         params = serializers.DictField(required=False, default=dict)
         characters = serializers.ListField(
@@ -48,6 +49,7 @@ class PartyActionApi(APIView):
         request=InputSerializer,
         responses={
             201: PartyOutcomeSerializer,
+            400: refused("the action is not one of the campaign's ruleset, or its params."),
             409: error_answer(409, "Conflict: no character could take the action."),
         },
         description="Referee only: one action with one set of params for many characters. "

@@ -26,6 +26,7 @@ import copy
 from typing import Any
 
 from django.db import transaction
+from django.http import Http404
 
 from characters.models import Character
 from core.errors import ResolutionConflict
@@ -95,7 +96,8 @@ def resolution_undo(
     """Undo the newest entry in force, ``steps`` of them, or back to entry ``to`` (included).
 
     Returns the undo resolutions, oldest first. 409 when there is nothing (left) to undo
-    or ``to`` is not an entry in force of this character.
+    or ``to`` is an entry of this character no longer in force; 404 when ``to`` is no
+    entry of this character's log (another's, or none).
     """
     with transaction.atomic():
         campaign, character = lock_character(character_id)
@@ -105,6 +107,12 @@ def resolution_undo(
                 .exclude(kind__in=_NOT_IN_FORCE)
                 .first()
             )
+            if (
+                target is None
+                and not Resolution.objects.filter(character=character, pk=to).exists()
+            ):
+                # another character's entry, or none at all: nothing here to conflict with
+                raise Http404(f"no entry {to} in {character.name}'s log")
             if target is None:
                 raise ResolutionConflict(
                     f"that entry of {character.name}'s log cannot be undone: it is the "

@@ -4,8 +4,11 @@ package ``sawbones_client``, type-checks this file with it, then runs it on a li
 server). Not imported by the project: the package exists only in the test's directory.
 
 The session: register, a token from the password, the rulesets, then for every ruleset
-a campaign, a character, an action and a clock advance with its job; on hit_dice the
-action stops on a choice that is answered; finally each character's log.
+a campaign, a character (read back typed by its ruleset: ``HitDiceCharacter`` with a
+``HitDiceSheet``...), an action and a clock advance with its job; on hit_dice the action
+stops on a choice that is answered; each character's log, the campaign's export, a
+webhook whose secret is rotated; then a spare character and the campaign are deleted,
+each with nothing but what the schema declares (``confirm`` in the query).
 """
 
 from __future__ import annotations
@@ -20,30 +23,41 @@ from sawbones_client.api.v1 import (
     v1_campaigns_clock_advance_create,
     v1_campaigns_clock_jobs_retrieve,
     v1_campaigns_create,
+    v1_campaigns_destroy,
+    v1_campaigns_export_retrieve,
+    v1_campaigns_webhooks_create,
+    v1_campaigns_webhooks_rotate_secret_create,
     v1_characters_actions_create,
     v1_characters_choices_create,
-    v1_characters_resolutions_retrieve,
+    v1_characters_destroy,
+    v1_characters_resolutions_list,
+    v1_characters_retrieve,
     v1_rulesets_list,
 )
 from sawbones_client.models import (
     AdvanceOutput,
     CampaignCharactersInputRequest,
     CampaignCharactersInputRequestSheet,
+    CampaignExport,
     CampaignOutput,
-    CharacterOutput,
     ChoiceInputRequest,
     ClockAdvanceInputRequest,
-    ClockJob,
+    ClockJobDetail,
     ConditionMonitorCampaignRequest,
+    ConditionMonitorCharacter,
     DamageActionRequest,
     DamageActionRequestConditionMonitorDamageParams,
     DamageActionRequestConditionMonitorDamageParamsKindOfDamage,
     DamageActionRequestHitDiceDamageParams,
     DeckahedronCampaignRequest,
     DeckahedronCampaignRequestOptions,
+    DeckahedronCharacter,
     HitDiceCampaignRequest,
+    HitDiceCharacter,
+    HitDiceSheet,
     InjuryRollActionRequest,
     OldSchoolCampaignRequest,
+    OldSchoolCharacter,
     RegisterInputRequest,
     RegisterOutput,
     Resolution,
@@ -55,6 +69,9 @@ from sawbones_client.models import (
     TokenInputRequest,
     TokenOutput,
     WarbandCampaignRequest,
+    WarbandCharacter,
+    WebhookCreated,
+    WebhookListInputRequest,
 )
 
 Campaign = (
@@ -65,6 +82,13 @@ Campaign = (
     | WarbandCampaignRequest
 )
 Action = DamageActionRequest | RestActionRequest | SaveActionRequest | InjuryRollActionRequest
+Character = (
+    HitDiceCharacter
+    | DeckahedronCharacter
+    | OldSchoolCharacter
+    | ConditionMonitorCharacter
+    | WarbandCharacter
+)
 
 
 def run(
@@ -73,6 +97,7 @@ def run(
     password: str,
     before_choice: Callable[[], object],
     after_choice: Callable[[], object],
+    webhook_url: str = "http://127.0.0.1:9/sawbones-hook",
 ) -> dict[str, list[str]]:
     """The session; ``before_choice`` and ``after_choice`` are called around the action
     that must stop on a choice (the test scripts the dice there). Answers each
@@ -143,7 +168,7 @@ def run(
             client=bot,
             body=CampaignCharactersInputRequest(name=f"{key} hero", sheet=sheet),
         )
-        assert isinstance(character, CharacterOutput), character
+        assert isinstance(character, Character), character
 
         if key == "hit_dice":
             before_choice()
@@ -169,9 +194,44 @@ def run(
         )
         assert isinstance(advanced, AdvanceOutput), advanced
         job = v1_campaigns_clock_jobs_retrieve.sync(campaign.id, advanced.job, client=bot)
-        assert isinstance(job, ClockJob), job
+        assert isinstance(job, ClockJobDetail), job
 
-        page = v1_characters_resolutions_retrieve.sync(character.id, client=bot)
+        page = v1_characters_resolutions_list.sync(character.id, client=bot)
         assert isinstance(page, ResolutionPage), page
         logs[key] = [entry.summary for entry in page.results]
+
+        # the character read back, typed by its ruleset down to its sheet's fields
+        typed = v1_characters_retrieve.sync(character.id, client=bot)
+        assert isinstance(typed, Character), typed
+        assert typed.ruleset == key
+        if isinstance(typed, HitDiceCharacter):
+            assert isinstance(typed.sheet, HitDiceSheet)
+            hp: int = typed.sheet.hp
+            assert 0 <= hp <= 10, hp
+
+        export = v1_campaigns_export_retrieve.sync(campaign.id, client=bot)
+        assert isinstance(export, CampaignExport), export
+        assert export.campaign.ruleset == key
+        assert [c.name for c in export.characters] == [f"{key} hero"]
+
+        hook = v1_campaigns_webhooks_create.sync(
+            campaign.id, client=bot, body=WebhookListInputRequest(url=webhook_url)
+        )
+        assert isinstance(hook, WebhookCreated), hook
+        rotated = v1_campaigns_webhooks_rotate_secret_create.sync(campaign.id, hook.id, client=bot)
+        assert isinstance(rotated, WebhookCreated), rotated
+        assert rotated.secret != hook.secret
+
+        spare = v1_campaigns_characters_create.sync(
+            campaign.id,
+            client=bot,
+            body=CampaignCharactersInputRequest(name="Spare", sheet=sheet),
+        )
+        assert isinstance(spare, Character), spare
+        gone = v1_characters_destroy.sync_detailed(spare.id, client=bot, confirm="Spare")
+        assert gone.status_code == 204, gone.content
+        campaign_gone = v1_campaigns_destroy.sync_detailed(
+            campaign.id, client=bot, confirm=campaign.name
+        )
+        assert campaign_gone.status_code == 204, campaign_gone.content
     return logs

@@ -31,7 +31,7 @@ from campaigns.access import TokenScope
 from campaigns.models import Role
 from campaigns.selectors import campaigns_of_user, memberships_for_user
 from core.middleware import is_api
-from core.throttles import RegistrationThrottle
+from core.throttles import LoginThrottle, RegistrationThrottle
 from web.views.campaigns import pending_invite_url
 
 
@@ -148,6 +148,16 @@ class LoginView(auth_views.LoginView):
     """Django's log-in; without a ``next`` it goes on to a pending invite link."""
 
     redirect_authenticated_user = True
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        # The same budget of password checks per address as POST auth/token/.
+        if not LoginThrottle().allow_page(request):
+            message = "Too many sign-in attempts from your address just now: try again in a minute."
+            context = {"message": message, "heading": "Too many sign-in attempts"}
+            answer = render(request, "registration/locked_out.html", context, status=429)
+            answer["Retry-After"] = "60"
+            return answer
+        return super().post(request, *args, **kwargs)
 
     def get_default_redirect_url(self) -> str:
         return pending_invite_url(self.request) or super().get_default_redirect_url()

@@ -17,7 +17,8 @@ from campaigns.access import access_campaign
 from rules.clock.action_time import elapsed_words
 from rules.clock.selectors import clock_entries_between, clock_entry_view
 from rules.engine.registry import get_ruleset
-from rules.logbook.selectors import campaign_log, log_choices, log_filters
+from rules.logbook.selectors import campaign_log, log_choices
+from rules.play.log_filters import log_filters
 from rules.play.selectors import resolution_view, verify_resolution_rolls
 from web.rulesets import ruleset_decisions
 

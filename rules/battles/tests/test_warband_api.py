@@ -280,7 +280,11 @@ def test_rout_checks_fall_due_at_the_threshold(skirmish, bands, referee, client_
 def test_the_rout_threshold_and_phases_are_campaign_options(skirmish, bands, referee, client_for):
     client = client_for(referee)
     options = {"rout_threshold_percent": 100, "phases": ["upkeep", "fight", "end"]}
-    patched = client.patch(f"/api/v1/campaigns/{skirmish.pk}/", {"options": options}, format="json")
+    patched = client.patch(
+        f"/api/v1/campaigns/{skirmish.pk}/",
+        {"ruleset": "warband", "options": options},
+        format="json",
+    )
     assert patched.status_code == 200, patched.content
     client.post(url(skirmish), {"warbands": ["Red", "Blue"]}, format="json")
     body = client.post(url(skirmish, "next/")).json()
@@ -302,7 +306,9 @@ def test_the_rout_threshold_and_phases_are_campaign_options(skirmish, bands, ref
 def test_bad_battle_options_are_a_400_and_change_nothing(skirmish, referee, client_for, options):
     before = world()
     response = client_for(referee).patch(
-        f"/api/v1/campaigns/{skirmish.pk}/", {"options": options}, format="json"
+        f"/api/v1/campaigns/{skirmish.pk}/",
+        {"ruleset": "warband", "options": options},
+        format="json",
     )
     assert response.status_code == 400, response.content
     assert "options" in response.json()

@@ -68,7 +68,9 @@ def test_with_actions_move_the_clock_off_the_clock_stays(
 ):
     client = client_for(referee)
     response = client.patch(
-        f"/api/v1/campaigns/{school.pk}/", {"actions_move_clock": False}, format="json"
+        f"/api/v1/campaigns/{school.pk}/",
+        {"ruleset": "old_school", "actions_move_clock": False},
+        format="json",
     )
     assert response.status_code == 200, response.content
     assert response.json()["actions_move_clock"] is False
@@ -95,7 +97,9 @@ def test_the_log_page_shows_the_time_an_action_took(
 
 def test_a_bad_actions_move_the_clock_is_a_400(school, referee, client_for):
     response = client_for(referee).patch(
-        f"/api/v1/campaigns/{school.pk}/", {"actions_move_clock": "sometimes"}, format="json"
+        f"/api/v1/campaigns/{school.pk}/",
+        {"ruleset": "old_school", "actions_move_clock": "sometimes"},
+        format="json",
     )
     assert response.status_code == 400
     assert Campaign.objects.get(pk=school.pk).actions_move_clock is True

@@ -592,6 +592,17 @@ class Deckahedron(Ruleset):
             return "winded"
         return "fresh"
 
+    @property
+    def public_sheet_schema(self) -> dict[str, Any]:
+        schema = copy.deepcopy(dict(self.sheet_schema))
+        schema["properties"]["deck_size"] = {
+            "type": "integer",
+            "minimum": 0,
+            "description": "cards in the deck (shown sorted: no one reads the next flip)",
+        }
+        schema["required"] = [*schema.get("required", []), "deck_size"]
+        return schema
+
     def public_sheet(self, sheet: Mapping[str, Any]) -> Sheet:
         """The deck's cards sorted, so no one can read the next flip, and its size."""
         public = copy.deepcopy(dict(sheet))

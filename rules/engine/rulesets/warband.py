@@ -538,6 +538,21 @@ class Warband(Ruleset):
         injury = str(sheet["injury"])
         return "standing" if injury == "none" else injury
 
+    @property
+    def public_sheet_schema(self) -> dict[str, Any]:
+        schema = copy.deepcopy(dict(self.sheet_schema))
+        schema["properties"]["injury_means"] = {
+            "type": "string",
+            "description": "what the unit's injury means now, in words",
+        }
+        schema["properties"]["move_now"] = {
+            "type": "number",
+            "minimum": 0,
+            "description": "how far the unit may move now, in inches",
+        }
+        schema["required"] = [*schema.get("required", []), "injury_means", "move_now"]
+        return schema
+
     def public_sheet(self, sheet: Mapping[str, Any]) -> Sheet:
         """The sheet, plus what its state means now and how far it may move."""
         public = copy.deepcopy(dict(sheet))

@@ -112,8 +112,11 @@ def test_options_come_from_the_schema_and_are_checked_once_on_a_campaign():
     for bad, message in (({"colour": 1}, "unknown option"), ({"size": 1}, "size")):
         with pytest.raises(RuleError, match=message):
             RULES.check_options(bad)
-    with pytest.raises(RuleError, match="whole number"):
-        RULES.check_options({"size": 8.0})
+    # one rule for numbers, JSON Schema's (issue 27): 8.0 is the whole number 8
+    checked = RULES.check_options({"size": 8.0})
+    assert checked == {"size": 8} and type(checked["size"]) is int
+    with pytest.raises(RuleError, match="size"):
+        RULES.check_options({"size": 8.5})
     with pytest.raises(RuleError, match="campaign option size"):
         RULES.option(Context(options={"size": "big"}), "size")
 

@@ -508,10 +508,18 @@ def test_log_page_size_is_capped_at_200(client_for, aldo, player) -> None:
     assert response.json()["count"] == 1
 
 
-@pytest.mark.parametrize("page", ["2", "0", "abc", "-1", "99999999999999999999999"])
+@pytest.mark.parametrize("page", ["2", "99999"])
 def test_a_page_that_does_not_exist_is_404(client_for, aldo, player, page) -> None:
     response = client_for(player).get(log_url(aldo), {"page": page})
     assert response.status_code == 404
+
+
+@pytest.mark.parametrize("page", ["0", "abc", "-1", "last", "99999999999999999999999"])
+def test_a_page_that_is_no_page_number_is_400(client_for, aldo, player, page) -> None:
+    """The schema says a whole number from 1 (issue 27)."""
+    response = client_for(player).get(log_url(aldo), {"page": page})
+    assert response.status_code == 400
+    assert "page" in response.json()
 
 
 def test_hidden_rolls_are_for_the_referee_until_revealed(
