@@ -15,6 +15,7 @@ from characters.models import Character
 from core.cleaning import valid_id
 from rules.clock.models import ClockEntry, ClockJob, ClockJobState, ClockReport
 from rules.clock.report import hidden_resolutions, report_for_viewer
+from rules.play.clock_record import ClockLine
 from rules.play.log_filters import LogFilters
 from rules.play.models import Resolution
 from rules.play.selectors import LatestRow
@@ -192,6 +193,49 @@ def clock_entry_view(entry: ClockEntry) -> dict[str, Any]:
         "to": job.clock_reached if job is not None else None,
         "created_at": entry.created_at,
     }
+
+
+class ClockRecordForLog:
+    """The clock's entries for the log's readers (the port ``rules.play.clock_record``,
+    registered by ``rules.clock.apps``): the session recap tells them."""
+
+    def lines(
+        self,
+        campaign: Campaign,
+        *,
+        clock_from: int | None,
+        clock_to: int | None,
+        real_from: datetime | None,
+        real_to: datetime | None,
+    ) -> list[ClockLine]:
+        rows = ClockEntry.objects.filter(campaign=campaign).select_related("actor", "job")
+        if clock_from is not None:
+            rows = rows.filter(clock__gte=clock_from)
+        if clock_to is not None:
+            rows = rows.filter(clock__lte=clock_to)
+        if real_from is not None:
+            rows = rows.filter(created_at__gte=real_from)
+        if real_to is not None:
+            rows = rows.filter(created_at__lte=real_to)
+        lines = []
+        for entry in rows.order_by("clock", "id"):
+            actor = entry.actor.get_username() if entry.actor else None
+            job = entry.job
+            lines.append(
+                ClockLine(
+                    id=entry.pk,
+                    kind=entry.kind,
+                    clock=entry.clock,
+                    summary=f"{actor or 'Someone'} {entry.words}.",
+                    actor=entry.actor_id,
+                    actor_name=actor,
+                    job=entry.job_id,
+                    job_from=job.clock_start if job is not None else None,
+                    job_to=job.clock_reached if job is not None else None,
+                    created_at=entry.created_at,
+                )
+            )
+        return lines
 
 
 # -- word to the players -----------------------------------------------------------------------
