@@ -55,6 +55,11 @@ urlpatterns = [
         name="calendar-preview",
     ),
     path(
+        "campaigns/<int:campaign_id>/digest/",
+        manage_views.campaign_digest_page,
+        name="campaign-digest",
+    ),
+    path(
         "campaigns/<int:campaign_id>/leave/",
         manage_views.campaign_leave_page,
         name="campaign-leave",

@@ -22,9 +22,7 @@ TWO_MONTHS = {
 }
 
 
-def test_the_recap_page_tells_a_span_and_downloads_it(
-    campaign, referee, player, other_player, web
-):
+def test_the_recap_page_tells_a_span_and_downloads_it(campaign, referee, player, other_player, web):
     Campaign.objects.filter(pk=campaign.pk).update(name="Harrow Keep", calendar=TWO_MONTHS)
     wounded(campaign, player, "Aldo", every=DAY)
     wounded(campaign, other_player, "Bea", every=DAY)
@@ -56,9 +54,7 @@ def test_the_recap_page_tells_a_span_and_downloads_it(
     assert "Aldo" in mine and "Bea" not in mine
 
 
-def test_the_recap_page_opens_on_the_last_day_and_words_a_bad_date(
-    campaign, referee, player, web
-):
+def test_the_recap_page_opens_on_the_last_day_and_words_a_bad_date(campaign, referee, player, web):
     aldo = wounded(campaign, player, "Aldo", every=60)
     run_job(campaign, 60)
     Resolution.objects.filter(character=aldo, kind="create").update(

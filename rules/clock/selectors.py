@@ -243,16 +243,23 @@ NEWS_LIMIT = 20
 
 
 def reports_since(
-    campaign: Campaign, *, own: set[int], since: datetime | None
+    campaign: Campaign,
+    *,
+    own: set[int],
+    since: datetime | None,
+    until: datetime | None = None,
 ) -> list[dict[str, Any]]:
     """What the clock did to a player's characters (``own``) in the reports changed after
-    ``since`` (None: all), oldest first, at most the latest :data:`NEWS_LIMIT`; reports
-    that touched none of them are left out (the "since you last looked" panel)."""
+    ``since`` (None: all) and not after ``until`` (None: now), oldest first, at most the
+    latest :data:`NEWS_LIMIT`; reports that touched none of them are left out (the "since
+    you last looked" panel, the e-mail digest)."""
     if not own:
         return []
     rows = ClockReport.objects.filter(campaign=campaign).exclude(characters=[])
     if since is not None:
         rows = rows.filter(updated_at__gt=since)
+    if until is not None:
+        rows = rows.filter(updated_at__lte=until)
     views = [clock_report_view(r, own=own) for r in reversed(rows.order_by("-id")[:NEWS_LIMIT])]
     return [view for view in views if view["characters"]]
 
