@@ -84,10 +84,24 @@ class Membership(models.Model):
     # When the member last saw what the clock did to their characters (the campaign page's
     # "since you last looked", issue 25); null: never, since they joined.
     reports_seen_at = models.DateTimeField(null=True, blank=True)
+    # The e-mail digest (issue 25): a player asked for a mail, at most one a day, of what the
+    # clock did to their characters. ``digest_since``: the reports changed after it are news
+    # (set on opting in, then by each digest sent); ``digest_sent_at``: when the last one
+    # went out, moved by compare-and-set so that one digest is sent however many tasks run.
+    email_digest = models.BooleanField(default=False)
+    digest_since = models.DateTimeField(null=True, blank=True)
+    digest_sent_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["campaign", "user"], name="one_membership_per_user"),
+        ]
+        indexes = [
+            models.Index(
+                fields=["digest_sent_at"],
+                condition=models.Q(email_digest=True),
+                name="membership_digest_due",
+            ),
         ]
 
     def __str__(self) -> str:

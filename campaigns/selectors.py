@@ -6,7 +6,7 @@ import hashlib
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Q, QuerySet
 
 from campaigns.models import Campaign, Invite, Membership, RevealedSeed
 from rules.engine.calendar import Calendar, CalendarError, date_at, minute_of, parse_calendar
@@ -138,3 +138,22 @@ def clock_minute_of(campaign: Campaign, date: dict[str, Any], field: str = "unti
         )
     except CalendarError as error:
         raise ValidationError({field: [str(error)]}) from None
+
+
+# -- the e-mail digest (issue 25) ---------------------------------------------------------------
+def digest_due_memberships(now: Any, every: Any) -> list[int]:
+    """The players whose e-mail digest may go out at ``now``: they asked for it, have an
+    e-mail address, and got none in the last ``every`` (a timedelta). Whether anything
+    happened to their characters is the digest's to find out."""
+    return list(
+        Membership.objects.filter(email_digest=True, role="player")
+        .exclude(user__email="")
+        .filter(Q(digest_sent_at__isnull=True) | Q(digest_sent_at__lte=now - every))
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+
+
+def membership_for_digest(membership_id: int) -> Membership | None:
+    """One membership with its campaign and user (None if it is gone)."""
+    return Membership.objects.select_related("campaign", "user").filter(pk=membership_id).first()

@@ -112,6 +112,38 @@ def membership_reports_seen(*, membership_id: int, seen_at: Any) -> None:
     ).update(reports_seen_at=seen_at)
 
 
+# -- the e-mail digest (issue 25) ---------------------------------------------------------------
+def membership_digest_set(*, membership_id: int, on: bool, now: Any = None) -> bool:
+    """A player asks for the e-mail digest of what the clock does to their characters, or
+    stops it. Asking again changes nothing; asking anew counts from now (what happened
+    before is not news by mail: the campaign page told it). True when it changed."""
+    now = now or timezone.now()
+    rows = Membership.objects.filter(pk=membership_id, role=Role.PLAYER)
+    if on:
+        return bool(rows.filter(email_digest=False).update(email_digest=True, digest_since=now))
+    return bool(rows.filter(email_digest=True).update(email_digest=False))
+
+
+def membership_digest_claim(*, membership_id: int, last_sent: Any, since: Any, now: Any) -> bool:
+    """Compare-and-set: the digest covering up to ``now`` is this caller's to send, if the
+    last one sent is still ``last_sent`` (None: never) and the player still wants it. Of
+    two tasks sending one digest, one claims it; the other sends nothing."""
+    rows = Membership.objects.filter(
+        pk=membership_id, email_digest=True, digest_since=since, digest_sent_at=last_sent
+    )  # "= None" reads IS NULL
+    return bool(rows.update(digest_sent_at=now, digest_since=now))
+
+
+def membership_digest_unclaim(
+    *, membership_id: int, claimed: Any, last_sent: Any, since: Any
+) -> None:
+    """The mail claimed at ``claimed`` could not be sent: put the digest back as it was
+    (compare-and-set too: a later digest is left alone), so the next try sends it."""
+    Membership.objects.filter(pk=membership_id, digest_sent_at=claimed).update(
+        digest_sent_at=last_sent, digest_since=since
+    )
+
+
 # The clock jobs still to finish, rules.play.models.UNFINISHED_JOB_STATES by value (this layer
 # does not import rules; a test holds the two equal).
 CLOCK_BUSY_STATES = ("queued", "running", "waiting")

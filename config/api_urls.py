@@ -29,6 +29,7 @@ from rules.logbook.api import (
     CampaignImportApi,
     CampaignLogApi,
     CampaignLogCsvApi,
+    CampaignRecapApi,
 )
 from rules.play.api import (
     ActionApi,
@@ -114,6 +115,11 @@ urlpatterns = [
         name="api-campaign-log-csv",
     ),
     path("campaigns/import/", CampaignImportApi.as_view(), name="api-campaign-import"),
+    path(
+        "campaigns/<int:campaign_id>/recap/",
+        CampaignRecapApi.as_view(),
+        name="api-campaign-recap",
+    ),
     path(
         "campaigns/<int:campaign_id>/party-actions/",
         PartyActionApi.as_view(),

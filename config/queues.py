@@ -14,7 +14,7 @@ from kombu import Queue
 
 CLOCK = "clock"  # the clock's advances: long, CPU and database bound
 WEBHOOKS = "webhooks"  # deliveries to referees' URLs: waiting on other people's servers
-EMAIL = "email"  # mail to people (none is sent by a task yet: the route is ready for it)
+EMAIL = "email"  # mail to people: the players' e-mail digests (rules.clock.digest)
 HOUSEKEEPING = "housekeeping"  # beat's short periodic tasks: ticks, watchdog, sweeps
 DEFAULT = "celery"  # a task nobody routed; the housekeeping workers take it too
 
@@ -25,6 +25,7 @@ ROUTES: dict[str, str] = {
     "rules.tasks.advance_clock": CLOCK,
     "rules.tasks.tick_live_campaigns": HOUSEKEEPING,
     "rules.tasks.watch_clock_jobs": HOUSEKEEPING,
+    "rules.tasks.queue_digests": HOUSEKEEPING,
     "webhooks.tasks.deliver_webhooks": WEBHOOKS,
     "webhooks.tasks.deliver_due_webhooks": HOUSEKEEPING,
     "*.send_email": EMAIL,  # the convention for a task that sends mail

@@ -11,6 +11,7 @@ from web.views import live as live_views
 from web.views import log as log_views
 from web.views import manage as manage_views
 from web.views import party as party_views
+from web.views import recap as recap_views
 from web.views import rulebook as rules_views
 from web.views import tables as table_views
 from webhooks import views as webhook_views
@@ -32,6 +33,9 @@ urlpatterns = [
     path("campaigns/<int:campaign_id>/log/", log_views.campaign_log_page, name="campaign-log"),
     path("campaigns/<int:campaign_id>/dice/", log_views.campaign_dice_page, name="campaign-dice"),
     path(
+        "campaigns/<int:campaign_id>/recap/", recap_views.campaign_recap_page, name="campaign-recap"
+    ),
+    path(
         "campaigns/<int:campaign_id>/tables/", table_views.campaign_tables, name="campaign-tables"
     ),
     path(
@@ -49,6 +53,11 @@ urlpatterns = [
         "campaigns/<int:campaign_id>/settings/calendar/preview/",
         clock_views.calendar_preview,
         name="calendar-preview",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/digest/",
+        manage_views.campaign_digest_page,
+        name="campaign-digest",
     ),
     path(
         "campaigns/<int:campaign_id>/leave/",

@@ -295,6 +295,12 @@ MATRIX = [
         kwargs=campaign_kw,
     ),
     Row(
+        "api-campaign-recap",
+        "get",
+        statuses(401, 404, 200, 200, 200, 200, 200, 200, 404, 401),
+        kwargs=campaign_kw,
+    ),
+    Row(
         "api-campaign-export",
         "get",
         statuses(401, 404, 403, 403, 200, 200, 403, 403, 404, 401),

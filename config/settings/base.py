@@ -287,6 +287,13 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         "schedule": float(os.environ.get("SAWBONES_CLOCK_WATCHDOG_SECONDS", "10")),
         "options": {"expires": 9},
     },
+    # The players' e-mail digests (at most one a day each): a send task per player due,
+    # on the email queue (rules.clock.digest).
+    "queue-digests": {
+        "task": "rules.tasks.queue_digests",
+        "schedule": float(os.environ.get("SAWBONES_DIGEST_SWEEP_SECONDS", "600")),
+        "options": {"expires": 300},
+    },
     # Webhook deliveries whose task was lost, or whose retry is due (docs/webhooks.md).
     "deliver-due-webhooks": {
         "task": "webhooks.tasks.deliver_due_webhooks",
@@ -294,6 +301,10 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         "options": {"expires": 50},
     },
 }
+
+# The address of the site in mails sent with no request to read it from (the e-mail
+# digest's link): "https://sawbones.example.org"; empty, mails give the path alone.
+SAWBONES_SITE_URL = os.environ.get("SAWBONES_SITE_URL", "")
 
 # GET /metrics answers only "Authorization: Bearer <METRICS_TOKEN>"; unset, it is a 404
 # (config/metrics.py, docs/operations.md).

@@ -3,8 +3,9 @@
 DEBUG is off by default here too, so a newcomer meets the app's own 404, 403 and 500
 pages (templates/404.html...), never Django's debug page listing every URL; tracebacks
 still go to the console. ``DJANGO_DEBUG=1 make run`` turns Django's debug pages on.
-E-mails (password reset) are printed on the console. Live clocks are ticked by a thread
-of the runserver process (rules.clock.ticker), since there is no Celery beat here.
+E-mails (password reset, the players' digests) are printed on the console. Live clocks
+are ticked, and due digests sent, by a thread of the runserver process
+(rules.clock.ticker), since there is no Celery beat here.
 """
 
 import os
@@ -25,6 +26,7 @@ SAWBONES_WEBHOOK_ALLOW_PRIVATE = True
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
 EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+SAWBONES_SITE_URL = os.environ.get("SAWBONES_SITE_URL", "http://127.0.0.1:8000")
 # The live clock's ticker thread in the runserver process (rules.clock.ticker): seconds between
 # ticks, 0 for none.
 SAWBONES_TICKER_SECONDS = float(os.environ.get("SAWBONES_TICKER_SECONDS", "60"))

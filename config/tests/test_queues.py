@@ -54,6 +54,8 @@ def routed(name: str) -> str:
         ("webhooks.tasks.deliver_webhooks", WEBHOOKS),
         ("webhooks.tasks.deliver_due_webhooks", HOUSEKEEPING),
         ("accounts.tasks.send_email", EMAIL),
+        ("rules.clock.digest.send_email", EMAIL),
+        ("rules.tasks.queue_digests", HOUSEKEEPING),
     ],
 )
 def test_each_kind_of_work_has_its_queue(task, queue):

@@ -15,6 +15,11 @@ class ClockConfig(AppConfig):
         # clock, above it, plugs itself in (imports run one way: clock -> play).
         from rules.clock import tasks  # noqa: F401 - registers the clock's Celery tasks
         from rules.clock.action_time import ClockForActions
+        from rules.clock.selectors import ClockRecordForLog
         from rules.play.action_clock import register_action_clock
+        from rules.play.clock_record import register_clock_record
 
         register_action_clock(ClockForActions())
+        # The log's readers (the session recap) tell the clock's entries through the
+        # play's port likewise.
+        register_clock_record(ClockRecordForLog())

@@ -15,6 +15,7 @@ from characters.models import Character
 from core.cleaning import valid_id
 from rules.clock.models import ClockEntry, ClockJob, ClockJobState, ClockReport
 from rules.clock.report import hidden_resolutions, report_for_viewer
+from rules.play.clock_record import ClockLine
 from rules.play.log_filters import LogFilters
 from rules.play.models import Resolution
 from rules.play.selectors import LatestRow
@@ -194,21 +195,71 @@ def clock_entry_view(entry: ClockEntry) -> dict[str, Any]:
     }
 
 
+class ClockRecordForLog:
+    """The clock's entries for the log's readers (the port ``rules.play.clock_record``,
+    registered by ``rules.clock.apps``): the session recap tells them."""
+
+    def lines(
+        self,
+        campaign: Campaign,
+        *,
+        clock_from: int | None,
+        clock_to: int | None,
+        real_from: datetime | None,
+        real_to: datetime | None,
+    ) -> list[ClockLine]:
+        rows = ClockEntry.objects.filter(campaign=campaign).select_related("actor", "job")
+        if clock_from is not None:
+            rows = rows.filter(clock__gte=clock_from)
+        if clock_to is not None:
+            rows = rows.filter(clock__lte=clock_to)
+        if real_from is not None:
+            rows = rows.filter(created_at__gte=real_from)
+        if real_to is not None:
+            rows = rows.filter(created_at__lte=real_to)
+        lines = []
+        for entry in rows.order_by("clock", "id"):
+            actor = entry.actor.get_username() if entry.actor else None
+            job = entry.job
+            lines.append(
+                ClockLine(
+                    id=entry.pk,
+                    kind=entry.kind,
+                    clock=entry.clock,
+                    summary=f"{actor or 'Someone'} {entry.words}.",
+                    actor=entry.actor_id,
+                    actor_name=actor,
+                    job=entry.job_id,
+                    job_from=job.clock_start if job is not None else None,
+                    job_to=job.clock_reached if job is not None else None,
+                    created_at=entry.created_at,
+                )
+            )
+        return lines
+
+
 # -- word to the players -----------------------------------------------------------------------
 NEWS_LIMIT = 20
 
 
 def reports_since(
-    campaign: Campaign, *, own: set[int], since: datetime | None
+    campaign: Campaign,
+    *,
+    own: set[int],
+    since: datetime | None,
+    until: datetime | None = None,
 ) -> list[dict[str, Any]]:
     """What the clock did to a player's characters (``own``) in the reports changed after
-    ``since`` (None: all), oldest first, at most the latest :data:`NEWS_LIMIT`; reports
-    that touched none of them are left out (the "since you last looked" panel)."""
+    ``since`` (None: all) and not after ``until`` (None: now), oldest first, at most the
+    latest :data:`NEWS_LIMIT`; reports that touched none of them are left out (the "since
+    you last looked" panel, the e-mail digest)."""
     if not own:
         return []
     rows = ClockReport.objects.filter(campaign=campaign).exclude(characters=[])
     if since is not None:
         rows = rows.filter(updated_at__gt=since)
+    if until is not None:
+        rows = rows.filter(updated_at__lte=until)
     views = [clock_report_view(r, own=own) for r in reversed(rows.order_by("-id")[:NEWS_LIMIT])]
     return [view for view in views if view["characters"]]
 

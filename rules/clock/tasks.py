@@ -18,6 +18,7 @@ from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
 from core.health import mark_worker_seen
+from rules.clock.digest import digest_send, digests_due
 from rules.clock.services import (
     ADVANCE_CLOCK_TASK,
     clock_advance_run,
@@ -54,3 +55,29 @@ def watch_clock_jobs() -> int:
     """
     mark_worker_seen()
     return len(clock_watchdog())
+
+
+# Mail goes to the email queue by its name (config/queues.py: "*.send_email").
+SEND_DIGEST_TASK = "rules.clock.digest.send_email"
+
+
+@shared_task(
+    name=SEND_DIGEST_TASK,
+    acks_late=True,
+    autoretry_for=(OSError, OperationalError, InterfaceError),
+    retry_backoff=True,
+    max_retries=5,
+)
+def send_digest(membership_id: int) -> bool:
+    """One player's e-mail digest, if due and something happened (rules.clock.digest);
+    sent once however often the task runs."""
+    return digest_send(membership_id=membership_id)
+
+
+@shared_task(name="rules.tasks.queue_digests")
+def queue_digests() -> int:
+    """Celery beat, every few minutes: a send task per player whose digest may be due."""
+    due = digests_due()
+    for membership_id in due:
+        send_digest.delay(membership_id)
+    return len(due)

@@ -20,6 +20,7 @@ from django.conf import settings
 from django.db import DatabaseError, close_old_connections
 from django.http import HttpRequest, HttpResponse
 
+from rules.clock.digest import digest_send, digests_due
 from rules.clock.services import clock_live_tick
 
 logger = logging.getLogger(__name__)
@@ -29,15 +30,23 @@ _start_lock = threading.Lock()
 
 
 def tick_once() -> int:
-    """One tick, as beat's task does; a database error waits for the next tick."""
+    """One tick, as beat's task does; a database error waits for the next tick. The
+    players' e-mail digests that are due go out too (beat's ``queue_digests``; here on the
+    console, rules.clock.digest)."""
     close_old_connections()
     try:
-        return len(clock_live_tick())
+        ticked = len(clock_live_tick())
     except DatabaseError:
         logger.exception("live clock tick failed; the next tick catches up")
-        return 0
+        ticked = 0
+    try:
+        for membership_id in digests_due():
+            digest_send(membership_id=membership_id)
+    except Exception:  # a mail or the database: the next tick tries again
+        logger.exception("e-mail digests failed; the next tick tries again")
     finally:
         close_old_connections()
+    return ticked
 
 
 def _run(interval: float, stop: threading.Event) -> None:

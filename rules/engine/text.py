@@ -26,3 +26,15 @@ def clock_text(minute: int) -> str:
     """Ruling G-1: "Day N, HH:MM", day 1 starting at minute 0."""
     day, rest = divmod(minute, DAY)
     return f"Day {day + 1}, {rest // HOUR:02d}:{rest % HOUR:02d}"
+
+
+def duration_text(minutes: int) -> str:
+    """In-game minutes for people: "7 days", "1 hour 30 minutes", "0 minutes"."""
+    days, rest = divmod(int(minutes), DAY)
+    hours, mins = divmod(rest, HOUR)
+    parts = [
+        f"{n} {unit}{'' if n == 1 else 's'}"
+        for n, unit in ((days, "day"), (hours, "hour"), (mins, "minute"))
+        if n
+    ]
+    return " ".join(parts) or "0 minutes"

@@ -6,6 +6,7 @@
  *   that stops on a choice can be resumed (POST .../clock/jobs/{job}/resume/). When the job
  *   ends, its report (what happened to whom) is shown under the clock (the page
  *   campaigns/{id}/clock/jobs/{job}/, as a fragment).
+ *   "Until a date" posts {until: {year, month, day, hour, minute}} in the campaign's calendar.
  * - The live clock's ratio is set with PUT .../clock/live/ {ratio}.
  * - "Copy" buttons copy an invite link.
  * - Focus stays where the person was across htmx swaps: the focused control is found
@@ -55,6 +56,35 @@
       return (today > now ? today : today + DAY) - now;
     }
     return parseInt(step, 10);
+  }
+
+  // "Until a date" in the campaign's calendar: the API's until (month and year only
+  // when the campaign has a calendar). Null when a field is empty.
+  function untilFor(form) {
+    var els = form.elements;
+    var day = parseInt(els.until_day.value, 10);
+    var time = String(els.until_time.value || "").split(":");
+    if (!(day > 0) || time.length < 2) return null;
+    var until = { day: day, hour: parseInt(time[0], 10), minute: parseInt(time[1], 10) };
+    if (els.until_month) {
+      var year = parseInt(els.until_year.value, 10);
+      if (isNaN(year)) return null;
+      until.month = parseInt(els.until_month.value, 10);
+      until.year = year;
+    }
+    return until;
+  }
+
+  // What the API said was wrong, as its sentences (field errors, nested or not).
+  function fieldWords(data) {
+    if (typeof data === "string") return [data];
+    if (Array.isArray(data)) return [].concat.apply([], data.map(fieldWords));
+    if (data && typeof data === "object") {
+      return [].concat.apply([], Object.keys(data).map(function (key) {
+        return fieldWords(data[key]);
+      }));
+    }
+    return [];
   }
 
   function showError(form, message) {
@@ -292,6 +322,7 @@
     if (!response.ok) {
       var message = reason(data);
       if (!message && data.minutes) message = [].concat(data.minutes).join(" ");
+      if (!message && data.until) message = fieldWords(data.until).join(" ");
       throw new Error(message || "The server refused (HTTP " + response.status + ").");
     }
     return data;
@@ -392,6 +423,24 @@
     if (!form.matches("form[data-clock]")) return;
     event.preventDefault();
     var step = event.submitter ? event.submitter.value : "custom";
+    // Enter in a field submits with the form's first button: the field's own group says
+    var group = document.activeElement && document.activeElement.closest
+      ? document.activeElement.closest(".clock-until, .clock-custom") : null;
+    if (group && !(event.submitter && group.contains(event.submitter))) {
+      step = group.matches(".clock-until") ? "until" : "custom";
+    }
+    if (step === "until") {
+      var until = untilFor(form);
+      if (!until) {
+        showError(form, "Enter the date and time to advance until.");
+        form.elements.until_day.focus();
+        return;
+      }
+      runJob(form, function () {
+        return send(form.dataset.advanceUrl, "POST", csrf(form), { until: until });
+      });
+      return;
+    }
     var minutes = minutesFor(form, step);
     if (!minutes) {
       showError(form, "Enter how far to advance: a whole number above 0.");

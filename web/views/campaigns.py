@@ -26,6 +26,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from campaigns.access import access_campaign
 from campaigns.models import Campaign, Membership
 from campaigns.selectors import (
+    campaign_calendar,
     campaign_members,
     campaign_seed_periods,
     clock_display,
@@ -50,6 +51,7 @@ from core.errors import NotAllowed, ResolutionConflict
 from rules.battles.selectors import warband_rules
 from rules.clock.models import ClockJob, ClockJobState
 from rules.clock.selectors import clock_jobs_for_campaign, reports_since
+from rules.engine.calendar import date_at
 from rules.engine.interface import RuleError, Ruleset
 from rules.engine.registry import get_ruleset, ruleset_keys
 from rules.play.models import EffectState, ScheduledEffect
@@ -63,6 +65,7 @@ from web.templatetags.sawbones import effect_text
 from web.views.clock import report_context
 
 TIMELINE_LENGTH = 12
+DAY = 24 * 60
 STOPPED = (ClockJobState.WAITING, ClockJobState.FAILED)  # a clock job the referee must see
 OPTION_PREFIX = "opt."  # the campaign options' names on the new-campaign form
 PENDING_INVITE = "pending_invite"  # session key: the invite code opened while logged out
@@ -232,6 +235,21 @@ def creation_fields(ruleset: Ruleset, values: dict[str, Any] | None = None) -> l
     )
 
 
+def until_fields(campaign: Campaign, morning_hour: int) -> dict[str, Any]:
+    """The clock form's "until a date" fields (the API's ``until``), in the campaign's
+    calendar, filled with tomorrow morning: its months by name (none without a calendar:
+    then "Day N" alone)."""
+    calendar = campaign_calendar(campaign)
+    tomorrow = date_at(calendar, campaign.clock + DAY)
+    return {
+        "months": [name for name, _ in calendar.months] if calendar is not None else [],
+        "year": tomorrow.year,
+        "month": tomorrow.month,
+        "day": tomorrow.day,
+        "time": f"{morning_hour:02d}:00",
+    }
+
+
 def dashboard_context(request: HttpRequest, membership: Membership, **extra: Any) -> dict[str, Any]:
     context = _live_context(membership, membership.user_id)
     campaign = membership.campaign
@@ -241,6 +259,8 @@ def dashboard_context(request: HttpRequest, membership: Membership, **extra: Any
     context["own_characters"] = [card.character for card in context["cards"] if card.member.is_own]
     context["creation_fields"] = creation_fields(context["ruleset"], extra.pop("values", None))
     context["morning_hour"] = MORNING_HOUR
+    if membership.is_referee:
+        context["until"] = until_fields(campaign, MORNING_HOUR)
     context["has_battles"] = warband_rules(campaign) is not None
     context["has_tables"] = bool(context["ruleset"].tables)  # no "Tables" to an empty page
     ratio = format(campaign.live_ratio.normalize(), "f")  # "60", "2.5"

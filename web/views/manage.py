@@ -19,7 +19,12 @@ from campaigns.access import access_campaign
 from campaigns.editing import invite_revoke, invite_usable, invites_of, members_of
 from campaigns.models import Invite, Membership
 from campaigns.selectors import campaign_calendar, campaigns_of_user
-from campaigns.services import campaign_calendar_set, campaign_update, invite_create
+from campaigns.services import (
+    campaign_calendar_set,
+    campaign_update,
+    invite_create,
+    membership_digest_set,
+)
 from core.cleaning import valid_id
 from core.errors import NotAllowed, ResolutionConflict
 from rules.engine.calendar import PRESETS, CalendarError
@@ -223,3 +228,30 @@ def campaign_import_page(request: HttpRequest) -> HttpResponse:
             messages.success(request, f"{campaign.name} is imported: you are its referee.")
             return redirect("campaign", campaign_id=campaign.pk)
     return render(request, "campaigns/import.html", {"error": error}, status=status)
+
+
+@login_required
+@require_POST
+def campaign_digest_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """A player asks for the e-mail digest of what the clock does to their characters, or
+    stops it (campaigns.services.membership_digest_set)."""
+    membership = access_campaign(request.user, campaign_id)
+    if membership.is_referee:
+        raise PermissionDenied("The e-mail digest is for players: the referee sees everything.")
+    on = request.POST.get("email_digest") == "on"
+    membership_digest_set(membership_id=membership.pk, on=on)
+    address = membership.user.email
+    if not on:
+        messages.success(request, "No more e-mails from this campaign.")
+    elif address:
+        messages.success(
+            request,
+            f"We will e-mail {address} what happens to your characters, "
+            "at most once a day, and only when something did.",
+        )
+    else:
+        messages.success(
+            request,
+            "Saved. Add an e-mail address on your account page so the e-mails can reach you.",
+        )
+    return redirect(reverse("campaign", args=[campaign_id]) + "#digest")
