@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "corsheaders",
     "csp",
     "django_htmx",
+    "core",  # idempotency keys (core.idempotency)
     "accounts",
     "campaigns",
     "characters",
@@ -70,6 +71,9 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # Writes with an Idempotency-Key (API) or a page form's one-time key act once; after
+    # the user is known, before CSRF is checked: a replay is the user's own first answer.
+    "core.middleware.IdempotencyMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     "rules.clock.ticker.TickerMiddleware",  # embedded mode's live clock (SAWBONES_TICKER_SECONDS)
@@ -265,6 +269,12 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         "task": "rules.tasks.watch_clock_jobs",
         "schedule": float(os.environ.get("SAWBONES_CLOCK_WATCHDOG_SECONDS", "10")),
         "options": {"expires": 9},
+    },
+    # Idempotency keys past their time are deleted (core.idempotency, docs/api.md).
+    "sweep-idempotency-keys": {
+        "task": "core.tasks.sweep_idempotency_keys",
+        "schedule": 3600.0,
+        "options": {"expires": 3000},
     },
     # Webhook deliveries whose task was lost, or whose retry is due (docs/webhooks.md).
     "deliver-due-webhooks": {
