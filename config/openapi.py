@@ -6,9 +6,9 @@ they would all become one "Input" component) and adds the error answers every op
 of its kind can give (docs/api.md): 400, 413 and 415 with a body; 401 and 403 when it
 needs a signed-in user; 404 with an id in the path or a page number; 429 always; and on
 every write of a signed-in user the ``Idempotency-Key`` header with its 409 and 422
-(core.idempotency). Views add their own (a 409 and why) with ``core.openapi.error_answer``. The rules' parts
-(actions, rulesets, options, tables) come from the views' serializers, built from the
-ruleset registry.
+(core.idempotency). Views add their own (a 409 and why) with
+``core.openapi.error_answer``. The rules' parts (actions, rulesets, options, tables) come
+from the views' serializers, built from the ruleset registry.
 """
 
 from __future__ import annotations

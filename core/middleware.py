@@ -12,7 +12,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.urls import get_urlconf, is_valid_path
+from django.urls import Resolver404, get_urlconf, is_valid_path, resolve
 from django.utils.cache import patch_cache_control
 from django.utils.http import url_has_allowed_host_and_scheme
 from rest_framework.exceptions import APIException
@@ -137,6 +137,21 @@ KEPT_HEADERS = ("Content-Type", "Location", "Cache-Control", "Allow", "Retry-Aft
 PAGE_WAIT_SECONDS = 10.0
 
 
+def idempotency_exempt(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Mark a page's view that answers a POST without changing anything (the odds of an
+    action, asked with its form's fields): its requests are never keyed."""
+    view.idempotency_exempt = True  # type: ignore[attr-defined]
+    return view
+
+
+def _exempt(request: HttpRequest) -> bool:
+    try:
+        match = resolve(request.path_info, get_urlconf())
+    except Resolver404:
+        return True  # no page there: nothing to act on
+    return bool(getattr(match.func, "idempotency_exempt", False))
+
+
 def _form_fields(request: HttpRequest) -> list[tuple[str, Any]]:
     """A page form's fields as pairs, but the CSRF token and the key; files by name
     and size."""
@@ -167,7 +182,8 @@ def _user_id(request: HttpRequest) -> int | None:
     if not is_api(request) or "HTTP_AUTHORIZATION" not in request.META:
         return None
     api_request = Request(request)
-    for authenticator_class in api_settings.DEFAULT_AUTHENTICATION_CLASSES:
+    authenticators: list[Any] = list(api_settings.DEFAULT_AUTHENTICATION_CLASSES)
+    for authenticator_class in authenticators:
         try:
             found = authenticator_class().authenticate(api_request)
         except APIException:
@@ -212,7 +228,7 @@ class IdempotencyMiddleware:
             return self.get_response(request)
         api = is_api(request)
         key = request.headers.get(IDEMPOTENCY_HEADER)
-        if key is None and not api and _is_form(request):
+        if key is None and not api and _is_form(request) and not _exempt(request):
             key = request.POST.get(FORM_KEY_FIELD) or None
         if key is None:
             return self.get_response(request)

@@ -95,6 +95,8 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
+            # {% form_key %} in every form that changes something (issue 24)
+            "builtins": ["web.templatetags.form_keys"],
         },
     },
 ]

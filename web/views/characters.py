@@ -27,6 +27,7 @@ from characters.access import CharacterAccess, access_character
 from characters.choices import public_choice
 from core.cleaning import valid_id
 from core.errors import NotAllowed, ResolutionConflict
+from core.middleware import idempotency_exempt
 from rules.clock.action_time import elapsed_words
 from rules.engine.dice import DiceError
 from rules.engine.interface import ActionBlocked, ActionSpec, OddsUnavailable, RuleError
@@ -426,6 +427,7 @@ def character_reveal(request: HttpRequest, character_id: int, resolution_id: int
     return _answer(request, character_id, 200, notice="The hidden rolls are shown to players now.")
 
 
+@idempotency_exempt  # asks the odds with the action's form: changes nothing
 @login_required
 @require_POST
 def character_odds(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
