@@ -26,6 +26,7 @@ from rules.engine.interface import (
     ActionSpec,
     Context,
     OddsUnavailable,
+    OutOfBounds,
     Params,
     Result,
     RuleError,
@@ -456,6 +457,13 @@ class Warband(Ruleset):
                 f"invalid sheet: wounds: {sheet['wounds']} is more than max_wounds "
                 f"{sheet['max_wounds']}"
             )
+
+    def out_of_bounds(self, sheet: Mapping[str, Any]) -> tuple[OutOfBounds, ...]:
+        """Project ruling WB-P10: wounds at most the unit's maximum."""
+        if sheet["wounds"] > sheet["max_wounds"]:
+            why = f"wounds {sheet['wounds']} is above the maximum {sheet['max_wounds']}"
+            return (OutOfBounds(("wounds", "max_wounds"), why),)
+        return ()
 
     def status(self, sheet: Mapping[str, Any]) -> str:
         """The injury word; an unhurt unit is "standing"."""
