@@ -489,7 +489,7 @@ def character_new(request: HttpRequest, campaign_id: int) -> HttpResponse:
             sheet=sheet,
             owner_id=owner_id,
         )
-    except BAD_INPUT as error:
+    except (*BAD_INPUT, *CONFLICT) as error:  # an archived campaign: 409, said on the page
         context = dashboard_context(
             request,
             membership,
@@ -497,6 +497,6 @@ def character_new(request: HttpRequest, campaign_id: int) -> HttpResponse:
             create_error=_message(error, field_labels(fields)),
             create_name=request.POST.get("name", ""),
         )
-        return render(request, "campaigns/detail.html", context, status=400)
+        return render(request, "campaigns/detail.html", context, status=_status(error))
     messages.success(request, f"{character.name} joins the party.")
     return redirect("character", character_id=character.pk)
