@@ -521,6 +521,26 @@ class ConditionMonitor(Ruleset):
         if problems:
             raise RuleError("invalid sheet: " + "; ".join(problems))
 
+    def unavailable(self, sheet: Mapping[str, Any], action: str) -> str | None:
+        """The same refusals as the actions' own checks, said before anyone tries: a dead
+        character takes none (issue 24: the page offered them, each a 409)."""
+        state = sheet["state"]
+        if state == "dead":
+            return "The character is dead."
+        if action == "stabilize" and state not in ("terminal", "dying"):
+            return "The character is neither dying nor terminally wounded."
+        if action == "heal":
+            if state == "terminal":
+                return "The character is terminally wounded: stabilize them first."
+            if not any(sheet["boxes"]):
+                return "No box holds a wound to heal."
+        if action == "medical_care":
+            if state in ("terminal", "dying"):
+                return f"The character is {state}: stabilize them first."
+            if not all_marked(sheet["boxes"]):
+                return "The character is not incapacitated: care has no wound to reduce."
+        return None
+
     def out_of_bounds(self, sheet: Mapping[str, Any]) -> tuple[OutOfBounds, ...]:
         """Project ruling CM-P10: the track's own invariants (CM-3 to CM-6) are its
         bounds: the boxes in order, the penalty they give, the state they allow, a
