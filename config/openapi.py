@@ -101,6 +101,8 @@ class SawbonesAutoSchema(AutoSchema):
         statuses = []
         if self.method in BODY_METHODS and self.get_request_serializer() is not None:
             statuses += ["400", "413", "415"]
+        elif self.keyed():
+            statuses.append("400")  # a malformed Idempotency-Key
         if any(self.get_auth()):
             statuses += ["401", "403"]
         paged = any(
