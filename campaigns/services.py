@@ -237,7 +237,8 @@ def invite_create(
     """A new invite code; it may expire after some hours and may join one person only.
 
     ``replace_others``: the campaign's other codes are revoked (the dashboard's "Make a
-    new link" replaces the old link, it does not add one beside it).
+    new link" when the referee ticks "Stop the earlier links from working"; never
+    otherwise: links made in Settings, single-use or expiring, stay as they were).
     """
     expires_at = None
     if expires_in_hours is not None:

@@ -4,10 +4,11 @@
 nests its own ``InputSerializer`` / ``OutputSerializer``, HackSoft style; without this
 they would all become one "Input" component) and adds the error answers every operation
 of its kind can give (docs/api.md): 400, 413 and 415 with a body; 401 and 403 when it
-needs a signed-in user; 404 with an id in the path or a page number; 429 and 503 always. Views
-add their own (a 409 and why) with ``core.openapi.error_answer``. The rules' parts
-(actions, rulesets, options, tables) come from the views' serializers, built from the
-ruleset registry.
+needs a signed-in user; 404 with an id in the path or a page number; 429 and 503 always;
+and on every write of a signed-in user the ``Idempotency-Key`` header with its 409 and
+422 (core.idempotency). Views add their own (a 409 and why) with
+``core.openapi.error_answer``. The rules' parts (actions, rulesets, options, tables) come
+from the views' serializers, built from the ruleset registry.
 """
 
 from __future__ import annotations
@@ -21,7 +22,13 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer
 from rest_framework import serializers
 
-from core.openapi import ERROR_DESCRIPTIONS, ErrorDetailSerializer, InputErrorsSerializer
+from core.openapi import (
+    ERROR_DESCRIPTIONS,
+    IDEMPOTENCY_CONFLICT,
+    IDEMPOTENCY_PARAMETER,
+    ErrorDetailSerializer,
+    InputErrorsSerializer,
+)
 
 API_PREFIX = "/api/v1/"
 BODY_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
@@ -30,6 +37,13 @@ HEADERS = {
         "WWW-Authenticate": {
             "schema": {"type": "string"},
             "description": "`Token`: send `Authorization: Token <secret>`.",
+        }
+    },
+    "409": {
+        "Retry-After": {
+            "schema": {"type": "integer", "minimum": 0},
+            "description": "when the same `Idempotency-Key` is still being answered: seconds "
+            "to wait before sending it again",
         }
     },
     "429": {
@@ -109,13 +123,22 @@ class SawbonesAutoSchema(AutoSchema):
         auth: list[dict[str, Any]] = super().get_auth()
         return auth if any(auth) else []
 
+    def keyed(self) -> bool:
+        """Whether the operation takes an ``Idempotency-Key``: every write of a signed-in
+        person (core.idempotency)."""
+        return self.method in BODY_METHODS and any(self.get_auth())
+
+    def get_override_parameters(self) -> list[Any]:
+        parameters: list[Any] = super().get_override_parameters()
+        return [*parameters, IDEMPOTENCY_PARAMETER] if self.keyed() else parameters
+
     def error_statuses(self) -> list[str]:
         """The error answers this operation can give besides the ones its view declares."""
         statuses = []
         if self.method in BODY_METHODS and self.get_request_serializer() is not None:
             statuses += ["400", "411", "413", "415"]
-        elif self._query_parameters():
-            statuses.append("400")  # a query parameter off its bounds
+        elif self._query_parameters() or self.keyed():
+            statuses.append("400")  # a query parameter off its bounds, a malformed key
         if any(self.get_auth()):
             statuses += ["401", "403"]
         paged = any(
@@ -124,6 +147,8 @@ class SawbonesAutoSchema(AutoSchema):
         )
         if "{" in self.path or paged:
             statuses.append("404")
+        if self.keyed():
+            statuses += ["409", "422"]
         statuses += ["429", "503"]  # every operation needs the database
         return statuses
 
@@ -147,6 +172,8 @@ class SawbonesAutoSchema(AutoSchema):
                     body, status, direction=direction
                 )
                 responses[status]["description"] = ERROR_DESCRIPTIONS[status]
+            elif status == "409" and self.keyed():  # the view's own 409, and the key's
+                responses[status]["description"] += IDEMPOTENCY_CONFLICT
             if status in HEADERS:
                 responses[status].setdefault("headers", {}).update(HEADERS[status])
         return responses

@@ -28,6 +28,7 @@ ROUTES: dict[str, str] = {
     "rules.tasks.queue_digests": HOUSEKEEPING,
     "webhooks.tasks.deliver_webhooks": WEBHOOKS,
     "webhooks.tasks.deliver_due_webhooks": HOUSEKEEPING,
+    "core.tasks.sweep_idempotency_keys": HOUSEKEEPING,
     "*.send_email": EMAIL,  # the convention for a task that sends mail
 }
 

@@ -2,9 +2,14 @@ from django.apps import AppConfig
 
 
 class CoreConfig(AppConfig):
-    """core has no models: it is an app only to hear when each request starts and ends."""
+    """What every app stands on: errors, input cleaning, request limits, the store of
+    idempotency keys (``core.idempotency``); and it hears when each request starts and
+    ends (the request id on its log lines, ``core.logs``)."""
 
+    default_auto_field = "django.db.models.BigAutoField"
     name = "core"
+    label = "core"
+    verbose_name = "Core"
 
     def ready(self) -> None:
         from django.core.signals import request_finished, request_started

@@ -1,18 +1,36 @@
 """Middleware of our own: an id for each request (on its log lines), a cap on request
-bodies before anything reads them, ``Cache-Control`` for answers about a person, and API
-paths answered with or without their trailing slash, every error of the API in JSON."""
+bodies before anything reads them, ``Cache-Control`` for answers about a person, API
+paths answered with or without their trailing slash, every error of the API in JSON,
+and writes with an idempotency key acting once (``core.idempotency``)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
+from typing import Any
 
 import sentry_sdk
 from django.conf import settings
+from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.urls import get_urlconf, is_valid_path
+from django.urls import Resolver404, get_urlconf, is_valid_path, resolve
 from django.utils.cache import patch_cache_control
+from django.utils.http import url_has_allowed_host_and_scheme
+from rest_framework.exceptions import APIException
+from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 
+from core.idempotency import (
+    Claim,
+    Claimed,
+    fingerprint,
+    idempotency_claim,
+    idempotency_finish,
+    idempotency_lookup,
+    idempotency_release,
+    valid_key,
+)
 from core.logs import current_request_id
 
 API_PREFIX = "/api/"
@@ -129,4 +147,217 @@ class RequestIdMiddleware:
         sentry_sdk.set_tag("request_id", request_id)  # nothing when Sentry is off
         response = self.get_response(request)
         response["X-Request-ID"] = request_id
+        return response
+
+
+# -- idempotency keys (core.idempotency, docs/api.md) -----------------------------------------
+WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+REPLAYED_HEADER = "Idempotent-Replayed"
+FORM_KEY_FIELD = "idempotency_key"  # the one-time key of a page's form (web: {% form_key %})
+FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+# Statuses answered before the view acted, or by a failure: not kept, a retry acts.
+NOT_KEPT = {401, 403, 429}
+# Headers of the first answer sent again with it (htmx's say where a page goes next).
+KEPT_HEADERS = ("Content-Type", "Location", "Cache-Control", "Allow", "Retry-After")
+PAGE_WAIT_SECONDS = 10.0
+
+
+def idempotency_exempt(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Mark a page's view that answers a POST without changing anything (the odds of an
+    action, asked with its form's fields): its requests are never keyed."""
+    view.idempotency_exempt = True  # type: ignore[attr-defined]
+    return view
+
+
+def _exempt(request: HttpRequest) -> bool:
+    try:
+        match = resolve(request.path_info, get_urlconf())
+    except Resolver404:
+        return True  # no page there: nothing to act on
+    return bool(getattr(match.func, "idempotency_exempt", False))
+
+
+def _form_fields(request: HttpRequest) -> list[tuple[str, Any]]:
+    """A page form's fields as pairs, but the CSRF token and the key; files by name
+    and size."""
+    fields: list[tuple[str, Any]] = [
+        (name, value)
+        for name, values in request.POST.lists()
+        if name not in ("csrfmiddlewaretoken", FORM_KEY_FIELD)
+        for value in values
+    ]
+    fields += [
+        (f"file:{name}", f"{upload.name}:{upload.size}")
+        for name, uploads in request.FILES.lists()
+        for upload in uploads
+    ]
+    return fields
+
+
+def _is_form(request: HttpRequest) -> bool:
+    return request.content_type in FORM_TYPES
+
+
+def _user_id(request: HttpRequest) -> int | None:
+    """The person sending the request: the session's, else the API token's (the API's
+    own authenticators, as the view will run them). None when nobody is signed in."""
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated:
+        return int(user.pk)
+    if not is_api(request) or "HTTP_AUTHORIZATION" not in request.META:
+        return None
+    api_request = Request(request)
+    authenticators: list[Any] = list(api_settings.DEFAULT_AUTHENTICATION_CLASSES)
+    for authenticator_class in authenticators:
+        try:
+            found = authenticator_class().authenticate(api_request)
+        except APIException:
+            return None  # the view answers 401 or 403 itself
+        if found is not None:
+            return int(found[0].pk)
+    return None
+
+
+def _replay(record: Any) -> HttpResponse:
+    response = HttpResponse(bytes(record.body), status=record.status_code)
+    for name, value in record.headers.items():
+        response[name] = value
+    response[REPLAYED_HEADER] = "true"
+    return response
+
+
+def _kept_headers(response: HttpResponse) -> dict[str, str]:
+    return {
+        name: value
+        for name, value in response.items()
+        if name in KEPT_HEADERS or name.lower().startswith("hx-")
+    }
+
+
+class IdempotencyMiddleware:
+    """A write with a key acts once (``core.idempotency``): the API's ``Idempotency-Key``
+    header, or the one-time key a page's form carries (``idempotency_key``).
+
+    The API answers Stripe's way: the first answer again (``Idempotent-Replayed: true``),
+    422 for the key with another request, 409 while the first is still answered. A page
+    waits for the first answer instead and shows it (a double click, a form sent again),
+    and sends a form sent again with other values back to where it came from, saying so.
+    Only a signed-in person's requests are keyed (keys are per person).
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.method not in WRITE_METHODS:
+            return self.get_response(request)
+        api = is_api(request)
+        key = request.headers.get(IDEMPOTENCY_HEADER)
+        if key is None and not api and _is_form(request) and not _exempt(request):
+            key = request.POST.get(FORM_KEY_FIELD) or None
+        if key is None:
+            return self.get_response(request)
+        if not valid_key(key):
+            if api:
+                return JsonResponse(
+                    {
+                        "detail": f"{IDEMPOTENCY_HEADER} must be 1 to 255 printable ASCII "
+                        "characters."
+                    },
+                    status=400,
+                )
+            return self.get_response(request)  # a page's key made by hand: act as without
+        user_id = _user_id(request)
+        if user_id is None:
+            return self.get_response(request)
+        return self._keyed(request, user_id, key, api)
+
+    def _keyed(self, request: HttpRequest, user_id: int, key: str, api: bool) -> HttpResponse:
+        body = _form_fields(request) if _is_form(request) else request.body
+        claim = idempotency_claim(
+            user_id=user_id,
+            key=key,
+            fingerprint=fingerprint(request.method or "", request.path, body),
+        )
+        if claim.outcome is Claimed.RUNNING and not api:
+            claim = self._wait(user_id, key, claim)
+        if claim.outcome is Claimed.REPLAY and claim.record is not None:
+            return _replay(claim.record)
+        if claim.outcome is Claimed.MISMATCH:
+            return self._mismatch(request, api)
+        if claim.outcome is not Claimed.NEW or claim.record is None:
+            return self._running(api)
+        record = claim.record
+        try:
+            response = self.get_response(request)
+        except BaseException:
+            idempotency_release(record)
+            raise
+        status = response.status_code
+        if status >= 500 or status in NOT_KEPT or response.streaming:
+            idempotency_release(record)
+        else:
+            idempotency_finish(
+                record, status=status, headers=_kept_headers(response), body=response.content
+            )
+        return response
+
+    @staticmethod
+    def _wait(user_id: int, key: str, claim: Claim) -> Claim:
+        """A page's second click waits for the first one's answer, then shows it."""
+        seconds = float(getattr(settings, "SAWBONES_IDEMPOTENCY_PAGE_WAIT", PAGE_WAIT_SECONDS))
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            time.sleep(0.1)
+            record = idempotency_lookup(user_id=user_id, key=key)
+            if record is None:
+                return Claim(Claimed.RUNNING, None)  # the first one failed: send it again
+            if record.state == "done":
+                return Claim(Claimed.REPLAY, record)
+        return claim
+
+    @staticmethod
+    def _running(api: bool) -> HttpResponse:
+        if api:
+            response: HttpResponse = JsonResponse(
+                {
+                    "detail": f"A request with this {IDEMPOTENCY_HEADER} is still being "
+                    "answered: send it again in a moment for its answer."
+                },
+                status=409,
+            )
+        else:
+            response = HttpResponse(
+                "This form is still being sent. Reload the page in a moment to see what it did.",
+                status=409,
+                content_type="text/plain; charset=utf-8",
+            )
+        response["Retry-After"] = "1"
+        return response
+
+    @staticmethod
+    def _mismatch(request: HttpRequest, api: bool) -> HttpResponse:
+        if api:
+            return JsonResponse(
+                {
+                    "detail": f"This {IDEMPOTENCY_HEADER} was used for another request (another "
+                    "method, path or body): use a new key for a new request."
+                },
+                status=422,
+            )
+        messages.warning(
+            request,
+            "That form was sent already, with other values; nothing more was done. "
+            "Here it is again: send it anew if you meant to.",
+        )
+        back = request.headers.get("Referer", "")
+        if not url_has_allowed_host_and_scheme(back, {request.get_host()}):
+            back = "/"
+        response = HttpResponse(status=204)
+        if request.headers.get("HX-Request"):
+            response["HX-Redirect"] = back  # htmx loads the page, with the message
+            return response
+        response = HttpResponse(status=303)
+        response["Location"] = back
         return response

@@ -27,11 +27,36 @@ ERROR_DESCRIPTIONS = {
     "411": "A chunked body without `Content-Length`: send the length (the body is not read).",
     "413": "The request body is larger than the server accepts (1 MB unless configured).",
     "415": "The body is not JSON: the API takes `application/json` only.",
+    "409": "A request with the same `Idempotency-Key` is still being answered: send it "
+    "again in a moment (`Retry-After`).",
+    "422": "This `Idempotency-Key` was used for another request (method, path or body): use "
+    "a new key for a new request. Nothing was changed.",
     "503": "The database or the task queue is out of reach (restarting): nothing was "
     "changed; send the same request again after `Retry-After` seconds.",
     "429": "Too many requests (per person, per address, new accounts; or a username locked "
     "after repeated wrong passwords): wait the `Retry-After` seconds.",
 }
+
+
+# Every write of a signed-in person takes an idempotency key (core.idempotency,
+# docs/api.md): the header on every write operation (config.openapi.SawbonesAutoSchema),
+# with the 409 and 422 it can give.
+IDEMPOTENCY_PARAMETER = OpenApiParameter(
+    "Idempotency-Key",
+    {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[ -~]+$"},
+    location=OpenApiParameter.HEADER,
+    required=False,
+    description="Your own unique key for this request (a UUID, say): sent again with the "
+    "same key and the same body within 24 hours, the request is not acted on again and "
+    "gets its first answer (the same status and body, with the header "
+    "`Idempotent-Replayed: true`). The same key with another method, path or body is a "
+    "422; while the first request with it is still being answered, a 409. Keys are per "
+    "person.",
+)
+IDEMPOTENCY_CONFLICT = (
+    " Or a request with the same `Idempotency-Key` is still being answered: send it again "
+    "in a moment (`Retry-After`)."
+)
 
 
 # The log's pages (core.pagination): a page past the last is a 404; a page size beyond

@@ -50,7 +50,7 @@ INSTALLED_APPS = [
     "corsheaders",
     "csp",
     "django_htmx",
-    "core",  # no models: the request id's signals (core.apps)
+    "core",  # idempotency keys (core.idempotency); the request id's signals (core.apps)
     "accounts",
     "campaigns",
     "characters",
@@ -78,6 +78,9 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # Writes with an Idempotency-Key (API) or a page form's one-time key act once; after
+    # the user is known, before CSRF is checked: a replay is the user's own first answer.
+    "core.middleware.IdempotencyMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     "rules.clock.ticker.TickerMiddleware",  # embedded mode's live clock (SAWBONES_TICKER_SECONDS)
@@ -99,6 +102,8 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
+            # {% form_key %} in every form that changes something (issue 24)
+            "builtins": ["web.templatetags.form_keys"],
         },
     },
 ]
@@ -293,6 +298,12 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         "task": "rules.tasks.queue_digests",
         "schedule": float(os.environ.get("SAWBONES_DIGEST_SWEEP_SECONDS", "600")),
         "options": {"expires": 300},
+    },
+    # Idempotency keys past their time are deleted (core.idempotency, docs/api.md).
+    "sweep-idempotency-keys": {
+        "task": "core.tasks.sweep_idempotency_keys",
+        "schedule": 3600.0,
+        "options": {"expires": 3000},
     },
     # Webhook deliveries whose task was lost, or whose retry is due (docs/webhooks.md).
     "deliver-due-webhooks": {

@@ -29,6 +29,9 @@ class ClockJobKind(models.TextChoices):
     ADVANCE = "advance", "Advanced by the referee"
     LIVE = "live", "Live clock"
     ACTION = "action", "Time an action took"
+    # No time passes: the effects an undo or redo brought back that are due already
+    # apply at once, in time order (rules.clock.catch_up, docs/clock.md).
+    CATCH_UP = "catch_up", "Effects an undo brought back, applied as they fell due"
 
 
 class ClockReport(models.Model):
@@ -146,7 +149,9 @@ class ClockJob(models.Model):
                 name="one_clock_job_per_request_id",
             ),
             models.CheckConstraint(
-                condition=models.Q(minutes__gte=1), name="clock_job_moves_the_clock"
+                condition=models.Q(minutes__gte=1)
+                | models.Q(kind=ClockJobKind.CATCH_UP, minutes=0),
+                name="clock_job_moves_the_clock",
             ),
             models.CheckConstraint(
                 condition=models.Q(done__lte=models.F("total")), name="clock_job_done_le_total"

@@ -339,6 +339,22 @@ def clock_advance_start(
     return job
 
 
+def clock_catch_up_start(*, campaign: Campaign, requested_by: Any = None) -> ClockJob:
+    """Queue a job that applies the campaign's overdue effects without moving the clock.
+
+    An undo or a redo brings back effects as they were (rules.play.undo), some of them
+    due already: this job applies them at once, in time order, each at its own minute,
+    as any advance would, behind the campaign's earlier jobs. Its target is the clock
+    when it starts; a decision on the way stops it (ruling G-3). The caller holds the
+    campaign row lock; the task runs once the transaction commits, or, while the broker
+    is down, once the watchdog sends it."""
+    user = requested_by if getattr(requested_by, "is_authenticated", False) else None
+    job = ClockJob(campaign=campaign, kind=ClockJobKind.CATCH_UP, requested_by=user, minutes=0)
+    job.save(force_insert=True)
+    _enqueue_in_turn(job)
+    return job
+
+
 def clock_job_resume(*, job_id: int, actor: Any = None) -> ClockJob:
     """Enqueue a job again: after its choice is answered, after a failure, or a lost task.
 
@@ -430,8 +446,9 @@ class _Batch:
     # (resolution, effect) for each applied effect, to link them once ids exist.
     applied: list[tuple[Resolution, ScheduledEffect]] = field(default_factory=list)
     new_effects: list[ScheduledEffect] = field(default_factory=list)
-    # Effects that existed before the batch but were not loaded, cancelled by key.
-    cancelled_keys: dict[int, set[str]] = field(default_factory=dict)
+    # Effects that existed before the batch but were not loaded, cancelled by key:
+    # (character id, keys, the resolution that cancelled them), in order.
+    cancelled_keys: list[tuple[int, set[str], Resolution]] = field(default_factory=list)
     changed_characters: dict[int, Character] = field(default_factory=dict)
     skipped: list[dict[str, Any]] = field(default_factory=list)
     handled: int = 0
@@ -443,7 +460,15 @@ class _Batch:
     # What happened to whom, for the job's report (rules.clock.report).
     report: ReportBuilder = field(default_factory=ReportBuilder)
 
-    def cancel(self, character_id: int, keys: Iterable[str], loaded: list[ScheduledEffect]) -> None:
+    def cancel(
+        self,
+        character_id: int,
+        keys: Iterable[str],
+        loaded: list[ScheduledEffect],
+        by: Resolution,
+    ) -> None:
+        """Cancel the character's pending effects under ``keys``, each naming ``by``, the
+        resolution that cancelled it (undoing it revives them: rules.play.undo)."""
         keys = set(keys)
         if not keys:
             return
@@ -454,9 +479,10 @@ class _Batch:
                 and effect.state == EffectState.PENDING
             ):
                 effect.state = EffectState.CANCELLED
+                effect.cancelled_by = by
                 if effect.pk is not None:
                     self.touched.append(effect)
-        self.cancelled_keys.setdefault(character_id, set()).update(keys)
+        self.cancelled_keys.append((character_id, keys, by))
 
 
 def _advance_batch(job_id: int) -> bool:
@@ -683,7 +709,7 @@ def _run_effects(campaign: Campaign, loaded: list[ScheduledEffect]) -> _Batch:
             effect.state = EffectState.DONE
             batch.touched.append(effect)
             batch.applied.append((resolution, effect))
-            batch.cancel(character.pk, result.cancel_effects, loaded)
+            batch.cancel(character.pk, result.cancel_effects, loaded, resolution)
             new_effects = build_scheduled_effects(resolution=resolution, result=result)
             batch.new_effects.extend(new_effects)
             if new_effects:
@@ -710,23 +736,29 @@ def _write(batch: _Batch) -> None:
     for resolution, effect in batch.applied:
         effect.resolution = resolution
     if batch.touched:
+        for effect in batch.touched:  # the canceller has its id now
+            _copy_canceller_id(effect)
         # Compare-and-set: every effect the batch applied or cancelled was still pending.
         changed = _bulk_set(
-            ScheduledEffect, batch.touched, ["state", "resolution"], where_pending=True
+            ScheduledEffect,
+            batch.touched,
+            ["state", "resolution", "cancelled_by"],
+            where_pending=True,
         )
         if changed != len(batch.touched):
             raise ClockConflict(
                 f"{len(batch.touched) - changed} effects were no longer pending; batch undone"
             )
-    for character_id, keys in batch.cancelled_keys.items():
+    for character_id, keys, by in batch.cancelled_keys:
         ScheduledEffect.objects.filter(
             character_id=character_id, key__in=keys, state=EffectState.PENDING
-        ).update(state=EffectState.CANCELLED)
+        ).update(state=EffectState.CANCELLED, cancelled_by_id=by.pk)
     if batch.new_effects:
         # Their ``created_by`` resolutions have ids now: copy them to the column.
         for new_effect in batch.new_effects:
             assert new_effect.created_by is not None
             new_effect.created_by_id = new_effect.created_by.pk
+            _copy_canceller_id(new_effect)
         if _use_copy():
             _copy(ScheduledEffect, batch.new_effects, with_pk=False)
         else:
@@ -740,6 +772,13 @@ def _write(batch: _Batch) -> None:
             _sheets_from_log(batch.resolutions, now)
         else:
             _bulk_set(Character, characters, ["sheet", "version", "pending_choice", "updated_at"])
+
+
+def _copy_canceller_id(effect: ScheduledEffect) -> None:
+    """The resolution that cancelled ``effect`` in this batch was set before it had an
+    id (off PostgreSQL ids come with the bulk insert): copy it to the column."""
+    if effect.state == EffectState.CANCELLED and effect.cancelled_by is not None:
+        effect.cancelled_by_id = effect.cancelled_by.pk
 
 
 def _sheets_from_log(resolutions: list[Resolution], now: datetime) -> None:

@@ -154,6 +154,14 @@ class Result:
 
 
 @dataclass(frozen=True)
+class OutOfBounds:
+    """Where a sheet leaves its ruleset's own bounds (:meth:`Ruleset.out_of_bounds`)."""
+
+    fields: tuple[str, ...]  # the sheet's fields it is about ("hp", "hit_dice")
+    why: str  # a sentence naming the value and the bound: "hp 999 is above ... 24"
+
+
+@dataclass(frozen=True)
 class ActionSpec:
     """An action a ruleset offers: served by ``GET rulesets/`` and checked on input."""
 
@@ -526,6 +534,14 @@ class Ruleset(abc.ABC):
 
     def validate_sheet(self, sheet: Mapping[str, Any]) -> None:
         validate(sheet, self.sheet_schema, "sheet")
+
+    def out_of_bounds(self, sheet: Mapping[str, Any]) -> tuple[OutOfBounds, ...]:
+        """Where a sheet that passed :meth:`validate_sheet` is still out of the ruleset's
+        own bounds: a current value above its maximum where the rules allow none, states
+        that contradict the numbers. A referee's correction (rules.play.editing) must
+        leave the fields it sets in bounds; each ruleset says its bounds in a project
+        ruling of its page (docs/rulesets/<key>.md). By default, none."""
+        return ()
 
     def check_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
         """A campaign's options as stored: the defaults overridden by ``options``.

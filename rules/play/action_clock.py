@@ -1,4 +1,5 @@
-"""How the play asks the clock to move for the time actions took, without importing it.
+"""How the play asks the clock to move for the time actions took, and to apply the
+effects an undo brought back that are due already, without importing it.
 
 The clock (``rules.clock.services``) sits above the play: it applies scheduled effects as the
 play's resolutions. An action's time moves the clock (docs/clock.md, "Time that actions
@@ -36,6 +37,12 @@ class ActionClock(Protocol):
     ) -> Model | None:
         """Move the clock once by the longest time these resolutions took (a party
         action); the caller holds the campaign row lock. The job started, or None."""
+        ...
+
+    def catch_up(self, *, campaign: Campaign, actor: Any) -> Model:
+        """Apply the campaign's effects due already, in time order, without moving the
+        clock (effects an undo brought back); the caller holds the campaign row lock.
+        The job queued: it runs once the transaction commits."""
         ...
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,7 +22,7 @@ from django.utils import timezone
 from characters.models import Character
 from core.cleaning import reject_nul_characters, whole_numbers
 from core.errors import ResolutionConflict
-from rules.engine.interface import Result, RuleError
+from rules.engine.interface import Result, RuleError, validate
 from rules.engine.registry import get_ruleset
 from rules.play.context import campaign_context
 from rules.play.dice import campaign_dice
@@ -41,13 +42,16 @@ def _edit(
     summary: str,
     actor: Any,
     sheet: dict[str, Any] | None = None,
+    outcome: Mapping[str, Any] | None = None,
 ) -> ResolutionModel:
     """Log an edit that rolls nothing: the sheet after (default: unchanged)."""
     return persist_result(
         campaign=campaign,
         character=character,
         result=Result(
-            sheet=copy.deepcopy(character.sheet) if sheet is None else sheet, summary=summary
+            sheet=copy.deepcopy(character.sheet) if sheet is None else sheet,
+            summary=summary,
+            outcome=outcome or {},
         ),
         kind=ResolutionKind.EDIT,
         action=action,
@@ -125,10 +129,21 @@ def character_level_up(*, character_id: int, actor: Any) -> ResolutionModel:
         )
 
 
+def _shown(value: Any) -> str:
+    """A sheet value in a log sentence: "6", "alive", "true", short JSON otherwise."""
+    if isinstance(value, str):
+        return value
+    text = json.dumps(value, separators=(", ", ": "))
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def character_correct(
     *, character_id: int, actor: Any, changes: Mapping[str, Any], reason: str
 ) -> ResolutionModel:
-    """The referee sets sheet fields by hand; the sheet must stay valid (400 otherwise)."""
+    """The referee sets sheet fields by hand. The sheet must stay valid, and the fields
+    set within the ruleset's own bounds (``Ruleset.out_of_bounds``: a current value above
+    its maximum, a state the numbers contradict): else 400 naming the value and why, and
+    nothing changes. The entry names each field with its old and new value."""
     reason = reason.strip() if isinstance(reason, str) else ""
     if not reason:
         raise ValidationError({"reason": ["say why the sheet is corrected"]})
@@ -148,18 +163,31 @@ def character_correct(
             )
         sheet = {**copy.deepcopy(character.sheet), **copy.deepcopy(dict(changes))}
         try:
+            validate(sheet, ruleset.sheet_schema, "sheet")  # the shapes, before the bounds
+            out = [p.why for p in ruleset.out_of_bounds(sheet) if set(p.fields) & set(changes)]
+            if out:
+                raise ValidationError({"changes": out})
             ruleset.validate_sheet(sheet)
         except RuleError as error:
             raise ValidationError({"changes": [str(error)]}) from None
-        fields = ", ".join(sorted(changes))
+        changed = {
+            field: {"from": copy.deepcopy(character.sheet[field]), "to": copy.deepcopy(value)}
+            for field, value in sorted(changes.items())
+            if character.sheet[field] != value
+        }
+        words = ", ".join(
+            f"{field} {_shown(change['from'])} -> {_shown(change['to'])}"
+            for field, change in changed.items()
+        )
         return _edit(
             campaign,
             character,
             action="correct",
             params={"changes": dict(changes), "reason": reason},
-            summary=f"the referee corrected {fields}: {reason}",
+            summary=f"the referee corrected {words or 'nothing (the same values)'}: {reason}",
             actor=actor,
             sheet=sheet,
+            outcome={"changed": changed},
         )
 
 

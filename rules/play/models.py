@@ -112,6 +112,16 @@ class ScheduledEffect(models.Model):
     created_by = models.ForeignKey(
         Resolution, null=True, blank=True, on_delete=models.SET_NULL, related_name="scheduled"
     )
+    # The resolution whose result cancelled it (a treated wound stops its worsening), or
+    # the undo or redo that took it away; null while pending, and for an effect the
+    # clock refused. Undoing that resolution revives the effect (rules.play.undo).
+    cancelled_by = models.ForeignKey(
+        Resolution,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="cancelled_effects",
+    )
     # The resolution that applied it; one effect produces at most one resolution.
     resolution = models.OneToOneField(
         Resolution, null=True, blank=True, on_delete=models.SET_NULL, related_name="applied_effect"

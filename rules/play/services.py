@@ -206,11 +206,12 @@ def persist_result(
     )
     if job is not None:
         action_clock().send(job)
-    # Cancel before scheduling: a result may replace an effect under the same key.
+    # Cancel before scheduling: a result may replace an effect under the same key. Each
+    # names the resolution that cancelled it: undoing that one revives it (rules.play.undo).
     if result.cancel_effects:
         ScheduledEffect.objects.filter(
             character=character, key__in=result.cancel_effects, state=EffectState.PENDING
-        ).update(state=EffectState.CANCELLED)
+        ).update(state=EffectState.CANCELLED, cancelled_by=resolution)
     if result.effects:
         ScheduledEffect.objects.bulk_create(
             build_scheduled_effects(resolution=resolution, result=result)

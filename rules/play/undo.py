@@ -15,9 +15,19 @@ undone entry's sheet after back.
   that undo exists but undos and redos: once anything else happened (an action, an
   effect the clock applied), the undone entries stay undone.
 
-Effects the undone entry scheduled and still pending are cancelled, and the undo lists
-them (``params.cancelled_effects``); a redo schedules them again as they were. Effects
-an entry cancelled are not revived by its undo (docs/rulesets/README.md).
+An undo puts the character back exactly where it was before the entry (ruling G-6,
+docs/rulesets/README.md): the sheet, the pending choice, and every scheduled effect.
+Effects the undone entry scheduled and still pending are cancelled (the undo lists them,
+``params.cancelled_effects``); effects it cancelled, and the effect it applied if the
+clock made it, are pending again as they were, kind, key, due minute, payload and
+secrecy (new rows under the entry that scheduled the originals, so undoing that one
+takes them away too; ``params.revived_effects`` lists the originals, ``revived_as``
+the copies).
+Those due already apply at once, in time order, through the clock (a catch-up job asked
+for through ``rules.play.action_clock``), as an advance would have applied them. A redo
+schedules again what the undo cancelled and cancels what it revived. Every cancellation
+names the resolution that made it (``ScheduledEffect.cancelled_by``), so an entry knows
+what it took away.
 """
 
 from __future__ import annotations
@@ -25,12 +35,13 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from django.db import transaction
+from django.db import models, transaction
 from django.http import Http404
 
 from characters.models import Character
 from core.errors import ResolutionConflict
 from rules.engine.interface import RESEAL_EFFECT, Result
+from rules.play.action_clock import action_clock
 from rules.play.models import EffectState, Resolution, ResolutionKind, ScheduledEffect
 from rules.play.services import lock_character, persist_result
 
@@ -52,6 +63,39 @@ def _newest_in_force(character: Character) -> Resolution | None:
     )
 
 
+def _copies(effects: Any, created_by: Resolution | None = None) -> list[int]:
+    """Pending copies of ``effects``, in the order they were scheduled: the same kind,
+    key, due minute, payload and secrecy, scheduled by ``created_by`` or, by default, by
+    the entry that scheduled the original (undoing that entry cancels them too). Their
+    ids, in order."""
+    copies = ScheduledEffect.objects.bulk_create(
+        [
+            ScheduledEffect(
+                campaign_id=effect.campaign_id,
+                character_id=effect.character_id,
+                kind=effect.kind,
+                key=effect.key,
+                due_at=effect.due_at,
+                payload=copy.deepcopy(effect.payload),
+                hidden=effect.hidden,
+                created_by_id=effect.created_by_id if created_by is None else created_by.pk,
+            )
+            for effect in effects.order_by("pk")
+        ]
+    )
+    return [effect.pk for effect in copies]
+
+
+def _catch_up(campaign: Any, effect_ids: list[int], actor: Any) -> None:
+    """Effects an undo or a redo brought back that are due already apply at once,
+    through the clock (a catch-up job, run once the transaction commits)."""
+    overdue = ScheduledEffect.objects.filter(
+        pk__in=effect_ids, state=EffectState.PENDING, due_at__lte=campaign.clock
+    )
+    if effect_ids and overdue.exists():
+        action_clock().catch_up(campaign=campaign, actor=actor)
+
+
 def _undo_one(campaign: Any, character: Character, entry: Resolution, actor: Any) -> Resolution:
     if entry.kind == ResolutionKind.EFFECT and entry.action == RESEAL_EFFECT:  # docs/dice.md
         raise ResolutionConflict(
@@ -66,6 +110,15 @@ def _undo_one(campaign: Any, character: Character, entry: Resolution, actor: Any
     )
     pending = ScheduledEffect.objects.filter(created_by=entry, state=EffectState.PENDING)
     cancelled = list(pending.values_list("pk", flat=True))
+    # Cancel before reviving: the entry may have replaced an effect under the same key.
+    pending.update(state=EffectState.CANCELLED)
+    # What the entry took away: the effects its result cancelled, and the one it applied.
+    taken = ScheduledEffect.objects.filter(
+        models.Q(cancelled_by=entry, state=EffectState.CANCELLED)
+        | models.Q(resolution=entry, state=EffectState.DONE)
+    )
+    revived = list(taken.order_by("pk").values_list("pk", flat=True))
+    revived_as = _copies(taken)
     what = _without_name(character, entry.summary)
     if entry.kind == ResolutionKind.REDO:
         what = what.removeprefix("Referee redid: ")
@@ -75,7 +128,12 @@ def _undo_one(campaign: Any, character: Character, entry: Resolution, actor: Any
         result=Result(sheet=copy.deepcopy(entry.sheet_before), summary=f"Referee undid: {what}"),
         kind=ResolutionKind.UNDO,
         action="undo",
-        params={"resolution": entry.pk, "cancelled_effects": cancelled},
+        params={
+            "resolution": entry.pk,
+            "cancelled_effects": cancelled,
+            "revived_effects": revived,
+            "revived_as": revived_as,
+        },
         actor=actor,
         counter_start=campaign.dice_counter,
         counter_end=campaign.dice_counter,
@@ -84,9 +142,7 @@ def _undo_one(campaign: Any, character: Character, entry: Resolution, actor: Any
         # The choice that was pending before the undone entry is pending again.
         restored_choice=previous_choice,
     )
-    ScheduledEffect.objects.filter(pk__in=cancelled, state=EffectState.PENDING).update(
-        state=EffectState.CANCELLED
-    )
+    ScheduledEffect.objects.filter(pk__in=cancelled).update(cancelled_by=resolution)
     return resolution
 
 
@@ -138,6 +194,7 @@ def resolution_undo(
                     )
             elif len(undos) >= count:
                 break
+        _catch_up(campaign, [pk for u in undos for pk in u.params["revived_as"]], actor)
         return undos
 
 
@@ -184,22 +241,17 @@ def resolution_redo(*, character_id: int, actor: Any) -> Resolution:
             undoes=undo,
             restored_choice=entry.pending_choice,
         )
-        revived = [
-            ScheduledEffect(
-                campaign=campaign,
-                character=character,
-                kind=effect.kind,
-                key=effect.key,
-                due_at=effect.due_at,
-                payload=copy.deepcopy(effect.payload),
-                hidden=effect.hidden,
-                created_by=resolution,
-            )
-            for effect in ScheduledEffect.objects.filter(
+        # What the undo revived is taken away again; what it cancelled is scheduled again.
+        ScheduledEffect.objects.filter(
+            pk__in=undo.params.get("revived_as", []), state=EffectState.PENDING
+        ).update(state=EffectState.CANCELLED, cancelled_by=resolution)
+        again = _copies(
+            ScheduledEffect.objects.filter(
                 pk__in=undo.params.get("cancelled_effects", []), state=EffectState.CANCELLED
-            ).order_by("pk")
-        ]
-        ScheduledEffect.objects.bulk_create(revived)
+            ),
+            resolution,
+        )
+        _catch_up(campaign, again, actor)
         return resolution
 
 

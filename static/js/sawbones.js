@@ -32,6 +32,11 @@
  *   the form again with that one's values when it changes: the region is told "picked"
  *   (its hx-trigger), as an htmx trigger filter would, which needs eval and the
  *   Content-Security-Policy forbids.
+ * - Forms that change something carry a one-time key (web/templatetags/form_keys.py):
+ *   their buttons are disabled while the request is out, and once its answer came the
+ *   form gets a new key, so sending it again on purpose acts again while a double click
+ *   or a form sent again acts once (core.middleware.IdempotencyMiddleware). The clock's
+ *   buttons send their form's key as the API's Idempotency-Key header.
  */
 (function () {
   "use strict";
@@ -307,17 +312,28 @@
     return form.querySelector("[name=csrfmiddlewaretoken]").value;
   }
 
-  async function send(url, method, token, body) {
+  function newFormKey() {
+    if (window.crypto && window.crypto.randomUUID) return window.crypto.randomUUID();
+    return Date.now().toString(36) + "-" + Math.random().toString(36).slice(2);
+  }
+
+  // The form's one-time key goes as the Idempotency-Key header; once the answer came,
+  // the form gets a new one (a network failure keeps it: sending again is then safe).
+  async function send(url, method, token, body, form) {
+    var headers = {
+      "Content-Type": "application/json",
+      Accept: "application/json",
+      "X-CSRFToken": token,
+    };
+    var key = form ? form.querySelector("input[data-form-key]") : null;
+    if (key) headers["Idempotency-Key"] = key.value;
     var response = await fetch(url, {
       method: method,
       credentials: "same-origin",
-      headers: {
-        "Content-Type": "application/json",
-        Accept: "application/json",
-        "X-CSRFToken": token,
-      },
+      headers: headers,
       body: body === undefined ? undefined : JSON.stringify(body),
     });
+    if (key) key.value = newFormKey();
     var data = await readJson(response);
     if (!response.ok) {
       var message = reason(data);
@@ -395,7 +411,7 @@
 
   function advance(form, minutes) {
     return runJob(form, function () {
-      return send(form.dataset.advanceUrl, "POST", csrf(form), { minutes: minutes });
+      return send(form.dataset.advanceUrl, "POST", csrf(form), { minutes: minutes }, form);
     });
   }
 
@@ -403,7 +419,7 @@
     var state = form.querySelector("[data-clock-live-state]");
     var ratio = form.elements.ratio.value;
     try {
-      var data = await send(form.dataset.liveUrl, "PUT", csrf(form), { ratio: ratio });
+      var data = await send(form.dataset.liveUrl, "PUT", csrf(form), { ratio: ratio }, form);
       state.textContent = data.running
         ? "Running: the server advances the clock every minute."
         : "Stopped: the clock moves when you advance it.";
@@ -476,7 +492,7 @@
     if (resume) {
       var form = resume.closest("form[data-clock]");
       runJob(form, function () {
-        return send(resume.dataset.clockResume, "POST", csrf(form));
+        return send(resume.dataset.clockResume, "POST", csrf(form), undefined, form);
       });
       return;
     }
@@ -609,4 +625,69 @@
   document.addEventListener("htmx:load", openStream); // a region that came or went
   window.addEventListener("pagehide", closeStream);
   window.addEventListener("pageshow", openStream); // back from the browser's page cache
+})();
+
+(function () {
+  "use strict";
+  // One-time form keys (web/templatetags/form_keys.py): a form's buttons are disabled
+  // while its request is out; once its answer came the form gets a new key.
+  function newKey() {
+    if (window.crypto && window.crypto.randomUUID) return window.crypto.randomUUID();
+    return Date.now().toString(36) + "-" + Math.random().toString(36).slice(2);
+  }
+  function keyOf(form) {
+    return form && form.querySelector ? form.querySelector("input[data-form-key]") : null;
+  }
+  function hold(form, busy) {
+    form.querySelectorAll("button, input[type=submit]").forEach(function (button) {
+      if (busy && !button.disabled && button.type !== "button") {
+        button.disabled = true;
+        button.setAttribute("data-held", "");
+      } else if (!busy && button.hasAttribute("data-held")) {
+        button.disabled = false;
+        button.removeAttribute("data-held");
+      }
+    });
+    if (busy) form.setAttribute("aria-busy", "true");
+    else form.removeAttribute("aria-busy");
+  }
+  function keyedForm(event) {
+    var elt = event.detail.elt;
+    var config = event.detail.requestConfig || {};
+    if (!elt || elt.tagName !== "FORM" || config.verb === "get") return null;
+    return keyOf(elt) ? elt : null;
+  }
+  // A request made with a form's fields by something else (the odds of an action) does
+  // not send the form's key: only the form's own submission spends it.
+  document.addEventListener("htmx:configRequest", function (event) {
+    var elt = event.detail.elt;
+    if (elt && elt.tagName !== "FORM") delete event.detail.parameters.idempotency_key;
+  });
+  // htmx has gathered the form's values by now: the buttons can go quiet.
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var form = keyedForm(event);
+    if (form && !event.defaultPrevented) hold(form, true);
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var form = keyedForm(event);
+    if (!form) return;
+    hold(form, false);
+    var xhr = event.detail.xhr;
+    if (xhr && xhr.status > 0) keyOf(form).value = newKey(); // an answer came
+  });
+  // A form the browser sends itself: its values are taken once this event is over.
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (event.defaultPrevented || !keyOf(form)) return;
+    setTimeout(function () {
+      hold(form, true);
+    }, 0);
+  });
+  // Back from the browser's page cache: the buttons work again (the key is the same, so
+  // sending the form again shows its first result).
+  window.addEventListener("pageshow", function () {
+    document.querySelectorAll("form[aria-busy]").forEach(function (form) {
+      if (keyOf(form)) hold(form, false);
+    });
+  });
 })();

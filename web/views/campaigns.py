@@ -459,8 +459,12 @@ def invite_new(request: HttpRequest, campaign_id: int) -> HttpResponse:
         membership = access_campaign(request.user, campaign_id, referee=True)
     except NotAllowed as error:
         raise PermissionDenied(str(error)) from None
-    invite = invite_create(campaign=membership.campaign, user=request.user, replace_others=True)
-    notice = "New invite link ready: send it to your players. Earlier links no longer work."
+    # Other links (single-use, expiring ones made in Settings) stay unless asked (issue 24).
+    revoke = request.POST.get("revoke_others") in ("on", "true", "1")
+    invite = invite_create(campaign=membership.campaign, user=request.user, replace_others=revoke)
+    notice = "New invite link ready: send it to your players." + (
+        " Earlier links no longer work." if revoke else " Earlier links still work."
+    )
     if is_htmx(request):  # said beside the link, not on the next page
         return render(
             request,

@@ -28,6 +28,7 @@ from characters.access import CharacterAccess, access_character
 from characters.choices import public_choice
 from core.cleaning import valid_id
 from core.errors import NotAllowed, ResolutionConflict
+from core.middleware import idempotency_exempt
 from rules.clock.action_time import elapsed_words
 from rules.engine.dice import DiceError
 from rules.engine.interface import ActionBlocked, ActionSpec, OddsUnavailable, RuleError
@@ -445,6 +446,7 @@ def odds_percent(probability: Fraction) -> str:
     return f"{shown}%"
 
 
+@idempotency_exempt  # asks the odds with the action's form: changes nothing
 @login_required
 @require_POST
 def character_odds(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
@@ -510,7 +512,7 @@ def character_new(request: HttpRequest, campaign_id: int) -> HttpResponse:
             sheet=sheet,
             owner_id=owner_id,
         )
-    except BAD_INPUT as error:
+    except (*BAD_INPUT, *CONFLICT) as error:  # an archived campaign: 409, said on the page
         context = dashboard_context(
             request,
             membership,
@@ -518,6 +520,6 @@ def character_new(request: HttpRequest, campaign_id: int) -> HttpResponse:
             create_error=_message(error, field_labels(fields)),
             create_name=request.POST.get("name", ""),
         )
-        return render(request, "campaigns/detail.html", context, status=400)
+        return render(request, "campaigns/detail.html", context, status=_status(error))
     messages.success(request, f"{character.name} joins the party.")
     return redirect("character", character_id=character.pk)

@@ -28,6 +28,7 @@ from rules.engine.interface import (
     ActionSpec,
     ChoiceOption,
     Context,
+    OutOfBounds,
     Params,
     PendingChoice,
     Result,
@@ -530,6 +531,64 @@ class ConditionMonitor(Ruleset):
             problems.append("state: every box is marked, so the character is not ok")
         if problems:
             raise RuleError("invalid sheet: " + "; ".join(problems))
+
+    def unavailable(self, sheet: Mapping[str, Any], action: str) -> str | None:
+        """The same refusals as the actions' own checks, said before anyone tries: a dead
+        character takes none (issue 24: the page offered them, each a 409)."""
+        state = sheet["state"]
+        if state == "dead":
+            return "The character is dead."
+        if action == "stabilize" and state not in ("terminal", "dying"):
+            return "The character is neither dying nor terminally wounded."
+        if action == "heal":
+            if state == "terminal":
+                return "The character is terminally wounded: stabilize them first."
+            if not any(sheet["boxes"]):
+                return "No box holds a wound to heal."
+        if action == "medical_care":
+            if state in ("terminal", "dying"):
+                return f"The character is {state}: stabilize them first."
+            if not all_marked(sheet["boxes"]):
+                return "The character is not incapacitated: care has no wound to reduce."
+        return None
+
+    def out_of_bounds(self, sheet: Mapping[str, Any]) -> tuple[OutOfBounds, ...]:
+        """Project ruling CM-P11: the track's own invariants (CM-3 to CM-6) are its
+        bounds: the boxes in order, the penalty they give, the state they allow, a
+        countdown exactly while dying or terminal."""
+        boxes, state = sheet["boxes"], sheet["state"]
+        problems = []
+        if list(boxes) != ordered(boxes):
+            problems.append(OutOfBounds(("boxes",), "the boxes are not in the order of the track"))
+        right = penalty(boxes, sheet["willpower"], sheet["indomitable"])
+        if sheet["penalty"] != right:
+            problems.append(
+                OutOfBounds(
+                    ("penalty", "boxes", "willpower", "indomitable"),
+                    f"penalty {sheet['penalty']} is not the {right} the boxes give",
+                )
+            )
+        for field, needs in (("terminal_until", "terminal"), ("dying_until", "dying")):
+            if (sheet[field] is not None) != (state == needs):
+                problems.append(
+                    OutOfBounds(
+                        (field, "state"),
+                        f"{field} is set exactly while the state is {needs}, not {state}",
+                    )
+                )
+        if state in ("incapacitated", "dying", "terminal") and not all_marked(boxes):
+            problems.append(
+                OutOfBounds(("state", "boxes"), f"the state {state} needs every box marked")
+            )
+        if state == "dying" and not all_back(boxes):
+            problems.append(
+                OutOfBounds(("state", "boxes"), "the state dying needs a back slash in every box")
+            )
+        if state == "ok" and all_marked(boxes):
+            problems.append(
+                OutOfBounds(("state", "boxes"), "every box is marked: the state is not ok")
+            )
+        return tuple(problems)
 
     def status(self, sheet: Mapping[str, Any]) -> str:
         """The state word: ok, incapacitated, dying, terminal or dead."""

@@ -32,6 +32,7 @@ from rules.engine.interface import (
     ActionSpec,
     ChoiceOption,
     Context,
+    OutOfBounds,
     Params,
     PendingChoice,
     Result,
@@ -579,6 +580,12 @@ class Deckahedron(Ruleset):
         problems = _sheet_problems(sheet)
         if problems:
             raise RuleError("invalid sheet: " + "; ".join(problems))
+
+    def out_of_bounds(self, sheet: Mapping[str, Any]) -> tuple[OutOfBounds, ...]:
+        """Project ruling DK-P14: every card in exactly one pile, the wound cards and the
+        exhaustion pile as the tokens say (DK-5, DK-7)."""
+        fields = (*PILES, "harm", "wounds")
+        return tuple(OutOfBounds(fields, why) for why in _sheet_problems(sheet))
 
     def status(self, sheet: Mapping[str, Any]) -> str:
         """Project ruling DK-P12: incapacitated, wounded, harmed, winded or fresh."""

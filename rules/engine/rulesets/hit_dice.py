@@ -20,6 +20,7 @@ from rules.engine.interface import (
     ActionSpec,
     ChoiceOption,
     Context,
+    OutOfBounds,
     Params,
     PendingChoice,
     Result,
@@ -371,6 +372,20 @@ class HitDice(Ruleset):
         ids = [wound["id"] for wound in sheet["wounds"]]
         if len(ids) != len(set(ids)):
             raise RuleError("invalid sheet: wounds: two wounds share an id")
+
+    def out_of_bounds(self, sheet: Mapping[str, Any]) -> tuple[OutOfBounds, ...]:
+        """Project ruling HD-P14: hp at most what the hit dice can roll (6 per die)."""
+        problems = []
+        most = 6 * int(sheet["hit_dice"])
+        if sheet["hp"] > most:
+            problems.append(
+                OutOfBounds(
+                    ("hp", "hit_dice"),
+                    f"hp {sheet['hp']} is above {most}, the most {sheet['hit_dice']} hit "
+                    "dice can roll",
+                )
+            )
+        return tuple(problems)
 
     def status(self, sheet: Mapping[str, Any]) -> str:
         """The sheet's state word: standing, collapsed or dead (project ruling HD-P1)."""

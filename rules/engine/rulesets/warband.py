@@ -26,6 +26,7 @@ from rules.engine.interface import (
     ActionSpec,
     Context,
     OddsUnavailable,
+    OutOfBounds,
     Params,
     Result,
     RuleError,
@@ -532,6 +533,28 @@ class Warband(Ruleset):
                 f"invalid sheet: wounds: {sheet['wounds']} is more than max_wounds "
                 f"{sheet['max_wounds']}"
             )
+
+    def unavailable(self, sheet: Mapping[str, Any], action: str) -> str | None:
+        """The same refusals as the actions' own checks, said before anyone tries: an
+        incapacitated unit is off the board (issue 24: the page offered its actions)."""
+        injury = sheet["injury"]
+        if injury == "incapacitated":
+            if action == "recover":
+                return "The unit was incapacitated: roll on the Scars table for it instead."
+            if action != "roll_scars":
+                return "The unit is incapacitated and off the board for this battle."
+        elif action == "roll_scars":
+            return "Only a unit incapacitated in the battle rolls for scars."
+        if action == "ledge_check" and injury not in ("dazed", "stunned"):
+            return "Only a dazed or stunned unit checks its footing at a ledge."
+        return None
+
+    def out_of_bounds(self, sheet: Mapping[str, Any]) -> tuple[OutOfBounds, ...]:
+        """Project ruling WB-P13: wounds at most the unit's maximum."""
+        if sheet["wounds"] > sheet["max_wounds"]:
+            why = f"wounds {sheet['wounds']} is above the maximum {sheet['max_wounds']}"
+            return (OutOfBounds(("wounds", "max_wounds"), why),)
+        return ()
 
     def status(self, sheet: Mapping[str, Any]) -> str:
         """The injury word; an unhurt unit is "standing"."""

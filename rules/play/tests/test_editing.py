@@ -98,7 +98,8 @@ def test_referee_correction_with_a_reason(aldo, referee, client_for):
     assert aldo.sheet["hp"] == 7
     edit = last_edit(aldo)
     assert edit.params == {"changes": {"hp": 7}, "reason": "miscounted"}
-    assert edit.summary == "Aldo: the referee corrected hp: miscounted"
+    assert edit.outcome == {"changed": {"hp": {"from": 10, "to": 7}}}
+    assert edit.summary == "Aldo: the referee corrected hp 10 -> 7: miscounted"
     version = aldo.version
     for body in (
         {"changes": {"hp": -3}, "reason": "x"},  # the schema refuses it
@@ -142,3 +143,77 @@ def test_delete_needs_the_name_and_removes_the_log(aldo, player, referee, client
     assert client.delete(url(aldo), {"confirm": "Aldo"}, format="json").status_code == 204
     assert not Character.objects.filter(pk=aldo.pk).exists()
     assert not Resolution.objects.filter(character_id=aldo.pk).exists()
+
+
+def test_a_correction_past_the_maximum_is_refused_and_changes_nothing(aldo, referee, client_for):
+    """Issue 24: hp 999 for 2 hit dice (at most 12, ruling HD-P14) is a plain 400."""
+    client = client_for(referee)
+    version = aldo.version
+    response = client.post(
+        url(aldo, "correct/"), {"changes": {"hp": 999}, "reason": "typo"}, format="json"
+    )
+    assert response.status_code == 400
+    assert response.json() == {"changes": ["hp 999 is above 12, the most 2 hit dice can roll"]}
+    aldo.refresh_from_db()
+    assert (aldo.version, aldo.sheet["hp"]) == (version, 10)
+    # lowering the hit dice under the hp is out of bounds too
+    response = client.post(
+        url(aldo, "correct/"), {"changes": {"hit_dice": 1}, "reason": "npc"}, format="json"
+    )
+    assert response.status_code == 400 and "hp 10 is above 6" in str(response.json())
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "sheet", "changes", "why"),
+    [
+        ("old_school", {"max_wounds": 8}, {"wounds": 9}, "wounds 9 is above the maximum 8"),
+        ("old_school", {"max_wounds": 8}, {"state": "down"}, "the character is not down"),
+        ("old_school", {}, {"strength": 17}, "strength 17 is above its maximum 10"),
+        (
+            "warband",
+            {"warband": "Crows", "max_wounds": 2},
+            {"wounds": 3},
+            "wounds 3 is above the maximum 2",
+        ),
+        ("condition_monitor", {}, {"state": "dying"}, "dying_until is set exactly while"),
+    ],
+)
+def test_every_ruleset_keeps_corrections_in_its_bounds(
+    make_campaign, referee, player, client_for, ruleset, sheet, changes, why
+):
+    campaign = make_campaign(ruleset)
+    membership = Membership.objects.get(campaign=campaign, user=player)
+    character = character_create(membership=membership, name="Vel", sheet=sheet)
+    before = (character.version, dict(character.sheet))
+    response = client_for(referee).post(
+        url(character, "correct/"), {"changes": changes, "reason": "test"}, format="json"
+    )
+    assert response.status_code == 400, response.content
+    assert why in " ".join(response.json()["changes"])
+    character.refresh_from_db()
+    assert (character.version, character.sheet) == before
+
+
+def test_a_correction_names_each_field_with_its_old_and_new_value(
+    make_campaign, referee, player, client_for
+):
+    school = make_campaign("old_school")
+    membership = Membership.objects.get(campaign=school, user=player)
+    pell = character_create(membership=membership, name="Pell", sheet={"max_wounds": 8})
+    response = client_for(referee).post(
+        url(pell, "correct/"),
+        {"changes": {"wounds": 1, "max_wounds": 6}, "reason": "old notes"},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    entry = response.json()["resolution"]
+    log = client_for(referee).get(url(pell, "resolutions/")).json()["results"]
+    (body,) = [r for r in log if r["id"] == entry]
+    assert body["summary"] == (
+        "Pell: the referee corrected max_wounds 8 -> 6, wounds 8 -> 1: old notes"
+    )
+    assert body["outcome"]["changed"] == {
+        "max_wounds": {"from": 8, "to": 6},
+        "wounds": {"from": 8, "to": 1},
+    }
+    assert body["params"] == {"changes": {"wounds": 1, "max_wounds": 6}, "reason": "old notes"}

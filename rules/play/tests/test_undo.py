@@ -156,3 +156,51 @@ def test_players_may_not_undo_or_redo_on_the_page(aldo, player, web):
     assert web(player).post(f"/characters/{aldo.pk}/undo/").status_code == 403
     assert web(player).post(f"/characters/{aldo.pk}/redo/").status_code == 403
     assert hp(aldo) == 9
+
+
+def effects_of(character) -> list[tuple[str, int, dict]]:
+    """The character's pending effects as the invariant compares them (ruling G-6)."""
+    rows = ScheduledEffect.objects.filter(character=character, state="pending")
+    return sorted((e.kind, e.due_at, e.payload) for e in rows)
+
+
+def act_as(client, character, action, params):
+    response = client.post(
+        reverse("api-actions", kwargs={"character_id": character.pk}),
+        {"action": action, "params": params},
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    return response.json()
+
+
+def test_undo_of_a_death_restores_the_exact_pending_effects_and_redo_takes_them_away(
+    make_campaign, referee, player, client_for, django_capture_on_commit_callbacks
+):
+    """Issue 24: contract a disease, fall unconscious (waking scheduled), die; undo."""
+    school = make_campaign("old_school")
+    membership = Membership.objects.get(campaign=school, user=player)
+    pell = character_create(membership=membership, name="Pell", sheet={"max_wounds": 8})
+    client = client_for(referee)
+    act_as(client, pell, "contract_disease", {"disease": "Green River Fever", "hidden": False})
+    act_as(client, pell, "damage", {"amount": 8})
+    before = effects_of(pell)
+    kinds = {kind for kind, _, _ in before}
+    assert kinds == {"birthday", "disease_save", "sleep_window", "wake_up"}, before
+    pell.refresh_from_db()
+    sheet, version = pell.sheet, pell.version
+    death = act_as(client, pell, "fall", {"feet": 1000})
+    pell.refresh_from_db()
+    assert pell.sheet["state"] == "dead", pell.sheet
+    assert effects_of(pell) == []
+    with django_capture_on_commit_callbacks(execute=True):
+        response = undo(client, pell, to=death["id"])
+    assert response.status_code == 201, response.content
+    pell.refresh_from_db()
+    assert (pell.sheet, pell.version) == (sheet, version + 2)
+    assert effects_of(pell) == before  # kind, due minute and payload, as they were
+    assert response.json()["params"]["revived_effects"]
+    assert redo(client, pell).status_code == 201
+    assert effects_of(pell) == []
+    pell.refresh_from_db()
+    assert pell.sheet["state"] == "dead"

@@ -22,6 +22,7 @@ from rules.engine.interface import (
     ActionBlocked,
     ActionSpec,
     Context,
+    OutOfBounds,
     Params,
     Result,
     RuleError,
@@ -788,6 +789,51 @@ class OldSchool(Ruleset):
                 problems.append("a character above 0 wounds is not down")
         if problems:
             raise RuleError("invalid sheet: " + "; ".join(problems))
+
+    def out_of_bounds(self, sheet: Mapping[str, Any]) -> tuple[OutOfBounds, ...]:
+        """Project ruling OS-P22: scores and wounds at most their maximum (OS-1, OS-4),
+        the state as the numbers say (a score at 0 is death; 0 wounds or below is down)."""
+        problems = []
+        for ability in ABILITIES:
+            top = f"max_{ability}"
+            if sheet[ability] > sheet[top]:
+                problems.append(
+                    OutOfBounds(
+                        (ability, top),
+                        f"{ability} {sheet[ability]} is above its maximum {sheet[top]}",
+                    )
+                )
+        if sheet["wounds"] > sheet["max_wounds"]:
+            problems.append(
+                OutOfBounds(
+                    ("wounds", "max_wounds"),
+                    f"wounds {sheet['wounds']} is above the maximum {sheet['max_wounds']}",
+                )
+            )
+        state = sheet["state"]
+        if state != "dead":
+            for ability in ABILITIES:
+                if sheet[ability] == 0:
+                    problems.append(
+                        OutOfBounds(
+                            (ability, "state"), f"{ability} 0 means death, not the state {state}"
+                        )
+                    )
+            if sheet["wounds"] <= 0 and state == "alive":
+                problems.append(
+                    OutOfBounds(
+                        ("wounds", "state"),
+                        f"wounds {sheet['wounds']} means down, not alive",
+                    )
+                )
+            if sheet["wounds"] > 0 and state == "down":
+                problems.append(
+                    OutOfBounds(
+                        ("wounds", "state"),
+                        f"wounds {sheet['wounds']} is above 0: the character is not down",
+                    )
+                )
+        return tuple(problems)
 
     def status(self, sheet: Mapping[str, Any]) -> str:
         if sheet["state"] == "dead":
