@@ -245,6 +245,14 @@ def resolution_redo(*, character_id: int, actor: Any) -> Resolution:
         ScheduledEffect.objects.filter(
             pk__in=undo.params.get("revived_as", []), state=EffectState.PENDING
         ).update(state=EffectState.CANCELLED, cancelled_by=resolution)
+        # And as the entry itself cancelled by key, whatever is pending under the keys it
+        # cancelled: an entry redone in between may have scheduled them again (ruling G-6;
+        # the property test found a stabilize redone after a heal redone kept its timer).
+        keys = set(ScheduledEffect.objects.filter(cancelled_by=entry).values_list("key", flat=True))
+        if keys:
+            ScheduledEffect.objects.filter(
+                character=character, key__in=keys, state=EffectState.PENDING
+            ).update(state=EffectState.CANCELLED, cancelled_by=resolution)
         again = _copies(
             ScheduledEffect.objects.filter(
                 pk__in=undo.params.get("cancelled_effects", []), state=EffectState.CANCELLED
