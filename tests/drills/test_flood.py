@@ -10,8 +10,10 @@ answered: a 60-minute advance of a quiet campaign (5 characters, 10 effects due)
 at most 3 times what it took before the flood (or 2 s, whichever is larger), and a
 working webhook of that campaign delivers within 10 s; the delivery tasks in the broker
 (queued, or held by a worker for their countdown) never exceed one per URL plus a small
-constant; /health/worker/ stays 200. Then the dead port comes alive: every event
-arrives, in order, once per URL.
+constant, nor the clock's queued messages one per campaign plus the same constant;
+/health/worker/ stays 200. Then the dead port comes alive: every event arrives, in order,
+once per URL. The advance's limit is checked last, so that a run over it still says
+whether the rest held.
 """
 
 from __future__ import annotations
@@ -199,7 +201,6 @@ def test_a_flood_to_dead_urls_holds_back_no_other_campaign_and_loses_nothing(dri
                 f"clock tasks: {len(turns)}, median {turns[len(turns) // 2] * 1000:.0f} ms, "
                 f"90th percentile {turns[len(turns) * 9 // 10] * 1000:.0f} ms"
             )
-        assert max(a[0] for a in advances) <= limit, (before, advances)
         assert max(latencies) < 10
         # the broker never held more than one delivery task per URL, plus a few
         print(
@@ -207,11 +208,16 @@ def test_a_flood_to_dead_urls_holds_back_no_other_campaign_and_loses_nothing(dri
             f"most clock messages queued at once: {sampler.most_clock}"
         )
         assert sampler.most_tasks <= URLS + SLACK
+        # and the clock's queue held one message per campaign with work, plus a few
+        # (campaigns take turns: a backlog stays in the database, whatever the load)
+        assert sampler.most_clock <= CAMPAIGNS + 1 + SLACK
         # and the workers' health stayed green (their watchdog has its own queue)
         assert set(sampler.health) == {200}, sampler.health
 
-        # when the dead port comes alive (and the clocks' backlog is worked off), every
-        # event arrives, in order, once
+        # when the dead port comes alive (while the clocks' backlog is worked off, whose
+        # jobs record more events), every event arrives, in order, once
+        revived = Receiver(dead_port)
+        started = time.monotonic()
         unfinished = {"queued", "running", "waiting"}
         wait_for(
             lambda: not unfinished & set(app.tool("jobs_by_state")), 300, "the clocks", app.logs
@@ -219,15 +225,13 @@ def test_a_flood_to_dead_urls_holds_back_no_other_campaign_and_loses_nothing(dri
         drained = time.monotonic() - flood_started - flood_seconds
         jobs = app.tool("jobs_by_state")
         assert set(jobs) == {"done"}, jobs
-        revived = Receiver(dead_port)
         hooks = [str(c["webhook"]) for c in world["flooded"]]
 
         def all_delivered() -> bool:
             states = app.tool("webhook_events", *hooks)
             return all(set(h["states"]) == {"delivered"} for h in states.values())
 
-        started = time.monotonic()
-        wait_for(all_delivered, 180, "every flooded event delivered", app.logs)
+        wait_for(all_delivered, 240, "every flooded event delivered", app.logs)
         print(
             f"clock jobs all done {drained:.1f} s after the flood's last answer ({jobs}); "
             f"backlog delivered {time.monotonic() - started:.1f} s after the port came alive"
@@ -240,6 +244,8 @@ def test_a_flood_to_dead_urls_holds_back_no_other_campaign_and_loses_nothing(dri
             total += len(got)
         assert total >= EVENTS
         assert sampler.most_tasks <= URLS + SLACK
+        # (checked last, so that a run over the limit still says whether the rest held)
+        assert max(a[0] for a in advances) <= limit, (before, advances)
     finally:
         sampler.done.set()
         live.close()
