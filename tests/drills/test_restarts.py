@@ -34,9 +34,7 @@ pytestmark = pytest.mark.drill
 CHARACTERS = 6
 EVERY = 30
 DAY = 24 * 60
-# The advance under way at the crash: 288 effects in batches of 4. (Not longer: past about
-# two days the wounds stop worsening as the ``count`` tool expects.)
-FIRST = DAY
+FIRST = DAY  # the advance under way at the crash: 288 effects in batches of 4
 PLAYERS = 6  # clients acting at once, each on its own character
 
 
@@ -209,11 +207,19 @@ def test_redis_restarted_mid_advance_while_advances_are_queued(drill):
             unfinished = {"queued", "running", "waiting"} & {j["state"] for j in counts["jobs"]}
             return None if unfinished else counts
 
-        counts = wait_for(settled, 240, "every job to finish", app.logs)
+        wait_for(settled, 240, "every job to finish", app.logs)
+        # counted again: the first count may have read the effects before the last job's
+        # last batch and its jobs after it
+        counts = app.tool("count", str(campaign), str(minutes))
         assert {j["state"] for j in counts["jobs"]} == {"done"}, counts["jobs"]
-        assert (counts["lost"], counts["doubled"], counts["problems"]) == (0, 0, "")
-        assert counts["clock"] == minutes
-        assert len(counts["jobs"]) == 1 + asked
+        seen = (
+            f"clock {counts['clock']} of {minutes}, {len(counts['jobs'])} jobs for "
+            f"{1 + asked} asked, {counts['pending_due']} effects pending and due: "
+            f"{counts['jobs']}; answers {client.answers}"
+        )
+        assert (counts["lost"], counts["doubled"], counts["problems"]) == (0, 0, ""), seen
+        assert counts["clock"] == minutes, seen
+        assert len(counts["jobs"]) == 1 + asked, seen
         assert counts["pending_due"] == 0
         assert all(body["detail"] for body in refused)
         # and no action was written and answered 503, none lost
