@@ -52,11 +52,14 @@ class Drill:
         self.apps.append(app)
         return app
 
-    def started(self, characters: int, every: int, worker: str = "worker") -> tuple[App, Any]:
-        """An app whose campaign has ``characters`` wounded every ``every`` minutes, with
-        its web app, a worker and beat running."""
-        app = self.app()
-        world = app.tool("setup", str(characters), str(every))
+    def started(
+        self, characters: int, every: int, worker: str = "worker", resting: int = 2, **env: str
+    ) -> tuple[App, Any]:
+        """An app whose campaign has ``characters`` wounded every ``every`` minutes and
+        ``resting`` characters for players' actions, with its web app, a worker and beat
+        running; ``env`` on top of the drills' settings."""
+        app = self.app(**env)
+        world = app.tool("setup", str(characters), str(every), str(resting))
         app.start_web()
         app.start_worker(worker)
         app.start_beat()

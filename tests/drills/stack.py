@@ -19,11 +19,13 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -414,6 +416,47 @@ class App:
         for log in sorted(self.base.glob("*.log")):
             parts.append(f"--- {log.name}\n{log.read_text(errors='replace')[-3000:]}")
         return "\n".join(parts)
+
+
+class Receiver:
+    """A webhook receiver on ``port``: records every POST (path, body, arrival, the status
+    it answered) and answers ``status`` (200 unless a drill makes it fail)."""
+
+    def __init__(self, port: int) -> None:
+        self.received: list[tuple[str, dict[str, Any], float, int]] = []
+        self.status = 200
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                answer = receiver.status
+                receiver.received.append((self.path, body, time.monotonic(), answer))
+                self.send_response(answer)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def delivered(self, path: str = "") -> list[str]:
+        """The event ids answered 2xx, in arrival order (those to ``path`` if given)."""
+        return [
+            body["id"]
+            for at, body, _, status in self.received
+            if 200 <= status < 300 and (not path or at == path)
+        ]
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
 
 
 @contextlib.contextmanager

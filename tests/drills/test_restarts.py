@@ -1,12 +1,19 @@
 """Drills: Redis, then PostgreSQL, restarted under load (docs/operations.md).
 
-* Redis dies mid-advance while a client keeps queueing advances: every answer is 202 or
-  a clear 503 (never 500); a refused advance sent again once Redis is back (same
-  ``request_id``) runs once; every accepted advance runs, no effect lost or doubled.
-* PostgreSQL crashes (``pg_ctl stop -m immediate``) while players act and an advance
-  runs: answers are 201 or 503, never 500; every action answered 201 is in the log; the
-  log, the sheets and the dice counter agree (nothing half-applied); the web app and the
-  worker carry on without a restart, and the advance finishes, exactly once.
+* Redis dies mid-advance while a client keeps queueing advances, players keep acting
+  and the campaign's webhook fails (its receiver answers 500 from before the outage to
+  3 s after it): every answer is 201, 202 or a clear 503 (never 500); no
+  action whose resolution was written is answered 503 (each client acts on its own
+  character, whose logged actions must be exactly those answered 201); a refused
+  advance sent again once Redis is back (same ``request_id``) runs once; every accepted
+  advance runs, no effect lost or doubled, no clock job failed; the webhook heals by
+  itself: every event arrives, in order, once.
+* PostgreSQL crashes (``pg_ctl stop -m immediate``) while six players act and an
+  advance of a day runs (checked running just before the crash, finished after it): answers are
+  201 or 503, never 500; each player's logged actions are exactly those answered 201
+  (none lost, none doubled, none written and answered 503); the log, the sheets and the
+  dice counter agree (nothing half-applied); the web app and the worker carry on
+  without a restart, and the advance finishes, exactly once.
 """
 
 from __future__ import annotations
@@ -14,24 +21,27 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
-from tests.drills.stack import App, wait_for
+from tests.drills.stack import App, Receiver, free_port, wait_for
 
 pytestmark = pytest.mark.drill
 
 CHARACTERS = 6
 EVERY = 30
 DAY = 24 * 60
+FIRST = DAY  # the advance under way at the crash: 288 effects in batches of 4
+PLAYERS = 6  # clients acting at once, each on its own character
 
 
-def jobs_done(app: App, token: str, campaign: int) -> bool:
-    status, body = app.get(f"/api/v1/campaigns/{campaign}/clock/jobs/", token)
+def job_of(app: App, token: str, campaign: int, job: int) -> dict[str, Any]:
+    status, body = app.get(f"/api/v1/campaigns/{campaign}/clock/jobs/{job}/", token)
     assert status == 200, body
-    jobs = body["results"] if isinstance(body, dict) else body
-    return all(job["state"] == "done" for job in jobs)
+    return dict(body)
 
 
 def running_advance(app: App, token: str, campaign: int, request_id: str) -> int:
@@ -39,116 +49,231 @@ def running_advance(app: App, token: str, campaign: int, request_id: str) -> int
     status, body = app.request(
         "POST",
         f"/api/v1/campaigns/{campaign}/clock/advance/",
-        {"minutes": DAY, "request_id": request_id},
+        {"minutes": FIRST, "request_id": request_id},
         token,
     )
     assert status == 202, body
-    path = f"/api/v1/campaigns/{campaign}/clock/jobs/{body['id']}/"
-    wait_for(lambda: app.get(path, token)[1]["done"] >= 24, 120, "the advance", app.logs)
-    return int(body["id"])
+    job = int(body["id"])
+    wait_for(lambda: job_of(app, token, campaign, job)["done"] >= 24, 120, "the advance", app.logs)
+    return job
 
 
 class Client(threading.Thread):
-    """Sends a request again and again until stopped, counting the answers."""
+    """Sends a request again and again until stopped (a bounded number of times),
+    counting the answers."""
 
-    def __init__(self, send) -> None:
+    def __init__(self, send: Callable[[int], tuple[int, Any]]) -> None:
         super().__init__(daemon=True)
         self.send = send
         self.stop = threading.Event()
         self.answers: list[tuple[float, int, Any]] = []
 
     def run(self) -> None:
-        n = 0
-        while not self.stop.is_set():
-            n += 1
+        for n in range(1, 2000):  # at 4 a second, far more than any drill lasts
+            if self.stop.is_set():
+                return
             status, body = self.send(n)
             self.answers.append((time.monotonic(), status, body))
             time.sleep(0.25)
 
-    def statuses(self, since: float = 0) -> Counter:
+    def statuses(self, since: float = 0) -> Counter[int]:
         return Counter(status for at, status, _ in self.answers if at >= since)
 
 
-def test_redis_restarted_mid_advance_while_advances_are_queued(drill):
-    app, world = drill.started(CHARACTERS, EVERY)
-    token, campaign = world["token"], world["campaign"]
-    running_advance(app, token, campaign, "first")
+def players(app: App, token: str, characters: list[int]) -> dict[int, Client]:
+    """A client for each character, resting it again and again (each rest rolls the
+    campaign's dice and writes a resolution); nobody else acts on these characters."""
 
-    # given a client queueing hour-long advances, each with its own request id
-    def ask(n: int) -> tuple[int, Any]:
-        body = {"minutes": 60, "request_id": f"hour-{n}"}
-        return app.request("POST", f"/api/v1/campaigns/{campaign}/clock/advance/", body, token)
-
-    client = Client(ask)
-    client.start()
-    wait_for(lambda: client.statuses()[202] >= 2, 60, "advances to be queued", app.logs)
-
-    # when Redis dies (every message it held is lost) mid-advance
-    down = time.monotonic()
-    drill.redis.kill()
-
-    # then the web app answers a clear 503 meanwhile, never a 500
-    wait_for(lambda: client.statuses(down)[503] >= 3, 120, "503 answers", app.logs)
-    status, health = app.get("/health/")
-    assert status == 503, health
-    assert health["broker"].startswith("unreachable"), health
-
-    # when Redis is back
-    drill.redis.start()
-    back = time.monotonic()
-    wait_for(lambda: client.statuses(back)[202] >= 2, 120, "advances accepted again", app.logs)
-    client.stop.set()
-    client.join(timeout=120)
-    statuses = client.statuses()
-    assert set(statuses) <= {202, 503}, statuses
-
-    # and the client sends each refused advance again, with its request id
-    refused = [body for _, status, body in client.answers if status == 503]
-    for n, (_, status, _) in enumerate(client.answers, start=1):
-        if status == 503:
-            again, body = ask(n)
-            assert again == 202, body
-
-    # then every advance runs, once
-    asked = len(client.answers)
-    wait_for(lambda: jobs_done(app, token, campaign), 240, "every job to finish", app.logs)
-    minutes = DAY + 60 * asked
-    counts = app.tool("count", str(campaign), str(minutes))
-    assert (counts["lost"], counts["doubled"], counts["problems"]) == (0, 0, "")
-    assert counts["clock"] == minutes
-    assert len(counts["jobs"]) == 1 + asked
-    assert counts["pending_due"] == 0
-    assert all(body["detail"] for body in refused)
-    print(
-        f"Redis drill: {asked} advances asked, answers {dict(statuses)}, {len(refused)} sent "
-        f"again, {counts['effects_applied']} effects, 0 lost, 0 doubled, no 500"
-    )
-
-
-def test_postgres_restarted_while_actions_and_an_advance_run(drill):
-    app, world = drill.started(CHARACTERS, EVERY)
-    token, campaign = world["token"], world["campaign"]
-    job = running_advance(app, token, campaign, "first")
-
-    # given players resting, again and again, each rest rolling the campaign's dice
-    def rest(character: int):
+    def rest(character: int) -> Callable[[int], tuple[int, Any]]:
         def send(n: int) -> tuple[int, Any]:
             body = {"action": "long_rest", "params": {}}
             return app.request("POST", f"/api/v1/characters/{character}/actions/", body, token)
 
         return send
 
-    clients = [Client(rest(character)) for character in world["resting"]]
-    for client in clients:
+    clients = {character: Client(rest(character)) for character in characters}
+    for client in clients.values():
         client.start()
-    wait_for(lambda: all(c.statuses()[201] >= 2 for c in clients), 60, "rests", app.logs)
+    return clients
 
-    # when PostgreSQL crashes (no clean shut-down: open transactions die)
+
+def unanswered_writes(clients: dict[int, Client], logged: dict[str, list[int]]) -> dict[str, Any]:
+    """Each character's logged actions against its client's answers: those logged and
+    not answered 201 (doubled, or written and answered 503: the client would send it
+    again), and those answered 201 and not logged (lost)."""
+    answered = {
+        character: [body["id"] for _, status, body in client.answers if status == 201]
+        for character, client in clients.items()
+    }
+    return {
+        "written, not answered 201": sum(
+            len(set(logged.get(str(c), [])) - set(ids)) for c, ids in answered.items()
+        ),
+        "answered 201, not written": sum(
+            len(set(ids) - set(logged.get(str(c), []))) for c, ids in answered.items()
+        ),
+        "answered 201 twice": sum(len(ids) - len(set(ids)) for ids in answered.values()),
+        "answered 201": sum(len(ids) for ids in answered.values()),
+    }
+
+
+def test_redis_restarted_mid_advance_while_advances_are_queued(drill):
+    app, world = drill.started(
+        CHARACTERS,
+        EVERY,
+        resting=4,
+        SAWBONES_WEBHOOK_ALLOW_PRIVATE="1",  # the receiver is on this machine
+        SAWBONES_WEBHOOK_BACKOFF_SECONDS="0.5",
+    )
+    token, campaign = world["token"], world["campaign"]
+    # deliveries on their own worker, as compose runs them: they go on while the clock's
+    # work keeps the first worker busy
+    app.start_worker("worker-webhooks", queues="webhooks")
+    receiver = Receiver(free_port())
+    try:
+        # given a campaign with a webhook
+        status, hook = app.request(
+            "POST",
+            f"/api/v1/campaigns/{campaign}/webhooks/",
+            {"url": f"{receiver.url}/hook"},
+            token,
+        )
+        assert status == 201, hook
+        # and players acting
+        acting = players(app, token, world["resting"])
+        wait_for(
+            lambda: all(c.statuses()[201] >= 1 for c in acting.values()), 60, "rests", app.logs
+        )
+        # and the webhook's receiver failing (its events wait, tried again and again)
+        receiver.status = 500
+        # and an advance of a day under way (each of its batches records events)
+        first = running_advance(app, token, campaign, "first")
+
+        # and a client queueing hour-long advances, each with its own request id
+        def ask(n: int) -> tuple[int, Any]:
+            body = {"minutes": 60, "request_id": f"hour-{n}"}
+            return app.request("POST", f"/api/v1/campaigns/{campaign}/clock/advance/", body, token)
+
+        client = Client(ask)
+        client.start()
+        wait_for(lambda: client.statuses()[202] >= 2, 60, "advances to be queued", app.logs)
+
+        # when Redis dies (every message it held is lost) mid-advance
+        at_kill = job_of(app, token, campaign, first)
+        down = time.monotonic()
+        drill.redis.kill()
+        assert at_kill["state"] == "running", at_kill
+
+        # then the web app answers a clear 503 meanwhile, never a 500
+        wait_for(lambda: client.statuses(down)[503] >= 3, 120, "503 answers", app.logs)
+        status, health = app.get("/health/")
+        assert status == 503, health
+        assert health["broker"].startswith("unreachable"), health
+
+        # when Redis is back, and the receiver a little later
+        drill.redis.start()
+        back = time.monotonic()
+        wait_for(lambda: client.statuses(back)[202] >= 2, 120, "advances accepted again", app.logs)
+        wait_for(
+            lambda: all(c.statuses(back)[201] >= 1 for c in acting.values()),
+            120,
+            "rests again",
+            app.logs,
+        )
+        time.sleep(max(0.0, back + 3 - time.monotonic()))
+        receiver.status = 200
+        for one in [client, *acting.values()]:
+            one.stop.set()
+        for one in [client, *acting.values()]:
+            one.join(timeout=120)
+        statuses = client.statuses()
+        assert set(statuses) <= {202, 503}, statuses
+        rests = sum((c.statuses() for c in acting.values()), Counter())
+        assert set(rests) <= {201, 503}, rests
+
+        # and the client sends each refused advance again, with its request id
+        refused = [body for _, status, body in client.answers if status == 503]
+        for n, (_, status, _) in enumerate(client.answers, start=1):
+            if status == 503:
+                again, body = ask(n)
+                assert again == 202, body
+
+        # then every advance runs, once, and none failed
+        asked = len(client.answers)
+        minutes = FIRST + 60 * asked
+
+        def settled() -> dict[str, Any] | None:
+            counts: dict[str, Any] = app.tool("count", str(campaign), str(minutes))
+            unfinished = {"queued", "running", "waiting"} & {j["state"] for j in counts["jobs"]}
+            return None if unfinished else counts
+
+        wait_for(settled, 240, "every job to finish", app.logs)
+        # counted again: the first count may have read the effects before the last job's
+        # last batch and its jobs after it
+        counts = app.tool("count", str(campaign), str(minutes))
+        assert {j["state"] for j in counts["jobs"]} == {"done"}, counts["jobs"]
+        seen = (
+            f"clock {counts['clock']} of {minutes}, {len(counts['jobs'])} jobs for "
+            f"{1 + asked} asked, {counts['pending_due']} effects pending and due: "
+            f"{counts['jobs']}; answers {client.answers}"
+        )
+        assert (counts["lost"], counts["doubled"], counts["problems"]) == (0, 0, ""), seen
+        assert counts["clock"] == minutes, seen
+        assert len(counts["jobs"]) == 1 + asked, seen
+        assert counts["pending_due"] == 0
+        assert all(body["detail"] for body in refused)
+        # and no action was written and answered 503, none lost
+        writes = unanswered_writes(acting, counts["actions"])
+        assert writes["written, not answered 201"] == 0, writes
+        assert writes["answered 201, not written"] == 0, writes
+        assert writes["answered 201 twice"] == 0, writes
+
+        # and the webhook heals by itself: every event arrives, in order, once
+        def delivered() -> dict[str, Any] | None:
+            rows: dict[str, Any] = app.tool("webhook_events", str(hook["id"]))[str(hook["id"])]
+            return rows if set(rows["states"]) == {"delivered"} else None
+
+        rows = wait_for(delivered, 300, "the webhook's events delivered", app.logs)
+        healed = time.monotonic() - back
+        assert receiver.delivered() == rows["events"]
+        failed = sum(status != 200 for *_, status in receiver.received)
+        assert failed > 0  # the webhook did fail during the outage
+        print(
+            f"Redis drill: {asked} advances asked, answers {dict(statuses)}, {len(refused)} "
+            f"sent again; rests answered {dict(rests)}, {writes}; "
+            f"{counts['effects_applied']} effects, 0 lost, 0 doubled, no job failed, no 500; "
+            f"webhook: {len(rows['events'])} events delivered in order once, {failed} tries "
+            f"answered 500, all delivered {healed:.1f} s after Redis was back"
+        )
+    finally:
+        receiver.close()
+
+
+def test_postgres_restarted_while_actions_and_an_advance_run(drill):
+    app, world = drill.started(CHARACTERS, EVERY, resting=PLAYERS)
+    token, campaign = world["token"], world["campaign"]
+
+    # given players resting, again and again, each rest rolling the campaign's dice
+    clients = players(app, token, world["resting"])
+    wait_for(lambda: all(c.statuses()[201] >= 2 for c in clients.values()), 60, "rests", app.logs)
+    # and an advance of three days under way
+    job = running_advance(app, token, campaign, "first")
+
+    # when PostgreSQL crashes (no clean shut-down: open transactions die) mid-advance
+    at_crash = job_of(app, token, campaign, job)
+    crashed_at = datetime.now(UTC)
     down = time.monotonic()
     drill.postgres.stop("immediate")
+    assert at_crash["state"] == "running", at_crash
+    assert at_crash["done"] < CHARACTERS * FIRST // EVERY, at_crash
 
     # then the web app answers a clear 503 meanwhile, never a 500
-    wait_for(lambda: sum(c.statuses(down)[503] for c in clients) >= 4, 120, "503 answers", app.logs)
+    wait_for(
+        lambda: sum(c.statuses(down)[503] for c in clients.values()) >= 4,
+        120,
+        "503 answers",
+        app.logs,
+    )
     status, health = app.get("/health/")
     assert status == 503, health
     assert health["database"].startswith("unreachable"), health
@@ -160,29 +285,42 @@ def test_postgres_restarted_while_actions_and_an_advance_run(drill):
     # when PostgreSQL is back: the same web app and worker processes carry on
     drill.postgres.start()
     back = time.monotonic()
-    wait_for(lambda: all(c.statuses(back)[201] >= 2 for c in clients), 120, "rests again", app.logs)
-    for client in clients:
+    wait_for(
+        lambda: all(c.statuses(back)[201] >= 2 for c in clients.values()),
+        120,
+        "rests again",
+        app.logs,
+    )
+    for client in clients.values():
         client.stop.set()
-    for client in clients:
+    for client in clients.values():
         client.join(timeout=120)
-    path = f"/api/v1/campaigns/{campaign}/clock/jobs/{job}/"
-    wait_for(lambda: app.get(path, token)[1]["state"] == "done", 240, "the advance", app.logs)
+    finished = wait_for(
+        lambda: (j := job_of(app, token, campaign, job))["state"] == "done" and j,
+        240,
+        "the advance",
+        app.logs,
+    )
+    # (the advance was cut by the crash: it finished after it, on the same worker)
+    assert datetime.fromisoformat(finished["finished_at"]) > crashed_at, finished
     assert app.get("/health/")[0] == 200
 
-    # then every answer was 201 or 503, every rest answered 201 is in the log, and the
-    # log, the sheets and the dice counter agree: nothing half-applied
-    statuses = sum((c.statuses() for c in clients), Counter())
+    # then every answer was 201 or 503, each player's logged actions are exactly those
+    # answered 201, and the log, the sheets and the dice counter agree: nothing
+    # half-applied
+    statuses = sum((c.statuses() for c in clients.values()), Counter())
     assert set(statuses) <= {201, 503}, statuses
-    counts = app.tool("count", str(campaign), str(DAY))
-    answered = [body["id"] for c in clients for _, s, body in c.answers if s == 201]
-    lost_actions = len(set(answered) - set(counts["resolutions"]))
-    doubled_actions = len(answered) - len(set(answered))
-    assert (lost_actions, doubled_actions) == (0, 0)
+    counts = app.tool("count", str(campaign), str(FIRST))
+    writes = unanswered_writes(clients, counts["actions"])
+    assert writes["written, not answered 201"] == 0, writes
+    assert writes["answered 201, not written"] == 0, writes
+    assert writes["answered 201 twice"] == 0, writes
     assert (counts["lost"], counts["doubled"], counts["problems"]) == (0, 0, "")
-    assert counts["clock"] == DAY
+    assert counts["clock"] == FIRST
     replay = app.manage("replay_check", str(campaign))
     assert "0 divergences" in replay, replay
     print(
-        f"PostgreSQL drill: rests answered {dict(statuses)}, {len(answered)} in the log, "
-        f"0 lost, 0 doubled; {counts['effects_applied']} effects, 0 lost, 0 doubled, no 500"
+        f"PostgreSQL drill: {PLAYERS} players, rests answered {dict(statuses)}, {writes}; "
+        f"advance at the crash: {at_crash['done']} effects done, running; "
+        f"{counts['effects_applied']} effects, 0 lost, 0 doubled, no 500"
     )

@@ -1,8 +1,9 @@
 """What a drill asks of the app's database, run in the app's environment (JSON out).
 
-``python -m tests.drills.tool setup <characters> <every>``: a hit_dice campaign whose
-characters each have a major wound worsening every ``every`` minutes (HD-7), and two
-resting characters for players' actions; the referee's API token.
+``python -m tests.drills.tool setup <characters> <every> [<resting>]``: a hit_dice
+campaign whose characters each have a major wound worsening every ``every`` minutes
+(HD-7), and ``resting`` characters (2 unless told) for players' actions; the referee's
+API token.
 
 ``python -m tests.drills.tool advance_all <minutes>``: every demo character takes the
 session's blows (``rules.tests.clock_helpers.play_session``), then every campaign is
@@ -25,9 +26,12 @@ same campaign as ``setup_fever`` makes, advanced in this one process (no broker,
 worker, batches of 500): what a single process computes, to compare with what the
 workers computed (``settled``, by number of characters).
 
-``python -m tests.drills.tool setup_flood <campaigns> <dead-url-prefix> <working-url>``:
-campaigns whose webhooks point at a dead port, and a quiet one whose webhook works
-(``test_flood.py``); ``webhook_events <webhook>...``: each webhook's deliveries in order.
+``python -m tests.drills.tool setup_flood <campaigns> <dead-url-prefix> <working-url>
+<actions-move-clock 0|1>``: campaigns whose webhooks point at a dead port (their actions
+moving their clocks or not), and a quiet one whose webhook works, with five characters
+whose wounds worsen every 30 minutes (``test_flood.py``); ``webhook_events
+<webhook>...``: each webhook's deliveries in order; ``jobs_by_state``: every campaign's
+clock jobs counted by state.
 
 ``python -m tests.drills.tool count <campaign> <minutes>``: what the clock applied up to
 ``minutes``, per character, against what it must have applied (exactly one worsening
@@ -46,7 +50,7 @@ from typing import Any
 import django
 
 
-def setup(characters: int, every: int) -> dict[str, Any]:
+def setup(characters: int, every: int, resting: int = 2) -> dict[str, Any]:
     from django.contrib.auth import get_user_model
 
     from accounts.services import token_create
@@ -68,7 +72,7 @@ def setup(characters: int, every: int) -> dict[str, Any]:
     ]
     resting_ids = [
         character_create(membership=membership, name=f"Rester{i}", sheet={"level": 3}).pk
-        for i in range(2)
+        for i in range(resting)
     ]
     _, secret = token_create(user=referee, name="drill", scope="referee")
     return {
@@ -79,14 +83,17 @@ def setup(characters: int, every: int) -> dict[str, Any]:
     }
 
 
-def setup_flood(campaigns: int, dead: str, working: str) -> dict[str, Any]:
+def setup_flood(campaigns: int, dead: str, working: str, moves: bool) -> dict[str, Any]:
     """``campaigns`` hit_dice campaigns, each with a resting character and a webhook to
-    ``dead`` + its number; a quiet one with a webhook to ``working``; the tokens."""
+    ``dead`` + its number, their actions moving their clocks if ``moves``; a quiet one
+    with a webhook to ``working`` and five wounded characters (its clock moved only by the
+    referee, so each of its advances has the same work); the tokens."""
     from django.contrib.auth import get_user_model
 
     from accounts.services import token_create
     from campaigns.models import Membership, Role
     from campaigns.services import campaign_create
+    from rules.clock.tests.clock_helpers import wounded
     from rules.play.services import character_create
     from webhooks.services import webhook_create
 
@@ -94,19 +101,28 @@ def setup_flood(campaigns: int, dead: str, working: str) -> dict[str, Any]:
     referee = users.create_user(username="referee", password="drill-referee-pw")
     player = users.create_user(username="player", password="drill-player-pw")
 
-    def campaign_with(name: str, url: str) -> dict[str, int]:
+    def campaign_with(name: str, url: str, moves: bool) -> tuple[Any, dict[str, int]]:
         campaign = campaign_create(user=referee, name=name, ruleset="hit_dice")
-        campaign.actions_move_clock = False  # the webhook half of the flood
+        campaign.actions_move_clock = moves
         campaign.save(update_fields=["actions_move_clock"])
         membership = Membership.objects.create(campaign=campaign, user=player, role=Role.PLAYER)
         character = character_create(membership=membership, name="Rester", sheet={"level": 3})
         hook = webhook_create(campaign=campaign, url=url, user=referee)
-        return {"campaign": campaign.pk, "character": character.pk, "webhook": hook.pk}
+        return campaign, {"campaign": campaign.pk, "character": character.pk, "webhook": hook.pk}
 
-    flooded = [campaign_with(f"Flooded {n}", f"{dead}{n}") for n in range(campaigns)]
-    quiet = campaign_with("Quiet", working)
+    flooded = [campaign_with(f"Flooded {n}", f"{dead}{n}", moves)[1] for n in range(campaigns)]
+    campaign, quiet = campaign_with("Quiet", working, False)
+    for i in range(5):  # two worsenings each per hour: 10 effects an hour's advance
+        wounded(campaign, player, f"Wounded{i}", every=30)
     _, secret = token_create(user=player, name="drill", scope="player")
-    return {"flooded": flooded, "quiet": quiet, "token": secret}
+    _, referee_secret = token_create(user=referee, name="drill", scope="referee")
+    return {"flooded": flooded, "quiet": quiet, "token": secret, "referee": referee_secret}
+
+
+def jobs_by_state() -> dict[str, int]:
+    from rules.clock.models import ClockJob
+
+    return dict(Counter(ClockJob.objects.values_list("state", flat=True)))
 
 
 def webhook_events(webhook_ids: list[int]) -> dict[str, Any]:
@@ -279,6 +295,11 @@ def count(campaign_id: int, minutes: int) -> dict[str, Any]:
         applied = effects.filter(character=character).count()
         lost += max(0, expected - applied)
         extra += max(0, applied - expected)
+    actions = list(
+        Resolution.objects.filter(campaign_id=campaign_id, kind="action")
+        .order_by("id")
+        .values_list("id", "character_id")
+    )
     problems = ""
     try:
         from campaigns.models import Campaign
@@ -296,13 +317,19 @@ def count(campaign_id: int, minutes: int) -> dict[str, Any]:
         "jobs": list(
             ClockJob.objects.filter(campaign_id=campaign_id)
             .order_by("id")
-            .values("id", "state", "done", "clock_reached", "target")
+            .values("id", "kind", "minutes", "state", "done", "clock_reached", "target")
         ),
         "clock": Character.objects.get(pk=wounded[0].pk).campaign.clock,
         "problems": problems,
         "resolutions": list(
             Resolution.objects.filter(campaign_id=campaign_id).values_list("id", flat=True)
         ),
+        # Each character's logged actions (a drill's client acts on its own character:
+        # these are exactly the writes its requests made, answered or not).
+        "actions": {
+            str(character): [pk for pk, of in actions if of == character]
+            for character in {of for _, of in actions}
+        },
     }
 
 
@@ -366,7 +393,7 @@ def main(argv: list[str]) -> None:
     django.setup()
     command, *args = argv
     if command == "setup":
-        answer = setup(int(args[0]), int(args[1]))
+        answer = setup(*(int(arg) for arg in args))
     elif command == "count":
         answer = count(int(args[0]), int(args[1]))
     elif command == "advance_all":
@@ -378,7 +405,9 @@ def main(argv: list[str]) -> None:
     elif command == "settled":
         answer = {arg: settled(int(arg)) for arg in args}
     elif command == "setup_flood":
-        answer = setup_flood(int(args[0]), args[1], args[2])
+        answer = setup_flood(int(args[0]), args[1], args[2], args[3] == "1")
+    elif command == "jobs_by_state":
+        answer = jobs_by_state()
     elif command == "webhook_events":
         answer = webhook_events([int(arg) for arg in args])
     elif command == "reference":
