@@ -340,3 +340,18 @@ def test_the_board_costs_the_same_queries_for_any_number_of_units(
     for number in range(12):
         make_unit(skirmish, player, f"Red {number}", "Red")
     assert (count(referee), count(player)) == before
+
+
+def test_the_next_upkeep_of_a_warband_ending_in_s_is_written_right(
+    skirmish, player, other_player, make_unit, web, referee
+):
+    """Issue 29: "Grey Crows' upkeep", not "Grey Crows's upkeep"."""
+    make_unit(skirmish, player, "Vessa", "Red Hand")
+    make_unit(skirmish, other_player, "Crow", "Grey Crows")
+    battle_begin(campaign_id=skirmish.pk, warbands=["Red Hand", "Grey Crows"], actor=referee)
+    client = web(referee)
+    for _ in range(4):  # Red Hand's phases up to its end
+        client.post(board(skirmish, "battle-next"))
+    html = client.get(board(skirmish)).content.decode()
+    assert "Grey Crows&#x27; upkeep" in html
+    assert "Crows&#x27;s" not in html

@@ -76,6 +76,11 @@ RAW_SCHEMA_WORDS = (
 )
 
 
+def possessive(name: str) -> str:
+    """ "Grey Crows" -> "Grey Crows'", "Aldo" -> "Aldo's" (issue 29)."""
+    return f"{name}'" if name.endswith(("s", "S")) else f"{name}'s"
+
+
 def strip_rulings(text: str) -> str:
     """The text without the ruling ids it cites: they are for code, tests and docs."""
     text = _PAREN_WITH_RULING.sub("", text)

@@ -77,8 +77,9 @@ def test_the_warband_demo_has_a_scars_table_and_an_empty_table_is_said(new_page,
     log_in(page, "referee")
     page.goto(f"/campaigns/{warband.pk}/tables/scars/")
     expect(page.locator("#table-empty")).to_have_count(0)
+    page.get_by_text("Advanced: the table as JSON").click()
     page.get_by_label("The table, as JSON").fill(json.dumps({"dice": "1d6", "rows": []}))
-    page.get_by_role("button", name="Save").click()
+    page.locator(".table-json").get_by_role("button", name="Save").click()
     expect(page.locator("#table-empty")).to_contain_text("This table is empty")
     # rulesets without tables link to none
     hit_dice = Campaign.objects.get(ruleset="hit_dice")

@@ -8,6 +8,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeData, SafeString, mark_safe
 
 from web.plain import plain_message
+from web.plain import possessive as _possessive
 from web.rules_doc import for_readers as _for_readers
 
 register = template.Library()
@@ -33,3 +34,9 @@ def for_readers(html: object, key: str) -> SafeString:
     """A rendered rules help page as a referee reads it (web.rules_doc)."""
     text = str(html) if isinstance(html, SafeData) else str(escape(str(html)))
     return mark_safe(_for_readers(text, key))  # noqa: S308 - safe in, only our markup added
+
+
+@register.filter
+def possessive(name: object) -> str:
+    """A name's possessive: "Grey Crows' upkeep", "Aldo's sheet"."""
+    return _possessive(str(name))

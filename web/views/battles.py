@@ -45,6 +45,7 @@ from web.forms import FormField, ParamsError, humanize, parse_params, schema_fie
 from web.htmx import is_htmx
 from web.live import board_stamp as stamp_of
 from web.live import board_unchanged, tagged
+from web.plain import possessive
 from web.rulesets.warband import LOOKS
 
 # The quick forms of a unit on the board, and after the battle.
@@ -207,7 +208,7 @@ def _next_label(view: dict[str, Any] | None) -> str:
     if index + 1 < len(phases):
         return humanize(phases[index + 1])
     following = (view["active_index"] + 1) % len(view["warbands"])
-    return f"{view['warbands'][following]['name']}'s upkeep"
+    return f"{possessive(view['warbands'][following]['name'])} upkeep"
 
 
 def access_battles_rules(membership: Membership) -> Warband:
