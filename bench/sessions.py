@@ -222,10 +222,12 @@ def main() -> None:
                 "CPU in ms per request"
             )
         finally:
-            for server in servers:
-                stop_server(server)
-            redis.kill()
-            pg.stop("fast")
+            try:
+                for server in servers:
+                    stop_server(server)
+            finally:  # the cluster and Redis go even if a server would not stop
+                redis.kill()
+                pg.stop("fast")
 
 
 def cpu(masters: list[int], pg: BenchPostgres, redis: Redis) -> dict[str, float]:
