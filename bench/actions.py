@@ -1,34 +1,43 @@
-"""Benchmark of an action against a trivial request (issue 16, P2), through a real server.
+"""Benchmark of actions against a trivial request, counting everything they cost (issues
+16 and 30), through the real stack.
 
-Starts gunicorn itself (production settings, ``--workers`` sync workers, on a free port)
-on a database of its own (``<DATABASE_URL's name>_actionbench``, dropped and made
-anew), then ``--clients`` client processes, each signed in as its own player and
-playing its own character, measure side by side in the same run:
+Starts its own PostgreSQL cluster and ``redis-server`` (initdb and pg_ctl in a temporary
+directory, free ports: nothing else's work lands on them, so their CPU is the bench's),
+gunicorn (production settings, ``--workers`` sync workers) and, with ``--tasks worker``
+(the default, as deployed), one Celery worker (``celery -A config worker``, its default
+concurrency); with ``--tasks in-process`` no Redis: the clock's tasks run in the web
+process once the action commits (embedded mode). ``--clients`` client processes, each
+signed in as its own player and playing its own characters, measure in the same run:
 
 * GET: ``GET /api/v1/campaigns/{id}/`` (the session, the user, the membership: the
   trivial authenticated request);
-* action: ``POST /api/v1/characters/{id}/actions/`` hit_dice ``long_rest`` (rolls dice,
-  writes the sheet, the dice counter, the log row and the clock job of its 8 hours).
+* no time: hit_dice ``long_rest`` in a campaign whose actions do not move the clock
+  (it rolls, writes the sheet, the dice counter and the log row);
+* crosses nothing: the same in a campaign whose actions move the clock, nothing due in
+  the 8 hours: the clock moves in the action's transaction (docs/clock.md);
+* crosses effects: the same, each character with an effect due every 4 hours (a
+  ``wound_worsens`` of a wound that no longer worsens: applied and logged, the sheet
+  unchanged, so sheets do not grow during the run; the bench tops them up before each
+  phase): each rest queues a clock job that applies 2 effects per character of the
+  campaign.
 
-Both with the whole party in one campaign (the campaign's row lock is shared) and with a
-campaign per client. Phases alternate (GET, action, GET, action) so a change of the
-machine's load falls on both; rates are requests per second over all clients, p95 in
-ms, and the ratios action/GET are what travels (the machine is shared). Goal: rate
-ratio >= 0.5, p95 ratio <= 2. Beside them, the CPU gunicorn spent per request (ms, its
-master and workers, from /proc; PostgreSQL's is left out: other work on the machine
-shares it) and the ratio GET/action of that: the rate ratio a quiet machine would show
-if the server's Python were all the cost; it moves far less with the machine's load.
+Each with the whole party in one campaign (the campaign's row lock is shared) and with a
+campaign per client, and at each ``--conn-max-age`` (0, a connection per request, the
+settings' default; 60, docker-compose.yml's). Phases alternate (GET, then each action,
+``--rounds`` times) so a change of the machine's load falls on all; after each action
+phase the bench waits until every clock job is done ("drain", s), and the CPU counted
+for the phase runs until then: the web server's (gunicorn master and workers), the
+worker's (master and pool), PostgreSQL's (the postmaster, its live backends, those it
+reaped, its background processes) and Redis's, per request, from /proc. Rates are
+requests per second over all clients, p95 in ms; the ratios action/GET are what travels
+(the machine is shared). Goal (issue 30): rate ratio >= 0.6, p95 ratio <= 1.8 for the
+first two actions; "cpu ratio" is GET's CPU per request over the action's, all counted.
 
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/sawbones REDIS_URL=redis://127.0.0.1:6379/6 \\
-        .venv/bin/python bench/actions.py [--seconds 8] [--clients 8] [--workers 3] \\
-        [--app DIR] [--before DIR]
+    .venv/bin/python bench/actions.py [--seconds 8] [--rounds 2] [--clients 8] \\
+        [--workers 3] [--conn-max-age 0 60] [--tasks worker|in-process] [--app DIR]
 
-``--app`` serves another checkout of the project with the same setup. ``--before DIR``
-serves a second checkout (an earlier commit: ``git worktree add --detach DIR <commit>``)
-beside it, on the same database and with the same clients, its phases interleaved with
-the first's, so "before" and "after" are measured under the same load in one run.
-The clock tasks the actions queue go to REDIS_URL's database (no worker runs):
-give the bench a Redis database of its own; its ``celery`` queue is emptied at the end.
+``--app`` serves another checkout of the project (an earlier commit: ``git worktree
+add --detach DIR <commit>``) with the same setup, to compare by two runs.
 """
 
 from __future__ import annotations
@@ -42,6 +51,7 @@ import secrets
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -52,17 +62,45 @@ sys.path.insert(0, str(ROOT))
 # bench/ is on the path of a bench script
 from live_pages import (  # noqa: E402
     bench_env,
+    children,
     free_port,
     gunicorn_cpu,
     make_database,
+    process_cpu,
     start_server,
+    stop_server,
 )
 
+from tests.drills.stack import Postgres, Redis, have_servers  # noqa: E402
+
 CSRF = "benchbenchbenchbenchbenchbench42"  # 32 characters: a CSRF secret as the cookie
+SHAPES = ("one party", "a campaign each")
+ACTIONS = ("no time", "crosses nothing", "crosses effects")
+EFFECT_EVERY = 4 * 60  # minutes between a character's effects in "crosses effects"
+HORIZON_RESTS = 400  # effects topped up for this many 8-hour rests of a campaign
 
 
-def make_players(clients: int) -> dict[str, list[dict[str, Any]]]:
-    """Per mode, each client's session, campaign and character."""
+class BenchPostgres(Postgres):
+    """The drills' throwaway cluster, with PostgreSQL's default durability (the drills
+    turn fsync off: a commit here costs what it costs on the shared server)."""
+
+    def start(self) -> None:
+        options = f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1"
+        self._pg_ctl("-o", options, "-l", str(self.log), "start", check=True)
+
+    def cpu(self) -> float:
+        """Seconds of CPU of the whole cluster: the postmaster, its live processes, and
+        the backends it reaped."""
+        master = int((self.dir / "data" / "postmaster.pid").read_text().split()[0])
+        return process_cpu(master, reaped=True) + sum(process_cpu(p) for p in children(master))
+
+
+def tree_cpu(pid: int) -> float:
+    return process_cpu(pid, reaped=True) + sum(tree_cpu(child) for child in children(pid))
+
+
+def make_players(clients: int) -> dict[str, dict[str, list[dict[str, Any]]]]:
+    """Per shape and action, each client's session, campaign and character."""
     from django.contrib.auth import get_user_model
     from django.test import Client
 
@@ -72,23 +110,100 @@ def make_players(clients: int) -> dict[str, list[dict[str, Any]]]:
 
     users = get_user_model().objects
     referee = users.create_user(username="bench-referee", password=secrets.token_hex(16))
-    party = campaign_create(user=referee, name="Bench party", ruleset="hit_dice")
-    plan: dict[str, list[dict[str, Any]]] = {"one party": [], "a campaign each": []}
+
+    def campaign(name: str, action: str) -> Any:
+        made = campaign_create(user=referee, name=name, ruleset="hit_dice")
+        if action == "no time":
+            made.actions_move_clock = False
+            made.save(update_fields=["actions_move_clock"])
+        return made
+
+    party = {action: campaign(f"Bench party, {action}", action) for action in ACTIONS}
+    plan: dict[str, dict[str, list[dict[str, Any]]]] = {
+        shape: {action: [] for action in ACTIONS} for shape in SHAPES
+    }
     for n in range(clients):
         player = users.create_user(username=f"bench-player{n}", password=secrets.token_hex(16))
         web = Client()
         web.force_login(player)
         session = web.cookies["sessionid"].value
-        own = campaign_create(user=referee, name=f"Bench {n}", ruleset="hit_dice")
-        for mode, campaign in (("one party", party), ("a campaign each", own)):
-            membership = Membership.objects.create(campaign=campaign, user=player, role=Role.PLAYER)
-            character = character_create(
-                membership=membership, name=f"Hero {n}", sheet={"level": 3, "hp": 5}
-            )
-            plan[mode].append(
-                {"session": session, "campaign": campaign.pk, "character": character.pk}
-            )
+        for action in ACTIONS:
+            own = campaign(f"Bench {n}, {action}", action)
+            for shape, where in (("one party", party[action]), ("a campaign each", own)):
+                membership = Membership.objects.create(
+                    campaign=where, user=player, role=Role.PLAYER
+                )
+                sheet: dict[str, Any] = {"level": 3, "hp": 5}
+                if action == "crosses effects":
+                    sheet["wounds"] = [_still_wound()]
+                character = character_create(membership=membership, name=f"Hero {n}", sheet=sheet)
+                plan[shape][action].append(
+                    {"session": session, "campaign": where.pk, "character": character.pk}
+                )
     return plan
+
+
+def _still_wound() -> dict[str, Any]:
+    """A major wound that no longer worsens: its ``wound_worsens`` changes nothing."""
+    return {
+        "id": 1,
+        "kind": "major",
+        "description": "Old scar",
+        "treated": False,
+        "ability_losses": {},
+        "worsens_every": None,
+        "worsen_dc": 20,
+        "until_long_rest": False,
+        "expired": False,
+        "cause": "bench",
+        "received_at": 0,
+    }
+
+
+def top_up(players: list[dict[str, Any]]) -> None:
+    """Pending effects every EFFECT_EVERY minutes, HORIZON_RESTS rests ahead of each
+    campaign's clock, for each character (written by the bench between phases)."""
+    from django.db.models import Max
+
+    from campaigns.models import Campaign
+    from characters.models import Character
+    from rules.play.models import ScheduledEffect
+
+    new = []
+    for who in players:
+        character = Character.objects.get(pk=who["character"])
+        clock = Campaign.objects.get(pk=who["campaign"]).clock
+        last = ScheduledEffect.objects.filter(character=character, state="pending").aggregate(
+            Max("due_at")
+        )["due_at__max"]
+        due = max(clock, last or 0) + EFFECT_EVERY
+        while due <= clock + HORIZON_RESTS * 8 * 60:
+            new.append(
+                ScheduledEffect(
+                    campaign_id=who["campaign"],
+                    character=character,
+                    kind="wound_worsens",
+                    due_at=due,
+                    payload={"wound": 1},
+                )
+            )
+            due += EFFECT_EVERY
+    ScheduledEffect.objects.bulk_create(new, batch_size=2000)
+
+
+def drained(timeout: float = 600) -> float:
+    """Wait until no clock job is unfinished; the seconds it took."""
+    from rules.clock.models import ClockJob, ClockJobState
+
+    start = time.monotonic()
+    while ClockJob.objects.filter(state__in=(ClockJobState.QUEUED, ClockJobState.RUNNING)).exists():
+        if time.monotonic() - start > timeout:
+            raise SystemExit("the clock jobs did not drain")
+        time.sleep(0.05)
+    failed = ClockJob.objects.exclude(state=ClockJobState.DONE).first()
+    if failed is not None:
+        raise SystemExit(f"a clock job did not finish: {failed} {failed.reason}")
+    return time.monotonic() - start
 
 
 def client(args: tuple[int, dict[str, Any], str, float]) -> list[float]:
@@ -106,109 +221,200 @@ def client(args: tuple[int, dict[str, Any], str, float]) -> list[float]:
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         start = time.perf_counter()
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         connection.request(method, url, body=body, headers=headers)
         response = connection.getresponse()
-        response.read()
+        answer = response.read()
         connection.close()
         if response.status != expected:
-            raise SystemExit(f"{method} {url}: {response.status}, not {expected}")
+            raise SystemExit(f"{method} {url}: {response.status}, not {expected}: {answer[:300]!r}")
         latencies.append((time.perf_counter() - start) * 1000)
     return latencies
 
 
+class Meters:
+    """CPU seconds of each part of the stack, read together."""
+
+    def __init__(self, web: int, worker: int | None, pg: BenchPostgres, redis: int | None):
+        self.web, self.worker, self.pg, self.redis = web, worker, pg, redis
+
+    def read(self) -> dict[str, float]:
+        return {
+            "web": gunicorn_cpu(self.web),
+            "worker": tree_cpu(self.worker) if self.worker else 0.0,
+            "pg": self.pg.cpu(),
+            "redis": process_cpu(self.redis) if self.redis else 0.0,
+        }
+
+
 def phase(
-    pool: Any, server: tuple[int, Any], players: list[dict[str, Any]], kind: str, seconds: float
-) -> tuple[list[float], float]:
-    """Each request's latency (ms), and the seconds of CPU gunicorn (master and workers)
-    spent meanwhile: the cost per request that other work on the machine does not move
-    the way it moves rates."""
-    port, process = server
-    cpu = gunicorn_cpu(process.pid)
+    pool: Any, port: int, meters: Meters, players: list[dict[str, Any]], kind: str, seconds: float
+) -> tuple[list[float], dict[str, float], float]:
+    """Each request's latency (ms), the CPU seconds of each part until every clock job
+    the phase queued is done, and how long that took after the phase."""
+    before = meters.read()
     runs = pool.map(client, [(port, who, kind, seconds) for who in players])
-    return [latency for run in runs for latency in run], gunicorn_cpu(process.pid) - cpu
+    drain = drained()
+    after = meters.read()
+    cpu = {part: after[part] - before[part] for part in before}
+    return [latency for run in runs for latency in run], cpu, drain
 
 
 def p95(values: list[float]) -> float:
     return statistics.quantiles(values, n=20)[-1]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=float, default=8.0, help="per phase (4 phases a mode)")
-    parser.add_argument("--clients", type=int, default=8)
-    parser.add_argument("--workers", type=int, default=3)
-    parser.add_argument("--app", type=Path, default=ROOT, help="the checkout gunicorn serves")
-    parser.add_argument("--before", type=Path, help="a second checkout served beside it")
-    args = parser.parse_args()
-    if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
-        raise SystemExit("DATABASE_URL must name a PostgreSQL server (its own database is made)")
-    # The settings' own default: a connection per request, unless DATABASE_CONN_MAX_AGE says
-    env = bench_env(os.environ["DATABASE_URL"], "_actionbench", conn_max_age="0")
-    os.environ.update(env)
-    make_database(env, args.app.resolve())
-    import django
+def start_worker(env: dict[str, str], app: Path, base: Path) -> subprocess.Popen[bytes]:
+    log = open(base / "worker.log", "wb")  # noqa: SIM115 - kept open for the worker's life
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel=warning"],
+        cwd=app,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    deadline = time.monotonic() + 60
+    while len(children(worker.pid)) == 0:  # its pool is up
+        if time.monotonic() > deadline or worker.poll() is not None:
+            raise SystemExit(f"the Celery worker did not start: {base / 'worker.log'}")
+        time.sleep(0.2)
+    time.sleep(1)
+    return worker
 
-    django.setup()
-    plan = make_players(args.clients)
-    apps = {"": args.app.resolve()}
-    if args.before:
-        apps = {"after: ": args.app.resolve(), "before: ": args.before.resolve()}
-    servers: dict[str, tuple[int, subprocess.Popen[bytes]]] = {}
+
+def measure(
+    args: argparse.Namespace,
+    env: dict[str, str],
+    plan: dict[str, dict[str, list[dict[str, Any]]]],
+    pg: BenchPostgres,
+    redis: Redis | None,
+    base: Path,
+) -> None:
+    app = args.app.resolve()
+    port = free_port()
+    server = start_server(env, port, ["config.wsgi:application", f"--workers={args.workers}"], app)
+    worker = start_worker(env, app, base) if redis is not None else None
     try:
-        for label, app in apps.items():
-            port = free_port()
-            servers[label] = (
-                port,
-                start_server(
-                    env, port, ["config.wsgi:application", f"--workers={args.workers}"], app
-                ),
-            )
+        redis_pid = redis.process.pid if redis is not None and redis.process else None
+        meters = Meters(server.pid, worker.pid if worker else None, pg, redis_pid)
         print(
-            f"gunicorn {args.workers} workers (production settings), {args.clients} clients, "
-            f"{args.seconds:g} s a phase, {os.cpu_count()} cores, load average "
-            f"{os.getloadavg()[0]:.1f}; serving "
-            + ", ".join(f"{label}{app}" for label, app in apps.items())
+            f"\nDATABASE_CONN_MAX_AGE={env['DATABASE_CONN_MAX_AGE']}, tasks "
+            f"{'in a Celery worker' if worker else 'in-process'}; load average "
+            f"{' '.join(f'{x:.1f}' for x in os.getloadavg())} at the start"
         )
         print(
-            f"{'':<24}{'GET/s':>8}{'GET p95':>9}{'act/s':>8}{'act p95':>9}"
-            f"{'rate ratio':>12}{'p95 ratio':>11}{'GET cpu':>9}{'act cpu':>9}{'cpu ratio':>11}"
+            f"{'':<34}{'req/s':>7}{'p95':>8}{'rate r.':>8}{'p95 r.':>8}"
+            f"{'web':>7}{'worker':>7}{'pg':>7}{'redis':>7}{'total':>7}{'cpu r.':>8}{'drain':>7}"
         )
         with multiprocessing.get_context("fork").Pool(args.clients) as pool:
-            for server in servers.values():
-                phase(pool, server, plan["one party"], "get", 1.0)  # warm every worker
-            for mode, players in plan.items():
-                got: dict[str, list[float]] = {label: [] for label in servers}
-                acted: dict[str, list[float]] = {label: [] for label in servers}
-                cpu = {label: {"get": 0.0, "action": 0.0} for label in servers}
-                for _ in range(2):
-                    for label, server in servers.items():
-                        latencies, seconds = phase(pool, server, players, "get", args.seconds)
-                        got[label] += latencies
-                        cpu[label]["get"] += seconds
-                        latencies, seconds = phase(pool, server, players, "action", args.seconds)
-                        acted[label] += latencies
-                        cpu[label]["action"] += seconds
-                for label in servers:
-                    get_rate = len(got[label]) / (2 * args.seconds)
-                    act_rate = len(acted[label]) / (2 * args.seconds)
-                    get_cpu = 1000 * cpu[label]["get"] / len(got[label])
-                    act_cpu = 1000 * cpu[label]["action"] / len(acted[label])
-                    print(
-                        f"{label + mode:<24}{get_rate:>8.0f}{p95(got[label]):>9.1f}"
-                        f"{act_rate:>8.0f}{p95(acted[label]):>9.1f}"
-                        f"{act_rate / get_rate:>12.2f}{p95(acted[label]) / p95(got[label]):>11.2f}"
-                        f"{get_cpu:>9.2f}{act_cpu:>9.2f}{get_cpu / act_cpu:>11.2f}"
-                    )
+            phase(pool, port, meters, plan["one party"]["no time"], "get", 1.0)  # warm up
+            for shape in SHAPES:
+                got: list[float] = []
+                get_cpu = dict.fromkeys(("web", "worker", "pg", "redis"), 0.0)
+                acted: dict[str, list[float]] = {action: [] for action in ACTIONS}
+                act_cpu = {action: dict(get_cpu) for action in ACTIONS}
+                drains = dict.fromkeys(ACTIONS, 0.0)
+                for _ in range(args.rounds):
+                    players = plan[shape]["no time"]
+                    latencies, cpu, _ = phase(pool, port, meters, players, "get", args.seconds)
+                    got += latencies
+                    for part, seconds in cpu.items():
+                        get_cpu[part] += seconds
+                    for action in ACTIONS:
+                        players = plan[shape][action]
+                        if action == "crosses effects":
+                            top_up(players)
+                        latencies, cpu, drain = phase(
+                            pool, port, meters, players, "action", args.seconds
+                        )
+                        acted[action] += latencies
+                        drains[action] += drain
+                        for part, seconds in cpu.items():
+                            act_cpu[action][part] += seconds
+                rate = len(got) / (args.rounds * args.seconds)
+                get_total = sum(get_cpu.values()) / len(got)
+                print(row(f"{shape}: GET", rate, p95(got), got, get_cpu, None, None))
+                for action in ACTIONS:
+                    done = acted[action]
+                    act_rate = len(done) / (args.rounds * args.seconds)
+                    total = sum(act_cpu[action].values()) / len(done)
+                    ratios = (act_rate / rate, p95(done) / p95(got), get_total / total)
+                    print(row(f"  {action}", act_rate, p95(done), done, act_cpu[action], ratios,
+                              drains[action] / args.rounds))  # fmt: skip
+        print(
+            f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} at the end; "
+            "CPU in ms per request (drain: s per phase)"
+        )
     finally:
-        for _, process in servers.values():
-            process.terminate()
-            process.wait(timeout=30)
-        redis_url = env.get("REDIS_URL", "")
-        if redis_url:
-            import redis
+        if worker is not None:
+            worker.terminate()
+            worker.wait(timeout=60)
+        stop_server(server)
 
-            redis.Redis.from_url(redis_url).delete("celery")  # the clock tasks queued
+
+def row(
+    label: str,
+    rate: float,
+    p: float,
+    latencies: list[float],
+    cpu: dict[str, float],
+    ratios: tuple[float, float, float] | None,
+    drain: float | None,
+) -> str:
+    per = {part: 1000 * seconds / len(latencies) for part, seconds in cpu.items()}
+    text = f"{label:<34}{rate:>7.0f}{p:>8.1f}"
+    text += f"{ratios[0]:>8.2f}{ratios[1]:>8.2f}" if ratios else " " * 16
+    text += "".join(f"{per[part]:>7.2f}" for part in ("web", "worker", "pg", "redis"))
+    text += f"{sum(per.values()):>7.2f}"
+    text += f"{ratios[2]:>8.2f}" if ratios else " " * 8
+    text += f"{drain:>7.1f}" if drain is not None else ""
+    return text
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=8.0, help="per phase")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--workers", type=int, default=3)
+    parser.add_argument("--conn-max-age", nargs="+", default=["0", "60"])
+    parser.add_argument("--tasks", choices=("worker", "in-process"), default="worker")
+    parser.add_argument("--app", type=Path, default=ROOT, help="the checkout gunicorn serves")
+    args = parser.parse_args()
+    if not have_servers():
+        raise SystemExit("the bench needs PostgreSQL's server binaries and redis-server")
+    with tempfile.TemporaryDirectory(prefix="sawbones-actionbench-") as tmp:
+        base = Path(tmp)
+        pg = BenchPostgres(base)
+        pg.start()
+        redis = Redis(base) if args.tasks == "worker" else None
+        try:
+            if redis is not None:
+                redis.start()
+            os.environ.pop("REDIS_URL", None)
+            if redis is not None:
+                os.environ["REDIS_URL"] = redis.url
+            env = bench_env(pg.url("sawbones"), "_actionbench")
+            make_database(env, args.app.resolve())
+            os.environ.update(env)
+            import django
+
+            django.setup()
+            plan = make_players(args.clients)
+            print(
+                f"gunicorn {args.workers} workers (production settings), {args.clients} "
+                f"clients, {args.seconds:g} s a phase, {args.rounds} rounds, "
+                f"{os.cpu_count()} cores; serving {args.app.resolve()}"
+            )
+            for conn_max_age in args.conn_max_age:
+                from django.db import connections
+
+                connections.close_all()
+                measure(args, {**env, "DATABASE_CONN_MAX_AGE": conn_max_age}, plan, pg, redis, base)
+        finally:
+            if redis is not None:
+                redis.kill()
+            pg.stop("fast")
 
 
 if __name__ == "__main__":

@@ -264,6 +264,10 @@ CACHES = {
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
 }
 CACHES["default"]["KEY_PREFIX"] = "sawbones"
+# Sessions read from that cache, written through to the database (core/sessions.py): one
+# query less on every signed-in request. Only where the cache is shared: a process's own
+# memory would keep a session that another process ended (a log-out).
+SESSION_ENGINE = "core.sessions" if REDIS_URL else "django.contrib.sessions.backends.db"
 CELERY_BROKER_URL = REDIS_URL or "memory://"
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL

@@ -18,6 +18,9 @@ STORAGES = {
 WHITENOISE_AUTOREFRESH = True  # serve from the finders; no collectstatic in tests
 # Throttle counters in the test process only (conftest.py clears them for each test).
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# Sessions as deployed with Redis (core/sessions.py), whether REDIS_URL is set or not:
+# the tests count the same queries either way; the cache is the test process's own.
+SESSION_ENGINE = "core.sessions"
 # Webhooks may call this machine (the tests' receiver, a developer's bot).
 SAWBONES_WEBHOOK_ALLOW_PRIVATE = True
 # The live pages' streams (web/streams.py): a change reaches an open page within a

@@ -3,10 +3,15 @@
 An action whose result reports ``elapsed_minutes`` (a search of 3 squares: 30 minutes,
 a night's sleep: 8 hours) moves the campaign clock by that time when it ends, unless the
 campaign's "actions move the clock" option (``Campaign.actions_move_clock``) is off.
-The clock moves through its own machinery: a :class:`~rules.play.models.ClockJob` of kind
-``action``, queued behind any earlier job of the campaign and run by the same task as a
-referee's advance, so whatever falls due in between applies in time order, exactly once,
-and a decision on the way stops it (ruling G-3) like any advance.
+
+When nothing falls due in that time (no pending effect of the campaign due by the new
+minute, the action's own included, and no unfinished clock job), the clock moves in the
+action's own transaction, compare-and-set, with no job, no task and no worker
+(``rules.clock.services.clock_move_quiet``). Otherwise it moves through its own
+machinery: a :class:`~rules.clock.models.ClockJob` of kind ``action``, queued behind any
+earlier job of the campaign and run by the same task as a referee's advance, so whatever
+falls due in between applies in time order, exactly once, and a decision on the way
+stops it (ruling G-3) like any advance.
 
 A party action (rules.play.party) moves the clock once, by the longest time any of its
 characters' actions took.
@@ -15,16 +20,21 @@ characters' actions took.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
-
-from django.db.models import Model
 
 from campaigns.models import Campaign
 from rules.clock.models import ClockJob, ClockJobKind
-from rules.clock.services import clock_advance_start, clock_job_send, clock_job_unsaved
+from rules.clock.services import (
+    clock_advance_start,
+    clock_job_send,
+    clock_job_unsaved,
+    clock_move_quiet,
+    clock_quiet_value,
+)
 from rules.play.models import Resolution
 
-__all__ = ["ClockForActions", "action_time_job", "action_time_pass", "elapsed_words"]
+__all__ = ["ActionTime", "ClockForActions", "action_time", "action_time_pass", "elapsed_words"]
 
 # The play (below the clock) reaches these through its port, rules.play.action_clock,
 # where this app registers ClockForActions when Django starts (rules.clock.apps).
@@ -38,13 +48,16 @@ def moves_clock(campaign: Campaign, minutes: int) -> bool:
 def action_time_pass(
     *, campaign: Campaign, resolutions: Iterable[Resolution], actor: Any
 ) -> ClockJob | None:
-    """Queue the clock's move by the longest time the resolutions took, or None.
+    """Move the clock by the longest time the resolutions took: at once when nothing
+    falls due (None), else through the job queued (returned).
 
-    Callers hold the campaign row lock (the action's transaction): the job is created
-    in it and its task runs once it commits.
+    Callers hold the campaign row lock (the action's transaction) and have written the
+    actions' rows and effects: the job is created in it and its task runs once it commits.
     """
     minutes = max((resolution.elapsed_minutes for resolution in resolutions), default=0)
     if not moves_clock(campaign, minutes):
+        return None
+    if clock_move_quiet(campaign, minutes):
         return None
     return clock_advance_start(
         campaign_id=campaign.pk,
@@ -55,14 +68,55 @@ def action_time_pass(
     )
 
 
-def action_time_job(*, campaign: Campaign, minutes: int, actor: Any) -> ClockJob | None:
-    """The unsaved job one action's time needs, or None: a single action writes it in
-    its own statement with its log row (rules.play.services), then sends it."""
+@dataclass
+class ActionTime:
+    """One action's time as the play writes it with the action's rows
+    (rules.play.action_clock.ActionTime): either ``job``, written in the action's statement
+    and sent, or ``clock``, the campaign's clock as that statement sets it (moved when
+    nothing stands in between, else unchanged; a job is queued after)."""
+
+    campaign: Campaign
+    minutes: int
+    actor: Any
+    target: int
+    clock: Any = None
+    job: ClockJob | None = None
+
+    def written(self, clock: int | None) -> ClockJob | None:
+        if self.job is not None:
+            clock_job_send(self.job)
+            return self.job
+        if clock == self.target:
+            return None  # moved at once: nothing fell due in the action's time
+        job = clock_job_unsaved(
+            campaign_id=self.campaign.pk,
+            minutes=self.minutes,
+            requested_by=self.actor,
+            kind=ClockJobKind.ACTION,
+        )
+        job.save(force_insert=True)
+        clock_job_send(job)
+        return job
+
+
+def action_time(
+    *, campaign: Campaign, minutes: int, actor: Any, due: Iterable[int] = ()
+) -> ActionTime | None:
+    """How one action's ``minutes`` move the clock, or None (they do not). ``due``: the
+    minutes the action's own new effects fall due at; one of them by the new minute needs
+    the job, written in the action's statement with its log row (rules.play.services)."""
     if not moves_clock(campaign, minutes):
         return None
-    return clock_job_unsaved(
-        campaign_id=campaign.pk, minutes=minutes, requested_by=actor, kind=ClockJobKind.ACTION
+    time = ActionTime(
+        campaign=campaign, minutes=minutes, actor=actor, target=campaign.clock + minutes
     )
+    if any(minute <= time.target for minute in due):
+        time.job = clock_job_unsaved(
+            campaign_id=campaign.pk, minutes=minutes, requested_by=actor, kind=ClockJobKind.ACTION
+        )
+    else:
+        time.clock = clock_quiet_value(campaign, minutes)
+    return time
 
 
 def elapsed_words(minutes: int) -> str:
@@ -80,12 +134,10 @@ def elapsed_words(minutes: int) -> str:
 class ClockForActions:
     """The clock as the play sees it (rules.play.action_clock.ActionClock)."""
 
-    def job_for(self, *, campaign: Campaign, minutes: int, actor: Any) -> ClockJob | None:
-        return action_time_job(campaign=campaign, minutes=minutes, actor=actor)
-
-    def send(self, job: Model) -> None:
-        assert isinstance(job, ClockJob)
-        clock_job_send(job)
+    def time_for(
+        self, *, campaign: Campaign, minutes: int, actor: Any, due: Iterable[int] = ()
+    ) -> ActionTime | None:
+        return action_time(campaign=campaign, minutes=minutes, actor=actor, due=due)
 
     def pass_time(
         self, *, campaign: Campaign, resolutions: Iterable[Resolution], actor: Any

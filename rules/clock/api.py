@@ -284,7 +284,7 @@ class ClockJobDetailApi(APIView):
             else own_character_ids(membership.campaign, membership.user_id)
         )
         view = clock_job_view(job, viewer_own=own, campaign=membership.campaign)
-        view["report"] = clock_report_view(job.report, own=own)
+        view["report"] = clock_report_view(job.report, own=own, job=job)
         return Response(ClockJobDetailSerializer(view).data)
 
 

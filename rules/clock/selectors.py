@@ -51,12 +51,22 @@ def own_character_ids(campaign: Campaign, user_id: int) -> set[int]:
     )
 
 
-def clock_report_view(report: ClockReport | None, *, own: set[int] | None) -> dict[str, Any]:
+def clock_report_view(
+    report: ClockReport | None, *, own: set[int] | None, job: ClockJob | None = None
+) -> dict[str, Any]:
     """A job's report as the viewer may read it (rules.clock.report): ``own`` None for the
     referee (everything), else the player's character ids (theirs only, hidden events
-    left out until revealed, ruling G-4). No report yet: an empty one."""
+    left out until revealed, ruling G-4). No report: an empty one, over the time ``job``
+    covered if it ran (an advance that crossed nothing moved the clock at once, issue 30)."""
     if report is None:
-        return {"id": None, "kind": None, "from": None, "to": None, "characters": []}
+        ran = job is not None and job.clock_start is not None
+        return {
+            "id": None,
+            "kind": job.kind if ran and job is not None else None,
+            "from": job.clock_start if ran and job is not None else None,
+            "to": job.clock_reached if ran and job is not None else None,
+            "characters": [],
+        }
     revealed: set[int] = set()
     if own is not None:
         hidden = hidden_resolutions(report.characters)

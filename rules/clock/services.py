@@ -72,6 +72,7 @@ from django.db.models import (
     SmallIntegerField,
     TextField,
 )
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast
 from django.utils import timezone
 
@@ -282,6 +283,57 @@ def clock_job_send(job: ClockJob) -> None:
     _enqueue_in_turn(job)
 
 
+# -- a move that crosses nothing (docs/clock.md, "A move that crosses nothing") ---------------
+def _quiet_sql(campaign_id: int, target: int) -> tuple[str, list[Any]]:
+    """SQL true while nothing of the campaign stands between its clock and ``target``: no
+    pending effect due by then, no unfinished job. Only names from the models' metadata
+    go into the text; values are parameters."""
+    quote = connection.ops.quote_name
+    effects, jobs = ScheduledEffect._meta, ClockJob._meta
+    states = ", ".join(["%s"] * len(UNFINISHED_JOB_STATES))
+    sql = (
+        f"NOT EXISTS (SELECT 1 FROM {quote(effects.db_table)} WHERE "  # noqa: S608
+        f"{quote(effects.get_field('campaign').column)} = %s "
+        f"AND {quote(effects.get_field('state').column)} = %s "
+        f"AND {quote(effects.get_field('due_at').column)} <= %s) "
+        f"AND NOT EXISTS (SELECT 1 FROM {quote(jobs.db_table)} WHERE "
+        f"{quote(jobs.get_field('campaign').column)} = %s "
+        f"AND {quote(jobs.get_field('state').column)} IN ({states}))"
+    )
+    params = [campaign_id, EffectState.PENDING.value, target, campaign_id]
+    return sql, [*params, *(state.value for state in UNFINISHED_JOB_STATES)]
+
+
+def clock_quiet_value(campaign: Campaign, minutes: int) -> RawSQL:
+    """The campaign's clock after ``minutes`` as an SQL value for an update of its row:
+    moved by them when nothing stands in between (:func:`_quiet_sql`), else unchanged (a
+    job must move it). Compare-and-set on the clock the caller read under the campaign's
+    lock; evaluated by the statement that writes it, after every writer of effects and
+    jobs (each holds that lock) committed."""
+    clock = connection.ops.quote_name(Campaign._meta.get_field("clock").column)
+    quiet, params = _quiet_sql(campaign.pk, campaign.clock + minutes)
+    return RawSQL(  # noqa: S611 - names from the models, values as parameters
+        f"CASE WHEN {clock} = %s AND {quiet} THEN %s ELSE {clock} END",
+        (campaign.clock, *params, campaign.clock + minutes),
+        output_field=PositiveBigIntegerField(),
+    )
+
+
+def clock_move_quiet(campaign: Campaign, minutes: int) -> bool:
+    """Move the clock by ``minutes`` at once, with no job, if nothing stands in between
+    (:func:`_quiet_sql`); whether it moved. The caller holds the campaign's row lock and
+    has written everything it schedules; one statement, compare-and-set on the clock."""
+    quiet, params = _quiet_sql(campaign.pk, campaign.clock + minutes)
+    moved = (
+        Campaign.objects.filter(pk=campaign.pk, clock=campaign.clock)
+        .filter(RawSQL(quiet, params, output_field=BooleanField()))  # noqa: S611 - as above
+        .update(clock=campaign.clock + minutes)
+    )
+    if moved:
+        campaign.clock += minutes
+    return bool(moved)
+
+
 def clock_advance_start(
     *,
     campaign_id: int,
@@ -301,7 +353,9 @@ def clock_advance_start(
     (``action``, rules.action_time).
 
     The job's target is fixed when it starts (the clock then, plus ``minutes``), after
-    every earlier job of the campaign: two advances asked for at once add up.
+    every earlier job of the campaign: two advances asked for at once add up. A
+    referee's advance that crosses nothing (:func:`clock_move_quiet`) moves the clock in
+    this transaction and its job is done when it is returned.
     """
     job = clock_job_unsaved(
         campaign_id=campaign_id,
@@ -328,20 +382,31 @@ def clock_advance_start(
             if locked is None or locked.pk != campaign_id:
                 locked = Campaign.objects.select_for_update().get(pk=campaign_id)
             refuse_archived(locked)
-            job.save(force_insert=True)
+            start = locked.clock
+            if kind == ClockJobKind.ADVANCE and clock_move_quiet(locked, minutes):
+                # Nothing falls due on the way: the clock moved at once, the job is
+                # recorded done (its id answers the request), no task runs.
+                now = timezone.now()
+                job.state, job.clock_start = ClockJobState.DONE, start
+                job.target = job.clock_reached = locked.clock
+                job.started_at = job.finished_at = now
+                job.save(force_insert=True)
+                publish_clock_job(job)
+            else:
+                job.save(force_insert=True)
+                _enqueue_in_turn(job)
             if kind == ClockJobKind.ADVANCE:  # the referee's: an entry of the campaign log
                 ClockEntry.objects.create(
                     campaign_id=campaign_id,
                     kind=ClockEntryKind.ADVANCE,
                     actor=job.requested_by,
-                    clock=locked.clock,
+                    clock=start,
                     minutes=minutes,
                     words=f"advanced the clock by {duration_words(minutes)}"
                     if until is None
                     else f"advanced the clock to a date, {duration_words(minutes)} ahead",
                     job=job,
                 )
-            _enqueue_in_turn(job)
     except IntegrityError:  # the same request twice at once: the other one created it
         if not request_id:
             raise

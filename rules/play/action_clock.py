@@ -19,24 +19,45 @@ from campaigns.models import Campaign
 from rules.play.models import Resolution
 
 
+class ActionTime(Protocol):
+    """One action's time, written by the play with the action's own rows (one statement on
+    PostgreSQL, rules.play.services._write_result)."""
+
+    @property
+    def job(self) -> Model | None:
+        """The clock job to write with them (something falls due in the action's time)."""
+        ...
+
+    @property
+    def clock(self) -> Any:
+        """Else the campaign's clock as that statement sets it: an SQL value for the
+        update of the campaign's row (the clock decides in it whether it moves at once)."""
+        ...
+
+    def written(self, clock: int | None) -> Model | None:
+        """The rows are written and ``clock`` is the campaign's clock the statement left
+        (None when ``clock`` was not set): sends the job, or queues one if the clock could
+        not move at once; the job, or None."""
+        ...
+
+
 class ActionClock(Protocol):
     """What the play needs of the clock."""
 
-    def job_for(self, *, campaign: Campaign, minutes: int, actor: Any) -> Model | None:
-        """The unsaved clock job one action's ``minutes`` need, or None (the clock does
-        not move: no time passed, or the campaign's actions do not move it). The play
-        writes it with the action's own rows, then calls :meth:`send`."""
-        ...
-
-    def send(self, job: Model) -> None:
-        """Run a job written in the current transaction once it commits."""
+    def time_for(
+        self, *, campaign: Campaign, minutes: int, actor: Any, due: Iterable[int] = ()
+    ) -> ActionTime | None:
+        """How one action's ``minutes`` move the clock, or None (no time passed, or the
+        campaign's actions do not move it). ``due``: the minutes the action's own new
+        effects fall due at."""
         ...
 
     def pass_time(
         self, *, campaign: Campaign, resolutions: Iterable[Resolution], actor: Any
     ) -> Model | None:
         """Move the clock once by the longest time these resolutions took (a party
-        action); the caller holds the campaign row lock. The job started, or None."""
+        action); the caller holds the campaign row lock and has written the actions'
+        rows. The job queued, or None (the clock did not move, or moved at once)."""
         ...
 
     def catch_up(self, *, campaign: Campaign, actor: Any) -> Model:

@@ -30,7 +30,9 @@ class PartyOutcomeSerializer(serializers.Serializer):
     resolutions = ResolutionSerializer(many=True, help_text="one per character, in id order")
     skipped = SkippedSerializer(many=True)
     clock_job = serializers.IntegerField(
-        allow_null=True, help_text="the clock job moving the clock once by the longest time"
+        allow_null=True,
+        help_text="the clock job moving the clock once by the longest time; null when the "
+        "clock stays or moved at once (nothing fell due in that time)",
     )
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import ValidationError
 from django.db import connections, models, transaction
-from django.db.models import BooleanField, Model, QuerySet, sql
+from django.db.models import BooleanField, QuerySet, sql
 from django.db.models.expressions import RawSQL
 from django.http import Http404
 from django.utils import timezone
@@ -37,7 +37,7 @@ from rules.engine.interface import (
     copy_json,
 )
 from rules.engine.registry import get_ruleset
-from rules.play.action_clock import action_clock
+from rules.play.action_clock import ActionTime, action_clock
 from rules.play.context import campaign_context
 from rules.play.dice import campaign_dice
 from rules.play.events import publish_resolutions
@@ -52,7 +52,9 @@ from webhooks.models import WebhookEndpoint
 
 User = AbstractBaseUser | AnonymousUser
 Step = Callable[[Ruleset, dict[str, Any], Dice, Context], Result]
-JobFor = Callable[[Resolution], Model | None]
+# The clock's part of an action's time (rules.play.action_clock): the resolution and the
+# minutes its own new effects fall due at.
+TimeFor = Callable[[Resolution, list[int]], ActionTime | None]
 
 
 def lock_character(character_id: int) -> tuple[Campaign, Character]:
@@ -172,13 +174,13 @@ def persist_result(
     undoes: Resolution | None = None,
     restored_choice: dict[str, Any] | None = None,
     batch: Any = None,
-    clock_job: JobFor | None = None,
+    clock_job: TimeFor | None = None,
 ) -> Resolution:
     """Write the result: sheet, version, pending choice, dice counter, log, effects.
 
-    Callers hold the campaign and character row locks. ``clock_job``: the clock job the
-    resolution starts, if any (an action's time, rules.action_time), written with its
-    rows and sent once they commit.
+    Callers hold the campaign and character row locks. ``clock_job``: how the time the
+    action took moves the clock, if it does (rules.clock.action_time): the clock moved, or
+    its job written, with the action's rows; a job is sent once they commit.
     """
     resolution = build_resolution(
         campaign=campaign,
@@ -200,12 +202,15 @@ def persist_result(
     character.pending_choice = resolution.pending_choice
     if counter_end != counter_start:
         campaign.dice_counter = counter_end
-    job = clock_job(resolution) if clock_job else None
-    _write_result(
-        campaign, character, resolution, dice_rolled=counter_end != counter_start, job=job
+    time = None
+    if clock_job is not None:
+        due = [resolution.clock + max(0, effect.due_in) for effect in result.effects]
+        time = clock_job(resolution, due)
+    clock_after = _write_result(
+        campaign, character, resolution, dice_rolled=counter_end != counter_start, time=time
     )
-    if job is not None:
-        action_clock().send(job)
+    if time is not None:
+        time.written(clock_after)
     # Cancel before scheduling: a result may replace an effect under the same key. Each
     # names the resolution that cancelled it: undoing that one revives it (rules.play.undo).
     if result.cancel_effects:
@@ -227,24 +232,36 @@ def _write_result(
     resolution: Resolution,
     *,
     dice_rolled: bool,
-    job: Model | None = None,
-) -> None:
-    """Save the sheet, the dice counter, the log row and the clock job the action's time
-    starts, if any: on PostgreSQL in one statement (the updates and the job's insert as
-    data-modifying CTEs before the log row's insert), one round trip where four were
-    made; elsewhere (SQLite, the embedded mode) as separate saves.
+    time: ActionTime | None = None,
+) -> int | None:
+    """Save the sheet, the dice counter, the log row and what the action's time does to
+    the clock, if anything (its job, or the clock moved: ``time``): on PostgreSQL in one
+    statement (the updates and the job's insert as data-modifying CTEs before the log
+    row's insert), one round trip where four were made; elsewhere (SQLite, the embedded
+    mode) as separate saves. The campaign's clock as written when ``time.clock`` is set.
 
     Each statement is compiled by Django from the models, so the columns, the JSON and
     the timestamps are written exactly as ``save()`` writes them."""
     connection = connections[Resolution.objects.db]
+    job = time.job if time is not None else None
+    campaign_values: dict[str, Any] = {}
+    if dice_rolled:
+        campaign_values["dice_counter"] = campaign.dice_counter
+    moving = time is not None and time.clock is not None
+    if moving:
+        assert time is not None
+        campaign_values["clock"] = time.clock
     if connection.vendor != "postgresql":
         character.save(update_fields=["sheet", "version", "pending_choice", "updated_at"])
-        if dice_rolled:
-            campaign.save(update_fields=["dice_counter"])
+        if campaign_values:
+            Campaign.objects.filter(pk=campaign.pk).update(**campaign_values)
         resolution.save()
         if job is not None:
             job.save(force_insert=True)
-        return
+        if moving:
+            campaign.clock = Campaign.objects.values_list("clock", flat=True).get(pk=campaign.pk)
+            return campaign.clock
+        return None
     character.updated_at = timezone.now()
     parts = [
         _update_sql(
@@ -259,27 +276,37 @@ def _write_result(
             connection.alias,
         )
     ]
-    if dice_rolled:
-        parts.append(
-            _update_sql(
-                Campaign, campaign.pk, {"dice_counter": campaign.dice_counter}, connection.alias
-            )
+    returned = []  # (CTE, column) read back beside the log row's id
+    if campaign_values:
+        update, update_params = _update_sql(
+            Campaign, campaign.pk, campaign_values, connection.alias
         )
+        if moving:
+            update += ' RETURNING "clock"'
+            returned.append((len(parts), '"clock"'))
+        parts.append((update, update_params))
     if job is not None:
+        returned.append((len(parts), '"id"'))
         parts.append(_insert_sql(job, connection.alias))
     insert_sql, insert_params = _insert_sql(resolution, connection.alias)
     ctes = ", ".join(f"write_{n} AS ({text})" for n, (text, _) in enumerate(parts))
     params = [param for _, part_params in parts for param in part_params]
-    if job is not None:  # the job's id, from its CTE (the last)
-        insert_sql += f', (SELECT "id" FROM write_{len(parts) - 1})'  # noqa: S608 - a CTE's name
+    for n, column in returned:  # from their CTEs: names of ours, no value
+        insert_sql += f", (SELECT {column} FROM write_{n})"  # noqa: S608
     with connection.cursor() as cursor:
         cursor.execute(f"WITH {ctes} {insert_sql}", [*params, *insert_params])
         row = cursor.fetchone()
-    for saved, pk in ((resolution, row[0]), (job, row[-1] if job is not None else None)):
+    resolution.pk = row[0]
+    if job is not None:
+        job.pk = row[-1]
+    for saved in (resolution, job):
         if saved is not None:
-            saved.pk = pk
             saved._state.adding = False
             saved._state.db = connection.alias
+    if moving:
+        campaign.clock = row[1]
+        return campaign.clock
+    return None
 
 
 def _insert_sql(obj: models.Model, using: str) -> tuple[str, tuple[Any, ...]]:
@@ -317,7 +344,7 @@ def run_step(
     by_referee: bool,
     clock: int | None = None,
     batch: Any = None,
-    clock_job: JobFor | None = None,
+    clock_job: TimeFor | None = None,
 ) -> Resolution:
     """Run one engine step on locked rows and persist it. Callers hold the locks."""
     ruleset = get_ruleset(campaign.ruleset)
@@ -421,10 +448,10 @@ def _resolve_action(
     def step(rs: Ruleset, sheet: dict[str, Any], dice: Dice, ctx: Context) -> Result:
         return rs.resolve(sheet, action, params, dice, ctx)
 
-    def clock_job(resolution: Resolution) -> Model | None:
+    def clock_job(resolution: Resolution, due: list[int]) -> ActionTime | None:
         # The time the action took moves the clock once it ends (docs/clock.md).
-        return action_clock().job_for(
-            campaign=campaign, minutes=resolution.elapsed_minutes, actor=actor
+        return action_clock().time_for(
+            campaign=campaign, minutes=resolution.elapsed_minutes, actor=actor, due=due
         )
 
     return run_step(

@@ -85,7 +85,11 @@ def wounded_campaign(campaign):
     from campaigns.services import campaign_create
 
     referee = campaign.memberships.get(role="referee").user
-    return campaign_create(user=referee, name="Another", ruleset="hit_dice")
+    another = campaign_create(user=referee, name="Another", ruleset="hit_dice")
+    # something falls due in its hour: its advance needs its task (an advance that
+    # crosses nothing is done at once, docs/clock.md)
+    wounded(another, referee, "Bo", every=30)
+    return another
 
 
 def test_the_watchdog_leaves_jobs_behind_a_choice_alone(campaign, player):

@@ -4,6 +4,8 @@ uses them, the locks kept (rules/play/tests/test_concurrency.py holds them)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -20,7 +22,7 @@ from webhooks.services import webhook_create
 pytestmark = pytest.mark.django_db
 
 
-def test_one_action_costs_four_statements_on_postgresql(web, campaign, player):
+def test_one_action_costs_three_statements_on_postgresql(web, campaign, player):
     membership = Membership.objects.get(campaign=campaign, user=player)
     aldo = character_create(membership=membership, name="Aldo", sheet={"level": 3, "hp": 5})
     client = web(player)
@@ -29,15 +31,17 @@ def test_one_action_costs_four_statements_on_postgresql(web, campaign, player):
         response = client.post(url, {"action": "long_rest"}, content_type="application/json")
     assert response.status_code == 201, response.content
     sql = [q["sql"] for q in captured if "SAVEPOINT" not in q["sql"]]
-    # the session, the user; the campaign and the character locked in one statement,
+    # the user (the session from the cache, core/sessions.py; 4 with it from the
+    # database); the campaign and the character locked in one statement,
     # with the user's membership (the access check is made on the locked rows) and
     # whether the campaign has webhooks; the sheet, the dice counter, the log row and
-    # the clock job of the night's 8 hours (docs/clock.md) in one statement on
-    # PostgreSQL (four elsewhere). It was 13: the character's campaign id looked up
-    # again, the campaign locked twice, its webhooks asked for apart; then 10: the
+    # the clock moved by the night's 8 hours, nothing being due in them (docs/clock.md,
+    # no clock job), in one statement on PostgreSQL (four elsewhere: the sheet, the
+    # campaign, the log row, the clock read back). It was 13: the character's campaign
+    # id looked up again, the campaign locked twice, its webhooks asked for apart; then 10: the
     # character and the campaign read once for the access check and again under the
     # lock, the membership read apart, the two rows locked apart, four writes apart.
-    assert len(sql) == (4 if connection.vendor == "postgresql" else 7), "\n".join(sql)
+    assert len(sql) == (3 if connection.vendor == "postgresql" else 6), "\n".join(sql)
     if connection.vendor == "postgresql":  # SQLite has no row locks: it locks the file
         locks = [q for q in sql if "FOR UPDATE" in q]
         assert len(locks) == 1
@@ -45,7 +49,8 @@ def test_one_action_costs_four_statements_on_postgresql(web, campaign, player):
         assert locks[0].endswith('FOR UPDATE OF "campaigns_campaign", "characters_character"')
     assert not any("campaigns_campaigntable" in q for q in sql)  # long_rest reads no table
     assert sum('FROM "characters_character"' in q for q in sql) == 1  # no row read twice
-    assert ClockJob.objects.filter(campaign=campaign, minutes=480).count() == 1
+    assert not ClockJob.objects.filter(campaign=campaign).exists()
+    assert Campaign.objects.get(pk=campaign.pk).clock == 480
 
 
 def test_a_campaign_with_a_webhook_still_gets_the_action(web, campaign, referee, player):
@@ -104,7 +109,35 @@ def test_the_writes_in_one_statement_store_what_three_saves_stored(web, campaign
     campaign.refresh_from_db()
     assert row.dice_counter_end > row.dice_counter_start
     assert campaign.dice_counter == row.dice_counter_end
-    # the clock job of the night's 8 hours, written in the same statement
+    # the clock moved by the night's 8 hours in the same statement: nothing fell due
+    assert campaign.clock == 480 and not ClockJob.objects.filter(campaign=campaign).exists()
+
+
+def test_an_action_whose_own_effect_falls_due_in_its_time_writes_its_job_with_it(
+    web, campaign, player, monkeypatch
+):
+    """rules.play.services._write_result: the clock job, when the action schedules an
+    effect due in its own time, is written in the log row's statement as the models
+    would save it."""
+    from rules.engine.interface import ScheduledEffect as Effect
+    from rules.engine.rulesets import hit_dice
+
+    ruleset = hit_dice.HitDice
+    long_rest = ruleset.action_long_rest
+
+    def long_rest_with_a_reminder(self, *args, **kwargs):
+        result = long_rest(self, *args, **kwargs)
+        return replace(result, effects=(*result.effects, Effect("reminder", 60, {}, "r")))
+
+    membership = Membership.objects.get(campaign=campaign, user=player)
+    aldo = character_create(membership=membership, name="Aldo", sheet={"level": 3, "hp": 5})
+    monkeypatch.setattr(ruleset, "action_long_rest", long_rest_with_a_reminder)
+    response = web(player).post(
+        f"/api/v1/characters/{aldo.pk}/actions/", {"action": "long_rest"}, "application/json"
+    )
+    assert response.status_code == 201, response.content
+    campaign.refresh_from_db()
+    assert campaign.clock == 0  # the job moves it, once it runs
     [job] = ClockJob.objects.filter(campaign=campaign)
     assert (job.kind, job.minutes, job.requested_by_id) == ("action", 480, player.pk)
     assert job.created_at is not None and job.heartbeat_at is not None

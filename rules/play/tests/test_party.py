@@ -43,10 +43,32 @@ def test_all_by_default_each_its_own_entry_one_batch_and_the_clock_moves_once(
     assert {r["batch"] for r in body["resolutions"]} == {body["batch"]}
     assert Resolution.objects.filter(batch=body["batch"]).count() == 3
     assert body["skipped"] == []
-    jobs = ClockJob.objects.filter(campaign=school, kind=ClockJobKind.ACTION)
-    assert [job.minutes for job in jobs] == [30]  # once, not three times
-    assert body["clock_job"] == jobs[0].pk
+    # once, not three times; nothing falls due in 30 minutes: at once, with no job
     assert Campaign.objects.get(pk=school.pk).clock == 30
+    assert not ClockJob.objects.filter(campaign=school).exists()
+    assert body["clock_job"] is None
+
+
+def test_the_party_s_time_crossing_an_effect_moves_the_clock_once_through_a_job(
+    school, party, referee, client_for, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = client_for(referee).post(
+            f"/api/v1/characters/{party[0].pk}/actions/",
+            {"action": "drink", "params": {"hours": 4}},  # sober_up due at 04:00 (OS-9)
+            format="json",
+        )
+        assert answer.status_code == 201, answer.content
+        response = client_for(referee).post(
+            url(school), {"action": "search", "params": {"squares": 30}}, format="json"
+        )
+    assert response.status_code == 201, response.content
+    jobs = ClockJob.objects.filter(campaign=school, kind=ClockJobKind.ACTION)
+    assert [(job.minutes, job.state) for job in jobs] == [(300, "done")]
+    assert response.json()["clock_job"] == jobs[0].pk
+    assert Campaign.objects.get(pk=school.pk).clock == 300
+    sober = Resolution.objects.get(character=party[0], kind="effect", action="sober_up")
+    assert sober.clock == 240
 
 
 def test_a_pending_choice_on_one_does_not_block_the_others(

@@ -1,0 +1,183 @@
+"""A move of the clock that crosses nothing (issue 30; docs/clock.md, "A move that
+crosses nothing"): an action's time, a party action's or a referee's advance moves the
+clock in its own transaction, with no job run and no task sent, when no pending effect
+of the campaign falls due by the new minute and no job of it is unfinished; otherwise
+the job is queued as before. Jobs and Celery sends are counted.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from campaigns.models import Campaign, Membership
+from rules.clock import services as clock
+from rules.clock.action_time import action_time
+from rules.clock.models import ClockJob, ClockJobKind, ClockJobState
+from rules.clock.services import clock_advance_start
+from rules.clock.tests.clock_helpers import assert_whole, wounded
+from rules.play.models import Resolution, ResolutionKind, ScheduledEffect
+from rules.play.services import character_create
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def sends(monkeypatch):
+    """The ids of the jobs whose Celery task was sent (and run: tasks are eager here)."""
+    sent: list[int] = []
+    send = clock._send
+
+    def counted(job_id: int, *, backlog: bool = False) -> None:
+        sent.append(job_id)
+        send(job_id, backlog=backlog)
+
+    monkeypatch.setattr(clock, "_send", counted)
+    return sent
+
+
+@pytest.fixture
+def school(make_campaign):
+    return make_campaign("old_school")
+
+
+@pytest.fixture
+def pell(school, player):
+    membership = Membership.objects.get(campaign=school, user=player)
+    return character_create(membership=membership, name="Pell")
+
+
+def act(client, character, action, params=None):
+    response = client.post(
+        f"/api/v1/characters/{character.pk}/actions/",
+        {"action": action, "params": params or {}},
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    return response.json()
+
+
+def clock_of(campaign):
+    return Campaign.objects.get(pk=campaign.pk).clock
+
+
+def test_an_action_whose_time_crosses_nothing_moves_the_clock_with_no_job_and_no_task(
+    school, pell, player, client_for, sends, django_capture_on_commit_callbacks
+):
+    # given nothing due in the next 30 minutes (a new character's first effects are a
+    # day and a year away, OS-5 and OS-8)
+    assert not ScheduledEffect.objects.filter(campaign=school, due_at__lte=30).exists()
+    with django_capture_on_commit_callbacks(execute=True):
+        search = act(client_for(player), pell, "search", {"squares": 3})
+    assert (search["elapsed_minutes"], search["clock"]) == (30, 0)
+    assert clock_of(school) == 30
+    assert not ClockJob.objects.filter(campaign=school).exists()
+    assert sends == []
+
+
+def test_an_effect_due_in_the_action_s_time_takes_the_job_and_applies_on_its_minute(
+    school, pell, player, referee, client_for, sends, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        act(client_for(referee), pell, "drink", {"hours": 4})  # sober_up due at 04:00 (OS-9)
+        act(client_for(player), pell, "night_rest")  # 8 hours: crosses it
+    [job] = ClockJob.objects.filter(campaign=school)
+    assert (job.kind, job.state, job.clock_start, job.target) == ("action", "done", 0, 480)
+    assert sends == [job.pk]
+    assert clock_of(school) == 480
+    sober = Resolution.objects.get(character=pell, kind=ResolutionKind.EFFECT)
+    assert (sober.action, sober.clock) == ("sober_up", 240)
+    assert_whole(school)
+
+
+def test_an_effect_due_at_the_new_minute_itself_is_crossed(
+    school, pell, player, client_for, sends, django_capture_on_commit_callbacks
+):
+    window = ScheduledEffect.objects.get(character=pell, kind="sleep_window")
+    assert window.due_at == 24 * 60  # the first sleep window ends a day in (OS-8)
+    with django_capture_on_commit_callbacks(execute=True):
+        act(client_for(player), pell, "day_rest")  # 24 hours: ends on that very minute
+    [job] = ClockJob.objects.filter(campaign=school)
+    assert sends == [job.pk]
+    window.refresh_from_db()
+    assert window.state == "done"
+    assert window.resolution is not None and window.resolution.clock == 24 * 60
+
+
+def test_an_action_waits_behind_an_unfinished_job_even_if_nothing_falls_due(
+    school, pell, player, referee, client_for, sends, django_capture_on_commit_callbacks
+):
+    # given a referee's advance over the sober_up, its task not run yet
+    act(client_for(referee), pell, "drink", {"hours": 4})
+    with django_capture_on_commit_callbacks(execute=False) as pending:
+        advance = clock_advance_start(campaign_id=school.pk, minutes=300)
+        # when a search that crosses nothing is made meanwhile
+        act(client_for(player), pell, "search", {"squares": 1})
+    # then it did not jump ahead of the advance: it is queued behind it
+    assert clock_of(school) == 0
+    jobs = list(ClockJob.objects.filter(campaign=school).order_by("id"))
+    assert [(j.pk, j.kind, j.state) for j in jobs] == [
+        (advance.pk, "advance", "queued"),
+        (jobs[1].pk, "action", "queued"),
+    ]
+    # (the action's job has no message of its own: the advance's end sends it, in turn)
+    with django_capture_on_commit_callbacks(execute=True):
+        for callback in pending:
+            callback()
+    assert sends == [advance.pk, jobs[1].pk]
+    assert clock_of(school) == 310
+    assert [j.state for j in ClockJob.objects.filter(campaign=school)] == ["done", "done"]
+
+
+def test_an_action_s_own_effect_due_in_its_time_writes_the_job_with_the_action(school, player):
+    untouched = action_time(campaign=school, minutes=60, actor=player, due=[61])
+    assert untouched is not None and untouched.job is None and untouched.clock is not None
+    crossing = action_time(campaign=school, minutes=60, actor=player, due=[90, 60])
+    assert crossing is not None and crossing.clock is None
+    assert crossing.job is not None and crossing.job.pk is None  # written by the play
+    assert (crossing.job.kind, crossing.job.minutes) == (ClockJobKind.ACTION, 60)
+    school.actions_move_clock = False
+    assert action_time(campaign=school, minutes=60, actor=player) is None
+
+
+def test_a_party_action_that_crosses_nothing_sends_nothing_and_one_that_does_one_task(
+    school, pell, referee, client_for, sends, django_capture_on_commit_callbacks
+):
+    url = f"/api/v1/campaigns/{school.pk}/party-actions/"
+    client = client_for(referee)
+    with django_capture_on_commit_callbacks(execute=True):
+        quiet = client.post(url, {"action": "search", "params": {"squares": 2}}, format="json")
+    assert quiet.status_code == 201, quiet.content
+    assert (quiet.json()["clock_job"], clock_of(school), sends) == (None, 20, [])
+    with django_capture_on_commit_callbacks(execute=True):
+        act(client, pell, "drink", {"hours": 1})  # sober_up due at 01:20
+        crossing = client.post(url, {"action": "search", "params": {"squares": 9}}, format="json")
+    assert crossing.status_code == 201, crossing.content
+    [job] = ClockJob.objects.filter(campaign=school)
+    assert crossing.json()["clock_job"] == job.pk
+    assert sends == [job.pk]
+    assert (job.state, clock_of(school)) == ("done", 110)
+
+
+def test_a_referee_s_advance_that_crosses_nothing_is_done_when_answered(
+    campaign, player, referee, client_for, sends, django_capture_on_commit_callbacks
+):
+    url = reverse("api-clock-advance", kwargs={"campaign_id": campaign.pk})
+    client = client_for(referee)
+    wounded(campaign, player, "Aldo", every=120)  # a worsening due at 02:00
+    with django_capture_on_commit_callbacks(execute=True):
+        quiet = client.post(url, {"minutes": 60, "request_id": "a"}, format="json")
+        again = client.post(url, {"minutes": 60, "request_id": "a"}, format="json")
+    assert quiet.status_code == again.status_code == 202, quiet.content
+    assert quiet.json()["id"] == again.json()["id"]  # the retry: the same job, once
+    job = ClockJob.objects.get(pk=quiet.json()["id"])
+    assert (job.state, job.clock_start, job.target, job.clock_reached) == ("done", 0, 60, 60)
+    assert job.finished_at is not None and (job.done, job.total) == (0, 0)
+    assert quiet.json()["state"] == ClockJobState.DONE
+    assert (clock_of(campaign), sends) == (60, [])
+    with django_capture_on_commit_callbacks(execute=True):
+        crossing = client.post(url, {"minutes": 60}, format="json")
+    assert crossing.status_code == 202, crossing.content
+    assert sends == [crossing.json()["id"]]
+    job = ClockJob.objects.get(pk=crossing.json()["id"])
+    assert (job.state, job.done, clock_of(campaign)) == ("done", 1, 120)
