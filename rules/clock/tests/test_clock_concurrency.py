@@ -243,7 +243,7 @@ def test_actions_taking_time_while_effects_are_scheduled_skip_nothing(
     _nothing_skipped(campaign)
 
 
-def clock_job_send_now(job_id):
+def clock_job_send_now(job_id, backlog=False):
     """The job's task, run in this thread once its transaction commits (as the eager
     task does: one worker per thread)."""
     transaction.on_commit(partial(clock_advance_run, job_id=job_id))
