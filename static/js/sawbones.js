@@ -638,13 +638,15 @@
   function keyOf(form) {
     return form && form.querySelector ? form.querySelector("input[data-form-key]") : null;
   }
+  // Held, not disabled: a disabled button drops the keyboard's focus to the page, and
+  // the result of the request could no longer take it (the focus follows the answer).
   function hold(form, busy) {
     form.querySelectorAll("button, input[type=submit]").forEach(function (button) {
       if (busy && !button.disabled && button.type !== "button") {
-        button.disabled = true;
+        button.setAttribute("aria-disabled", "true");
         button.setAttribute("data-held", "");
       } else if (!busy && button.hasAttribute("data-held")) {
-        button.disabled = false;
+        button.removeAttribute("aria-disabled");
         button.removeAttribute("data-held");
       }
     });
@@ -663,6 +665,18 @@
     var elt = event.detail.elt;
     if (elt && elt.tagName !== "FORM") delete event.detail.parameters.idempotency_key;
   });
+  // A held button takes no click while its form's request is out (a double click).
+  document.addEventListener(
+    "click",
+    function (event) {
+      var button = event.target.closest ? event.target.closest("[data-held]") : null;
+      if (button) {
+        event.preventDefault();
+        event.stopPropagation();
+      }
+    },
+    true
+  );
   // htmx has gathered the form's values by now: the buttons can go quiet.
   document.addEventListener("htmx:beforeRequest", function (event) {
     var form = keyedForm(event);

@@ -80,7 +80,7 @@ def clock_job_report(request: HttpRequest, campaign_id: int, job_id: int) -> Htt
         "campaign": campaign,
         "job": job,
         "is_referee": membership.is_referee,
-        **report_context(campaign, clock_report_view(job.report, own=own)),
+        **report_context(campaign, clock_report_view(job.report, own=own, job=job)),
     }
     if is_htmx(request):  # under the dashboard's "In-game time" (h2)
         return render(request, "campaigns/_report.html", {**context, "hl": 3})
