@@ -37,7 +37,7 @@ def test_the_odds_under_a_form_show_1_in_216_as_under_1_percent(campaign, player
     url = reverse("character-odds", kwargs={"character_id": aldo.pk, "action": "long_rest"})
     html = web(player).post(url, {}).content.decode()
     # A night's sleep re-rolls 3d6: hp 3 and hp 18 are 1/216 each.
-    row = html.split("hp 3<")[1].split("</li>")[0]
+    row = html.split("Hp 3.<")[1].split("</li>")[0]  # the label in the page's words
     assert "<strong>&lt;1%</strong>" in row
     assert "1/216" in row
     assert "<strong>0%</strong>" not in html
