@@ -944,7 +944,9 @@ def test_condition_monitor_damage_form_has_the_three_kinds_and_the_soak_pool(web
     body = response.content.decode()
     assert 'name="p.kind"' in body and 'name="p.soak_dice"' in body
     keys = [f["spec"].key for f in response.context["forms"]]
-    assert keys == ["damage", "stabilize"]  # heal and care are the referee's
+    # heal and care are the referee's; stabilize only for a dying character (issue 24:
+    # only what can be done is offered)
+    assert keys == ["damage"]
 
 
 def test_condition_monitor_damage_through_the_form_and_bad_input(web, ines, player, scripted_dice):
