@@ -9,6 +9,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.core.cache import cache
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.backends.signals import connection_created
 from django.test import Client
 from rest_framework.test import APIClient
 
@@ -19,6 +21,23 @@ from rules.engine.dice import ScriptedGenerator
 from rules.play import dice as rules_dice
 from rules.play.services import character_create
 from tests import status_census
+from web import streams
+
+
+def _shared_cache_reads_take_no_table_locks(
+    sender: object, connection: BaseDatabaseWrapper, **kwargs: Any
+) -> None:
+    """SQLite's test database lives in memory with a shared cache: there a reader's table
+    lock makes another thread's write fail at once ("database table is locked"), with no
+    busy wait. The live pages' watcher reads from its own thread while a test writes, so
+    its reads must not lock: read-uncommitted is how a shared cache says that. (A file
+    database, as ``make run`` uses, waits for locks instead and needs nothing.)"""
+    name = str(connection.settings_dict.get("NAME", ""))
+    if connection.vendor == "sqlite" and "mode=memory" in name:
+        connection.connection.execute("PRAGMA read_uncommitted = 1")
+
+
+connection_created.connect(_shared_cache_reads_take_no_table_locks)
 
 _census: status_census.Observed = {}
 _running = {"test": ""}
@@ -37,6 +56,16 @@ def _every_status_is_in_the_schema() -> Iterator[None]:
     if _census:
         missing = status_census.missing_statuses(_census, status_census.served_schema())
         assert not missing, "statuses the schema does not list:\n" + "\n".join(missing)
+
+
+@pytest.fixture(autouse=True)
+def _no_live_watcher_outlives_its_test() -> Iterator[None]:
+    """A page left open by a browser test keeps the live pages' watcher reading (from its
+    own thread) until its stream notices; stop it before the next test's database, so no
+    test shares its tables with a reader it did not start."""
+    yield
+    if streams._watcher is not None and streams._watcher.running:
+        assert streams._watcher.stop(), "the live pages' watcher did not stop"
 
 
 @pytest.fixture(autouse=True)

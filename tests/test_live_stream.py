@@ -177,3 +177,16 @@ def test_a_server_that_serves_one_request_at_a_time_says_204(web, aldo, player, 
     (204 tells EventSource not to connect again). Access is still checked first."""
     assert web(player).get(url(f"sheet:{aldo.pk}")).status_code == 204
     assert web(outsider).get(url(f"sheet:{aldo.pk}")).status_code == 404
+
+
+def test_writes_go_on_while_the_watcher_reads_without_pause(settings, web, campaign, referee):
+    """The watcher reading as fast as it can (no period) never stops a write: on SQLite's
+    shared-cache test database its reads take no table locks (conftest.py)."""
+    settings.SAWBONES_STREAM_WATCH_SECONDS = 0
+    streams._watcher = None
+    membership = Membership.objects.get(campaign=campaign, user__username="player")
+    reader = open_stream(web(referee), f"campaign:{campaign.pk}")
+    for number in range(100):
+        character_create(membership=membership, name=f"Extra {number}", sheet={"hp": 5})
+    assert streams.watcher().reads > 1
+    reader.close()

@@ -94,10 +94,26 @@ class Watcher:
     def unwatch(self, keys: Iterable[Key]) -> None:
         with self.changed:
             for key in keys:
+                if key not in self.watching:  # let go of already by stop()
+                    continue
                 self.watching[key] -= 1
                 if not self.watching[key]:
                     del self.watching[key]
                     self.stamps.pop(key, None)
+
+    def stop(self, timeout: float = 3.0) -> bool:
+        """Forget everything watched, so the thread ends after its current read; whether it
+        ended within ``timeout``. The streams still open end on their own (they hear no
+        more changes). A server going down, and tests, which must not leave a thread
+        reading a database that is about to go."""
+        with self.changed:
+            self.watching.clear()
+            self.stamps.clear()
+            self.changed.notify_all()
+        deadline = monotonic() + timeout
+        while self.running and monotonic() < deadline:
+            sleep(min(self.period, 0.05) or 0.01)
+        return not self.running
 
     def wait(self, seen: dict[Key, str], timeout: float) -> dict[Key, str]:
         """Block until a stamp in ``seen`` moves, or ``timeout``; the keys that moved, with
@@ -140,16 +156,17 @@ class Watcher:
             return keys
 
     def _read(self, keys: list[Key]) -> dict[Key, str]:
-        close_old_connections()  # as a request would: CONN_MAX_AGE, health checks
         try:
-            return read_stamps(keys)
+            close_old_connections()  # as a request would: CONN_MAX_AGE, health checks
+            stamps = read_stamps(keys)
+            close_old_connections()  # and as a request ends
+            return stamps
         except Exception as error:  # the database away: the streams wait, the next read catches up
             logger.warning("live stamps unreadable (%s); reading again next time", error)
             connection.close()
             return {}
         finally:
             self.reads += 1
-            close_old_connections()
 
 
 _watcher: Watcher | None = None
