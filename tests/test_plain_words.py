@@ -255,6 +255,15 @@ def test_bad_input_everywhere_is_said_in_plain_words(demo):
         assert posted.status_code == 400, label
         assert_plain(posted, f"import, {label}")
     assert_plain(referee.post(reverse("campaign-import"), {}), "import without a file")
+    # the file's players mapped to people here: a name the file lacks, a stranger, a
+    # line without a name (issue 29)
+    for players in ("nobody = referee", "player1 = nobody.here", "= player1"):
+        posted = referee.post(
+            reverse("campaign-import"),
+            {"export": _upload(json.dumps(export)), "players": players},
+        )
+        assert posted.status_code == 400, players
+        assert_plain(posted, f"import, players {players!r}")
     for campaign in Campaign.objects.order_by("pk"):
         ruleset = get_ruleset(campaign.ruleset)
         manage = reverse("campaign-manage", args=[campaign.pk])
