@@ -52,6 +52,7 @@ from rules.play.character_api import (
     CharacterDetailApi,
     CorrectApi,
     LevelUpApi,
+    OwnerApi,
     RetireApi,
 )
 from rules.play.party_api import PartyActionApi
@@ -159,6 +160,7 @@ urlpatterns = [
     path("characters/<int:character_id>/level-up/", LevelUpApi.as_view(), name="api-level-up"),
     path("characters/<int:character_id>/correct/", CorrectApi.as_view(), name="api-correct"),
     path("characters/<int:character_id>/retire/", RetireApi.as_view(), name="api-retire"),
+    path("characters/<int:character_id>/owner/", OwnerApi.as_view(), name="api-character-owner"),
     path("characters/<int:character_id>/undo/", UndoApi.as_view(), name="api-undo"),
     path("characters/<int:character_id>/redo/", RedoApi.as_view(), name="api-redo"),
     path(

@@ -66,7 +66,12 @@ def json_type_problem(field: serializers.Field, value: Any) -> str | None:
     if isinstance(field, serializers.ChoiceField):
         return None if isinstance(value, str) else "Must be text, one of the choices."
     if isinstance(field, serializers.DictField):
-        return None if isinstance(value, dict) else "Must be an object."
+        if not isinstance(value, dict):
+            return "Must be an object."
+        for key, item in value.items():
+            problem = json_type_problem(field.child, item)
+            if problem is not None:
+                return f"{key}: {problem}"
     if isinstance(field, serializers.ListField):
         if not isinstance(value, list):
             return "Must be a list."

@@ -408,6 +408,13 @@ MATRIX = [
         body=lambda w, role: {"retired": True},
     ),
     Row(
+        "api-character-owner",
+        "post",
+        statuses(401, 404, 403, 404, 200, 403, 404, 403, 404, 401),
+        kwargs=aldo_kw,
+        body=lambda w, role: {"owner": w.users["other_player"].pk},
+    ),
+    Row(
         "api-actions",
         "post",
         statuses(401, 404, 201, 404, 201, 403, 404, 403, 404, 401),

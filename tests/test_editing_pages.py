@@ -199,3 +199,50 @@ def test_every_table_round_trips_through_the_row_editor(make_campaign, referee, 
                 answer = web(referee).post(url, {**post.dict(), "editor": "rows", "do": "preview"})
                 assert answer.status_code == 200
                 assert "Preview: checked, not saved yet" in answer.content.decode()
+
+
+def test_the_referee_chooses_who_plays_a_character_on_its_edit_page(
+    campaign, aldo, referee, player, outsider, make_user, web
+):
+    """Issue 29: a "Played by" list of the campaign's members, the referee's only; the
+    change said in words, acted on once however often the same form is sent."""
+    from campaigns.models import Role
+    from core.middleware import FORM_KEY_FIELD
+
+    alice = make_user("alice")
+    Membership.objects.create(campaign=campaign, user=alice, role=Role.PLAYER)
+
+    url = f"/characters/{aldo.pk}/edit/"
+    referee_client = web(referee)
+    page = referee_client.get(url).content.decode()
+    assert 'id="edit-owner"' in page and "Played by" in page
+    assert f'<option value="{alice.pk}">alice</option>' in page
+    assert f'<option value="{referee.pk}">referee (referee)</option>' in page
+    assert f'<option value="{player.pk}" selected>player</option>' in page
+    assert 'id="edit-owner"' not in web(player).get(url).content.decode()
+    form = {
+        "form": "owner",
+        "owner": str(alice.pk),
+        "expected_version": str(aldo.version),
+        FORM_KEY_FIELD: "played-by-1",
+    }
+    first = referee_client.post(url, form, follow=True)
+    assert "Aldo is now played by alice." in first.content.decode()
+    again = referee_client.post(url, form)  # a double click: the first answer again
+    assert again.status_code == 302
+    assert Resolution.objects.filter(character=aldo, action="owner").count() == 1
+    aldo.refresh_from_db()
+    assert aldo.owner_id == alice.pk
+    # a stale page, someone not in the campaign, nobody: said in words, nothing changes
+    for posted, said in (
+        ({"owner": str(player.pk), "expected_version": "1"}, "Aldo has changed since"),
+        ({"owner": str(outsider.pk)}, "That person is not in A hit dice campaign: invite"),
+        ({"owner": "   "}, "Choose who plays Aldo."),
+    ):
+        answer = referee_client.post(url, {"form": "owner", **posted})
+        assert answer.status_code in {400, 409}
+        assert said in answer.content.decode()
+    aldo.refresh_from_db()
+    assert aldo.owner_id == alice.pk
+    # the player who plays Aldo now may not give him away
+    assert web(alice).post(url, {"form": "owner", "owner": "1"}).status_code == 403

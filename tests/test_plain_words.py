@@ -255,6 +255,15 @@ def test_bad_input_everywhere_is_said_in_plain_words(demo):
         assert posted.status_code == 400, label
         assert_plain(posted, f"import, {label}")
     assert_plain(referee.post(reverse("campaign-import"), {}), "import without a file")
+    # the file's players mapped to people here: a name the file lacks, a stranger, a
+    # line without a name (issue 29)
+    for players in ("nobody = referee", "player1 = nobody.here", "= player1"):
+        posted = referee.post(
+            reverse("campaign-import"),
+            {"export": _upload(json.dumps(export)), "players": players},
+        )
+        assert posted.status_code == 400, players
+        assert_plain(posted, f"import, players {players!r}")
     for campaign in Campaign.objects.order_by("pk"):
         ruleset = get_ruleset(campaign.ruleset)
         manage = reverse("campaign-manage", args=[campaign.pk])
@@ -317,6 +326,21 @@ def test_bad_input_everywhere_is_said_in_plain_words(demo):
                 for data in [*_bad_posts(fields), _plausible(fields)]:
                     odds = referee.post(url, data, HTTP_HX_REQUEST="true")
                     assert_plain(odds, f"odds {ruleset.key} {spec.key} {data}")
+        # who plays a character: nobody, a stranger, the same player, a stale page
+        for character in Character.objects.filter(campaign=campaign).order_by("pk")[:1]:
+            edit = reverse("character-edit", args=[character.pk])
+            assert_plain(referee.get(edit), f"edit page of {character.name}")
+            same = str(character.owner_id)
+            for data in (
+                {},
+                {"owner": "nobody here"},
+                {"owner": "999999"},
+                {"owner": same},
+                {"owner": same, "expected_version": "0"},
+            ):
+                posted = referee.post(edit, {"form": "owner", **data})
+                assert posted.status_code in {400, 409}, data
+                assert_plain(posted, f"played by {data}")
     # the rules pages keep their rulings, not the developers' notes
     for key in ruleset_keys():
         page = demo["player1"].get(reverse("rules-help", args=[key]))

@@ -196,6 +196,20 @@ def plain_import_problem(message: str) -> str:
         )
     if message.startswith("unknown ruleset"):
         return "That campaign plays by rules this Sawbones does not have." + _NOTHING_IMPORTED
+    if message.startswith("no character in the export is played by "):
+        who = message.removeprefix("no character in the export is played by ")
+        return (
+            f"No character in that file is played by {who}: write the names as the "
+            "file has them (a character's player on its old sheet)." + _NOTHING_IMPORTED
+        )
+    if message.startswith("there is no one called "):
+        who = message.removeprefix("there is no one called ").removesuffix(" here")
+        return (
+            f"There is no one called {who} here: check the username, or leave them out "
+            "and invite them once the campaign is imported." + _NOTHING_IMPORTED
+        )
+    if message.startswith("give each player's name"):
+        return "Write each player as their name in the file = a username here." + _NOTHING_IMPORTED
     if message.startswith("at most "):
         return "That campaign is too large to import at once." + _NOTHING_IMPORTED
     if match := re.match(r"^invalid (sheet|[\w ]*table): (?P<rest>.*)$", message, re.DOTALL):

@@ -50,6 +50,11 @@ class ExportedCampaignSerializer(serializers.Serializer):
 class ExportedCharacterSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
+    owner = serializers.CharField(
+        required=False,
+        help_text="who played it: a username of the old campaign (exports from before "
+        "issue 29 have none); the import's `players` maps it to someone here",
+    )
     sheet = serializers.DictField()
     version = serializers.IntegerField()
     pending_choice = serializers.DictField(allow_null=True)
@@ -135,20 +140,36 @@ class CampaignLogCsvApi(APIView):
 class CampaignImportApi(APIView):
     class InputSerializer(JsonSerializer):
         export = serializers.DictField(help_text="an export of GET campaigns/{id}/export/")
+        players = serializers.DictField(
+            child=serializers.CharField(max_length=150),
+            required=False,
+            help_text="the export's players (a character's `owner` there) -> a username "
+            "here: they join as players and play those characters again",
+        )
 
     @extend_schema(
         request=InputSerializer,
         responses={
             201: CampaignOutputSerializer,
-            400: refused("the export is not one this server can restore."),
+            400: refused(
+                "the export is not one this server can restore, or `players` names "
+                "someone no character of the export is played by, or no one here."
+            ),
         },
-        description="A new campaign from an export, with you as its referee and the owner "
-        "of every character; sheets, log and effects as exported. 400 for a bad export.",
+        description="A new campaign from an export, with you as its referee; sheets, log "
+        "and effects as exported. Every character is yours, but those of the players "
+        "`players` maps to people here: they join the campaign as players, play the "
+        "characters the export says they played, and the entries they made name them. "
+        "400 for a bad export or mapping (nothing imported).",
     )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        campaign = campaign_import(user=request.user, data=data.validated_data["export"])
+        campaign = campaign_import(
+            user=request.user,
+            data=data.validated_data["export"],
+            players=data.validated_data.get("players"),
+        )
         membership = access_campaign(request.user, campaign.pk)
         return Response(campaign_output(membership), status=status.HTTP_201_CREATED)
 

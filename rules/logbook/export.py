@@ -2,11 +2,16 @@
 campaign (issue 13).
 
 The JSON holds what the campaign is: its name, ruleset, options, clock and dice counter,
-its tables, every character (sheet, version, pending choice, retired or not), the whole
-log and every scheduled effect, each pointing at the others by their ids in the export.
-Importing it makes a new campaign with the importer as its referee and owner of every
-character (the people of the old campaign are not members of the new one): the sheets,
-the log and the effects come back identical, under new ids.
+its tables, every character (sheet, version, pending choice, retired or not, and who
+played it: ``owner``, a username), the whole log and every scheduled effect, each
+pointing at the others by their ids in the export. Importing it makes a new campaign
+with the importer as its referee: the sheets, the log and the effects come back
+identical, under new ids. The people of the old campaign are not members of the new
+one, so every character is the importer's, unless the importer maps the export's
+players to people here (``players``: the export's username -> a username here, issue
+29): those join the new campaign as players, play the characters the export says they
+played, and the log's entries the export says they made name them (docs/api.md,
+"Export and import").
 
 The dice seed is the one thing not exported: it is the campaign's secret (docs/dice.md).
 The new campaign draws from a fresh seed, its counter going on from the exported one;
@@ -19,6 +24,7 @@ import csv
 import io
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -58,7 +64,9 @@ _EFFECT_FIELDS = ("kind", "key", "due_at", "payload", "hidden", "state")
 
 def campaign_export(campaign: Campaign) -> dict[str, Any]:
     """Everything needed to restore the campaign (a handful of queries)."""
-    characters = list(Character.objects.filter(campaign=campaign).order_by("pk"))
+    characters = list(
+        Character.objects.filter(campaign=campaign).select_related("owner").order_by("pk")
+    )
     resolutions = list(
         Resolution.objects.filter(campaign=campaign).select_related("actor").order_by("pk")
     )
@@ -80,6 +88,7 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
             {
                 "id": c.pk,
                 "name": c.name,
+                "owner": c.owner.get_username(),
                 "sheet": c.sheet,
                 "version": c.version,
                 "pending_choice": c.pending_choice,
@@ -186,8 +195,58 @@ def _remap(
     return params
 
 
-def campaign_import(*, user: Any, data: Any) -> Campaign:
-    """A new campaign from an export, the importer its referee; 400 for a bad export."""
+def export_players(data: Any) -> list[str]:
+    """Who played the export's characters (their usernames in the old campaign), in the
+    order of their first character; none for an export from before issue 29."""
+    rows = data.get("characters") if isinstance(data, dict) else None
+    names = [row.get("owner") for row in rows or [] if isinstance(row, dict)]
+    return list(dict.fromkeys(name for name in names if isinstance(name, str) and name))
+
+
+def _players(data: Any, players: Any) -> dict[str, Any]:
+    """The importer's mapping of the export's players to users here, checked: each name
+    one the export's characters are played by, each user someone here. 400 otherwise."""
+    if players is None:
+        return {}
+    if not isinstance(players, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in players.items()
+    ):
+        raise ValidationError(
+            {"players": ["give each player's name in the export and a username here"]}
+        )
+    known = set(export_players(data))
+    stranger = sorted(name for name in players if name not in known)
+    if stranger:
+        raise ValidationError(
+            {"players": [f"no character in the export is played by {', '.join(stranger)}"]}
+        )
+    wanted = {name.strip() for name in players.values()}
+    found = {u.get_username(): u for u in get_user_model().objects.filter(username__in=wanted)}
+    missing = sorted(name for name in wanted if name not in found)
+    if missing:
+        raise ValidationError({"players": [f"there is no one called {', '.join(missing)} here"]})
+    return {old: found[new.strip()] for old, new in players.items()}
+
+
+def _people(row: dict[str, Any], params: Any, users: dict[str, Any]) -> Any:
+    """An edit of who plays a character names the players by id and username: the ids
+    of this server's users, those the import knows (the importer, the mapped players)."""
+    if row.get("kind") != "edit" or row.get("action") != "owner" or not isinstance(params, dict):
+        return params
+    people = {}
+    for side in ("from", "to"):
+        who = params.get(side)
+        name = who.get("username") if isinstance(who, dict) else None
+        user = users.get(name) if isinstance(name, str) else None
+        people[side] = {"id": user.pk if user is not None else None, "username": name}
+    return {**params, **people}
+
+
+def campaign_import(*, user: Any, data: Any, players: Any = None) -> Campaign:
+    """A new campaign from an export, the importer its referee; 400 for a bad export.
+
+    ``players`` maps the export's players (usernames there) to usernames here: those
+    join as players, own the characters they played and name the entries they made."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise _bad("this is not a Sawbones campaign export")
     if data.get("version") != VERSION:
@@ -211,6 +270,7 @@ def campaign_import(*, user: Any, data: Any) -> Campaign:
         raise _bad("the export lacks its campaign, characters, resolutions or effects")
     if len(characters) + len(resolutions) + len(effects) > MAX_ROWS:
         raise _bad(f"at most {MAX_ROWS} rows can be imported at once")
+    mapped = _players(data, players)
     try:
         with transaction.atomic():
             campaign = campaign_create(
@@ -240,7 +300,7 @@ def campaign_import(*, user: Any, data: Any) -> Campaign:
                 ruleset.validate_sheet(row["sheet"])
                 character = Character(
                     campaign=campaign,
-                    owner=user,
+                    owner=mapped.get(row.get("owner"), user),
                     name=str(row["name"]),
                     sheet=row["sheet"],
                     version=_int(row["version"], "a version"),
@@ -252,7 +312,13 @@ def campaign_import(*, user: Any, data: Any) -> Campaign:
                     character.retired_at = timezone.now()
                     character.save(update_fields=["retired_at"])
                 new_characters[row["id"]] = character
-            users = {user.get_username(): user}
+            users = {user.get_username(): user, **mapped}
+            Membership.objects.bulk_create(
+                [
+                    Membership(campaign=campaign, user=player, role=Role.PLAYER)
+                    for player in {p.pk: p for p in mapped.values() if p.pk != user.pk}.values()
+                ]
+            )
             # Effects first (pending, unlinked): the log's params point at their new ids.
             new_effects: dict[int, ScheduledEffect] = {}
             for row in effects:
@@ -267,7 +333,9 @@ def campaign_import(*, user: Any, data: Any) -> Campaign:
             for row in sorted(resolutions, key=lambda r: r["id"]):
                 undoes = row.get("undoes")
                 fields = {name: row[name] for name in _RESOLUTION_FIELDS}
-                fields["params"] = _remap(fields["params"], new_resolutions, new_effects)
+                fields["params"] = _people(
+                    row, _remap(fields["params"], new_resolutions, new_effects), users
+                )
                 resolution = Resolution(
                     campaign=campaign,
                     character=new_characters[row["character"]],

@@ -32,6 +32,7 @@ from rules.engine.dice import Dice, HmacGenerator
 from rules.engine.interface import Context, PendingChoice, Result, Ruleset
 from rules.engine.registry import get_ruleset
 from rules.play.context import campaign_tables
+from rules.play.editing import OWNER
 from rules.play.models import Resolution, ResolutionKind
 from rules.play.selectors import verify_resolution_rolls
 
@@ -151,7 +152,15 @@ class _Replayer:
         return None, None
 
     def character(self, character: Character, report: ReplayReport) -> Divergence | None:
-        self.owner_id = character.owner_id
+        # Who played the character when each entry was made (a level gained follows it):
+        # the first edit of who plays them says who did before it (issue 29).
+        first = (
+            Resolution.objects.filter(character=character, kind=ResolutionKind.EDIT, action=OWNER)
+            .order_by("version")
+            .values_list("params", flat=True)
+            .first()
+        )
+        self.owner_id = character.owner_id if first is None else _player(first, "from")
         sheet: dict[str, Any] = {}
         choice: dict[str, Any] | None = None
         log = Resolution.objects.filter(character=character).order_by("version")
@@ -221,6 +230,7 @@ class _Replayer:
                     return diverged(f"the pending choice differs ({found})")
             sheet = r.sheet_after
             choice = r.pending_choice
+            self.owner_id = _owner_after(r, by_id, self.owner_id)
         if character.version != version:
             return Divergence(
                 character, None, f"stored at version {character.version}, its log ends at {version}"
@@ -231,6 +241,27 @@ class _Replayer:
         if character.pending_choice != choice:
             return Divergence(character, None, "the stored pending choice is not the log's last")
         return None
+
+
+def _player(params: Any, side: str) -> int | None:
+    who = params.get(side) if isinstance(params, dict) else None
+    user_id = who.get("id") if isinstance(who, dict) else None
+    return user_id if isinstance(user_id, int) else None
+
+
+def _owner_after(r: Resolution, by_id: dict[int, Resolution], owner_id: int | None) -> int | None:
+    """Who plays the character after the entry: changed by an edit of who plays them, its
+    undo or its redo (rules.play.editing.played_by_again), else ``owner_id`` still."""
+    entry: Resolution | None = r
+    side = "to"
+    if r.kind in (ResolutionKind.UNDO, ResolutionKind.REDO):
+        entry = by_id.get(r.params.get("resolution", -1))
+        side = "from" if r.kind == ResolutionKind.UNDO else "to"
+        if entry is not None and entry.kind == ResolutionKind.REDO:  # an undo of a redo
+            entry = by_id.get(entry.params.get("resolution", -1))
+    if entry is None or entry.kind != ResolutionKind.EDIT or entry.action != OWNER:
+        return owner_id
+    return _player(entry.params, side)
 
 
 def replay_campaign(campaign: Campaign) -> ReplayReport:

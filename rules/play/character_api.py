@@ -7,7 +7,12 @@ import copy
 from functools import cache
 from typing import Any
 
-from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    extend_schema,
+    extend_schema_field,
+)
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -34,6 +39,7 @@ from rules.play.editing import (
     character_correct,
     character_delete,
     character_level_up,
+    character_owner_set,
     character_rename,
     character_retire,
 )
@@ -320,5 +326,79 @@ class RetireApi(APIView):
             character_id=access.character.pk,
             actor=request.user,
             retired=data.validated_data["retired"],
+        )
+        return _edited(character_id, request, edit.pk)
+
+
+USERNAME_MAX = 150  # django.contrib.auth's
+
+
+@extend_schema_field(
+    {
+        "anyOf": [
+            {"type": "integer", "minimum": 1, "maximum": MAX_ID},
+            {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": USERNAME_MAX,
+                "pattern": "^[^\\u0000]*$",
+            },
+        ],
+        "description": "who plays the character from now on: a member of the campaign (a "
+        "player, or the referee), by user id or by username",
+    }
+)
+class PlayerField(serializers.Field):
+    """A user id (a JSON whole number) or a username (JSON text): told apart by type."""
+
+    default_error_messages = {"invalid": "Must be a user id or a username."}
+
+    def to_internal_value(self, data: Any) -> int | str:
+        if isinstance(data, str) and 0 < len(data) <= USERNAME_MAX and "\x00" not in data:
+            return data
+        if isinstance(data, int) and not isinstance(data, bool) and 1 <= data <= MAX_ID:
+            return data
+        self.fail("invalid")
+        raise AssertionError  # fail raises
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
+class OwnerApi(APIView):
+    class InputSerializer(JsonSerializer):
+        owner = PlayerField()
+        expected_version = serializers.IntegerField(
+            required=False,
+            min_value=0,
+            max_value=MAX_ID,
+            help_text="the character's version the change is meant for (409 if it moved on)",
+        )
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            200: CharacterEditResultSerializer,
+            400: refused("`owner` is not a member of the campaign."),
+            409: error_answer(
+                409,
+                "Conflict: the character is already played by them, `expected_version` is "
+                "not the character's, or the campaign is archived.",
+            ),
+        },
+        description='Referee only: change who plays the character ("Played by") to any '
+        "member of the campaign, a player or the referee themself. Logged as an edit "
+        "(`action` `owner`, `params.from` and `params.to`: id and username); undo puts "
+        "the player before back, redo the one after (409 if that person left).",
+    )
+    def post(self, request: Request, character_id: int) -> Response:
+        access_character(request.user, character_id, referee=True)  # 404, 403 before 400
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        edit = character_owner_set(
+            character_id=character_id,
+            actor=request.user,
+            player=data.validated_data["owner"],
+            expected_version=data.validated_data.get("expected_version"),
         )
         return _edited(character_id, request, edit.pk)

@@ -1,10 +1,11 @@
 """Editing characters after creation (issue 13): each change of a character a resolution.
 
 Rename, level up, a referee's correction of any sheet field (with a reason), retire and
-return: each is a resolution of kind ``edit`` in the character's log (``action`` says
-which), written under the lock order of rules/play/services.py (campaign row, then the
-character row). Deleting a character (the referee's, confirmed by its name) removes it
-with its log; it is the one edit that leaves no entry, since the log goes with it.
+return, who plays the character (the referee's, issue 29): each is a resolution of kind
+``edit`` in the character's log (``action`` says which), written under the lock order of
+rules/play/services.py (campaign row, then the character row). Deleting a character
+(the referee's, confirmed by its name) removes it with its log; it is the one edit that
+leaves no entry, since the log goes with it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from campaigns.models import Membership
 from characters.models import Character
 from core.cleaning import reject_nul_characters, whole_numbers
 from core.errors import ResolutionConflict
@@ -28,9 +30,10 @@ from rules.play.context import campaign_context
 from rules.play.dice import campaign_dice
 from rules.play.models import Resolution as ResolutionModel
 from rules.play.models import ResolutionKind
-from rules.play.services import lock_character, persist_result
+from rules.play.services import check_version, lock_character, lock_character_for, persist_result
 
 MAX_REASON = 500
+OWNER = "owner"  # the edit's ``action`` when who plays the character changes
 
 
 def _edit(
@@ -230,3 +233,85 @@ def character_delete(*, character_id: int, confirm: str) -> None:
         ):
             ResolutionModel.objects.filter(pk=pk).delete()
         character.delete()
+
+
+def _member(campaign: Any, character: Character, player: int | str) -> Membership:
+    """The campaign's member ``player`` names: a user id, or a username. 400 in plain
+    words for anyone else (a stranger, or someone who left)."""
+    members = Membership.objects.filter(campaign=campaign).select_related("user")
+    if isinstance(player, str) and player.strip():
+        found, who = members.filter(user__username=player.strip()).first(), player.strip()
+    elif isinstance(player, int) and not isinstance(player, bool):
+        found, who = members.filter(user_id=player).first(), "That person"
+    else:
+        raise ValidationError({OWNER: [f"Choose who plays {character.name}."]})
+    if found is None:
+        raise ValidationError(
+            {OWNER: [f"{who} is not in {campaign.name}: invite them to the campaign first."]}
+        )
+    return found
+
+
+def _someone(user: Any) -> dict[str, Any]:
+    return {"id": user.pk, "username": user.get_username()}
+
+
+def character_owner_set(
+    *, character_id: int, actor: Any, player: int | str, expected_version: int | None = None
+) -> ResolutionModel:
+    """The referee chooses who plays the character: any member of the campaign, a
+    player or the referee themself. The access check is made on the rows it locks
+    (outsiders 404, players 403); someone not in the campaign is a 400, a stale
+    ``expected_version`` or the same player again a 409, and nothing changes. The entry
+    names the player before and after (``params.from``, ``params.to``: id and username),
+    so undo puts the one before back and redo the one after (:func:`played_by_again`)."""
+    with transaction.atomic():
+        campaign, character, _ = lock_character_for(actor, character_id, referee=True)
+        check_version(character, expected_version)
+        membership = _member(campaign, character, player)
+        old, new = character.owner, membership.user
+        if old.pk == new.pk:
+            raise ResolutionConflict(f"{character.name} is already played by {new.get_username()}.")
+        character.owner = new
+        character.save(update_fields=["owner", "updated_at"])
+        return _edit(
+            campaign,
+            character,
+            action=OWNER,
+            params={"from": _someone(old), "to": _someone(new)},
+            summary=f"now played by {new.get_username()}, no longer by {old.get_username()}.",
+            actor=actor,
+        )
+
+
+def played_by_again(character: Character, entry: ResolutionModel, side: str) -> None:
+    """Undo and redo of who plays the character (rules.play.undo): undoing the edit
+    (``side`` "from") puts the player before back, redoing it ("to") the player after;
+    undoing a redo of it, the player before again. 409 when that person is no longer in
+    the campaign (the referee chooses who plays the character instead)."""
+    if entry.kind == ResolutionKind.REDO:
+        redone = ResolutionModel.objects.filter(pk=entry.params.get("resolution")).first()
+        if redone is None:
+            return
+        entry = redone
+    if entry.kind != ResolutionKind.EDIT or entry.action != OWNER:
+        return
+    who = entry.params.get(side)
+    who = who if isinstance(who, dict) else {}
+    user_id = who.get("id")
+    membership = (
+        Membership.objects.filter(campaign_id=character.campaign_id, user_id=user_id)
+        .select_related("user")
+        .first()
+        if isinstance(user_id, int)
+        else None
+    )
+    if membership is None:
+        name = who.get("username") or "The player"
+        raise ResolutionConflict(
+            f"{name} is no longer in the campaign, so this cannot be undone or redone: "
+            f"choose who plays {character.name} instead."
+        )
+    if membership.user_id != character.owner_id:
+        character.owner = membership.user
+        character.save(update_fields=["owner", "updated_at"])

@@ -368,7 +368,8 @@ def run_step(
     )
 
 
-def _check_version(character: Character, expected_version: int | None) -> None:
+def check_version(character: Character, expected_version: int | None) -> None:
+    """409 when the client's ``expected_version`` is not the character's (compare-and-set)."""
     if expected_version is not None and expected_version != character.version:
         raise ResolutionConflict(
             f"{character.name} is at version {character.version}, not {expected_version}: "
@@ -394,6 +395,24 @@ def resolution_create_action(
         )
 
 
+def lock_character_for(
+    user: Any, character_id: int, *, referee: bool = False
+) -> tuple[Campaign, Character, CharacterAccess]:
+    """:func:`lock_character` with the access check (``characters.access``) made on the
+    rows it locks, read with the user's membership in one statement, so no row is read
+    twice: someone who may not see the character gets 404, a player where ``referee``
+    is asked 403, and the campaign row they locked for that statement is released with
+    the rollback. Callers hold a transaction."""
+    try:
+        # the rows of lock_character, with the user's membership read beside them
+        character = _locked_character(Character.objects.annotate(**mine(user)), character_id)
+    except Character.DoesNotExist:
+        raise Http404("no such character") from None
+    access = access_read_character(user, character, referee=referee)  # before anything: 404
+    refuse_archived(character.campaign)
+    return character.campaign, character, access
+
+
 def resolution_create_action_checked(
     *,
     character_id: int,
@@ -408,14 +427,7 @@ def resolution_create_action_checked(
     campaign row they locked for that statement is released with the rollback."""
     params = whole_numbers(params)
     with transaction.atomic():
-        try:
-            # the rows of lock_character, with the user's membership read beside them
-            character = _locked_character(Character.objects.annotate(**mine(user)), character_id)
-        except Character.DoesNotExist:
-            raise Http404("no such character") from None
-        access = access_read_character(user, character)  # before anything else: 404
-        campaign = character.campaign
-        refuse_archived(campaign)
+        campaign, character, access = lock_character_for(user, character_id)
         resolution = _resolve_action(
             campaign, character, user, access.is_referee, action, params, expected_version
         )
@@ -432,7 +444,7 @@ def _resolve_action(
     expected_version: int | None,
 ) -> Resolution:
     """The action on rows the caller locked (:func:`lock_character`)."""
-    _check_version(character, expected_version)
+    check_version(character, expected_version)
     if character.retired_at is not None:
         raise ResolutionConflict(f"{character.name} is retired and takes no actions.")
     if character.pending_choice is not None:

@@ -16,7 +16,9 @@ undone entry's sheet after back.
   effect the clock applied), the undone entries stay undone.
 
 An undo puts the character back exactly where it was before the entry (ruling G-6,
-docs/rulesets/README.md): the sheet, the pending choice, and every scheduled effect.
+docs/rulesets/README.md): the sheet, the pending choice, and every scheduled effect; an
+edit of who plays the character, the player before (a redo, the player after; 409 when
+that person has left the campaign: ``rules.play.editing.played_by_again``).
 Effects the undone entry scheduled and still pending are cancelled (the undo lists them,
 ``params.cancelled_effects``); effects it cancelled, and the effect it applied if the
 clock made it, are pending again as they were, kind, key, due minute, payload and
@@ -42,6 +44,7 @@ from characters.models import Character
 from core.errors import ResolutionConflict
 from rules.engine.interface import RESEAL_EFFECT, Result
 from rules.play.action_clock import action_clock
+from rules.play.editing import played_by_again
 from rules.play.models import EffectState, Resolution, ResolutionKind, ScheduledEffect
 from rules.play.services import lock_character, persist_result
 
@@ -103,6 +106,7 @@ def _undo_one(campaign: Any, character: Character, entry: Resolution, actor: Any
             "undoing that would bring back an order anyone can now work out, so nothing "
             "before it can be undone."
         )
+    played_by_again(character, entry, "from")  # an edit of who plays them: the one before
     previous_choice = (
         Resolution.objects.filter(character=character, version=entry.version - 1)
         .values_list("pending_choice", flat=True)
@@ -226,6 +230,7 @@ def resolution_redo(*, character_id: int, actor: Any) -> Resolution:
                 "there is nothing to redo: no undo, or something happened since"
             )
         entry = undo.undoes
+        played_by_again(character, entry, "to")  # an edit of who plays them: the one after
         what = _without_name(character, entry.summary).removeprefix("Referee redid: ")
         resolution = persist_result(
             campaign=campaign,

@@ -25,6 +25,36 @@ def school(referee, player, other_player):
     return campaign
 
 
+def test_the_referee_chooses_who_plays_a_character(new_page, school, make_user, player):
+    """Issue 29: the edit page's "Played by" list, the referee's only, said in words."""
+    alice = make_user("alice")
+    Membership.objects.create(campaign=school, user=alice, role="player")
+    pell = school.characters.get(name="Pell")
+    page = new_page()
+    log_in(page, "referee")
+    page.goto(f"/characters/{pell.pk}/edit/")
+    played_by = page.get_by_role("combobox", name="Played by")
+    expect(played_by).to_have_value(str(pell.owner_id))
+    expect(played_by.locator("option")).to_have_text(
+        ["referee (referee)", "player", "other_player", "alice"]
+    )
+    played_by.select_option(label="alice")
+    page.get_by_role("button", name="Change who plays Pell").click()
+    expect(
+        page.get_by_role("status").filter(has_text="Pell is now played by alice.")
+    ).to_be_visible()
+    expect(page.get_by_role("combobox", name="Played by")).to_have_value(str(alice.pk))
+    pell.refresh_from_db()
+    assert pell.owner_id == alice.pk
+    assert Resolution.objects.filter(character=pell, action="owner").count() == 1
+
+    theirs = new_page()
+    log_in(theirs, "player")
+    theirs.goto(f"/characters/{school.characters.get(name='Dorn').pk}/edit/")
+    expect(theirs.get_by_role("heading", name="Edit Dorn")).to_be_visible()
+    expect(theirs.get_by_role("combobox", name="Played by")).to_have_count(0)  # the referee's only
+
+
 def test_party_action_and_the_log(new_page, school):
     page = new_page()
     log_in(page, "referee")

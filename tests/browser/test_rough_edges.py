@@ -155,9 +155,13 @@ def test_the_download_is_named_after_the_campaign_and_the_import_is_a_copy(
     download.save_as(saved)
     page.goto("/campaigns/import/")
     page.get_by_label("Campaign file (JSON)").set_input_files(str(saved))
+    # Aldo's player has an account here: named, they play Aldo again (issue 29)
+    page.get_by_label("Players (optional)").fill("player")
     page.get_by_role("button", name="Import").click()
     expect(page.locator("h1")).to_contain_text("Harrow Keep (copy)")
-    assert Campaign.objects.filter(name="Harrow Keep (copy)").count() == 1
+    expect(page.get_by_role("status").filter(has_text="player plays in it again.")).to_be_visible()
+    copy = Campaign.objects.get(name="Harrow Keep (copy)")
+    assert copy.characters.get(name="Aldo").owner_id == player.pk
 
 
 def test_phases_are_picked_from_a_list(new_page, referee):

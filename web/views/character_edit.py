@@ -1,6 +1,7 @@
 """Editing a character in the browser (issue 13): rename, retire or bring back (owner or
-referee); level up, correct a sheet field with a reason, delete (referee). Each form
-posts to rules.play.editing; each change but the deletion is an entry of the log."""
+referee); level up, correct a sheet field with a reason, who plays the character, delete
+(referee). Each form posts to rules.play.editing; each change but the deletion is an
+entry of the log."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
+from campaigns.selectors import campaign_members
 from characters.access import CharacterAccess, access_character
+from core.cleaning import valid_id
 from core.errors import ResolutionConflict
 from rules.engine.dice import DiceError
 from rules.engine.interface import ActionBlocked, RuleError
@@ -22,13 +25,14 @@ from rules.play.editing import (
     character_correct,
     character_delete,
     character_level_up,
+    character_owner_set,
     character_rename,
     character_retire,
 )
 from web.forms import humanize
 from web.plain import plain_message
 
-REFEREE_FORMS = {"level_up", "correct", "delete"}
+REFEREE_FORMS = {"level_up", "correct", "owner", "delete"}
 FORMS = {"rename", "retire", *REFEREE_FORMS}
 
 
@@ -47,6 +51,18 @@ def _scalar_fields(sheet: dict[str, Any]) -> list[tuple[str, str, Any]]:
         for key, value in sheet.items()
         if isinstance(value, int | str | bool) or value is None
     ]
+
+
+def _player(raw: str) -> int | str:
+    """Who the "Played by" list names: a user id (a username typed by hand is taken too)."""
+    try:
+        return valid_id(raw.strip())
+    except ValueError:
+        return raw
+
+
+def _number(raw: str) -> int | None:
+    return int(raw) if raw.strip().isdigit() else None
 
 
 @login_required
@@ -76,6 +92,7 @@ def character_edit(request: HttpRequest, character_id: int) -> HttpResponse:
         "campaign": character.campaign,
         "is_referee": access.is_referee,
         "fields": _scalar_fields(character.sheet) if access.is_referee else [],
+        "members": campaign_members(character.campaign) if access.is_referee else [],
         "errors": errors,
     }
     return render(request, "characters/edit.html", context, status=status)
@@ -102,6 +119,14 @@ def _post(request: HttpRequest, access: CharacterAccess, form: str) -> str:
             changes={field: _value(str(data.get("value", "")))} if field else {},
             reason=str(data.get("reason", "")),
         )
+    elif form == "owner":
+        edit = character_owner_set(
+            character_id=character_id,
+            actor=request.user,
+            player=_player(str(data.get("owner", ""))),
+            expected_version=_number(str(data.get("expected_version", ""))),
+        )
+        return f"{access.character.name} is now played by {edit.params['to']['username']}."
     elif form == "delete":
         name = access.character.name
         character_delete(character_id=character_id, confirm=str(data.get("confirm", "")))

@@ -29,7 +29,7 @@ from core.cleaning import valid_id
 from core.errors import NotAllowed, ResolutionConflict
 from rules.engine.calendar import PRESETS, CalendarError
 from rules.engine.registry import get_ruleset
-from rules.logbook.export import campaign_import
+from rules.logbook.export import campaign_import, export_players
 from rules.play.campaign_editing import campaign_delete, campaign_leave, member_remove
 from web.plain import field_labels, plain_import_problem, plain_message
 from web.views.campaigns import _posted_options, option_fields
@@ -200,14 +200,56 @@ def _named_as_copy(data: Any, taken: set[str]) -> Any:
         number += 1
 
 
+def _posted_players(text: str) -> dict[str, str] | None:
+    """The import page's "Players" box: a line per player of the file, "their name there
+    = a username here"; a name alone is the same username here. None when empty."""
+    mapping: dict[str, str] = {}
+    for line in text.splitlines():
+        old, sep, new = line.strip().partition("=")
+        old, new = old.strip(), (new if sep else old).strip()
+        if line.strip() and not (old and new):
+            raise ValidationError(
+                f"Write each player as their name in the file = a username here: "
+                f"“{line.strip()}” is not."
+            )
+        if old:
+            mapping[old] = new
+    return mapping or None
+
+
+def _names(names: list[str]) -> str:
+    """ "alice", "alice and bob", "alice, bob and carol"."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _imported(campaign: Any, user: Any, data: Any, mapped: dict[str, str] | None) -> str:
+    """What the import did, for its referee: who plays again, whose characters wait."""
+    said = f"{campaign.name} is imported: you are its referee."
+    mapped = mapped or {}
+    back = sorted({new for new in mapped.values() if new != user.get_username()})
+    if back:
+        said += f" {_names(back)} {'plays' if len(back) == 1 else 'play'} in it again."
+    left = [n for n in export_players(data) if n not in mapped and n != user.get_username()]
+    if left:
+        said += (
+            f" The characters {_names(left)} played are yours for now: invite them, "
+            "then choose who plays each on the character's edit page."
+        )
+    return said
+
+
 @login_required
 def campaign_import_page(request: HttpRequest) -> HttpResponse:
-    """Import a campaign from its downloaded JSON: a new campaign, you its referee."""
+    """Import a campaign from its downloaded JSON: a new campaign, you its referee; the
+    file's players mapped to people here play their characters again (issue 29)."""
     error = ""
     status = 200
+    players_text = ""
     if request.method == "POST":
         upload = request.FILES.get("export")
+        players_text = str(request.POST.get("players", ""))
         try:
+            players = _posted_players(players_text)
             if upload is None:
                 raise ValidationError("Choose the campaign file you downloaded.")
             if upload.size is not None and upload.size > MAX_IMPORT_BYTES:
@@ -218,16 +260,17 @@ def campaign_import_page(request: HttpRequest) -> HttpResponse:
                 raise ValidationError("That file is not a campaign download.") from None
             data = _named_as_copy(data, {m.campaign.name for m in campaigns_of_user(request.user)})
             try:
-                campaign = campaign_import(user=request.user, data=data)
+                campaign = campaign_import(user=request.user, data=data, players=players)
             except ValidationError as refused:  # the API's words, said for people
                 raise ValidationError([plain_import_problem(m) for m in refused.messages]) from None
         except ValidationError as problem:
             error = " ".join(problem.messages)
             status = 400
         else:
-            messages.success(request, f"{campaign.name} is imported: you are its referee.")
+            messages.success(request, _imported(campaign, request.user, data, players))
             return redirect("campaign", campaign_id=campaign.pk)
-    return render(request, "campaigns/import.html", {"error": error}, status=status)
+    context = {"error": error, "players": players_text}
+    return render(request, "campaigns/import.html", context, status=status)
 
 
 @login_required

@@ -114,9 +114,12 @@ def test_export_import_round_trip_gives_identical_sheets_and_logs(
     again = campaign_export(copy)
     # Identical, except who acted: only the importer's own entries can name them (the
     # players of the old campaign are not members of the new one).
+    assert [row["owner"] for row in data["characters"]] == ["referee", "player", "other_player"]
     for row in data["resolutions"]:
         if row["actor"] != "referee":
             row["actor"] = None
+    for row in data["characters"]:  # every character the importer's: no players mapped
+        row["owner"] = "referee"
     assert normalized(again) == normalized(data)
     old = list(Character.objects.filter(campaign=lived_in).order_by("pk"))
     new = list(Character.objects.filter(campaign=copy).order_by("pk"))
@@ -177,3 +180,118 @@ def test_a_bad_export_is_a_400_and_makes_nothing(export, outsider, client_for):
     )
     assert response.status_code == 400, response.content
     assert Campaign.objects.count() == before
+
+
+# -- the export's players mapped to people here (issue 29) --------------------------------
+
+
+def test_players_mapped_at_import_play_their_characters_again(
+    lived_in, referee, player, other_player, make_user, client_for
+):
+    """Mapped, every player plays their characters again and names their entries: the
+    copy's export is the original's, but for the ids."""
+    data = client_for(referee).get(f"/api/v1/campaigns/{lived_in.pk}/export/").json()
+    dorn = Character.objects.get(campaign=lived_in, name="Dorn")
+    from rules.play.editing import character_owner_set
+
+    character_owner_set(character_id=dorn.pk, actor=referee, player="player")
+    character_owner_set(character_id=dorn.pk, actor=referee, player="referee")
+    data = client_for(referee).get(f"/api/v1/campaigns/{lived_in.pk}/export/").json()
+    players = {"player": "player", "other_player": "other_player"}
+    response = client_for(referee).post(
+        "/api/v1/campaigns/import/", {"export": data, "players": players}, format="json"
+    )
+    assert response.status_code == 201, response.content
+    copy = Campaign.objects.get(pk=response.json()["id"])
+    assert normalized(campaign_export(copy)) == normalized(data)
+    roles = dict(Membership.objects.filter(campaign=copy).values_list("user__username", "role"))
+    assert roles == {"referee": "referee", "player": "player", "other_player": "player"}
+    owners = dict(Character.objects.filter(campaign=copy).values_list("name", "owner_id"))
+    assert owners == {"Dorn": referee.pk, "Pell": player.pk, "Oswin": other_player.pk}
+    # the copy's edits of who plays Dorn name this server's people: undo works on them
+    new_dorn = Character.objects.get(campaign=copy, name="Dorn")
+    edit = Resolution.objects.filter(character=new_dorn, action="owner").latest("version")
+    assert edit.params["from"] == {"id": player.pk, "username": "player"}
+    assert client_for(referee).post(f"/api/v1/characters/{new_dorn.pk}/undo/").status_code == 201
+    assert Character.objects.get(pk=new_dorn.pk).owner_id == player.pk
+
+
+def test_players_mapped_to_other_names_and_those_left_out(
+    lived_in, referee, player, make_user, client_for
+):
+    """Another server: the export's "player" is "pell.b" here; "other_player" is left
+    out, so Oswin is the importer's, and the entries they made name no one."""
+    data = client_for(referee).get(f"/api/v1/campaigns/{lived_in.pk}/export/").json()
+    pell_b = make_user("pell.b")
+    importer = make_user("newref")
+    response = client_for(importer).post(
+        "/api/v1/campaigns/import/",
+        {"export": data, "players": {"player": "pell.b"}},
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    copy = Campaign.objects.get(pk=response.json()["id"])
+    owners = dict(Character.objects.filter(campaign=copy).values_list("name", "owner_id"))
+    assert owners == {"Dorn": importer.pk, "Pell": pell_b.pk, "Oswin": importer.pk}
+    members = set(Membership.objects.filter(campaign=copy).values_list("user__username", "role"))
+    assert members == {("newref", "referee"), ("pell.b", "player")}
+    by_pell = Resolution.objects.filter(campaign=copy, actor=pell_b)
+    made = [r for r in data["resolutions"] if r["actor"] == "player"]
+    assert by_pell.count() == len(made) > 0
+    assert not Resolution.objects.filter(campaign=copy, actor__in=[referee, player]).exists()
+
+
+@pytest.mark.parametrize(
+    ("players", "said"),
+    [
+        ({"nobody": "player"}, "no character in the export is played by nobody"),
+        ({"player": "no-such-user"}, "there is no one called no-such-user here"),
+        ({"player": ""}, "may not be blank"),
+        ({"player": 3}, "player: Must be text."),
+        ([["player", "player"]], "Must be an object."),
+    ],
+)
+def test_a_bad_mapping_is_a_400_and_makes_nothing(lived_in, referee, client_for, players, said):
+    data = client_for(referee).get(f"/api/v1/campaigns/{lived_in.pk}/export/").json()
+    before = (Campaign.objects.count(), Membership.objects.count())
+    response = client_for(referee).post(
+        "/api/v1/campaigns/import/", {"export": data, "players": players}, format="json"
+    )
+    assert response.status_code == 400, response.content
+    assert said in str(response.json()["players"])
+    assert (Campaign.objects.count(), Membership.objects.count()) == before
+
+
+def test_the_import_page_maps_players_and_names_those_left_out(
+    lived_in, referee, player, make_user, client_for, web
+):
+    import json
+
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    data = client_for(referee).get(f"/api/v1/campaigns/{lived_in.pk}/export/").json()
+
+    def upload() -> SimpleUploadedFile:
+        return SimpleUploadedFile("c.json", json.dumps(data).encode(), "application/json")
+
+    importer = web(make_user("newref"))
+    refused = importer.post(
+        "/campaigns/import/", {"export": upload(), "players": "player = nobody.here"}
+    )
+    assert refused.status_code == 400
+    page = refused.content.decode()
+    assert "There is no one called nobody.here here" in page and "Nothing was imported." in page
+    assert "player = nobody.here</textarea>" in page  # the box keeps what was written
+    bad_line = importer.post("/campaigns/import/", {"export": upload(), "players": "= x"})
+    assert bad_line.status_code == 400
+    assert "Write each player as their name in the file = a username here" in (
+        bad_line.content.decode()
+    )
+    done = importer.post(
+        "/campaigns/import/", {"export": upload(), "players": "\n player \n"}, follow=True
+    )
+    page = done.content.decode()
+    assert "player plays in it again." in page
+    assert "The characters referee and other player played are yours for now" in page
+    copy = Campaign.objects.exclude(pk=lived_in.pk).get()
+    assert Character.objects.get(campaign=copy, name="Pell").owner_id == player.pk

@@ -100,6 +100,34 @@ def test_actions_choices_undo_redo_edits_and_effects_replay(campaign, player, re
     assert replay(campaign.pk).strip().endswith("0 divergences")
 
 
+def test_levels_replay_as_whoever_played_the_character_then(campaign, player, referee):
+    """Issue 29: hit dice follow level for player characters only (HD-1), so a level
+    replays as the character was played when it was gained: the edits of who plays it,
+    their undos and redos, tell."""
+    from campaigns.models import Membership
+    from rules.play.editing import character_owner_set
+    from rules.play.services import character_create
+
+    ogre = character_create(
+        membership=Membership.objects.get(campaign=campaign, user=referee),
+        name="Ogre",
+        sheet={"level": 2, "hit_dice": 6, "hp": 20},
+    )
+    character_level_up(character_id=ogre.pk, actor=referee)  # an NPC's: hit dice stay
+    character_owner_set(character_id=ogre.pk, actor=referee, player="player")
+    character_level_up(character_id=ogre.pk, actor=referee)  # a player's: they follow
+    resolution_undo(character_id=ogre.pk, actor=referee, steps=2)  # the level, the player
+    character_level_up(character_id=ogre.pk, actor=referee)  # the referee's again
+    character_owner_set(character_id=ogre.pk, actor=referee, player="player")
+    resolution_undo(character_id=ogre.pk, actor=referee)
+    resolution_redo(character_id=ogre.pk, actor=referee)
+    character_level_up(character_id=ogre.pk, actor=referee)
+    ogre.refresh_from_db()
+    assert (ogre.owner_id, ogre.sheet["level"], ogre.sheet["hit_dice"]) == (player.pk, 5, 5)
+
+    assert replay(campaign.pk).strip().endswith("0 divergences")
+
+
 def test_the_first_divergence_is_named_and_the_command_fails(campaign, player):
     aldo = wounded(campaign, player, "Aldo", every=60)
     run_job(campaign, 300)

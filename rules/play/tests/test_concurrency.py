@@ -280,3 +280,36 @@ def test_one_statement_locks_the_campaign_before_the_character(campaign: Campaig
         holder.join(timeout=30)
         waiter.join(timeout=30)
     assert locked.is_set()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_referees_choosing_who_plays_at_once_with_one_version_act_once(
+    campaign: Campaign, referee, player, other_player
+) -> None:
+    """Issue 29: who plays a character is a compare-and-set under the row locks: of
+    every change sent for the same version, one lands, the rest are 409s."""
+    from rules.play.editing import character_owner_set
+
+    membership = Membership.objects.get(campaign=campaign, user=referee)
+    mara = character_create(membership=membership, name="Mara", sheet={"hp": 8})
+    version = mara.version
+    refused: list[int] = []
+
+    def hand_over(index: int) -> None:
+        try:
+            character_owner_set(
+                character_id=mara.pk,
+                actor=referee,
+                player="player" if index % 2 else "other_player",
+                expected_version=version,
+            )
+        except ResolutionConflict:
+            refused.append(index)
+
+    assert _run_in_threads(hand_over, THREADS) == []
+    assert len(refused) == THREADS - 1
+    edits = Resolution.objects.filter(character=mara, action="owner")
+    assert edits.count() == 1
+    [edit] = edits
+    assert Character.objects.get(pk=mara.pk).owner_id == edit.params["to"]["id"]
+    assert Character.objects.get(pk=mara.pk).version == version + 1
