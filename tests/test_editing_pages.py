@@ -246,3 +246,14 @@ def test_the_referee_chooses_who_plays_a_character_on_its_edit_page(
     assert aldo.owner_id == alice.pk
     # the player who plays Aldo now may not give him away
     assert web(alice).post(url, {"form": "owner", "owner": "1"}).status_code == 403
+
+
+def test_played_by_names_the_player_as_their_name_is_written(campaign, aldo, referee, web):
+    """A username with an underscore stays as it is in the notice (the plain-words filter
+    turns snake_case field names into words, never a person's name)."""
+    from core.middleware import FORM_KEY_FIELD
+
+    form = {"form": "owner", "owner": "other_player", FORM_KEY_FIELD: "played-by-2"}
+    page = web(referee).post(f"/characters/{aldo.pk}/edit/", form, follow=True).content.decode()
+    assert "Aldo is now played by other_player." in page
+    assert 'class="flash-success"' in page

@@ -65,6 +65,9 @@ def _number(raw: str) -> int | None:
     return int(raw) if raw.strip().isdigit() else None
 
 
+VERBATIM = "verbatim"  # a flash message shown as written (templates/base.html)
+
+
 @login_required
 def character_edit(request: HttpRequest, character_id: int) -> HttpResponse:
     access = access_character(request.user, character_id)
@@ -82,7 +85,9 @@ def character_edit(request: HttpRequest, character_id: int) -> HttpResponse:
             errors[form if form in FORMS else "rename"] = plain_message(words)
             status = 409 if isinstance(error, ResolutionConflict | ActionBlocked) else 400
         else:
-            messages.success(request, notice)
+            # our own sentence, names as they are (plain words would turn "other_player"
+            # into "other player")
+            messages.success(request, notice, extra_tags=VERBATIM)
             if form == "delete":
                 return redirect("campaign", campaign_id=character.campaign_id)
             return redirect(reverse("character-edit", args=[character.pk]))
