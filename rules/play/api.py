@@ -21,6 +21,7 @@ from core.openapi import (
     const_field,
     error_answer,
     json_schema_field,
+    pascal,
     refused,
     serializer_class,
 )
@@ -29,7 +30,6 @@ from rules.engine.registry import all_rulesets
 from rules.play.api_schema import (
     RulesetSerializer,
     action_request,
-    pascal,
     ruleset_answer,
     table_data_schema,
     table_schema,

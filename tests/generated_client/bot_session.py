@@ -25,6 +25,7 @@ from sawbones_client.api.v1 import (
     v1_campaigns_create,
     v1_campaigns_destroy,
     v1_campaigns_export_retrieve,
+    v1_campaigns_partial_update,
     v1_campaigns_webhooks_create,
     v1_campaigns_webhooks_rotate_secret_create,
     v1_characters_actions_create,
@@ -39,23 +40,27 @@ from sawbones_client.models import (
     CampaignCharactersInputRequest,
     CampaignCharactersInputRequestSheet,
     CampaignExport,
-    CampaignOutput,
     ChoiceInputRequest,
     ClockAdvanceInputRequest,
     ClockJobDetail,
+    ConditionMonitorCampaignOutput,
     ConditionMonitorCampaignRequest,
     ConditionMonitorCharacter,
     DamageActionRequest,
     DamageActionRequestConditionMonitorDamageParams,
     DamageActionRequestConditionMonitorDamageParamsKindOfDamage,
     DamageActionRequestHitDiceDamageParams,
+    DeckahedronCampaignOutput,
     DeckahedronCampaignRequest,
     DeckahedronCampaignRequestOptions,
+    DeckahedronCampaignUpdateRequest,
     DeckahedronCharacter,
+    HitDiceCampaignOutput,
     HitDiceCampaignRequest,
     HitDiceCharacter,
     HitDiceSheet,
     InjuryRollActionRequest,
+    OldSchoolCampaignOutput,
     OldSchoolCampaignRequest,
     OldSchoolCharacter,
     RegisterInputRequest,
@@ -68,6 +73,7 @@ from sawbones_client.models import (
     SaveActionRequestOldSchoolSaveParamsCategory,
     TokenInputRequest,
     TokenOutput,
+    WarbandCampaignOutput,
     WarbandCampaignRequest,
     WarbandCharacter,
     WebhookCreated,
@@ -80,6 +86,13 @@ Campaign = (
     | OldSchoolCampaignRequest
     | ConditionMonitorCampaignRequest
     | WarbandCampaignRequest
+)
+CampaignAnswer = (
+    HitDiceCampaignOutput
+    | DeckahedronCampaignOutput
+    | OldSchoolCampaignOutput
+    | ConditionMonitorCampaignOutput
+    | WarbandCampaignOutput
 )
 Action = DamageActionRequest | RestActionRequest | SaveActionRequest | InjuryRollActionRequest
 Character = (
@@ -160,8 +173,19 @@ def run(
     logs: dict[str, list[str]] = {}
     for key in keys:
         campaign = v1_campaigns_create.sync(client=bot, body=campaigns[key])
-        assert isinstance(campaign, CampaignOutput), campaign
+        assert isinstance(campaign, CampaignAnswer), campaign
         assert campaign.ruleset == key and campaign.my_role == "referee"
+        if isinstance(campaign, DeckahedronCampaignOutput):
+            # the options typed by the campaign's ruleset (DeckahedronOptions)
+            heal_minutes: int = campaign.options.heal_minutes
+            assert heal_minutes == 600, heal_minutes
+            # a rename need not name the ruleset: the campaign's is meant
+            renamed = v1_campaigns_partial_update.sync(
+                campaign.id, client=bot, body=DeckahedronCampaignUpdateRequest(name="Bot: deck")
+            )
+            assert isinstance(renamed, DeckahedronCampaignOutput), renamed
+            assert renamed.name == "Bot: deck" and renamed.options.heal_minutes == 600
+            campaign = renamed
         sheet = CampaignCharactersInputRequestSheet.from_dict(sheets.get(key, {}))
         character = v1_campaigns_characters_create.sync(
             campaign.id,
