@@ -299,6 +299,11 @@ def options_component(ruleset: Ruleset, **kwargs: Any) -> RulesSchemaSerializer:
     return rules_component(f"{pascal(ruleset.key)}Options", schema, **kwargs)
 
 
+def outcome_component(ruleset: Ruleset, **kwargs: Any) -> RulesSchemaSerializer:
+    """What a resolution of the ruleset found, its ``outcome``: ``HitDiceOutcome``."""
+    return rules_component(f"{pascal(ruleset.key)}Outcome", ruleset.outcome_schema, **kwargs)
+
+
 def per_ruleset(
     family: str,
     base: SerializerClass,

@@ -459,3 +459,49 @@ def test_a_campaign_and_its_party_are_typed_by_its_ruleset(
             assert response.status_code == 200, (key, response.content)
             errors = answer_validator(schema, key, method).iter_errors(response.json())
             assert not [e.message for e in errors], (ruleset.key, key, method)
+
+
+@pytest.mark.django_db
+def test_a_resolution_is_typed_by_its_ruleset_down_to_its_outcome(
+    schema, make_campaign, referee, player, client_for
+) -> None:
+    """``HitDiceResolution`` with a ``HitDiceOutcome`` (the engine's outcome schema) and a
+    ``HitDiceSheet``..., told apart by ``ruleset``; the log of every ruleset fits."""
+    from core.openapi import pascal
+    from rules.engine.registry import all_rulesets
+
+    components = schema["components"]["schemas"]
+    assert components["Resolution"]["discriminator"]["propertyName"] == "ruleset"
+    for ruleset in all_rulesets():
+        name = pascal(ruleset.key)
+        typed = components[f"{name}Resolution"]["properties"]
+        assert f"/{name}Outcome" in json.dumps(typed["outcome"])
+        assert f"/{name}Sheet" in json.dumps(typed["sheet"])
+        outcome = components[f"{name}Outcome"]
+        assert set(outcome["properties"]) == set(ruleset.outcome_schema["properties"])
+
+    actions = {"warband": "injury_roll", "deckahedron": "take_harm"}
+    for ruleset in all_rulesets():
+        campaign = make_campaign(ruleset.key)
+        made = client_for(player).post(
+            f"/api/v1/campaigns/{campaign.pk}/characters/",
+            {"name": "Typed", "sheet": {"warband": "Red"} if ruleset.key == "warband" else {}},
+            format="json",
+        )
+        hero = made.json()["id"]
+        action = actions.get(ruleset.key, "damage")
+        params = {"amount": 3} if action == "damage" else {}
+        if ruleset.key == "condition_monitor":
+            params = {"amount": 3, "kind": "normal"}
+        acted = client_for(referee).post(
+            f"/api/v1/characters/{hero}/actions/",
+            {"action": action, "params": params},
+            format="json",
+        )
+        log = client_for(referee).get(f"/api/v1/characters/{hero}/resolutions/")
+        checks = [("api-actions", "post", acted), ("api-resolutions", "get", log)]
+        for key, method, response in checks:
+            assert response.status_code in (200, 201), (ruleset.key, key, response.content)
+            errors = answer_validator(schema, key, method).iter_errors(response.json())
+            assert not [e.message for e in errors], (ruleset.key, key)
+        assert log.json()["results"][0]["ruleset"] == ruleset.key

@@ -46,6 +46,7 @@ from sawbones_client.models import (
     ConditionMonitorCampaignOutput,
     ConditionMonitorCampaignRequest,
     ConditionMonitorCharacter,
+    ConditionMonitorResolution,
     DamageActionRequest,
     DamageActionRequestConditionMonitorDamageParams,
     DamageActionRequestConditionMonitorDamageParamsKindOfDamage,
@@ -55,17 +56,19 @@ from sawbones_client.models import (
     DeckahedronCampaignRequestOptions,
     DeckahedronCampaignUpdateRequest,
     DeckahedronCharacter,
+    DeckahedronResolution,
     HitDiceCampaignOutput,
     HitDiceCampaignRequest,
     HitDiceCharacter,
+    HitDiceResolution,
     HitDiceSheet,
     InjuryRollActionRequest,
     OldSchoolCampaignOutput,
     OldSchoolCampaignRequest,
     OldSchoolCharacter,
+    OldSchoolResolution,
     RegisterInputRequest,
     RegisterOutput,
-    Resolution,
     ResolutionPage,
     RestActionRequest,
     SaveActionRequest,
@@ -76,6 +79,7 @@ from sawbones_client.models import (
     WarbandCampaignOutput,
     WarbandCampaignRequest,
     WarbandCharacter,
+    WarbandResolution,
     WebhookCreated,
     WebhookListInputRequest,
 )
@@ -95,6 +99,13 @@ CampaignAnswer = (
     | WarbandCampaignOutput
 )
 Action = DamageActionRequest | RestActionRequest | SaveActionRequest | InjuryRollActionRequest
+Resolution = (
+    HitDiceResolution
+    | DeckahedronResolution
+    | OldSchoolResolution
+    | ConditionMonitorResolution
+    | WarbandResolution
+)
 Character = (
     HitDiceCharacter
     | DeckahedronCharacter
@@ -201,6 +212,11 @@ def run(
             after_choice()
         assert isinstance(resolution, Resolution), resolution
         assert resolution.version == character.version + 1
+        assert resolution.ruleset == key
+        if isinstance(resolution, HitDiceResolution):
+            # the outcome typed by the ruleset (HitDiceOutcome): the damage taken
+            amount = resolution.outcome.amount
+            assert isinstance(amount, int) and amount == 12, amount
         if key == "hit_dice":
             choice = resolution.pending_choice
             assert choice is not None, resolution.summary
