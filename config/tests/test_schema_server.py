@@ -490,7 +490,7 @@ def test_a_resolution_is_typed_by_its_ruleset_down_to_its_outcome(
         )
         hero = made.json()["id"]
         action = actions.get(ruleset.key, "damage")
-        params = {"amount": 3} if action == "damage" else {}
+        params: dict[str, Any] = {"amount": 3} if action == "damage" else {}
         if ruleset.key == "condition_monitor":
             params = {"amount": 3, "kind": "normal"}
         acted = client_for(referee).post(
