@@ -37,15 +37,20 @@ from campaigns.services import (
 from core.api_input import JsonSerializer
 from core.cleaning import valid_id
 from core.openapi import (
+    AnyOfProxySerializer,
     ProxyMap,
+    by_ruleset,
     const_field,
     error_answer,
     json_schema_field,
+    options_component,
+    pascal,
+    per_ruleset,
     refused,
     serializer_class,
 )
 from rules.engine.calendar import MAX_MONTH_DAYS, MAX_NAME, MAX_YEAR, PRESETS, calendar_data
-from rules.engine.registry import all_rulesets, ruleset_keys
+from rules.engine.registry import all_rulesets, get_ruleset, ruleset_keys
 
 
 class RulesetField(serializers.ChoiceField):
@@ -97,8 +102,33 @@ class CampaignOutputSerializer(serializers.Serializer):
     )
 
 
+@cache
+def _campaign_answers() -> ProxyMap:
+    """One answer per ruleset: the campaign with its options in that ruleset's shape (a
+    named component, ``HitDiceOptions``...)."""
+    return per_ruleset(
+        "CampaignOutput",
+        CampaignOutputSerializer,
+        lambda ruleset: {"options": options_component(ruleset)},
+        "A {name} campaign.",
+    )
+
+
+def campaign_answer(*, many: bool = False) -> PolymorphicProxySerializer:
+    """A campaign as the API answers it (``GET campaigns/{id}/``), typed by its ruleset;
+    for the schema only (:func:`campaign_output` makes the answer)."""
+    return by_ruleset("CampaignOutput", _campaign_answers(), many=many)
+
+
 def campaign_output(membership: Membership) -> Any:
     return CampaignOutputSerializer(_campaign_view(membership)).data
+
+
+def campaign_options(campaign: Any) -> dict[str, Any]:
+    """The campaign's options as answered: every option of its ruleset, with its value
+    (an option the ruleset gained since they were stored: its default)."""
+    ruleset = get_ruleset(campaign.ruleset)
+    return {key: campaign.options.get(key, value) for key, value in ruleset.options.items()}
 
 
 def _campaign_view(membership: Membership) -> dict[str, Any]:
@@ -111,7 +141,7 @@ def _campaign_view(membership: Membership) -> dict[str, Any]:
         "clock_display": clock_display(campaign.clock, campaign),
         "date": clock_date(campaign.clock, campaign),
         "my_role": membership.role,
-        "options": campaign.options,
+        "options": campaign_options(campaign),
         "actions_move_clock": campaign.actions_move_clock,
         "dice_commitment": dice_commitment(campaign.dice_seed),
         "archived_at": campaign.archived_at,
@@ -128,7 +158,7 @@ def _campaign_bodies() -> ProxyMap:
     for ruleset in all_rulesets():
         options = copy.deepcopy(dict(ruleset.options_schema))
         options["description"] = "Campaign options; the ones left out keep their default."
-        name = "".join(part.capitalize() for part in ruleset.key.split("_"))
+        name = pascal(ruleset.key)
         fields = {
             "name": serializers.CharField(max_length=NAME_MAX_LENGTH),
             "ruleset": const_field(ruleset.key),
@@ -158,11 +188,13 @@ def _campaign_update_bodies() -> ProxyMap:
             "Options of this ruleset; the ones left out keep their value (after a "
             "ruleset change, their default)."
         )
-        name = "".join(part.capitalize() for part in ruleset.key.split("_"))
+        name = pascal(ruleset.key)
         fields = {
             "ruleset": const_field(
                 ruleset.key,
-                help_text="the campaign's ruleset, or a new one while it has no character",
+                required=False,
+                help_text="the ruleset `options` are written for: the campaign's (the "
+                "default), or a new one while the campaign has no character",
             ),
             "name": serializers.CharField(max_length=NAME_MAX_LENGTH, required=False),
             "options": json_schema_field(
@@ -177,11 +209,12 @@ def _campaign_update_bodies() -> ProxyMap:
     return bodies
 
 
-def campaign_update_request() -> PolymorphicProxySerializer:
-    return PolymorphicProxySerializer(
-        component_name="CampaignUpdate",
-        serializers=_campaign_update_bodies(),
-        resource_type_field_name="ruleset",
+def campaign_update_request() -> AnyOfProxySerializer:
+    """Any ruleset's changes: ``ruleset`` may be left out (the campaign's), so a body
+    without it matches each (``anyOf``); the server reads ``options`` as the campaign's
+    ruleset's, or the one the body names."""
+    return AnyOfProxySerializer(
+        component_name="CampaignUpdate", serializers=_campaign_update_bodies()
     )
 
 
@@ -191,7 +224,7 @@ class CampaignListApi(APIView):
         ruleset = RulesetField()
         options = serializers.DictField(required=False)
 
-    @extend_schema(responses={200: CampaignOutputSerializer(many=True)})
+    @extend_schema(responses={200: campaign_answer(many=True)})
     def get(self, request: Request) -> Response:
         views = [_campaign_view(m) for m in visible_memberships(request.user)]
         return Response(CampaignOutputSerializer(views, many=True).data)
@@ -199,7 +232,7 @@ class CampaignListApi(APIView):
     @extend_schema(
         request=campaign_request(),
         responses={
-            201: CampaignOutputSerializer,
+            201: campaign_answer(),
             400: refused("the options together break a rule the schema cannot say."),
         },
     )
@@ -214,7 +247,7 @@ class CampaignListApi(APIView):
 class CampaignDetailApi(APIView):
     class UpdateSerializer(JsonSerializer):
         name = serializers.CharField(max_length=NAME_MAX_LENGTH, required=False)
-        ruleset = RulesetField()
+        ruleset = RulesetField(required=False)
         options = serializers.JSONField(required=False)
         actions_move_clock = serializers.BooleanField(required=False)
 
@@ -223,26 +256,29 @@ class CampaignDetailApi(APIView):
                 raise serializers.ValidationError("Expected a dictionary of items.")
             return value
 
-    @extend_schema(responses={200: CampaignOutputSerializer})
+    @extend_schema(responses={200: campaign_answer()})
     def get(self, request: Request, campaign_id: int) -> Response:
         return Response(campaign_output(access_campaign(request.user, campaign_id)))
 
     @extend_schema(
         request=campaign_update_request(),
         responses={
-            200: CampaignOutputSerializer,
+            200: campaign_answer(),
             400: refused(
-                "the options together break a rule the schema cannot say, or the name is "
-                "blank once trimmed."
+                "the options together break a rule the schema cannot say, `options` are not "
+                "those of the ruleset they are read for (the campaign's, unless the body "
+                "names another), or the name is blank once trimmed."
             ),
             409: error_answer(
                 409, "Conflict: the ruleset is fixed once the campaign has characters."
             ),
         },
         description="Referee only: rename the campaign, set its options, whether actions "
-        "move its clock, or change its ruleset while no character exists. The body names "
-        "the ruleset it is written for (the campaign's, or the new one), so `options` are "
-        "that ruleset's.",
+        "move its clock, or change its ruleset while no character exists. `ruleset` may "
+        "be left out: `options` are then the campaign's ruleset's. A body that names a "
+        "ruleset (the campaign's, or a new one) has that ruleset's `options` "
+        "(`HitDiceCampaignUpdate`...); naming another ruleset changes the campaign's, "
+        "409 once it has characters.",
     )
     def patch(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
@@ -439,7 +475,7 @@ class JoinApi(APIView):
     @extend_schema(
         request=InputSerializer,
         responses={
-            200: CampaignOutputSerializer,
+            200: campaign_answer(),
             400: refused("no campaign has this invite code, or it can no longer be used."),
         },
     )
@@ -497,7 +533,9 @@ class DiceRotateApi(APIView):
 
 class CampaignArchiveApi(APIView):
     class OutputSerializer(serializers.Serializer):
-        campaign = CampaignOutputSerializer()
+        """The campaign archived, and the dice seed archiving revealed."""
+
+        campaign = campaign_answer()
         revealed = SeedPeriodSerializer(help_text="the dice seed revealed by archiving")
 
     @extend_schema(
@@ -520,16 +558,18 @@ class CampaignArchiveApi(APIView):
         periods = campaign_seed_periods(campaign)
         answer = {
             "campaign": campaign_output(access_campaign(request.user, campaign_id)),
-            "revealed": next(p for p in periods if p["seed"] == revealed.seed),
+            "revealed": SeedPeriodSerializer(
+                next(p for p in periods if p["seed"] == revealed.seed)
+            ).data,
         }
-        return Response(self.OutputSerializer(answer).data)
+        return Response(answer)
 
 
 class CampaignUnarchiveApi(APIView):
     @extend_schema(
         request=None,
         responses={
-            200: CampaignOutputSerializer,
+            200: campaign_answer(),
             409: error_answer(409, "Conflict: the campaign is not archived."),
         },
         description="Referee only. Brings an archived campaign back into play (409 if it is "

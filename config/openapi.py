@@ -19,6 +19,7 @@ from typing import Any
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerExtension
 from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.serializers import PolymorphicProxySerializerExtension
 from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer
 from rest_framework import serializers
 
@@ -223,3 +224,15 @@ class RulesSchemaComponent(OpenApiSerializerExtension):  # type: ignore[no-untyp
     def map_serializer(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
         # a copy: drf-spectacular's enum hook rewrites the components it is given
         return copy.deepcopy(dict(self.target.json_schema))
+
+
+class AnyOfProxySchema(PolymorphicProxySerializerExtension):  # type: ignore[no-untyped-call]
+    """``core.openapi.AnyOfProxySerializer``: its variants as ``anyOf`` (a body may match
+    several of them: one that leaves out ``ruleset`` matches each ruleset's)."""
+
+    target_class = "core.openapi.AnyOfProxySerializer"
+    priority = 1
+
+    def map_serializer(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        schema: dict[str, Any] = super().map_serializer(auto_schema, direction)  # type: ignore[no-untyped-call]
+        return {"anyOf": schema.pop("oneOf"), **schema}

@@ -9,12 +9,21 @@ error answers every operation of a kind can give); views add theirs (a 409) with
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any, ClassVar
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema_field
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    extend_schema_field,
+)
 from rest_framework import serializers
+
+from rules.engine.interface import Ruleset
+from rules.engine.registry import all_rulesets
 
 # What each error status means (docs/api.md).
 ERROR_DESCRIPTIONS = {
@@ -175,6 +184,21 @@ SerializerClass = type[serializers.Serializer[Any]]
 ProxyMap = dict[str, serializers.Serializer[Any] | SerializerClass]
 
 
+class AnyOfProxySerializer(PolymorphicProxySerializer):
+    """Any of its serializers, drawn as ``anyOf`` without a discriminator
+    (``config.openapi.AnyOfProxySchema``): a body whose variants share the field that
+    would tell them apart but may leave it out (``PATCH campaigns/{id}/``'s ``ruleset``).
+    For the schema only, as every proxy."""
+
+    def __init__(self, *, component_name: str, serializers: ProxyMap, **kwargs: Any) -> None:
+        super().__init__(
+            component_name=component_name,
+            serializers=serializers,
+            resource_type_field_name=None,
+            **kwargs,
+        )
+
+
 def serializer_class(name: str, doc: str, fields: Mapping[str, Any]) -> SerializerClass:
     """A serializer class built from the registry, for the schema only (a component)."""
     made: SerializerClass = type(name, (serializers.Serializer,), {"__doc__": doc, **fields})
@@ -253,3 +277,57 @@ def _type_enums(node: Any) -> None:
     elif isinstance(node, list):
         for item in node:
             _type_enums(item)
+
+
+# -- a ruleset's named components (issue 27): HitDiceSheet, HitDiceOptions, HitDiceOutcome --
+def pascal(key: str) -> str:
+    """``hit_dice`` -> ``HitDice``: how a ruleset's (or an action's) key names a component."""
+    return "".join(part.capitalize() for part in re.split(r"[^0-9A-Za-z]+", key) if part)
+
+
+def sheet_component(ruleset: Ruleset, **kwargs: Any) -> RulesSchemaSerializer:
+    """The ruleset's sheet as clients see it: ``HitDiceSheet``."""
+    return rules_component(f"{pascal(ruleset.key)}Sheet", ruleset.public_sheet_schema, **kwargs)
+
+
+def options_component(ruleset: Ruleset, **kwargs: Any) -> RulesSchemaSerializer:
+    """A campaign's options as the API answers them, every one with its value:
+    ``HitDiceOptions``."""
+    schema = copy.deepcopy(dict(ruleset.options_schema))
+    schema["required"] = sorted(schema["properties"])
+    schema["description"] = f"A {ruleset.name} campaign's options, each with its value."
+    return rules_component(f"{pascal(ruleset.key)}Options", schema, **kwargs)
+
+
+def outcome_component(ruleset: Ruleset, **kwargs: Any) -> RulesSchemaSerializer:
+    """What a resolution of the ruleset found, its ``outcome``: ``HitDiceOutcome``."""
+    return rules_component(f"{pascal(ruleset.key)}Outcome", ruleset.outcome_schema, **kwargs)
+
+
+def per_ruleset(
+    family: str,
+    base: SerializerClass,
+    typed: Callable[[Ruleset], Mapping[str, Any]],
+    doc: str,
+) -> ProxyMap:
+    """One schema-only serializer class per registered ruleset, named ``HitDice<family>``:
+    ``base``'s fields, ``ruleset`` as the ruleset's key (the discriminator), and the
+    fields ``typed`` gives for the ruleset (its sheet, its options...). ``doc`` may name
+    the ruleset as ``{name}``."""
+    variants: ProxyMap = {}
+    for ruleset in all_rulesets():
+        fields = {
+            **copy.deepcopy(base._declared_fields),
+            "ruleset": const_field(ruleset.key),
+            **typed(ruleset),
+        }
+        name = f"{pascal(ruleset.key)}{family}"
+        variants[ruleset.key] = serializer_class(name, doc.format(name=ruleset.name), fields)
+    return variants
+
+
+def by_ruleset(family: str, variants: ProxyMap, **kwargs: Any) -> PolymorphicProxySerializer:
+    """One of ``variants`` (:func:`per_ruleset`), told apart by ``ruleset``: ``family``."""
+    return PolymorphicProxySerializer(
+        component_name=family, serializers=variants, resource_type_field_name="ruleset", **kwargs
+    )

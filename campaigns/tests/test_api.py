@@ -237,6 +237,32 @@ def test_patch_with_the_same_ruleset_is_fine_with_characters(client_for, campaig
     assert response.status_code == 200
 
 
+def test_patch_without_ruleset_is_for_the_campaigns_ruleset(
+    client_for, campaign, referee, player
+) -> None:
+    """A bot renaming a campaign need not name its ruleset; options sent without one are
+    read as the campaign's ruleset's (issue 27)."""
+    client_for(player).post(
+        reverse("api-campaign-characters", kwargs={"campaign_id": campaign.pk}),
+        {"name": "Aldo"},
+        format="json",
+    )
+    renamed = client_for(referee).patch(detail_url(campaign), {"name": "x"}, format="json")
+    assert renamed.status_code == 200, renamed.content
+    assert (renamed.json()["name"], renamed.json()["ruleset"]) == ("x", "hit_dice")
+    optioned = client_for(referee).patch(
+        detail_url(campaign), {"options": {"bypass_hp_per_level": 3}}, format="json"
+    )
+    assert optioned.status_code == 200, optioned.content
+    assert optioned.json()["options"] == {"bypass_hp_per_level": 3}
+    campaign.refresh_from_db()
+    assert (campaign.name, campaign.ruleset, campaign.options) == (
+        "x",
+        "hit_dice",
+        {"bypass_hp_per_level": 3},
+    )
+
+
 @pytest.mark.parametrize(
     "body",
     [
@@ -246,8 +272,9 @@ def test_patch_with_the_same_ruleset_is_fine_with_characters(client_for, campaig
         {"ruleset": "hit_dice", "options": {"bypass_hp_per_level": -1}},
         {"ruleset": "hit_dice", "options": {"bypass_hp_per_level": OPTION_INT_LIMIT + 1}},
         {"ruleset": "hit_dice", "name": ""},
-        {"name": "No ruleset named"},
-        {"options": {"bypass_hp_per_level": 3}},
+        {"options": {"heal_minutes": 30}},  # deckahedron's: not this campaign's
+        {"options": {"bypass_hp_per_level": -1}},
+        {"name": ""},
     ],
     ids=[
         "ruleset",
@@ -256,8 +283,9 @@ def test_patch_with_the_same_ruleset_is_fine_with_characters(client_for, campaig
         "negative",
         "absurd",
         "blank-name",
-        "no-ruleset",
-        "options-without-ruleset",
+        "another-rulesets-options",
+        "negative-without-ruleset",
+        "blank-name-without-ruleset",
     ],
 )
 def test_bad_patch_is_400_and_changes_nothing(client_for, campaign, referee, body) -> None:

@@ -181,6 +181,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": [
         "rest_framework.permissions.IsAuthenticated",
         "campaigns.access.TokenScopePermission",
+        # last: a query key the operation does not declare is a 400 (config/query.py)
+        "config.query.KnownQueryParameters",
     ],
     "DEFAULT_SCHEMA_CLASS": "config.openapi.SawbonesAutoSchema",
     # JSON only: a form-encoded or multipart body is a 415, never half understood

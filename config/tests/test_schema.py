@@ -30,8 +30,8 @@ from rest_framework.test import APIClient
 from campaigns.models import Membership
 from config import api_urls
 from config.openapi import API_PREFIX, api_paths, url_key
+from core.openapi import pascal
 from rules.engine.registry import all_rulesets, get_ruleset, ruleset_keys
-from rules.play.api_schema import pascal
 from rules.play.services import character_create
 
 METHODS = {"get", "post", "put", "patch", "delete"}
@@ -295,8 +295,11 @@ def test_the_rulesets_answer_is_one_of_the_registered_rulesets(schema31) -> None
         documented = component(schema31, {"$ref": items["discriminator"]["mapping"][ruleset.key]})
         properties = documented["properties"]
         assert properties["key"]["const"] == ruleset.key
-        assert properties["options"]["properties"] == ruleset.options_schema["properties"]
-        assert set(properties["options"]["required"]) == set(ruleset.options)
+        ref = properties["options"]["allOf"][0]
+        assert ref["$ref"] == f"{REF}{pascal(ruleset.key)}Options"  # the campaigns' own
+        options = component(schema31, ref)
+        assert options["properties"] == ruleset.options_schema["properties"]
+        assert set(options["required"]) == set(ruleset.options)
 
 
 def test_the_campaign_body_is_per_ruleset_with_its_options(schema31) -> None:

@@ -126,7 +126,9 @@ BODIES: list[tuple[str, str, Any, bool]] = [
     ("api-character", "patch", {"name": "Hero the Bold"}, True),
     ("api-table[diseases]", "put", {"data": {"dice": "1d20", "rows": []}}, False),  # scars'
     ("api-table[scars]", "put", {"data": {"dice": "1d20", "rows": []}}, True),  # not here
-    ("api-campaign", "patch", {"name": "Renamed"}, False),  # which ruleset's?
+    ("api-campaign", "patch", {"name": "Renamed"}, True),  # the campaign's ruleset
+    ("api-campaign", "patch", {"options": {"drunk_hours": 6.0}}, True),  # old_school's
+    ("api-campaign", "patch", {"options": {"drunk_hours": "6"}}, False),
     ("api-campaign", "patch", {"ruleset": "old_school", "options": {"heal_minutes": 5}}, False),
     ("api-campaign", "patch", {"ruleset": "old_school", "name": "Renamed"}, True),
     ("api-campaign", "patch", {"ruleset": "old_school", "actions_move_clock": 0}, False),
@@ -368,8 +370,8 @@ def test_the_census_names_a_status_missing_from_the_schema(schema) -> None:
 def test_a_character_is_typed_by_its_ruleset_down_to_its_sheet(
     schema, make_campaign, player, client_for
 ) -> None:
+    from core.openapi import pascal
     from rules.engine.registry import all_rulesets
-    from rules.play.api_schema import pascal
 
     answer = operation(schema, "api-character", "get")["responses"]["200"]
     node = answer["content"]["application/json"]["schema"]
@@ -398,3 +400,108 @@ def test_a_character_is_typed_by_its_ruleset_down_to_its_sheet(
         got = client_for(player).get(f"/api/v1/characters/{made.json()['id']}/")
         assert not [e.message for e in validator.iter_errors(got.json())], ruleset.key
         assert not [e.message for e in validator.iter_errors(made.json())], ruleset.key
+
+
+def answer_validator(schema: dict[str, Any], key: str, method: str) -> jsonschema.Validator:
+    answer = operation(schema, key, method)["responses"]
+    status = "201" if "201" in answer else "200"
+    node = answer[status]["content"]["application/json"]["schema"]
+    return jsonschema.Draft202012Validator({**node, "components": schema["components"]})
+
+
+@pytest.mark.django_db
+def test_a_campaign_and_its_party_are_typed_by_its_ruleset(
+    schema, make_campaign, referee, player, client_for
+) -> None:
+    """Campaign answers carry ``HitDiceOptions``..., party members ``HitDiceSheet``...,
+    each told apart by ``ruleset``; real answers of every ruleset fit them."""
+    from core.openapi import pascal
+    from rules.engine.registry import all_rulesets
+
+    components = schema["components"]["schemas"]
+    for family, field, part in (
+        ("CampaignOutput", "options", "Options"),
+        ("PartyMember", "sheet", "Sheet"),
+    ):
+        assert components[family]["discriminator"]["propertyName"] == "ruleset"
+        for ruleset in all_rulesets():
+            name = pascal(ruleset.key)
+            mapped = components[family]["discriminator"]["mapping"][ruleset.key]
+            assert mapped == f"#/components/schemas/{name}{family}"
+            typed = components[f"{name}{family}"]["properties"][field]
+            assert f"#/components/schemas/{name}{part}" in json.dumps(typed)
+    for ruleset in all_rulesets():
+        options = components[f"{pascal(ruleset.key)}Options"]
+        assert options["properties"] == ruleset.options_schema["properties"]
+        assert set(options["required"]) == set(ruleset.options)
+
+    sheets = {"warband": {"warband": "Red"}}
+    for ruleset in all_rulesets():
+        campaign = make_campaign(ruleset.key)
+        client_for(player).post(
+            f"/api/v1/campaigns/{campaign.pk}/characters/",
+            {"name": "Typed", "sheet": sheets.get(ruleset.key, {})},
+            format="json",
+        )
+        base = f"/api/v1/campaigns/{campaign.pk}/"
+        answers = [
+            ("api-campaigns", "get", client_for(referee).get("/api/v1/campaigns/")),
+            ("api-campaign", "get", client_for(player).get(base)),
+            (
+                "api-campaign",
+                "patch",
+                client_for(referee).patch(base, {"name": "x"}, format="json"),
+            ),
+            ("api-campaign-characters", "get", client_for(referee).get(base + "characters/")),
+            ("api-campaign-characters", "get", client_for(player).get(base + "characters/")),
+        ]
+        for key, method, response in answers:
+            assert response.status_code == 200, (key, response.content)
+            errors = answer_validator(schema, key, method).iter_errors(response.json())
+            assert not [e.message for e in errors], (ruleset.key, key, method)
+
+
+@pytest.mark.django_db
+def test_a_resolution_is_typed_by_its_ruleset_down_to_its_outcome(
+    schema, make_campaign, referee, player, client_for
+) -> None:
+    """``HitDiceResolution`` with a ``HitDiceOutcome`` (the engine's outcome schema) and a
+    ``HitDiceSheet``..., told apart by ``ruleset``; the log of every ruleset fits."""
+    from core.openapi import pascal
+    from rules.engine.registry import all_rulesets
+
+    components = schema["components"]["schemas"]
+    assert components["Resolution"]["discriminator"]["propertyName"] == "ruleset"
+    for ruleset in all_rulesets():
+        name = pascal(ruleset.key)
+        typed = components[f"{name}Resolution"]["properties"]
+        assert f"/{name}Outcome" in json.dumps(typed["outcome"])
+        assert f"/{name}Sheet" in json.dumps(typed["sheet"])
+        outcome = components[f"{name}Outcome"]
+        assert set(outcome["properties"]) == set(ruleset.outcome_schema["properties"])
+
+    actions = {"warband": "injury_roll", "deckahedron": "take_harm"}
+    for ruleset in all_rulesets():
+        campaign = make_campaign(ruleset.key)
+        made = client_for(player).post(
+            f"/api/v1/campaigns/{campaign.pk}/characters/",
+            {"name": "Typed", "sheet": {"warband": "Red"} if ruleset.key == "warband" else {}},
+            format="json",
+        )
+        hero = made.json()["id"]
+        action = actions.get(ruleset.key, "damage")
+        params: dict[str, Any] = {"amount": 3} if action == "damage" else {}
+        if ruleset.key == "condition_monitor":
+            params = {"amount": 3, "kind": "normal"}
+        acted = client_for(referee).post(
+            f"/api/v1/characters/{hero}/actions/",
+            {"action": action, "params": params},
+            format="json",
+        )
+        log = client_for(referee).get(f"/api/v1/characters/{hero}/resolutions/")
+        checks = [("api-actions", "post", acted), ("api-resolutions", "get", log)]
+        for key, method, response in checks:
+            assert response.status_code in (200, 201), (ruleset.key, key, response.content)
+            errors = answer_validator(schema, key, method).iter_errors(response.json())
+            assert not [e.message for e in errors], (ruleset.key, key)
+        assert log.json()["results"][0]["ruleset"] == ruleset.key

@@ -193,6 +193,38 @@ def params_schema(properties: Mapping[str, Any], required: tuple[str, ...] = ())
     }
 
 
+# What a resolution's ``outcome`` may hold in every ruleset, besides the ruleset's own
+# facts (:attr:`Ruleset.outcome_properties`): a referee's correction of the sheet
+# (rules.play.editing) logs each field it changed, from and to. Other edits, undo and
+# redo log no facts ({}).
+COMMON_OUTCOME_PROPERTIES: Mapping[str, Any] = {
+    "changed": {
+        "type": "object",
+        "description": "A correction: each field changed, from and to.",
+        "additionalProperties": {
+            "type": "object",
+            "properties": {"from": {}, "to": {}},
+            "required": ["from", "to"],
+            "additionalProperties": False,
+        },
+    },
+}
+
+
+def _either(*schemas: Mapping[str, Any]) -> dict[str, Any]:
+    return {"anyOf": [dict(schema) for schema in schemas]}
+
+
+def outcome_schema(properties: Mapping[str, Any]) -> dict[str, Any]:
+    """A closed JSON Schema object of a ruleset's outcomes: its facts, each optional (an
+    action says only what it found), beside :data:`COMMON_OUTCOME_PROPERTIES` (a fact
+    named like one of those may be either)."""
+    merged = {key: copy.deepcopy(dict(value)) for key, value in properties.items()}
+    for key, common in COMMON_OUTCOME_PROPERTIES.items():
+        merged[key] = _either(merged[key], common) if key in merged else copy.deepcopy(common)
+    return {"type": "object", "properties": merged, "additionalProperties": False}
+
+
 # Whole-number options are minutes, hours, hit points...: never absurd.
 OPTION_INT_LIMIT = 1_000_000
 
@@ -475,6 +507,11 @@ class Ruleset(abc.ABC):
         "properties": {},
         "additionalProperties": False,
     }
+    # What the ruleset's resolutions find (``Result.outcome``, the log's ``outcome``):
+    # fact -> JSON Schema, each fact optional. :attr:`outcome_schema` closes it with the
+    # facts every ruleset may log; rules/engine/tests/test_outcome_schemas.py checks
+    # every outcome of random play against it.
+    outcome_properties: ClassVar[Mapping[str, Any]] = {}
     # The options' defaults, taken from ``options_schema`` (never written by hand).
     options: ClassVar[Mapping[str, Any]] = {}
     # The effects the ruleset schedules on the campaign clock: kind -> JSON Schema of
@@ -592,6 +629,11 @@ class Ruleset(abc.ABC):
         """JSON Schema of :meth:`public_sheet`'s answer: the sheet's, unless the ruleset
         shows more or less of it."""
         return copy.deepcopy(dict(self.sheet_schema))
+
+    @property
+    def outcome_schema(self) -> dict[str, Any]:
+        """JSON Schema of a resolution's ``outcome`` in this ruleset."""
+        return outcome_schema(self.outcome_properties)
 
     # -- editing ----------------------------------------------------------------
     def level_up(

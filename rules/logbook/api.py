@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from campaigns.access import access_campaign
-from campaigns.api import CampaignOutputSerializer, campaign_output
+from campaigns.api import campaign_answer, campaign_output
 from core.api_input import JsonSerializer
 from core.cleaning import MAX_ID
 from core.openapi import PAGE_PARAMETERS, error_answer, refused
@@ -150,7 +150,7 @@ class CampaignImportApi(APIView):
     @extend_schema(
         request=InputSerializer,
         responses={
-            201: CampaignOutputSerializer,
+            201: campaign_answer(),
             400: refused(
                 "the export is not one this server can restore, or `players` names "
                 "someone no character of the export is played by, or no one here."

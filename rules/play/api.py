@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from django.http import Http404
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -18,18 +19,23 @@ from characters.access import access_character
 from core.api_input import JsonSerializer
 from core.openapi import (
     PAGE_PARAMETERS,
+    ProxyMap,
+    by_ruleset,
     const_field,
     error_answer,
     json_schema_field,
+    outcome_component,
+    pascal,
+    per_ruleset,
     refused,
     serializer_class,
+    sheet_component,
 )
 from core.pagination import StrictPagination
 from rules.engine.registry import all_rulesets
 from rules.play.api_schema import (
     RulesetSerializer,
     action_request,
-    pascal,
     ruleset_answer,
     table_data_schema,
     table_schema,
@@ -85,11 +91,16 @@ class ResolutionSerializer(serializers.Serializer):
             "battle",
         ]
     )
+    ruleset = serializers.CharField(help_text="the campaign's: it says the outcome's shape")
     action = serializers.CharField()
-    params = serializers.DictField()
+    params = serializers.DictField(
+        help_text="what the resolution was asked with: an action's params (the schema of "
+        "`GET rulesets/`'s action, the `params` of its request, `HitDiceDamageParams`...), "
+        "a scheduled effect's payload, an edit's or a choice's fields"
+    )
     rolls = RollSerializer(many=True)
     summary = serializers.CharField()
-    outcome = serializers.DictField()
+    outcome = serializers.DictField(help_text="the facts the rules found")
     sheet = serializers.DictField(help_text="the sheet after this resolution")
     version = serializers.IntegerField(help_text="the character's version after it")
     pending_choice = PendingChoiceSerializer(allow_null=True)
@@ -110,6 +121,27 @@ class ResolutionSerializer(serializers.Serializer):
     dice_counter_end = serializers.IntegerField(
         help_text="the counter after its last die: it used [start, end)"
     )
+
+
+@cache
+def _resolution_answers() -> ProxyMap:
+    """One answer per ruleset: its outcome and sheet in that ruleset's shape
+    (``HitDiceOutcome``, ``HitDiceSheet``...)."""
+    return per_ruleset(
+        "Resolution",
+        ResolutionSerializer,
+        lambda ruleset: {
+            "outcome": outcome_component(ruleset, help_text="the facts the rules found"),
+            "sheet": sheet_component(ruleset, help_text="the sheet after this resolution"),
+        },
+        "A resolution of a {name} character: an entry of its log.",
+    )
+
+
+def resolution_answer(*, many: bool = False, **kwargs: Any) -> PolymorphicProxySerializer:
+    """A resolution as the API answers it, typed by its ruleset; for the schema only
+    (:class:`ResolutionSerializer` makes the answer)."""
+    return by_ruleset("Resolution", _resolution_answers(), many=many, **kwargs)
 
 
 def _view(resolution: Any, access: Any) -> Any:
@@ -149,7 +181,7 @@ class ActionApi(APIView):
     @extend_schema(
         request=action_request(),
         responses={
-            201: ResolutionSerializer,
+            201: resolution_answer(),
             400: refused(
                 "the action or its `params` are another ruleset's, or the rules refuse "
                 "them for this character (`detail`)."
@@ -239,7 +271,7 @@ class ChoiceApi(APIView):
     @extend_schema(
         request=InputSerializer,
         responses={
-            201: ResolutionSerializer,
+            201: resolution_answer(),
             400: refused("`option` is not one of the pending choice's."),
             409: error_answer(
                 409,
@@ -265,7 +297,7 @@ class ChoiceCancelApi(APIView):
     @extend_schema(
         request=None,
         responses={
-            201: ResolutionSerializer,
+            201: resolution_answer(),
             409: error_answer(409, "No choice is pending, or the campaign is archived."),
         },
         description="Referee only: cancel the character's pending choice (G-3); logged.",
@@ -295,7 +327,7 @@ class UndoApi(APIView):
     @extend_schema(
         request=InputSerializer,
         responses={
-            201: ResolutionSerializer,
+            201: resolution_answer(),
             400: refused("`to` and `steps` are both given."),
             404: error_answer(
                 404,
@@ -329,7 +361,7 @@ class RedoApi(APIView):
     @extend_schema(
         request=None,
         responses={
-            201: ResolutionSerializer,
+            201: resolution_answer(),
             409: error_answer(
                 409,
                 "Conflict: no undo to take back, something happened since, or the campaign is "
@@ -354,7 +386,7 @@ class ResolutionPageSerializer(serializers.Serializer):
     count = serializers.IntegerField(help_text="resolutions in the whole log")
     next = serializers.URLField(allow_null=True, help_text="the next page, or null")
     previous = serializers.URLField(allow_null=True, help_text="the previous page, or null")
-    results = ResolutionSerializer(many=True, help_text="newest first")
+    results = resolution_answer(many=True, help_text="newest first")
 
 
 class ResolutionListApi(APIView):
@@ -490,7 +522,7 @@ def table_detail_view(key: str) -> type[CampaignTableDetailApi]:
 class RevealApi(APIView):
     @extend_schema(
         request=None,
-        responses={200: ResolutionSerializer},
+        responses={200: resolution_answer()},
         description="Referee only: show a resolution's hidden rolls to players (G-4).",
     )
     def post(self, request: Request, character_id: int, resolution_id: int) -> Response:

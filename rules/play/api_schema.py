@@ -15,8 +15,6 @@ The registry's schemas are JSON Schema 2020-12, which OpenAPI 3.1 takes as they 
 
 from __future__ import annotations
 
-import copy
-import re
 from collections.abc import Iterable, Mapping
 from functools import cache
 from typing import Any
@@ -24,13 +22,17 @@ from typing import Any
 from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
 
-from core.openapi import ProxyMap, SerializerClass, const_field, json_schema_field, serializer_class
+from core.openapi import (
+    ProxyMap,
+    SerializerClass,
+    const_field,
+    json_schema_field,
+    options_component,
+    pascal,
+    serializer_class,
+)
 from rules.engine.interface import ActionSpec, Ruleset
 from rules.engine.registry import all_rulesets
-
-
-def pascal(key: str) -> str:
-    return "".join(part.capitalize() for part in re.split(r"[^0-9A-Za-z]+", key) if part)
 
 
 def _requires_params(schema: Mapping[str, Any]) -> bool:
@@ -126,9 +128,6 @@ class RulesetSerializer(serializers.Serializer):
 
 
 def _ruleset_serializer(ruleset: Ruleset) -> SerializerClass:
-    options = copy.deepcopy(dict(ruleset.options_schema))
-    options["required"] = sorted(options["properties"])
-    options["description"] = "The campaign options, each at its default."
     tables: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
     if ruleset.tables:
         tables["items"]["enum"] = sorted(ruleset.tables)
@@ -143,7 +142,9 @@ def _ruleset_serializer(ruleset: Ruleset) -> SerializerClass:
         "sheet_schema": serializers.DictField(
             help_text="JSON Schema (2020-12) of this ruleset's sheet."
         ),
-        "options": json_schema_field(options, name=f"{name}OptionsField"),
+        "options": options_component(
+            ruleset, help_text="The campaign options, each at its default."
+        ),
         "tables": json_schema_field(tables, name=f"{name}TablesField"),
     }
     return type(f"{name}Ruleset", (serializers.Serializer,), {"__doc__": ruleset.name, **fields})

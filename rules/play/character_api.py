@@ -3,7 +3,6 @@ character's first resolution, so these endpoints live with the play logic."""
 
 from __future__ import annotations
 
-import copy
 from functools import cache
 from typing import Any
 
@@ -27,14 +26,12 @@ from core.api_input import JsonSerializer, confirm_parameter, confirmation
 from core.cleaning import MAX_ID
 from core.openapi import (
     ProxyMap,
-    const_field,
+    by_ruleset,
     error_answer,
+    per_ruleset,
     refused,
-    rules_component,
-    serializer_class,
+    sheet_component,
 )
-from rules.engine.registry import all_rulesets
-from rules.play.api_schema import pascal
 from rules.play.editing import (
     character_correct,
     character_delete,
@@ -83,27 +80,17 @@ class CharacterOutputSerializer(serializers.Serializer):
 def _character_answers() -> ProxyMap:
     """One answer per ruleset: the character with its sheet in that ruleset's shape
     (a named component, ``HitDiceSheet``...), told apart by ``ruleset``."""
-    answers: ProxyMap = {}
-    for ruleset in all_rulesets():
-        name = pascal(ruleset.key)
-        fields = {
-            **copy.deepcopy(CharacterOutputSerializer._declared_fields),
-            "ruleset": const_field(ruleset.key),
-            "sheet": rules_component(f"{name}Sheet", ruleset.public_sheet_schema),
-        }
-        answers[ruleset.key] = serializer_class(
-            f"{name}Character", f"A {ruleset.name} character.", fields
-        )
-    return answers
+    return per_ruleset(
+        "Character",
+        CharacterOutputSerializer,
+        lambda ruleset: {"sheet": sheet_component(ruleset)},
+        "A {name} character.",
+    )
 
 
 def character_answer() -> PolymorphicProxySerializer:
     """A character as ``GET characters/{id}/`` answers it, typed by its ruleset."""
-    return PolymorphicProxySerializer(
-        component_name="Character",
-        serializers=_character_answers(),
-        resource_type_field_name="ruleset",
-    )
+    return by_ruleset("Character", _character_answers())
 
 
 class PartyMemberSerializer(serializers.Serializer):
@@ -111,10 +98,31 @@ class PartyMemberSerializer(serializers.Serializer):
     name = serializers.CharField()
     owner = serializers.IntegerField()
     owner_name = serializers.CharField()
+    ruleset = serializers.CharField(help_text="the campaign's: it says the sheet's shape")
     status = serializers.CharField()
     sheet = serializers.DictField(allow_null=True, help_text="null for other players' characters")
     version = serializers.IntegerField(allow_null=True)
     pending_choice = PendingChoiceSerializer(allow_null=True)
+
+
+@cache
+def _party_members() -> ProxyMap:
+    """One party member per ruleset, its sheet in that ruleset's shape (``HitDiceSheet``)."""
+    return per_ruleset(
+        "PartyMember",
+        PartyMemberSerializer,
+        lambda ruleset: {
+            "sheet": sheet_component(
+                ruleset, allow_null=True, help_text="null for other players' characters"
+            )
+        },
+        "A character of a {name} campaign's party.",
+    )
+
+
+def party_answer() -> PolymorphicProxySerializer:
+    """``GET campaigns/{id}/characters/``: the party, each typed by the campaign's ruleset."""
+    return by_ruleset("PartyMember", _party_members(), many=True)
 
 
 def character_output(character: Character, status_word: str | None = None) -> Any:
@@ -144,7 +152,7 @@ class CampaignCharactersApi(APIView):
         owner = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID)
         sheet = serializers.DictField(required=False)
 
-    @extend_schema(responses={200: PartyMemberSerializer(many=True)})
+    @extend_schema(responses={200: party_answer()})
     def get(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id)
         rows = []
@@ -158,6 +166,7 @@ class CampaignCharactersApi(APIView):
                     "name": character.name,
                     "owner": character.owner_id,
                     "owner_name": character.owner.get_username(),
+                    "ruleset": membership.campaign.ruleset,
                     "status": member.status,
                     "sheet": public_sheet(character) if visible else None,
                     "version": character.version if visible else None,

@@ -14,7 +14,7 @@ from campaigns.access import access_campaign
 from core.api_input import JsonSerializer
 from core.cleaning import MAX_ID
 from core.openapi import error_answer, refused
-from rules.play.api import ResolutionSerializer
+from rules.play.api import ResolutionSerializer, resolution_answer
 from rules.play.party import MAX_PARTY, party_action
 from rules.play.selectors import resolution_view
 
@@ -27,7 +27,9 @@ class SkippedSerializer(serializers.Serializer):
 
 class PartyOutcomeSerializer(serializers.Serializer):
     batch = serializers.UUIDField(help_text="shared by every resolution of this party action")
-    resolutions = ResolutionSerializer(many=True, help_text="one per character, in id order")
+    # for the schema each typed by its ruleset (resolution_answer); the answer is made
+    # with ResolutionSerializer (post)
+    resolutions = resolution_answer(many=True, help_text="one per character, in id order")
     skipped = SkippedSerializer(many=True)
     clock_job = serializers.IntegerField(
         allow_null=True,
@@ -71,13 +73,14 @@ class PartyActionApi(APIView):
             character_ids=data.validated_data.get("characters"),
         )
         ruleset = membership.campaign.ruleset
+        views = [
+            resolution_view(r, ruleset_key=ruleset, viewer_is_referee=True)
+            for r in outcome.resolutions
+        ]
         body: dict[str, Any] = {
-            "batch": outcome.batch,
-            "resolutions": [
-                resolution_view(r, ruleset_key=ruleset, viewer_is_referee=True)
-                for r in outcome.resolutions
-            ],
-            "skipped": outcome.skipped,
+            "batch": str(outcome.batch),
+            "resolutions": ResolutionSerializer(views, many=True).data,
+            "skipped": SkippedSerializer(outcome.skipped, many=True).data,
             "clock_job": outcome.clock_job.pk if outcome.clock_job else None,
         }
-        return Response(PartyOutcomeSerializer(body).data, status=status.HTTP_201_CREATED)
+        return Response(body, status=status.HTTP_201_CREATED)

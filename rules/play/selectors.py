@@ -169,6 +169,7 @@ def resolution_view(
         "id": resolution.pk,
         "character": resolution.character_id,
         "kind": resolution.kind,
+        "ruleset": ruleset_key,
         "action": resolution.action,
         "params": resolution.params,
         "rolls": rolls,

@@ -25,6 +25,7 @@ from sawbones_client.api.v1 import (
     v1_campaigns_create,
     v1_campaigns_destroy,
     v1_campaigns_export_retrieve,
+    v1_campaigns_partial_update,
     v1_campaigns_webhooks_create,
     v1_campaigns_webhooks_rotate_secret_create,
     v1_characters_actions_create,
@@ -39,28 +40,35 @@ from sawbones_client.models import (
     CampaignCharactersInputRequest,
     CampaignCharactersInputRequestSheet,
     CampaignExport,
-    CampaignOutput,
     ChoiceInputRequest,
     ClockAdvanceInputRequest,
     ClockJobDetail,
+    ConditionMonitorCampaignOutput,
     ConditionMonitorCampaignRequest,
     ConditionMonitorCharacter,
+    ConditionMonitorResolution,
     DamageActionRequest,
     DamageActionRequestConditionMonitorDamageParams,
     DamageActionRequestConditionMonitorDamageParamsKindOfDamage,
     DamageActionRequestHitDiceDamageParams,
+    DeckahedronCampaignOutput,
     DeckahedronCampaignRequest,
     DeckahedronCampaignRequestOptions,
+    DeckahedronCampaignUpdateRequest,
     DeckahedronCharacter,
+    DeckahedronResolution,
+    HitDiceCampaignOutput,
     HitDiceCampaignRequest,
     HitDiceCharacter,
+    HitDiceResolution,
     HitDiceSheet,
     InjuryRollActionRequest,
+    OldSchoolCampaignOutput,
     OldSchoolCampaignRequest,
     OldSchoolCharacter,
+    OldSchoolResolution,
     RegisterInputRequest,
     RegisterOutput,
-    Resolution,
     ResolutionPage,
     RestActionRequest,
     SaveActionRequest,
@@ -68,8 +76,10 @@ from sawbones_client.models import (
     SaveActionRequestOldSchoolSaveParamsCategory,
     TokenInputRequest,
     TokenOutput,
+    WarbandCampaignOutput,
     WarbandCampaignRequest,
     WarbandCharacter,
+    WarbandResolution,
     WebhookCreated,
     WebhookListInputRequest,
 )
@@ -81,7 +91,21 @@ Campaign = (
     | ConditionMonitorCampaignRequest
     | WarbandCampaignRequest
 )
+CampaignAnswer = (
+    HitDiceCampaignOutput
+    | DeckahedronCampaignOutput
+    | OldSchoolCampaignOutput
+    | ConditionMonitorCampaignOutput
+    | WarbandCampaignOutput
+)
 Action = DamageActionRequest | RestActionRequest | SaveActionRequest | InjuryRollActionRequest
+Resolution = (
+    HitDiceResolution
+    | DeckahedronResolution
+    | OldSchoolResolution
+    | ConditionMonitorResolution
+    | WarbandResolution
+)
 Character = (
     HitDiceCharacter
     | DeckahedronCharacter
@@ -160,8 +184,19 @@ def run(
     logs: dict[str, list[str]] = {}
     for key in keys:
         campaign = v1_campaigns_create.sync(client=bot, body=campaigns[key])
-        assert isinstance(campaign, CampaignOutput), campaign
+        assert isinstance(campaign, CampaignAnswer), campaign
         assert campaign.ruleset == key and campaign.my_role == "referee"
+        if isinstance(campaign, DeckahedronCampaignOutput):
+            # the options typed by the campaign's ruleset (DeckahedronOptions)
+            heal_minutes: int = campaign.options.heal_minutes
+            assert heal_minutes == 600, heal_minutes
+            # a rename need not name the ruleset: the campaign's is meant
+            renamed = v1_campaigns_partial_update.sync(
+                campaign.id, client=bot, body=DeckahedronCampaignUpdateRequest(name="Bot: deck")
+            )
+            assert isinstance(renamed, DeckahedronCampaignOutput), renamed
+            assert renamed.name == "Bot: deck" and renamed.options.heal_minutes == 600
+            campaign = renamed
         sheet = CampaignCharactersInputRequestSheet.from_dict(sheets.get(key, {}))
         character = v1_campaigns_characters_create.sync(
             campaign.id,
@@ -177,6 +212,11 @@ def run(
             after_choice()
         assert isinstance(resolution, Resolution), resolution
         assert resolution.version == character.version + 1
+        assert resolution.ruleset == key
+        if isinstance(resolution, HitDiceResolution):
+            # the outcome typed by the ruleset (HitDiceOutcome): the damage taken
+            amount = resolution.outcome.amount
+            assert isinstance(amount, int) and amount == 12, amount
         if key == "hit_dice":
             choice = resolution.pending_choice
             assert choice is not None, resolution.summary

@@ -246,6 +246,16 @@ def test_bad_effect_filters_are_400(campaign, referee, party, client_for, query)
     assert client_for(referee).get(url(campaign, "effects/"), query).status_code == 400
 
 
+@pytest.mark.parametrize("query", [{"\u00d8\u00ef": "\u00e2,"}, {"": "null"}, {"states": "done"}])
+def test_an_unknown_effect_filter_is_400_not_ignored(campaign, referee, party, client_for, query):
+    """A key the operation does not declare (schemathesis sent garbage keys; a misspelt
+    filter would answer every effect as if filtered) is refused, naming it, as on every
+    operation with query parameters (config/query.py)."""
+    answer = client_for(referee).get(url(campaign, "effects/"), {"state": "done", **query})
+    assert answer.status_code == 400
+    assert set(answer.json()) == set(query)
+
+
 def test_outsiders_get_404_for_effects(campaign, outsider, party, client_for):
     assert client_for(outsider).get(url(campaign, "effects/")).status_code == 404
 

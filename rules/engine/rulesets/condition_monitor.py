@@ -454,6 +454,38 @@ class _Turn(Turn):
             self.notes.append(f"wound penalty {sheet['penalty']}")
 
 
+# What condition monitor resolutions find (Ruleset.outcome_properties): damage, soak
+# and overflow, the clocks of a terminal or dying character, healing.
+_INT = {"type": "integer"}
+_TEXT = {"type": "string"}
+OUTCOME_PROPERTIES: Mapping[str, Any] = {
+    "amount": _INT,
+    "answer": _TEXT,
+    "boxes": _INT,
+    "cleared": {"type": "array", "items": _TEXT},
+    "clock": _TEXT,
+    "dies_at": _INT,
+    "dying_until": _INT,
+    "healed": _INT,
+    "hits": _INT,
+    "kind": _TEXT,
+    "line": _TEXT,
+    "means": _TEXT,
+    "net": _INT,
+    "overflow": {
+        "type": "object",
+        "description": "Overflow boxes by mark: / (normal), \\ (lethal).",
+        "additionalProperties": _INT,
+    },
+    "penalty": _INT,
+    "soak_dice": _INT,
+    "stabilized": _TEXT,
+    "state": _TEXT,
+    "turned_lethal": _INT,
+    "wound": {"type": ["string", "null"]},
+}
+
+
 class ConditionMonitor(Ruleset):
     """``seeds/condition-monitor.md``: wounds on a ten-box condition monitor."""
 
@@ -463,6 +495,7 @@ class ConditionMonitor(Ruleset):
     creation_fields = ("strength", "willpower", "indomitable")
     sheet_schema: ClassVar[Mapping[str, Any]] = SHEET_SCHEMA
     actions: ClassVar[tuple[ActionSpec, ...]] = ACTIONS
+    outcome_properties: ClassVar[Mapping[str, Any]] = OUTCOME_PROPERTIES
     options_schema: ClassVar[Mapping[str, Any]] = OPTIONS_SCHEMA
     effect_payloads: ClassVar[Mapping[str, Mapping[str, Any]]] = {
         EFFECT_TERMINAL: EFFECT_PAYLOAD_SCHEMA,

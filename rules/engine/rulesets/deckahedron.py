@@ -425,6 +425,59 @@ def _attribute_label(attribute: str, rank: int) -> str:
     return f"{attribute.capitalize()} ({RANK_NAMES[rank]})"
 
 
+# What Deckahedron resolutions find (Ruleset.outcome_properties): the cards flipped,
+# Stamina lost and regained, harm and wounds.
+_INT = {"type": "integer"}
+_BOOL = {"type": "boolean"}
+_TEXT = {"type": "string"}
+_CARD_IDS = {"type": "array", "items": {"type": "string"}}
+OUTCOME_PROPERTIES: Mapping[str, Any] = {
+    "attribute": _TEXT,
+    "cards": {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {"card": _TEXT, "result": _TEXT, "stamina": _BOOL, "wound": _BOOL},
+            "additionalProperties": False,
+        },
+    },
+    "count": _INT,
+    "description": _TEXT,
+    "foe_superior_position": _BOOL,
+    "harm_became_wound": _BOOL,
+    "harm_removed": {"type": ["boolean", "integer"]},
+    "incapacitated": _BOOL,
+    "incapacitation_ended": _BOOL,
+    "kept_cards": _CARD_IDS,
+    "rank": _INT,
+    "refills": _INT,
+    "regain": _INT,
+    "regain_roll": {"type": ["integer", "null"]},
+    "regained_cards": _CARD_IDS,
+    "reshuffled": _INT,
+    "result": _TEXT,
+    "returned_cards": _CARD_IDS,
+    "stamina_loss": {
+        "type": "object",
+        "properties": {
+            "discarded_cards": _CARD_IDS,
+            "exhausted_cards": _CARD_IDS,
+            "incapacitated": _BOOL,
+            "lost": _INT,
+            "requested": _INT,
+            "reshuffled_first": _BOOL,
+            "reshuffles": _INT,
+        },
+        "additionalProperties": False,
+    },
+    "stamina_regained": _INT,
+    "stopped_by_wound": _BOOL,
+    "third_wound": _BOOL,
+    "wound_card": _TEXT,
+    "wound_card_removed": {"type": ["string", "null"]},
+}
+
+
 class Deckahedron(Ruleset):
     # Results come from the deck's secret order, not from dice: resolving a copy to
     # tell the odds would give that order away (see Ruleset.odds).
@@ -440,6 +493,7 @@ class Deckahedron(Ruleset):
     sheet_schema = SHEET_SCHEMA
     creation_fields = ("strength", "dexterity", "intelligence")
     # Project ruling DK-P11: in-game time rest and healing take.
+    outcome_properties: ClassVar[Mapping[str, Any]] = OUTCOME_PROPERTIES
     options_schema = options_schema(
         {
             "rest_minutes": {

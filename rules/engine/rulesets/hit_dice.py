@@ -293,6 +293,46 @@ def _reroll_odds(action: str, count: int, keep: int) -> Odds:
     return from_die(action, die, lambda hp: (str(hp), f"hp {hp}"), notes=(note,))
 
 
+# What hit dice resolutions find (Ruleset.outcome_properties): damage and its saves,
+# rests, wounds, a bypass's price, a level.
+_INT = {"type": "integer"}
+_BOOL = {"type": "boolean"}
+_TEXT = {"type": "string"}
+_IDS = {"type": "array", "items": {"type": "integer"}}
+OUTCOME_PROPERTIES: Mapping[str, Any] = {
+    "absorbed": _INT,
+    "amount": _INT,
+    "can_pay": _BOOL,
+    "choice": _TEXT,
+    "collapsed": _BOOL,
+    "cost": _INT,
+    "damage": _INT,
+    "dc": _INT,
+    "died": _BOOL,
+    "fatigue": _INT,
+    "hp": _INT,
+    "infection_risk": _IDS,
+    "level": _INT,
+    "major_wound": _INT,
+    "major_wound_marks": _INT,
+    "major_wounds": _IDS,
+    "minor_wound": _INT,
+    "needs_description": _BOOL,
+    "overflow": _INT,
+    "paid": _INT,
+    "penalties_ended": _IDS,
+    "reroll": _BOOL,
+    "state": _TEXT,
+    "stood_up": _BOOL,
+    "strength_save": _TEXT,
+    "treated": _BOOL,
+    "will_save": _TEXT,
+    "worsened": _BOOL,
+    "worsens_every": {"type": ["integer", "null"]},
+    "wound": _INT,
+}
+
+
 class HitDice(Ruleset):
     """Chapter 6 of the hit dice text: hit points, injuries and healing."""
 
@@ -306,6 +346,7 @@ class HitDice(Ruleset):
     effect_payloads: ClassVar[Mapping[str, Mapping[str, Any]]] = {
         EFFECT_WORSENS: {"type": "object"}
     }
+    outcome_properties: ClassVar[Mapping[str, Any]] = OUTCOME_PROPERTIES
     options_schema: ClassVar[Mapping[str, Any]] = options_schema(
         {
             # 6.12: "by default" 10 hp per level or HD of the attacker (ruling HD-8, HD-P10).

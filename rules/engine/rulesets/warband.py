@@ -482,6 +482,35 @@ def rout_checks_due(units: int, incapacitated: int, percent: int) -> bool:
 # -- the ruleset ---------------------------------------------------------------------------
 
 
+# What warband resolutions find (Ruleset.outcome_properties): injury rolls, falls,
+# scars, a battle's moments.
+_INT = {"type": "integer"}
+_BOOL = {"type": "boolean"}
+_TEXT = {"type": "string"}
+OUTCOME_PROPERTIES: Mapping[str, Any] = {
+    "absorbed": _TEXT,
+    "agility_roll": _INT,
+    "attack": _TEXT,
+    "attack_roll": _INT,
+    "changed": _BOOL,
+    "disengaged": _BOOL,
+    "fall_modifier": _INT,
+    "fall_side": _TEXT,
+    "from": _TEXT,
+    "height_inches": {"type": "number"},
+    "injury": _TEXT,
+    "injury_roll": _INT,
+    "moment": _TEXT,
+    "move_inches": _INT,
+    "passed": _BOOL,
+    "scar": _TEXT,
+    "scars_roll": _INT,
+    "table_result": _TEXT,
+    "value": _INT,
+    "wounds": _INT,
+}
+
+
 class Warband(Ruleset):
     """The injury chapter of the warband text, with rulings WB-1..WB-6."""
 
@@ -494,6 +523,7 @@ class Warband(Ruleset):
     creation_fields = ("warband", "max_wounds", "agility", "move")
     sheet_schema: ClassVar[Mapping[str, Any]] = SHEET_SCHEMA
     actions: ClassVar[tuple[ActionSpec, ...]] = ACTIONS
+    outcome_properties: ClassVar[Mapping[str, Any]] = OUTCOME_PROPERTIES
     options_schema: ClassVar[Mapping[str, Any]] = OPTIONS_SCHEMA
     tables: ClassVar[Mapping[str, Any]] = {SCARS_TABLE: DEFAULT_SCARS_TABLE}  # ruling WB-6
     table_schemas: ClassVar[Mapping[str, Mapping[str, Any]]] = {SCARS_TABLE: SCARS_TABLE_SCHEMA}

@@ -28,6 +28,7 @@ RESOLUTION_FIELDS = {
     "id",
     "character",
     "kind",
+    "ruleset",  # tells the outcome's and the sheet's shape (HitDiceOutcome...)
     "action",
     "params",
     "rolls",

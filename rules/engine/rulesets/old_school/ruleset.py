@@ -683,6 +683,37 @@ class _Turn(Turn):
         )
 
 
+# What old school resolutions find (Ruleset.outcome_properties); what only the referee
+# may know (a hidden disease) under ``referee_only`` (ruling G-4).
+OUTCOME_PROPERTIES: Mapping[str, Any] = {
+    "aging_saves": {
+        "type": "object",
+        "properties": {"made": {"type": "integer"}, "passed": {"type": "integer"}},
+        "additionalProperties": False,
+    },
+    "critical_injury": {
+        "type": "object",
+        "properties": {"description": {"type": "string"}, "roll": {"type": "integer"}},
+        "additionalProperties": False,
+    },
+    "found": {"type": "boolean"},
+    "level": {"type": "integer"},
+    "passed": {"type": "boolean"},
+    "referee_only": {
+        "type": "object",
+        "description": "Shown to the referee only (G-4).",
+        "properties": {
+            "contracted": {"type": "boolean"},
+            "cured": {"type": "boolean"},
+            "disease": {"type": "string"},
+            "save": {"type": "string"},
+        },
+        "additionalProperties": False,
+    },
+    "state": {"type": "string"},
+}
+
+
 class OldSchool(Ruleset):
     key = "old_school"
     name = "Old school"
@@ -690,6 +721,7 @@ class OldSchool(Ruleset):
     creation_fields = ("race", "age", "level", *data.ABILITIES)
     sheet_schema: ClassVar[Mapping[str, Any]] = data.SHEET_SCHEMA
     actions: ClassVar[tuple[ActionSpec, ...]] = ACTIONS
+    outcome_properties: ClassVar[Mapping[str, Any]] = OUTCOME_PROPERTIES
     options_schema: ClassVar[Mapping[str, Any]] = OPTIONS_SCHEMA
     effect_payloads: ClassVar[Mapping[str, Mapping[str, Any]]] = data.EFFECT_PAYLOADS
     tables: ClassVar[Mapping[str, Any]] = {
