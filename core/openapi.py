@@ -304,6 +304,92 @@ def outcome_component(ruleset: Ruleset, **kwargs: Any) -> RulesSchemaSerializer:
     return rules_component(f"{pascal(ruleset.key)}Outcome", ruleset.outcome_schema, **kwargs)
 
 
+_ALL_TYPES = ("array", "boolean", "integer", "null", "number", "object", "string")
+
+
+def json_types(schema: Mapping[str, Any]) -> set[str]:
+    """The JSON types a value of ``schema`` may have (all of them when it does not say)."""
+    named = schema.get("type")
+    if isinstance(named, str):
+        return {named}
+    if isinstance(named, list):
+        return set(named)
+    if "const" in schema or "enum" in schema:
+        values = [schema["const"]] if "const" in schema else list(schema["enum"])
+        return {_json_type(value) for value in values}
+    branches = schema.get("anyOf") or schema.get("oneOf")
+    if branches:
+        return set().union(*(json_types(branch) for branch in branches))
+    return set(_ALL_TYPES)
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    return _JSON_TYPES.get(type(value)) or ("array" if isinstance(value, list) else "object")
+
+
+def _typed(kind: str, items: set[str]) -> dict[str, Any]:
+    """A schema of one JSON type; an array's with its items' type when they have one."""
+    if kind != "array":
+        return {"type": kind}
+    return {"type": kind, "items": _typed(next(iter(items)), set()) if len(items) == 1 else {}}
+
+
+def params_component(
+    ruleset: Ruleset, recorded: Mapping[str, tuple[set[str], str]], **kwargs: Any
+) -> RulesSchemaSerializer:
+    """What a resolution of the ruleset was asked with, its ``params``: ``HitDiceParams``.
+
+    One object, not a union: an action's params (every param any of the ruleset's actions
+    takes, by the JSON types its actions give it), the sheet a character was created with
+    (kind ``create``), and what the log's other kinds record (``recorded``: key -> its
+    JSON types and a description; the play's edits, choices, effects, undos). Every field
+    is optional: ``kind`` and ``action`` say which apply. A generated client so reads
+    ``resolution.params.amount`` as a number, and the request's own params stay the
+    action's exact model (``ActionRequest``, told apart by ``action``)."""
+    types: dict[str, set[str]] = {}
+    items: dict[str, set[str]] = {}  # the JSON types of an array's items
+    told: dict[str, list[str]] = {}
+
+    def add(key: str, schema: Mapping[str, Any], description: str) -> None:
+        types.setdefault(key, set()).update(json_types(schema))
+        if isinstance(schema.get("items"), Mapping):
+            items.setdefault(key, set()).update(json_types(schema["items"]))
+        told.setdefault(key, []).append(description)
+
+    for spec in ruleset.actions:
+        for key, schema in spec.params.get("properties", {}).items():
+            add(key, schema, f"`{spec.key}`")
+    for key, schema in ruleset.sheet_schema.get("properties", {}).items():
+        add(key, schema, "the sheet it was created with (`create`)")
+    for key, (kinds, description) in recorded.items():
+        types.setdefault(key, set()).update(kinds)
+        told.setdefault(key, []).append(description)
+    properties: dict[str, Any] = {}
+    for key in sorted(types):
+        named = sorted(types[key])
+        shape: dict[str, Any] = {}
+        if len(named) == 1:
+            shape = _typed(named[0], items.get(key, set()))
+        elif {"array", "object"} & set(named) and len(named) < len(_ALL_TYPES):
+            # a union with a container, as generated clients read one: each its branch
+            shape["anyOf"] = [_typed(kind, items.get(key, set())) for kind in named]
+        elif len(named) < len(_ALL_TYPES):
+            shape["type"] = named
+        shape["description"] = "; ".join(dict.fromkeys(told[key]))
+        properties[key] = shape
+    schema = {
+        "type": "object",
+        "description": f"What a resolution of a {ruleset.name} character was asked with: by its "
+        "`kind` and `action`, the action's params, the sheet it was created with, or the fields "
+        "of an edit, a choice, an effect, an undo or a redo. Every field is optional.",
+        "properties": properties,
+        "additionalProperties": True,
+    }
+    return rules_component(f"{pascal(ruleset.key)}Params", schema, **kwargs)
+
+
 def per_ruleset(
     family: str,
     base: SerializerClass,

@@ -25,6 +25,7 @@ from core.openapi import (
     error_answer,
     json_schema_field,
     outcome_component,
+    params_component,
     pascal,
     per_ruleset,
     refused,
@@ -94,9 +95,8 @@ class ResolutionSerializer(serializers.Serializer):
     ruleset = serializers.CharField(help_text="the campaign's: it says the outcome's shape")
     action = serializers.CharField()
     params = serializers.DictField(
-        help_text="what the resolution was asked with: an action's params (the schema of "
-        "`GET rulesets/`'s action, the `params` of its request, `HitDiceDamageParams`...), "
-        "a scheduled effect's payload, an edit's or a choice's fields"
+        help_text="what the resolution was asked with: an action's params (the `params` of "
+        "its request), a scheduled effect's payload, an edit's or a choice's fields"
     )
     rolls = RollSerializer(many=True)
     summary = serializers.CharField()
@@ -123,6 +123,28 @@ class ResolutionSerializer(serializers.Serializer):
     )
 
 
+# What the log's entries other than actions and creations record in ``params`` (the
+# writers: rules.play.editing, .services, .undo, .dice_rotation, rules.clock.services,
+# rules.battles.services), published in each ruleset's ``HitDiceParams``...
+RECORDED_PARAMS: dict[str, tuple[set[str], str]] = {
+    "from": ({"string", "object"}, "an edit's value before: the old name, or who played"),
+    "to": ({"string", "object"}, "an edit's value after: the new name, or who plays"),
+    "changes": ({"object"}, "a correction's fields and their new values (`edit`)"),
+    "reason": ({"string"}, "why the referee corrected the sheet (`edit`)"),
+    "retired": ({"boolean"}, "retired or returned (`edit`)"),
+    "choice_id": ({"string"}, "the choice answered or cancelled (`choice`, `cancel_choice`)"),
+    "option": ({"string"}, "the option chosen (`choice`)"),
+    "scheduled_effect": ({"integer"}, "the scheduled effect the clock applied (`effect`)"),
+    "payload": ({"object"}, "the scheduled effect's payload (`effect`)"),
+    "moment": ({"string"}, "the battle's moment (`battle`)"),
+    "resolution": ({"integer"}, "the entry undone or redone (`undo`, `redo`)"),
+    "undo": ({"integer"}, "the undo a redo takes back (`redo`)"),
+    "cancelled_effects": ({"array"}, "scheduled effects the undo cancelled (`undo`)"),
+    "revived_effects": ({"array"}, "scheduled effects the undo brought back (`undo`)"),
+    "revived_as": ({"array"}, "the brought-back effects' new ids (`undo`)"),
+}
+
+
 @cache
 def _resolution_answers() -> ProxyMap:
     """One answer per ruleset: its outcome and sheet in that ruleset's shape
@@ -131,6 +153,7 @@ def _resolution_answers() -> ProxyMap:
         "Resolution",
         ResolutionSerializer,
         lambda ruleset: {
+            "params": params_component(ruleset, RECORDED_PARAMS),
             "outcome": outcome_component(ruleset, help_text="the facts the rules found"),
             "sheet": sheet_component(ruleset, help_text="the sheet after this resolution"),
         },

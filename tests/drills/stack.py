@@ -288,6 +288,14 @@ class App:
             ],
         )
 
+    def start_queue_workers(self) -> tuple[str, ...]:
+        """docker-compose.yml's workers: one per queue (the clock's and the webhooks' with
+        2 processes each; housekeeping with e-mail and the default queue); their names."""
+        self.start_worker("worker-clock", queues="clock", concurrency=2)
+        self.start_worker("worker-webhooks", queues="webhooks", concurrency=2)
+        self.start_worker("worker-housekeeping", queues="housekeeping,email,celery")
+        return ("worker-clock", "worker-webhooks", "worker-housekeeping")
+
     def worker_ready(self, name: str = "worker") -> bool:
         """The worker ``name`` has connected to the broker and takes tasks."""
         log = self.base / f"{name}.log"

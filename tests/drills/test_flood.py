@@ -132,9 +132,7 @@ def test_a_flood_to_dead_urls_holds_back_no_other_campaign_and_loses_nothing(dri
     )
     token, referee, quiet = world["token"], world["referee"], world["quiet"]
     app.start_web()
-    app.start_worker("worker-clock", queues="clock", concurrency=2)
-    app.start_worker("worker-webhooks", queues="webhooks", concurrency=2)
-    app.start_worker("worker-housekeeping", queues="housekeeping,email,celery")
+    app.start_queue_workers()
     app.start_beat()
     wait_for(lambda: app.get("/health/worker/")[0] == 200, 60, "a worker's sign of life", app.logs)
     # The quiet campaign's advance before the flood: the median of three.

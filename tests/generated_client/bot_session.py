@@ -217,6 +217,9 @@ def run(
             # the outcome typed by the ruleset (HitDiceOutcome): the damage taken
             amount = resolution.outcome.amount
             assert isinstance(amount, int) and amount == 12, amount
+            # and what it was asked with, typed too (HitDiceParams)
+            asked = resolution.params.amount
+            assert isinstance(asked, int) and asked == 12, asked
         if key == "hit_dice":
             choice = resolution.pending_choice
             assert choice is not None, resolution.summary

@@ -38,6 +38,7 @@ from rules.play.services import (
     resolution_answer_choice,
     resolution_create_action,
 )
+from rules.play.tests.published_models import assert_log_fits_published_models
 from rules.play.tests.test_api import _plausible_actions
 from rules.play.undo import resolution_redo, resolution_undo
 
@@ -213,3 +214,6 @@ def test_undo_returns_the_character_to_where_it_was_future_included(
             _resume_waiting(campaign.pk)
             character.refresh_from_db()
             after.setdefault(character.version, state(character))
+    # and every entry these runs logged (effects and catch-ups, undos, redos, choices)
+    # fits the models the API publishes for it (issue 27)
+    assert_log_fits_published_models(character)
