@@ -107,6 +107,11 @@ def setup_flood(campaigns: int, dead: str, working: str, moves: bool) -> dict[st
         campaign.save(update_fields=["actions_move_clock"])
         membership = Membership.objects.create(campaign=campaign, user=player, role=Role.PLAYER)
         character = character_create(membership=membership, name="Rester", sheet={"level": 3})
+        if moves:
+            # a wound that worsens every 4 hours beside the rester: each 8-hour rest
+            # crosses two worsenings, so each is a clock job (with nothing due, the
+            # clock's fast path would move the clock with no job: issue 30)
+            wounded(campaign, player, "Bleeder", every=240)
         hook = webhook_create(campaign=campaign, url=url, user=referee)
         return campaign, {"campaign": campaign.pk, "character": character.pk, "webhook": hook.pk}
 
