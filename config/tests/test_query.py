@@ -41,3 +41,15 @@ def test_an_unknown_query_key_is_400_where_queries_are_read(
 def test_the_caller_is_known_before_the_query_is_judged(client_for, campaign, outsider) -> None:
     url = f"/api/v1/campaigns/{campaign.pk}/effects/"
     assert client_for(None).get(url, {"x": "1"}).status_code == 401
+
+
+def test_gunicorn_workers_read_the_declared_parameters_as_they_start():
+    """The schema is read once per process (about a second): a gunicorn worker does it as
+    it starts (config/gunicorn.py), not in its first request with a query string."""
+    from config import gunicorn
+    from config.query import declared_query_parameters
+
+    declared_query_parameters.cache_clear()
+    gunicorn.post_worker_init(worker=None)
+    assert declared_query_parameters.cache_info().currsize == 1
+    assert declared_query_parameters()  # operations with query parameters, read
