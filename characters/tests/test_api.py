@@ -24,7 +24,17 @@ CHARACTER_FIELDS = {
     "pending_choice",
     "retired",
 }
-PARTY_FIELDS = {"id", "name", "owner", "owner_name", "status", "sheet", "version", "pending_choice"}
+PARTY_FIELDS = {
+    "id",
+    "name",
+    "owner",
+    "owner_name",
+    "status",
+    "sheet",
+    "version",
+    "pending_choice",
+    "ruleset",  # what the sheet's model is (issue 27: HitDicePartyMember...)
+}
 
 
 def party_url(campaign) -> str:
