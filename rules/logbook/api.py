@@ -92,6 +92,9 @@ class ExportedEffectSerializer(serializers.Serializer):
     character = serializers.IntegerField()
     created_by = serializers.IntegerField(allow_null=True)
     resolution = serializers.IntegerField(allow_null=True)
+    cancelled_by = serializers.IntegerField(
+        allow_null=True, help_text="the entry that cancelled it, if one did (an undo revives it)"
+    )
     kind = serializers.CharField()
     key = serializers.CharField()
     due_at = serializers.IntegerField()

@@ -113,6 +113,8 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
                 "character": e.character_id,
                 "created_by": e.created_by_id,
                 "resolution": e.resolution_id,
+                # the entry that cancelled it: an undo of that entry brings it back (G-6)
+                "cancelled_by": e.cancelled_by_id,
                 **{name: getattr(e, name) for name in _EFFECT_FIELDS},
             }
             for e in effects
@@ -351,8 +353,10 @@ def campaign_import(*, user: Any, data: Any, players: Any = None) -> Campaign:
                 effect.state = row["state"]
                 effect.created_by = new_resolutions.get(row.get("created_by"))
                 effect.resolution = new_resolutions.get(row.get("resolution"))
+                # an export from before it has none: those undos revive nothing
+                effect.cancelled_by = new_resolutions.get(row.get("cancelled_by"))
             ScheduledEffect.objects.bulk_update(
-                list(new_effects.values()), ["state", "created_by", "resolution"]
+                list(new_effects.values()), ["state", "created_by", "resolution", "cancelled_by"]
             )
             Membership.objects.filter(campaign=campaign, user=user).update(role=Role.REFEREE)
     except (KeyError, TypeError, ValueError, AttributeError) as error:

@@ -58,6 +58,7 @@ def normalized(export: dict[str, Any]) -> dict[str, Any]:
                 "character": chars[row["character"]],
                 "created_by": ress.get(row["created_by"]),
                 "resolution": ress.get(row["resolution"]),
+                "cancelled_by": ress.get(row["cancelled_by"]),
             }
             for row in export["effects"]
         ],
@@ -180,6 +181,44 @@ def test_a_bad_export_is_a_400_and_makes_nothing(export, outsider, client_for):
     )
     assert response.status_code == 400, response.content
     assert Campaign.objects.count() == before
+
+
+def test_an_undo_in_the_copy_brings_back_what_the_entry_cancelled(
+    make_campaign, referee, player, client_for
+):
+    """The export names the entry that cancelled each effect (``cancelled_by``), so in the
+    imported copy an undo of that entry revives it, as in the original (ruling G-6)."""
+    from rules.clock.tests.clock_helpers import wounded
+
+    campaign = make_campaign("hit_dice")
+    mara = wounded(campaign, player, "Mara", every=60)  # her wound worsens every hour
+    resolution_create_action(
+        character_id=mara.pk,
+        actor=referee,
+        by_referee=True,
+        action="treat_wound",
+        params={"wound": 1},
+    )
+    data = client_for(referee).get(f"/api/v1/campaigns/{campaign.pk}/export/").json()
+    cancelled = [row for row in data["effects"] if row["cancelled_by"] is not None]
+    assert cancelled and {row["kind"] for row in cancelled} == {"wound_worsens"}
+    response = client_for(referee).post(
+        "/api/v1/campaigns/import/", {"export": data}, format="json"
+    )
+    assert response.status_code == 201, response.content
+    copy = Character.objects.get(campaign_id=response.json()["id"], name="Mara")
+
+    def worsening() -> list[str]:
+        return list(
+            ScheduledEffect.objects.filter(character=copy, state="pending").values_list(
+                "kind", flat=True
+            )
+        )
+
+    assert "wound_worsens" not in worsening()
+    undo = client_for(referee).post(f"/api/v1/characters/{copy.pk}/undo/", {}, format="json")
+    assert undo.status_code == 201, undo.content
+    assert "wound_worsens" in worsening()  # treated no more: it worsens again
 
 
 # -- the export's players mapped to people here (issue 29) --------------------------------
