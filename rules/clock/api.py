@@ -476,6 +476,7 @@ class ClockLogApi(APIView):
             *log_filter_parameters(
                 action="the entry's kind: advance, live_on, live_off, live_rate or resume",
                 who='a user id (who did it), or "clock" for entries of no one',
+                text="text",
             ),
         ],
         description="The clock in the campaign log: advances asked for, the live clock "

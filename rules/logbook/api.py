@@ -18,7 +18,6 @@ from rest_framework.views import APIView
 from campaigns.access import access_campaign
 from campaigns.api import campaign_answer, campaign_output
 from core.api_input import JsonSerializer
-from core.cleaning import MAX_ID
 from core.openapi import PAGE_PARAMETERS, error_answer, refused
 from rules.logbook.export import FORMAT, campaign_export, campaign_import, log_csv
 from rules.logbook.recap import (
@@ -29,13 +28,8 @@ from rules.logbook.recap import (
 )
 from rules.logbook.selectors import campaign_log
 from rules.play.api import ResolutionPageSerializer, ResolutionPagination
-from rules.play.log_filters import CLOCK_MAX, TEXT_MAX, WHO_PATTERN, log_filters
+from rules.play.log_filters import MINUTE_PARAMETERS, log_filter_parameters, log_filters
 from rules.play.selectors import resolution_view
-
-
-def text_schema(longest: int) -> dict[str, Any]:
-    """Text of a filter: up to ``longest`` characters, none of them NUL."""
-    return {"type": "string", "maxLength": longest, "pattern": "^[^\\u0000]*$"}
 
 
 class ExportedCampaignSerializer(serializers.Serializer):
@@ -185,33 +179,11 @@ class CampaignLogApi(APIView):
         },
         parameters=[
             *PAGE_PARAMETERS,
-            OpenApiParameter(
-                "character",
-                {"type": "integer", "minimum": 1, "maximum": MAX_ID},
-                description="one character's entries",
+            *log_filter_parameters(
+                action="an action key",
+                who='a user id, or "clock" for what the clock applied',
+                text="text of the summary",
             ),
-            OpenApiParameter(
-                "action", text_schema(TEXT_MAX["action"]), description="an action key"
-            ),
-            OpenApiParameter(
-                "who",
-                {"type": "string", "pattern": f"^(?:{WHO_PATTERN})$"},
-                description='a user id, or "clock" for what the clock applied',
-            ),
-            OpenApiParameter(
-                "roll", text_schema(TEXT_MAX["roll"]), description="text of a roll's label"
-            ),
-            OpenApiParameter(
-                "from",
-                {"type": "integer", "minimum": 0, "maximum": CLOCK_MAX},
-                description="from this in-game minute",
-            ),
-            OpenApiParameter(
-                "to",
-                {"type": "integer", "minimum": 0, "maximum": CLOCK_MAX},
-                description="up to this in-game minute",
-            ),
-            OpenApiParameter("q", text_schema(TEXT_MAX["q"]), description="text of the summary"),
         ],
         description="The whole log of the campaign, newest first (in-game time): every "
         "character's entries for the referee, a player's own characters' for a player. "
@@ -370,16 +342,7 @@ class CampaignRecapApi(APIView):
             ),
         },
         parameters=[
-            OpenApiParameter(
-                "from",
-                {"type": "integer", "minimum": 0, "maximum": CLOCK_MAX},
-                description="from this in-game minute",
-            ),
-            OpenApiParameter(
-                "to",
-                {"type": "integer", "minimum": 0, "maximum": CLOCK_MAX},
-                description="up to this in-game minute",
-            ),
+            *MINUTE_PARAMETERS,
             OpenApiParameter(
                 "from_date",
                 _text(

@@ -92,31 +92,42 @@ def log_filters(data: Mapping[str, Any], *, exact: bool = False) -> LogFilters:
     )
 
 
-def log_filter_parameters(action: str, who: str) -> list[OpenApiParameter]:
-    """The filters as API schema parameters; ``action`` and ``who`` say what those two
-    match in the list at hand."""
+def text_schema(longest: int) -> dict[str, Any]:
+    """Text of a filter: up to ``longest`` characters, none of them NUL."""
+    return {"type": "string", "maxLength": longest, "pattern": "^[^\\u0000]*$"}
+
+
+# The in-game bounds, shared with the recap (rules.logbook.api).
+MINUTE_PARAMETERS = [
+    OpenApiParameter(
+        "from",
+        {"type": "integer", "minimum": 0, "maximum": CLOCK_MAX},
+        description="from this in-game minute",
+    ),
+    OpenApiParameter(
+        "to",
+        {"type": "integer", "minimum": 0, "maximum": CLOCK_MAX},
+        description="up to this in-game minute",
+    ),
+]
+
+
+def log_filter_parameters(action: str, who: str, text: str) -> list[OpenApiParameter]:
+    """The filters as API schema parameters; ``action``, ``who`` and ``text`` say what
+    those match in the list at hand."""
     return [
         OpenApiParameter(
             "character",
             {"type": "integer", "minimum": 1, "maximum": MAX_ID},
             description="one character's entries",
         ),
-        OpenApiParameter("action", {"type": "string", "maxLength": 64}, description=action),
+        OpenApiParameter("action", text_schema(TEXT_MAX["action"]), description=action),
         OpenApiParameter(
-            "who", {"type": "string", "pattern": "^(clock|[1-9][0-9]{0,8})$"}, description=who
+            "who", {"type": "string", "pattern": f"^(?:{WHO_PATTERN})$"}, description=who
         ),
         OpenApiParameter(
-            "roll", {"type": "string", "maxLength": 200}, description="text of a roll's label"
+            "roll", text_schema(TEXT_MAX["roll"]), description="text of a roll's label"
         ),
-        OpenApiParameter(
-            "from",
-            {"type": "integer", "minimum": 0, "maximum": CLOCK_MAX},
-            description="from this in-game minute",
-        ),
-        OpenApiParameter(
-            "to",
-            {"type": "integer", "minimum": 0, "maximum": CLOCK_MAX},
-            description="up to this in-game minute",
-        ),
-        OpenApiParameter("q", {"type": "string", "maxLength": 200}, description="text"),
+        *MINUTE_PARAMETERS,
+        OpenApiParameter("q", text_schema(TEXT_MAX["q"]), description=text),
     ]
