@@ -122,9 +122,8 @@ def alerts_fired(address: str, start: float, end: float) -> list[str]:
     ]
 
 
-def run_flood(events: int) -> tuple[dict[str, Any], list[str], str]:
-    """The drill's flood with Prometheus watching; every panel's series, what was seen,
-    the address of a Prometheus still running (the caller's to stop)."""
+def run_flood(events: int) -> tuple[dict[str, Any], list[str]]:
+    """The drill's flood with Prometheus watching; every panel's series and what was seen."""
     with servers() as (base, postgres, redis):
         postgres.psql("CREATE DATABASE dashboard")
         env = {**flood.ENV, "METRICS_TOKEN": TOKEN}
@@ -197,7 +196,7 @@ def run_flood(events: int) -> tuple[dict[str, Any], list[str], str]:
                 for panel in panels
             }
             seen += alerts_fired(address, start, end)
-            return {"panels": panels, "series": series, "start": start, "end": end}, seen, address
+            return {"panels": panels, "series": series, "start": start, "end": end}, seen
         finally:
             if watcher is not None:
                 watcher.terminate()
@@ -340,7 +339,7 @@ def main() -> None:
         kept = json.loads(arguments.data.read_text())
         seen, data = kept.pop("seen"), kept
     else:
-        data, seen, _ = run_flood(arguments.events)
+        data, seen = run_flood(arguments.events)
         arguments.data.write_text(json.dumps({"seen": seen, **data}))
     for line in seen:
         print(line)
