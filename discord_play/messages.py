@@ -44,7 +44,8 @@ BLUE = 0x2F5D8A
 GREEN = 0x2E7D32
 
 _MARKDOWN = re.compile(r"([\\`*_~|>\[\]#])")
-_SENTENCE_END = re.compile(r"(?<=[.!?:;])\s+|\n+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_LINE_END = re.compile(r"\n+")
 
 
 def plain(text: Any) -> str:
@@ -53,19 +54,22 @@ def plain(text: Any) -> str:
 
 
 def shorten(text: str, limit: int, *, rest: str = "") -> str:
-    """``text`` if it fits in ``limit`` characters, else its first whole sentences and
-    ``rest`` (where to read the rest), never cut in a sentence; a first sentence too long
-    for ``limit`` gives ``rest`` alone (or a plain "Too long to show here.")."""
+    """``text`` if it fits in ``limit`` characters, else its first whole lines (or, in a
+    text of one line, its first whole sentences) and ``rest`` (where to read the rest):
+    never cut in a sentence. A first line or sentence too long for ``limit`` gives
+    ``rest`` alone (or a plain "Too long to show here.")."""
     if len(text) <= limit:
         return text
     tail = rest or _("Too long to show here.")
     kept = ""
-    for match in _SENTENCE_END.finditer(text):
+    ends = _LINE_END if "\n" in text else _SENTENCE_END
+    for match in ends.finditer(text):
         candidate = text[: match.start()].rstrip()
         if len(candidate) + 1 + len(tail) > limit:
             break
         kept = candidate
-    shown = f"{kept} {tail}" if kept else tail
+    joint = "\n" if "\n" in text else " "
+    shown = f"{kept}{joint}{tail}" if kept else tail
     return shown[:limit] if len(shown) > limit else shown
 
 

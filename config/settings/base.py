@@ -251,6 +251,7 @@ SPECTACULAR_SETTINGS = {
         "ClockJobKindEnum": "rules.clock.models.ClockJobKind.values",
         "ClockJobStateEnum": "rules.clock.models.ClockJobState.values",
         "EffectStateEnum": "rules.play.models.EffectState.values",
+        "WebhookFormatEnum": "webhooks.models.WebhookFormat.values",  # sawbones or discord
         # a deckahedron sheet's piles (issue 27: the sheets are typed components)
         "DeckahedronCardEnum": "rules.engine.rulesets.deckahedron.CARD_IDS",
         "DeckahedronStaminaCardEnum": "rules.engine.rulesets.deckahedron.STAMINA_CARD_IDS",
