@@ -493,6 +493,9 @@ def resolution_message(
             "name": m.plain(access.character.name),
             "prompt": m.plain(plain_message(choice["prompt"])),
         }
+        # the buttons' labels may be shortened: each option whole, below
+        options = [m.plain(str(o.get("label") or o.get("key"))) for o in choice["options"]]
+        content += "\n" + "\n".join(f"- {option}" for option in options)
     return m.message(
         content=content,
         embeds=[resolution_embed(resolution)],

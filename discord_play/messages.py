@@ -154,6 +154,22 @@ def say(text: str, *, ephemeral: bool = True) -> dict[str, Any]:
     return message(content=text, ephemeral=ephemeral)
 
 
+def short_label(label: str, limit: int = LABEL_MAX) -> str:
+    """A button's label within ``limit``: whole, or what comes before its bracketed
+    detail, or its first words and "…" (a label is no sentence: the message says the rest)."""
+    if len(label) <= limit:
+        return label
+    head = label.split(" (", 1)[0]
+    if head != label and len(head) <= limit:
+        return head
+    words = ""
+    for word in label.split():
+        if len(words) + len(word) + 2 > limit:
+            break
+        words = f"{words} {word}".strip()
+    return f"{words or label[: limit - 1]}…"
+
+
 def buttons(choices: list[tuple[str, str, int]]) -> list[dict[str, Any]]:
     """Action rows of buttons, ``(custom_id, label, style)`` each, five to a row, at most
     five rows."""
@@ -167,7 +183,7 @@ def buttons(choices: list[tuple[str, str, int]]) -> list[dict[str, Any]]:
                     {
                         "type": 2,
                         "style": style,
-                        "label": shorten(label, LABEL_MAX),
+                        "label": short_label(label),
                         "custom_id": custom_id[:CUSTOM_ID_MAX],
                     }
                     for custom_id, label, style in shown[start : start + BUTTONS_PER_ROW]

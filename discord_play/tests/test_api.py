@@ -4,7 +4,7 @@ tests/test_access_matrix.py."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from django.urls import reverse
@@ -25,7 +25,7 @@ def test_a_link_code_is_shown_once_kept_as_a_digest_and_links_once(client_for, p
     body = made.json()
     code = body["code"]
     assert len(code) == 9 and code[4] == "-"
-    expires = timezone.datetime.fromisoformat(body["expires_at"].replace("Z", "+00:00"))
+    expires = datetime.fromisoformat(body["expires_at"].replace("Z", "+00:00"))
     assert timedelta(minutes=9) < expires - timezone.now() <= timedelta(minutes=10)
     record = DiscordLinkCode.objects.get(user=player)
     assert record.digest == hash_token(code.replace("-", ""))

@@ -184,7 +184,7 @@ def test_two_weeks_of_the_demo_reach_the_channel_within_discords_limits(
 
 
 def test_a_long_report_is_summed_up_and_linked_never_cut_in_a_sentence(discord, campaign):
-    events = [
+    events: list[dict[str, Any]] = [
         {
             "clock": hour * 60,
             "resolution": 1000 + hour,

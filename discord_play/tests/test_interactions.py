@@ -219,7 +219,8 @@ def test_a_player_acts_for_their_character_for_the_channel_to_see(send, table, s
     assert card["title"] == "Aldo: Take damage"
     assert "3 damage" in card["description"]
     resolution = Resolution.objects.filter(character=table["aldo"]).latest("id")
-    assert resolution.actor.username == "player" and resolution.params == {"amount": 3}
+    assert resolution.actor is not None and resolution.actor.username == "player"
+    assert resolution.params == {"amount": 3}
     assert card["url"].startswith(f"{SITE}/campaigns/{table['campaign'].pk}/log/?")
     assert card["url"].endswith(f"#entry-{resolution.pk}")
     table["aldo"].refresh_from_db()
@@ -302,6 +303,7 @@ def test_a_choice_is_answered_by_its_button(send, table, scripted_dice):
     )
     check_message(answer["data"])
     assert "Aldo has a choice to make" in answer["data"]["content"]
+    assert "\n- Take a major wound (major wound mark 1; at 2 marks" in answer["data"]["content"]
     buttons = {
         b["label"]: b["custom_id"]
         for row in answer["data"]["components"]
@@ -416,3 +418,18 @@ def test_autocomplete_offers_what_the_person_may_see(send, table, make_campaign,
         other.name: str(other.pk),
     }
     assert choices(send, autocomplete("player", "campaign", "campaign")) == {}
+
+
+def test_odds_as_the_referee_and_an_outsider(send, table):
+    referee = send.answer(
+        command(
+            "referee", "odds", character="Bo", action="bypass", params="damage=3 attacker_level=2"
+        )
+    )
+    assert private(referee) and "The chances: Effect bypasses hit points for Bo" in content_of(
+        referee
+    )
+    outsider = send.answer(
+        command("outsider", "odds", character=str(table["aldo"].pk), action="damage")
+    )
+    assert private(outsider) and "no character of that name" in outsider["data"]["content"]
