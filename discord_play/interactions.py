@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from celery import current_app
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.http import Http404
@@ -27,13 +28,14 @@ from django.utils.translation import gettext_lazy
 
 from accounts.selectors import user_for_discord
 from accounts.services import discord_link_redeem, discord_unlink
-from campaigns.access import access_campaign
+from campaigns.access import access_campaign, refuse_archived
 from campaigns.models import Campaign, Membership
 from campaigns.selectors import clock_display
 from characters.access import CharacterAccess, access_character, may_act
 from characters.choices import public_choice
 from core.errors import UNAVAILABLE_ERRORS, NotAllowed, ResolutionConflict
 from discord_play import messages as m
+from discord_play.discord_api import edit_original
 from discord_play.selectors import (
     Pick,
     campaign_for_channel,
@@ -43,6 +45,7 @@ from discord_play.selectors import (
 )
 from discord_play.services import channel_bind
 from discord_play.sheets import sheet_embed
+from discord_play.tasks import report_advance
 from discord_play.telling import resolution_embed, site_url
 from rules.clock.api import advance_minutes
 from rules.clock.services import clock_advance_start
@@ -182,23 +185,40 @@ def respond(interaction: Mapping[str, Any]) -> Answer:
         if handler is None:
             return Answer(m.say(_("Sawbones has no such command.")))
         return handler(call, user)
-    except Refused as refusal:
-        return Answer(m.say(str(refusal)))
-    except Http404:  # whatever it was, the person may not see it: they learn nothing of it
-        return Answer(m.say(str(NOTHING_SEEN)))
-    except (RuleError, DiceError, ActionBlocked, ResolutionConflict, NotAllowed) as error:
-        return Answer(m.say(plain_message(str(error))))
-    except ValidationError as error:
-        return Answer(m.say(" ".join(plain_message(text) for text in error.messages)))
-    except UNAVAILABLE_ERRORS:
-        return Answer(
-            m.say(
-                _(
-                    "Sawbones cannot reach its database or its task queue just now. Nothing "
-                    "was changed; try again in a minute."
-                )
-            )
+    except REFUSED as error:
+        return Answer(m.say(_refusal(error)))
+
+
+REFUSALS: tuple[type[Exception], ...] = (
+    RuleError,
+    DiceError,
+    ActionBlocked,
+    ResolutionConflict,
+    NotAllowed,
+    ValidationError,
+)
+
+
+# What a command may be refused with: said to its asker, nothing done.
+REFUSED: tuple[type[BaseException], ...] = (Refused, Http404, *REFUSALS, *UNAVAILABLE_ERRORS)
+
+
+def _refusal(error: BaseException) -> str:
+    """What the asker is told when their command is refused, in plain words."""
+    if isinstance(error, Refused):
+        return str(error)
+    if isinstance(error, Http404):  # whatever it was, they may not see it: nothing of it
+        return str(NOTHING_SEEN)
+    if isinstance(error, ValidationError):
+        return " ".join(plain_message(text) for text in error.messages)
+    if isinstance(error, UNAVAILABLE_ERRORS):
+        return _(
+            "Sawbones cannot reach its database or its task queue just now. Nothing was "
+            "changed; try again in a minute."
         )
+    if isinstance(error, REFUSALS):
+        return plain_message(str(error))
+    return _("Sawbones could not do that.")
 
 
 def link(call: Call) -> dict[str, Any]:
@@ -424,22 +444,37 @@ def advance(call: Call, user: Any) -> Answer:
         if isinstance(value := call.options.get(name), int) and not isinstance(value, bool)
     }
     minutes, until = advance_minutes(membership.campaign, asked)
-    job = clock_advance_start(
-        campaign_id=membership.campaign_id,
-        minutes=minutes,
-        requested_by=user,
-        request_id=f"discord:{call.id}",
-        until=until,
-    )
+    refuse_archived(membership.campaign)  # said now; the service decides under its lock
     application_id = str(call.raw.get("application_id") or settings.SAWBONES_DISCORD_APPLICATION_ID)
-    token = call.token
 
-    def follow_up() -> None:
-        from discord_play.tasks import report_advance
+    def start() -> int:
+        job = clock_advance_start(
+            campaign_id=membership.campaign_id,
+            minutes=minutes,
+            requested_by=user,
+            request_id=f"discord:{call.id}",
+            until=until,
+        )
+        return job.pk
 
-        report_advance.delay(job.pk, application_id, token)
+    if current_app.conf.task_always_eager:
+        # In-process (the embedded mode) the advance runs where it is started: started
+        # once Discord has its deferred answer, so that answer never waits for it.
+        def start_then_report() -> None:
+            try:
+                job_id = start()
+            except Exception as error:
+                edit_original(application_id, call.token, m.say(_refusal(error), ephemeral=False))
+                raise
+            report_advance.delay(job_id, application_id, call.token)
 
-    return Answer(type=DEFERRED, after=[follow_up])
+        return Answer(type=DEFERRED, after=[start_then_report])
+    job_id = start()  # recorded before the answer: a worker runs it, whatever happens here
+
+    def report() -> None:
+        report_advance.delay(job_id, application_id, call.token)
+
+    return Answer(type=DEFERRED, after=[report])
 
 
 def recap(call: Call, user: Any) -> Answer:

@@ -14,6 +14,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from accounts.models import DiscordLink
 from accounts.services import discord_link_code_create
 from campaigns.models import Membership
+from campaigns.services import campaign_archive
 from discord_play.models import ChannelBinding
 from discord_play.tests.conftest import (
     APPLICATION_ID,
@@ -362,6 +363,9 @@ def test_only_the_referee_advances(send, table):
         assert private(answer) and said in answer["data"]["content"]
     nothing = send.answer(command("referee", "advance"))
     assert "at least one minute" in nothing["data"]["content"]
+    campaign_archive(campaign_id=table["campaign"].pk)
+    archived = send.answer(command("referee", "advance", days=1))
+    assert private(archived) and "is archived" in archived["data"]["content"]
     assert not ClockJob.objects.exists()
 
 
