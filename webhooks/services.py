@@ -309,7 +309,13 @@ def _body_for(endpoint: WebhookEndpoint, event: WebhookEvent) -> tuple[str | Non
     formatter = _FORMATTERS.get(endpoint.format)
     if formatter is None:
         return None, f"no formatter for the {endpoint.format} format is installed"
-    made = formatter(event)
+    try:
+        made = formatter(event)
+    except Exception as error:  # a failed try, as a receiver's error: later events go on
+        logger.exception(
+            "webhook %s: the %s message of event %s", endpoint.pk, endpoint.format, event.uuid
+        )
+        return None, f"could not make the {endpoint.format} message: {error}"[:500]
     if made is None:
         return None, ""
     return json.dumps(made, cls=DjangoJSONEncoder, separators=(",", ":")), ""
@@ -317,14 +323,14 @@ def _body_for(endpoint: WebhookEndpoint, event: WebhookEvent) -> tuple[str | Non
 
 def _post(endpoint: WebhookEndpoint, event: WebhookEvent) -> Sent:
     """Send once, in the URL's format."""
-    refused = _refused_address(endpoint.url)
-    if refused:
-        return Sent(None, refused)
     body, problem = _body_for(endpoint, event)
     if problem:
         return Sent(None, problem)
     if body is None:
         return Sent(None, f"nothing to send in the {endpoint.format} format", nothing_to_send=True)
+    refused = _refused_address(endpoint.url)
+    if refused:
+        return Sent(None, refused)
     headers = {
         "Content-Type": "application/json",
         "User-Agent": USER_AGENT,

@@ -224,3 +224,24 @@ def test_a_long_report_is_summed_up_and_linked_never_cut_in_a_sentence(discord, 
         assert len(lines) > 3  # some events told, whole
         for line in lines[1:-1]:
             assert line in told, line  # each event whole: never cut in a sentence
+
+
+def test_a_message_that_cannot_be_made_is_a_failed_try(
+    discord, receiver, referee, table, client_for, monkeypatch
+):
+    from webhooks import services
+
+    def broken(event: Any) -> dict[str, Any]:
+        raise ValueError("no words for it")
+
+    monkeypatch.setitem(services._FORMATTERS, "discord", broken)
+    endpoint = webhook_create(
+        campaign=table["campaign"], url=receiver.url + "/hook", user=referee, format="discord"
+    )
+    url = reverse("api-actions", kwargs={"character_id": table["aldo"].pk})
+    client_for(referee).post(url, {"action": "damage", "params": {"amount": 1}}, format="json")
+    webhook_deliver(endpoint_id=endpoint.pk)
+    delivery = WebhookDelivery.objects.get(endpoint=endpoint)
+    assert delivery.state == DeliveryState.PENDING and delivery.attempts == 1
+    assert "could not make the discord message: no words for it" in delivery.last_error
+    assert receiver.received == []
