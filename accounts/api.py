@@ -12,8 +12,15 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.models import ApiToken
-from accounts.selectors import tokens_for_user
-from accounts.services import token_create, token_revoke, user_authenticate, user_register
+from accounts.selectors import discord_link_of, tokens_for_user
+from accounts.services import (
+    discord_link_code_create,
+    discord_unlink,
+    token_create,
+    token_revoke,
+    user_authenticate,
+    user_register,
+)
 from campaigns.access import TokenScope, may_manage_tokens
 from core.api_input import JsonSerializer
 from core.cleaning import MAX_ID
@@ -173,4 +180,62 @@ class TokenDetailApi(APIView):
     def delete(self, request: Request, token_id: int) -> Response:
         may_manage_tokens(request.user)
         token_revoke(user=request.user, token_id=token_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+# -- Discord links (docs/discord.md) ---------------------------------------------------------
+class DiscordLinkCodeApi(APIView):
+    class OutputSerializer(serializers.Serializer):
+        code = serializers.CharField(
+            help_text="type it in Discord: `/sawbones link code:<code>`; works once"
+        )
+        expires_at = serializers.DateTimeField(help_text="ten minutes from now")
+
+    @extend_schema(
+        request=None,
+        responses={201: OutputSerializer},
+        description="A code that links the Discord user who types it (`/sawbones link`) to "
+        "you, so that your slash commands act as you. Single use, ten minutes; a new code "
+        "replaces your unused ones. Only its digest is kept. Signed-in people and unlimited "
+        "`referee` tokens only, as for tokens.",
+    )
+    def post(self, request: Request) -> Response:
+        may_manage_tokens(request.user)
+        record, code = discord_link_code_create(user=request.user)
+        return Response(
+            self.OutputSerializer({"code": code, "expires_at": record.expires_at}).data,
+            status=status.HTTP_201_CREATED,
+        )
+
+
+class DiscordLinkApi(APIView):
+    class OutputSerializer(serializers.Serializer):
+        linked = serializers.BooleanField()
+        discord_user_id = serializers.CharField(
+            allow_null=True, help_text="the Discord user's id (a snowflake), or null"
+        )
+
+    @extend_schema(
+        responses={200: OutputSerializer},
+        description="Whether a Discord user plays as you, and which. Signed-in people and "
+        "unlimited `referee` tokens only.",
+    )
+    def get(self, request: Request) -> Response:
+        may_manage_tokens(request.user)
+        link = discord_link_of(request.user)
+        return Response(
+            self.OutputSerializer(
+                {"linked": link is not None, "discord_user_id": link and link.discord_user_id}
+            ).data
+        )
+
+    @extend_schema(
+        request=None,
+        responses={204: OpenApiResponse(description="unlinked (or there was no link)")},
+        description="Unlink your Discord user: their slash commands act as nobody from now "
+        "on (as `/sawbones unlink`).",
+    )
+    def delete(self, request: Request) -> Response:
+        may_manage_tokens(request.user)
+        discord_unlink(user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)

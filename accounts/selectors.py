@@ -7,7 +7,7 @@ from typing import Any
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from accounts.models import ApiToken
+from accounts.models import ApiToken, DiscordLink
 
 
 def tokens_for_user(user: Any) -> QuerySet[ApiToken]:
@@ -19,3 +19,15 @@ def tokens_for_user(user: Any) -> QuerySet[ApiToken]:
         .select_related("campaign")
         .order_by("-created", "-id")
     )
+
+
+def discord_link_of(user: Any) -> DiscordLink | None:
+    """The person's Discord link, or None."""
+    return DiscordLink.objects.filter(user=user).first()
+
+
+def user_for_discord(discord_user_id: str) -> Any:
+    """The person a Discord user plays as, or None when they have not linked."""
+    link = DiscordLink.objects.select_related("user").filter(discord_user_id=discord_user_id)
+    found = link.first()
+    return None if found is None or not found.user.is_active else found.user

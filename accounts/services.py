@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+import secrets
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth import authenticate, get_user_model
@@ -11,10 +12,11 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.http import Http404
 from django.utils import timezone
+from knox.crypto import hash_token
 from knox.models import get_digest_token
 from knox.settings import CONSTANTS
 
-from accounts.models import ApiToken
+from accounts.models import ApiToken, DiscordLink, DiscordLinkCode
 from accounts.selectors import tokens_for_user
 from campaigns.models import Membership
 
@@ -98,3 +100,75 @@ def token_revoke(*, user: Any, token_id: int) -> None:
     deleted, _ = ApiToken.objects.filter(user=user, pk=token_id).delete()
     if not deleted:
         raise Http404("no such token")
+
+
+# -- Discord links (docs/discord.md) ---------------------------------------------------------
+DISCORD_CODE_LIFETIME = timedelta(minutes=10)
+# Letters and digits no one mistakes for another when typing them from a screen.
+_CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+_CODE_LENGTH = 8  # 31**8, about 2**40 codes, each alive ten minutes and tried once
+
+
+def discord_code_digest(code: str) -> str:
+    """The stored digest of a code as typed: case, spaces and dashes do not matter."""
+    normal = "".join(code.split()).replace("-", "").upper()
+    return hash_token(normal)
+
+
+def discord_link_code_create(*, user: Any) -> tuple[DiscordLinkCode, str]:
+    """A new link code for ``user`` and its text (shown once: only its digest is kept).
+    It replaces the person's earlier unused codes."""
+    raw = "".join(secrets.choice(_CODE_ALPHABET) for _ in range(_CODE_LENGTH))
+    code = f"{raw[:4]}-{raw[4:]}"
+    with transaction.atomic():
+        DiscordLinkCode.objects.filter(user=user, used_at__isnull=True).delete()
+        record = DiscordLinkCode.objects.create(
+            user=user,
+            digest=discord_code_digest(code),
+            expires_at=timezone.now() + DISCORD_CODE_LIFETIME,
+        )
+    return record, code
+
+
+def discord_link_redeem(*, code: str, discord_user_id: str) -> Any:
+    """Link the Discord user to the person who made ``code``; the person. The code works
+    once (compare-and-set on ``used_at``); a Discord user linked to someone else moves to
+    this person, and a person linked to another Discord user is linked to this one now.
+    A wrong, used or expired code is a ValidationError in plain words."""
+    now = timezone.now()
+    refused = ValidationError(
+        {
+            "code": [
+                "That code does not work: it may be mistyped, used already or more than ten "
+                "minutes old. Make a new one on your account page."
+            ]
+        }
+    )
+    if not code or len(code) > 40:
+        raise refused
+    with transaction.atomic():
+        record = (
+            DiscordLinkCode.objects.select_related("user")
+            .filter(digest=discord_code_digest(code), used_at__isnull=True, expires_at__gt=now)
+            .first()
+        )
+        if record is None:
+            raise refused
+        taken = DiscordLinkCode.objects.filter(pk=record.pk, used_at__isnull=True).update(
+            used_at=now
+        )
+        if not taken:  # the same code typed twice at once: the other one linked
+            raise refused
+        DiscordLink.objects.filter(discord_user_id=discord_user_id).exclude(
+            user=record.user
+        ).delete()
+        DiscordLink.objects.update_or_create(
+            user=record.user, defaults={"discord_user_id": discord_user_id}
+        )
+    return record.user
+
+
+def discord_unlink(*, user: Any) -> bool:
+    """Forget the person's Discord user; whether there was one."""
+    deleted, _ = DiscordLink.objects.filter(user=user).delete()
+    return bool(deleted)

@@ -2,7 +2,14 @@
 
 from django.urls import path
 
-from accounts.api import RegisterApi, TokenApi, TokenDetailApi, TokenListApi
+from accounts.api import (
+    DiscordLinkApi,
+    DiscordLinkCodeApi,
+    RegisterApi,
+    TokenApi,
+    TokenDetailApi,
+    TokenListApi,
+)
 from campaigns.api import (
     CampaignArchiveApi,
     CampaignCalendarApi,
@@ -14,6 +21,7 @@ from campaigns.api import (
     InviteDetailApi,
     JoinApi,
 )
+from discord_play.api import CampaignDiscordApi
 from rules.battles.api import BattleApi, BattleEndApi, BattleNextApi
 from rules.clock.api import (
     CampaignEffectsApi,
@@ -69,6 +77,9 @@ urlpatterns = [
     path("auth/token/", TokenApi.as_view(), name="api-token"),
     path("auth/tokens/", TokenListApi.as_view(), name="api-tokens"),
     path("auth/tokens/<int:token_id>/", TokenDetailApi.as_view(), name="api-token-detail"),
+    # Play from Discord (docs/discord.md): a person's link, a campaign's channel.
+    path("auth/discord/link-code/", DiscordLinkCodeApi.as_view(), name="api-discord-link-code"),
+    path("auth/discord/", DiscordLinkApi.as_view(), name="api-discord-link"),
     path("rulesets/", RulesetListApi.as_view(), name="api-rulesets"),
     path("campaigns/", CampaignListApi.as_view(), name="api-campaigns"),
     path("campaigns/join/", JoinApi.as_view(), name="api-campaign-join"),
@@ -224,6 +235,11 @@ urlpatterns = [
         "campaigns/<int:campaign_id>/webhooks/<int:webhook_id>/deliveries/<int:delivery_id>/resend/",
         WebhookResendApi.as_view(),
         name="api-webhook-resend",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/discord/",
+        CampaignDiscordApi.as_view(),
+        name="api-campaign-discord",
     ),
     # Warband battles (docs/rulesets/warband.md).
     path("campaigns/<int:campaign_id>/battle/", BattleApi.as_view(), name="api-battle"),

@@ -28,6 +28,8 @@ ROUTES: dict[str, str] = {
     "rules.tasks.queue_digests": HOUSEKEEPING,
     "webhooks.tasks.deliver_webhooks": WEBHOOKS,
     "webhooks.tasks.deliver_due_webhooks": HOUSEKEEPING,
+    # the advance's follow-up to Discord: a request to another's server, as a delivery
+    "discord_play.tasks.report_advance": WEBHOOKS,
     "core.tasks.sweep_idempotency_keys": HOUSEKEEPING,
     "*.send_email": EMAIL,  # the convention for a task that sends mail
 }

@@ -1,5 +1,5 @@
-"""URLs: the REST API under /api/v1/ (config/api_urls.py), its schema and docs, and the
-pages (config/web_urls.py)."""
+"""URLs: the REST API under /api/v1/ (config/api_urls.py), its schema and docs, Discord's
+interactions (discord_play), and the pages (config/web_urls.py)."""
 
 from csp.constants import UNSAFE_INLINE
 from csp.decorators import csp_update
@@ -10,6 +10,7 @@ from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from config import health
+from discord_play.views import interactions as discord_interactions
 
 urlpatterns = [
     path("api/v1/", include("config.api_urls")),
@@ -27,6 +28,8 @@ urlpatterns = [
     # For load balancers and monitoring (docs/operations.md).
     path("health/", health.web_health, name="health"),
     path("health/worker/", health.worker_health, name="health-worker"),
+    # Discord's Interactions Endpoint URL: its protocol, not the API's (docs/discord.md).
+    path("discord/interactions/", discord_interactions, name="discord-interactions"),
     path("favicon.ico", RedirectView.as_view(url=static("img/sawbones.svg"), permanent=True)),
     path("", include("config.web_urls")),
 ]

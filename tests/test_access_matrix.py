@@ -33,13 +33,14 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from accounts.models import ApiToken
+from accounts.models import ApiToken, DiscordLink, DiscordLinkCode
 from accounts.services import token_create, token_revoke
 from campaigns.access import TokenScope
 from campaigns.models import Campaign, Invite, Membership, RevealedSeed, Role
 from campaigns.services import campaign_archive, campaign_create, invite_create
 from characters.models import Character
 from config import api_urls
+from discord_play.models import ChannelBinding
 from rules.battles.models import Battle
 from rules.battles.services import battle_begin
 from rules.clock.models import ClockJob, ClockJobState
@@ -219,6 +220,21 @@ MATRIX = [
         "delete",
         statuses(401, 404, 204, 404, 404, 403, 403, 403, 403, 401),
         kwargs=token_kw,
+    ),
+    # Discord links are the person's, managed as tokens are (docs/discord.md)
+    Row(
+        "api-discord-link-code",
+        "post",
+        statuses(401, 201, 201, 201, 201, 403, 403, 403, 403, 401),
+    ),
+    Row("api-discord-link", "get", statuses(401, 200, 200, 200, 200, 403, 403, 403, 403, 401)),
+    Row("api-discord-link", "delete", statuses(401, 204, 204, 204, 204, 403, 403, 403, 403, 401)),
+    Row(
+        "api-campaign-discord",
+        "put",
+        statuses(401, 404, 403, 403, 200, 403, 403, 403, 404, 401),
+        kwargs=campaign_kw,
+        body=lambda w, role: {"guild_id": "800000000000000001", "channel_id": "7001"},
     ),
     Row("api-rulesets", "get", statuses(401, 200, 200, 200, 200, 200, 200, 200, 200, 401)),
     Row("api-campaigns", "get", statuses(401, 200, 200, 200, 200, 200, 200, 200, 200, 401)),
@@ -716,6 +732,8 @@ def build_world(referee, player, other_player, outsider, scripted_dice):
                 token_revoke(user=owner, token_id=token.pk)
             tokens[role] = secret
         spare, _ = token_create(user=player, name="spare", scope=TokenScope.READ)
+        for number, user in enumerate((referee, player, other_player, outsider), start=1):
+            DiscordLink.objects.create(user=user, discord_user_id=f"60000000000000000{number}")
         if row.prepare == "archived":
             campaign_archive(campaign_id=campaign.pk)
         webhook = webhook_create(campaign=campaign, url="https://example.org/hook", user=referee)
@@ -783,6 +801,13 @@ def snapshot() -> dict[str, Any]:
         "tokens": list(ApiToken.objects.order_by("pk").values_list("pk", "user_id", "scope")),
         "webhooks": list(WebhookEndpoint.objects.order_by("pk").values_list("pk", "url", "secret")),
         "deliveries": list(WebhookDelivery.objects.order_by("pk").values_list("pk", "state")),
+        "discord_links": list(
+            DiscordLink.objects.order_by("pk").values_list("user_id", "discord_user_id")
+        ),
+        "discord_codes": list(DiscordLinkCode.objects.order_by("pk").values_list("pk", "used_at")),
+        "discord_channels": list(
+            ChannelBinding.objects.order_by("pk").values_list("channel_id", "campaign_id")
+        ),
     }
 
 

@@ -38,6 +38,8 @@ urlpatterns = [
         name="password_reset_complete",
     ),
     path("account/tokens/", views.account_token_create, name="account-token-create"),
+    path("account/discord/code/", views.account_discord_code, name="account-discord-code"),
+    path("account/discord/unlink/", views.account_discord_unlink, name="account-discord-unlink"),
     path(
         "account/tokens/<int:token_id>/revoke/",
         views.account_token_revoke,

@@ -13,7 +13,7 @@ from campaigns.access import access_campaign
 from core.api_input import JsonSerializer
 from core.openapi import PAGE_PARAMETERS, refused
 from core.pagination import StrictPagination
-from webhooks.models import DeliveryState
+from webhooks.models import DeliveryState, WebhookFormat
 from webhooks.selectors import (
     deliveries_for_webhook,
     delivery_view,
@@ -34,13 +34,21 @@ EVENTS_HELP = (
     '`X-Sawbones-Signature: sha256=<hex HMAC-SHA256 of "<timestamp>.<body>" under the '
     "secret>`. Types: `resolution.created` (data: the resolution as the referee sees "
     "it), `choice.pending` (data: `{character, resolution, choice}`), "
-    "`clock_job.updated` (data: the clock job when it is done, waits or failed)."
+    "`clock_job.updated` (data: the clock job when it is done, waits or failed). With "
+    '`format: "discord"` the URL (a Discord channel\'s webhook) gets Discord messages '
+    "instead, unsigned: each action and choice, and each clock report with its notable "
+    "events first; hidden rolls never (docs/discord.md)."
+)
+FORMAT_HELP = (
+    "`sawbones` (the default): the signed JSON events; `discord`: messages for a Discord "
+    "channel's webhook URL (docs/discord.md)"
 )
 
 
 class WebhookSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     url = serializers.URLField()
+    format = serializers.ChoiceField(choices=WebhookFormat.values, help_text=FORMAT_HELP)
     created_at = serializers.DateTimeField()
 
 
@@ -76,6 +84,11 @@ class DeliveryPagination(StrictPagination):
 class WebhookListApi(APIView):
     class InputSerializer(JsonSerializer):
         url = serializers.URLField(max_length=500, help_text="http:// or https://")
+        format = serializers.ChoiceField(
+            choices=WebhookFormat.values,
+            default=WebhookFormat.SAWBONES,
+            help_text=FORMAT_HELP,
+        )
 
     @extend_schema(responses={200: WebhookSerializer(many=True)}, description="Referee only.")
     def get(self, request: Request, campaign_id: int) -> Response:
@@ -102,7 +115,10 @@ class WebhookListApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         endpoint = webhook_create(
-            campaign=membership.campaign, url=data.validated_data["url"], user=request.user
+            campaign=membership.campaign,
+            url=data.validated_data["url"],
+            user=request.user,
+            format=data.validated_data["format"],
         )
         return Response(
             WebhookCreatedSerializer({**webhook_view(endpoint), "secret": endpoint.secret}).data,

@@ -16,9 +16,21 @@ def new_webhook_secret() -> str:
     return secrets.token_hex(32)
 
 
+class WebhookFormat(models.TextChoices):
+    """What a URL is sent: Sawbones' own signed JSON, or a message for a Discord channel's
+    webhook (its body made by the formatter ``discord_play`` registers,
+    ``webhooks.services.register_format``)."""
+
+    SAWBONES = "sawbones", "Sawbones JSON, signed"
+    DISCORD = "discord", "A Discord channel's messages"
+
+
 class WebhookEndpoint(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="webhooks")
     url = models.URLField(max_length=500)
+    format = models.CharField(
+        max_length=16, choices=WebhookFormat.choices, default=WebhookFormat.SAWBONES
+    )
     # Signs every delivery (HMAC-SHA256); shown to the referee once, when registered.
     secret = models.CharField(max_length=64, default=new_webhook_secret, editable=False)
     created_by = models.ForeignKey(

@@ -31,7 +31,12 @@ def deliveries_for_webhook(endpoint: WebhookEndpoint) -> QuerySet[WebhookDeliver
 
 
 def webhook_view(endpoint: WebhookEndpoint) -> dict[str, Any]:
-    return {"id": endpoint.pk, "url": endpoint.url, "created_at": endpoint.created_at}
+    return {
+        "id": endpoint.pk,
+        "url": endpoint.url,
+        "format": endpoint.format,
+        "created_at": endpoint.created_at,
+    }
 
 
 def delivery_view(delivery: WebhookDelivery) -> dict[str, Any]:

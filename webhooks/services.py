@@ -13,6 +13,13 @@ that ran it clears it and sends the next one when work remains (after the backof
 failing URL, or at once when its run used up its time, so other URLs get their turn).
 A broker that cannot be reached loses nothing: the commit stands, and beat's sweep
 (:func:`endpoints_due`) sends the task once the broker is back.
+
+A URL of another format than Sawbones' own (``WebhookFormat``) gets each event as that
+format's formatter makes it when it is sent (:func:`register_format`: ``discord_play``
+registers Discord's, as messages for a channel); an event the formatter has nothing to
+say about counts as delivered without a request. A receiver that answers ``429`` with
+``retry_after`` (Discord's rate limits) is tried again after that long, and that try is
+not counted against the URL's tries.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import socket
 import time
 import uuid
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
@@ -50,6 +58,7 @@ from webhooks.models import (
     WebhookDelivery,
     WebhookEndpoint,
     WebhookEvent,
+    WebhookFormat,
     new_webhook_secret,
 )
 
@@ -81,8 +90,13 @@ def _setting(name: str, default: Any) -> Any:
 
 
 # -- URLs ------------------------------------------------------------------------------
-def webhook_create(*, campaign: Campaign, url: str, user: Any) -> WebhookEndpoint:
-    """Register a URL for the campaign's events; http(s) only, a few per campaign."""
+def webhook_create(
+    *, campaign: Campaign, url: str, user: Any, format: str = WebhookFormat.SAWBONES
+) -> WebhookEndpoint:
+    """Register a URL for the campaign's events, in ``format`` (``WebhookFormat``);
+    http(s) only, a few per campaign."""
+    if format not in WebhookFormat.values:
+        raise ValidationError({"format": [f"a webhook's format is one of {WebhookFormat.values}"]})
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValidationError({"url": ["give an http:// or https:// address"]})
@@ -94,7 +108,9 @@ def webhook_create(*, campaign: Campaign, url: str, user: Any) -> WebhookEndpoin
             raise ValidationError(
                 {"url": [f"a campaign has at most {MAX_WEBHOOKS_PER_CAMPAIGN} webhooks"]}
             )
-        return WebhookEndpoint.objects.create(campaign=campaign, url=url, created_by=user)
+        return WebhookEndpoint.objects.create(
+            campaign=campaign, url=url, created_by=user, format=format
+        )
 
 
 def webhook_delete(*, campaign: Campaign, webhook_id: int) -> None:
@@ -199,7 +215,57 @@ def delivery_resend(*, endpoint: WebhookEndpoint, delivery_id: int) -> WebhookDe
     return again
 
 
+# -- formats: what a URL of another format is sent ---------------------------------------
+# A formatter makes the JSON body of one event for its format, or None when that format
+# has nothing to say about it (Discord's channel is told an advance by its report, not by
+# each effect it applied). Registered at start by the app that knows the format.
+Formatter = Callable[[WebhookEvent], dict[str, Any] | None]
+_FORMATTERS: dict[str, Formatter] = {}
+
+
+def register_format(name: str, formatter: Formatter) -> None:
+    """Make ``formatter`` the maker of the bodies sent to URLs of format ``name``."""
+    _FORMATTERS[name] = formatter
+
+
 # -- signing and sending ---------------------------------------------------------------
+@dataclass(frozen=True)
+class Sent:
+    """What one try came to: the receiver's status (None: no answer, or nothing sent),
+    an error or a note for the delivery log, the seconds a ``429`` asked to wait, and
+    whether nothing was to be sent (the format had nothing to say)."""
+
+    status: int | None
+    error: str = ""
+    retry_after: float | None = None
+    nothing_to_send: bool = False
+
+
+MAX_RETRY_AFTER_SECONDS = 3600.0
+MIN_RETRY_AFTER_SECONDS = 0.1  # "0": still not at once, or a run would ask again and again
+
+
+def retry_after(body: bytes, headers: Any) -> float | None:
+    """The seconds a ``429`` asks to wait: Discord's ``retry_after`` in the JSON body, else
+    the ``Retry-After`` header; None when neither says a number."""
+    seconds: Any = None
+    try:
+        answer = json.loads(body or b"null")
+        if isinstance(answer, dict):
+            seconds = answer.get("retry_after")
+    except ValueError:
+        pass
+    if seconds is None and headers is not None:
+        seconds = headers.get("Retry-After")
+    try:
+        value = float(seconds)
+    except (TypeError, ValueError):
+        return None
+    if value != value or value < 0:  # NaN or negative: no number to wait by
+        return None
+    return min(value, MAX_RETRY_AFTER_SECONDS)
+
+
 def signature(secret: str, timestamp: int, body: str) -> str:
     """``sha256=`` and the hex HMAC-SHA256 of ``"<timestamp>.<body>"`` under the secret."""
     message = f"{timestamp}.{body}".encode()
@@ -236,33 +302,57 @@ def _refused_address(url: str) -> str | None:
     return None
 
 
-def _post(endpoint: WebhookEndpoint, event: WebhookEvent) -> tuple[int | None, str]:
-    """Send once: (HTTP status or None, error text or "")."""
+def _body_for(endpoint: WebhookEndpoint, event: WebhookEvent) -> tuple[str | None, str]:
+    """The body the URL gets for the event, in its format, or None and why not."""
+    if endpoint.format == WebhookFormat.SAWBONES:
+        return event.body, ""
+    formatter = _FORMATTERS.get(endpoint.format)
+    if formatter is None:
+        return None, f"no formatter for the {endpoint.format} format is installed"
+    try:
+        made = formatter(event)
+    except Exception as error:  # a failed try, as a receiver's error: later events go on
+        logger.exception(
+            "webhook %s: the %s message of event %s", endpoint.pk, endpoint.format, event.uuid
+        )
+        return None, f"could not make the {endpoint.format} message: {error}"[:500]
+    if made is None:
+        return None, ""
+    return json.dumps(made, cls=DjangoJSONEncoder, separators=(",", ":")), ""
+
+
+def _post(endpoint: WebhookEndpoint, event: WebhookEvent) -> Sent:
+    """Send once, in the URL's format."""
+    body, problem = _body_for(endpoint, event)
+    if problem:
+        return Sent(None, problem)
+    if body is None:
+        return Sent(None, f"nothing to send in the {endpoint.format} format", nothing_to_send=True)
     refused = _refused_address(endpoint.url)
     if refused:
-        return None, refused
-    timestamp = int(time.time())
+        return Sent(None, refused)
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": USER_AGENT,
+        EVENT_TYPE_HEADER: event.type,
+        EVENT_ID_HEADER: str(event.uuid),
+    }
+    if endpoint.format == WebhookFormat.SAWBONES:  # signed with the secret shown to its owner
+        timestamp = int(time.time())
+        headers[TIMESTAMP_HEADER] = str(timestamp)
+        headers[SIGNATURE_HEADER] = signature(endpoint.secret, timestamp, body)
     request = urlrequest.Request(  # noqa: S310 - http(s) only, checked at registration
-        endpoint.url,
-        data=event.body.encode(),
-        method="POST",
-        headers={
-            "Content-Type": "application/json",
-            "User-Agent": USER_AGENT,
-            EVENT_TYPE_HEADER: event.type,
-            EVENT_ID_HEADER: str(event.uuid),
-            TIMESTAMP_HEADER: str(timestamp),
-            SIGNATURE_HEADER: signature(endpoint.secret, timestamp, event.body),
-        },
+        endpoint.url, data=body.encode(), method="POST", headers=headers
     )
     try:
         with _OPENER.open(request, timeout=_setting("SAWBONES_WEBHOOK_TIMEOUT", 5)) as answer:
             answer.read(1024)
-            return int(answer.status), ""
+            return Sent(int(answer.status))
     except urlerror.HTTPError as error:
-        return int(error.code), f"answered {error.code}"
+        wait = retry_after(error.read(4096), error.headers) if error.code == 429 else None
+        return Sent(int(error.code), f"answered {error.code}", retry_after=wait)
     except (urlerror.URLError, OSError, ValueError) as error:
-        return None, f"could not send: {error}"[:500]
+        return Sent(None, f"could not send: {error}"[:500])
 
 
 def backoff(attempts: int) -> timedelta:
@@ -309,18 +399,28 @@ def _deliver(
             if run_seconds is not None and time.monotonic() - started >= run_seconds:
                 wait = 0.0  # due now, after the other URLs' turn
                 break
-            status, error = _post(delivery.endpoint, delivery.event)
-            delivery.attempts += 1
+            sent = _post(delivery.endpoint, delivery.event)
+            status, error = sent.status, sent.error
             delivery.last_status = status
             delivery.last_error = error
-            if status is not None and 200 <= status < 300:
+            if sent.nothing_to_send:  # the URL's format has nothing to say about it
                 delivery.state = DeliveryState.DELIVERED
                 delivery.delivered_at = timezone.now()
-            elif delivery.attempts >= _setting("SAWBONES_WEBHOOK_MAX_ATTEMPTS", 10):
-                delivery.state = DeliveryState.FAILED  # the referee may re-send it
+            elif status == 429 and sent.retry_after is not None:
+                # Wait as long as the receiver says (Discord's rate limits); the try does
+                # not count against the URL: the receiver is there, only busy.
+                wait_for = max(sent.retry_after, MIN_RETRY_AFTER_SECONDS)
+                delivery.next_attempt_at = timezone.now() + timedelta(seconds=wait_for)
             else:
-                delivery.next_attempt_at = now + backoff(delivery.attempts)
-            if delivery.state != DeliveryState.DELIVERED:
+                delivery.attempts += 1
+                if status is not None and 200 <= status < 300:
+                    delivery.state = DeliveryState.DELIVERED
+                    delivery.delivered_at = timezone.now()
+                elif delivery.attempts >= _setting("SAWBONES_WEBHOOK_MAX_ATTEMPTS", 10):
+                    delivery.state = DeliveryState.FAILED  # the referee may re-send it
+                else:
+                    delivery.next_attempt_at = now + backoff(delivery.attempts)
+            if delivery.state != DeliveryState.DELIVERED and not sent.nothing_to_send:
                 logger.info(
                     "webhook %s: delivery %s, try %s: %s",
                     endpoint_id,

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 from campaigns.access import access_campaign
 from campaigns.models import Membership
 from core.errors import NotAllowed
+from webhooks.models import WebhookFormat
 from webhooks.selectors import webhook_for_campaign
 from webhooks.services import delivery_resend, webhook_create, webhook_delete
 from webhooks.templatetags.webhooks_tags import NEW_SECRET
@@ -35,10 +36,15 @@ def _back(campaign_id: int) -> HttpResponse:
 def webhook_new(request: HttpRequest, campaign_id: int) -> HttpResponse:
     membership = _referee(request, campaign_id)
     url = request.POST.get("url", "").strip()
+    kind = request.POST.get("format", "") or WebhookFormat.SAWBONES
     try:
         if len(url) > 500:
             raise ValidationError({"url": ["keep the address under 500 characters"]})
-        endpoint = webhook_create(campaign=membership.campaign, url=url, user=request.user)
+        if kind not in WebhookFormat.values:
+            raise ValidationError({"format": ["pick what the address gets from the list"]})
+        endpoint = webhook_create(
+            campaign=membership.campaign, url=url, user=request.user, format=kind
+        )
     except ValidationError as error:
         messages.error(request, f"That address cannot take webhooks: {'; '.join(error.messages)}.")
     else:

@@ -60,6 +60,7 @@ INSTALLED_APPS = [
     "rules.logbook",  # the log read back: export, import, replay
     "web",
     "webhooks",
+    "discord_play",  # play from Discord: slash commands, the webhooks' Discord format
 ]
 
 MIDDLEWARE = [
@@ -250,6 +251,7 @@ SPECTACULAR_SETTINGS = {
         "ClockJobKindEnum": "rules.clock.models.ClockJobKind.values",
         "ClockJobStateEnum": "rules.clock.models.ClockJobState.values",
         "EffectStateEnum": "rules.play.models.EffectState.values",
+        "WebhookFormatEnum": "webhooks.models.WebhookFormat.values",  # sawbones or discord
         # a deckahedron sheet's piles (issue 27: the sheets are typed components)
         "DeckahedronCardEnum": "rules.engine.rulesets.deckahedron.CARD_IDS",
         "DeckahedronStaminaCardEnum": "rules.engine.rulesets.deckahedron.STAMINA_CARD_IDS",
@@ -322,6 +324,17 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
 # The address of the site in mails sent with no request to read it from (the e-mail
 # digest's link): "https://sawbones.example.org"; empty, mails give the path alone.
 SAWBONES_SITE_URL = os.environ.get("SAWBONES_SITE_URL", "")
+
+# Play from Discord (docs/discord.md): the application's Ed25519 public key (hex) and id
+# from Discord's developer portal; unset, POST /discord/interactions/ is a 404. The bot's
+# token registers the command (manage.py discord_commands). Discord's API (its v10); tests
+# point it at a local receiver.
+SAWBONES_DISCORD_PUBLIC_KEY = os.environ.get("SAWBONES_DISCORD_PUBLIC_KEY", "")
+SAWBONES_DISCORD_APPLICATION_ID = os.environ.get("SAWBONES_DISCORD_APPLICATION_ID", "")
+SAWBONES_DISCORD_BOT_TOKEN = os.environ.get("SAWBONES_DISCORD_BOT_TOKEN", "")
+SAWBONES_DISCORD_API_BASE = os.environ.get(
+    "SAWBONES_DISCORD_API_BASE", "https://discord.com/api/v10"
+)
 
 # GET /metrics answers only "Authorization: Bearer <METRICS_TOKEN>"; unset, it is a 404
 # (config/metrics.py, docs/operations.md).

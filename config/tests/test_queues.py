@@ -34,7 +34,16 @@ from webhooks.tests.worker import (
     wait_for,
 )
 
-OURS = ("rules.", "webhooks.", "accounts.", "campaigns.", "characters.", "web.", "core.")
+OURS = (
+    "rules.",
+    "webhooks.",
+    "accounts.",
+    "campaigns.",
+    "characters.",
+    "web.",
+    "core.",
+    "discord_play.",
+)
 
 
 def routed(name: str) -> str:

@@ -1,5 +1,5 @@
 """Plain pages for people: home ("my campaigns"), sign-up, log-in, log-out, the account
-page (e-mail, password, API tokens) and password reset by e-mail (Django's views, our
+page (e-mail, password, API tokens, Discord link) and password reset by e-mail (Django's views, our
 templates).
 
 An invite link opened while logged out survives log-in and sign-up:
@@ -25,8 +25,15 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from accounts.selectors import tokens_for_user
-from accounts.services import token_create, token_revoke, user_change_email, user_register
+from accounts.selectors import discord_link_of, tokens_for_user
+from accounts.services import (
+    discord_link_code_create,
+    discord_unlink,
+    token_create,
+    token_revoke,
+    user_change_email,
+    user_register,
+)
 from campaigns.access import TokenScope
 from campaigns.models import Role
 from campaigns.selectors import campaigns_of_user, memberships_for_user
@@ -220,6 +227,7 @@ def _account_page(request: HttpRequest, status: int = 200, **forms_: Any) -> Htt
         or EmailForm(initial={"email": getattr(request.user, "email", "")}),
         "password_form": forms_.get("password_form") or PasswordChangeForm(request.user),
         **tokens_context(request, forms_.get("token_form")),
+        **discord_context(request),
     }
     return render(request, "accounts/account.html", context, status=status)
 
@@ -290,3 +298,35 @@ def account_token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
     token_revoke(user=request.user, token_id=token_id)
     messages.success(request, "Token revoked: whatever used it is now turned away.")
     return redirect(reverse("account") + "#tokens")
+
+
+# -- the Discord link on the account page (docs/discord.md) ---------------------------------
+_NEW_DISCORD_CODE = "sawbones_new_discord_code"
+
+
+def discord_context(request: HttpRequest) -> dict[str, Any]:
+    """The Link Discord section: the linked Discord user, and a new code shown this once."""
+    return {
+        "discord_link": discord_link_of(request.user),
+        "discord_code": request.session.pop(_NEW_DISCORD_CODE, None),
+    }
+
+
+@login_required
+@require_POST
+def account_discord_code(request: HttpRequest) -> HttpResponse:
+    """A link code to type in Discord (``/sawbones link``): single use, ten minutes."""
+    record, code = discord_link_code_create(user=request.user)
+    request.session[_NEW_DISCORD_CODE] = {
+        "code": code,
+        "expires_at": record.expires_at.isoformat(),
+    }
+    return redirect(reverse("account") + "#discord")
+
+
+@login_required
+@require_POST
+def account_discord_unlink(request: HttpRequest) -> HttpResponse:
+    discord_unlink(user=request.user)
+    messages.success(request, "Unlinked: your Discord user acts as nobody here any more.")
+    return redirect(reverse("account") + "#discord")

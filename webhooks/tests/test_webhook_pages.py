@@ -88,3 +88,21 @@ def test_players_and_outsiders_cannot(player, outsider, referee, campaign):
             == status
         )
     assert WebhookEndpoint.objects.count() == 1
+
+
+def test_the_referee_adds_a_discord_channels_webhook(referee, campaign):
+    client = signed_in(referee)
+    client.post(
+        reverse("webhook-new", args=[campaign.pk]),
+        {"url": "https://discord.example.org/api/webhooks/1/abc", "format": "discord"},
+    )
+    assert WebhookEndpoint.objects.get().format == "discord"
+    page = client.get(reverse("campaign", args=[campaign.pk])).content.decode()
+    assert "(a Discord channel)" in page
+    refused = client.post(
+        reverse("webhook-new", args=[campaign.pk]),
+        {"url": "https://bot.example.org/other", "format": "slack"},
+        follow=True,
+    )
+    assert "pick what the address gets from the list" in refused.content.decode()
+    assert WebhookEndpoint.objects.count() == 1

@@ -61,7 +61,8 @@ def test_an_action_posts_a_signed_event(
     hook = receiver()
     client = client_for(referee)
     created = register(client, campaign, hook.url)
-    assert set(created) == {"id", "url", "created_at", "secret"}
+    assert set(created) == {"id", "url", "format", "created_at", "secret"}
+    assert created["format"] == "sawbones"  # the default (issue 38)
     with django_capture_on_commit_callbacks(execute=True):
         resolution = damage(client, aldo)
 

@@ -1,0 +1,58 @@
+"""API of the Discord interface: a campaign's channel, bound by its referee (a bot does
+what ``/sawbones campaign`` does). Thin: access, service."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from campaigns.access import access_campaign
+from core.api_input import JsonSerializer
+from discord_play.services import SNOWFLAKE, channel_bind
+
+SNOWFLAKE_HELP = "a Discord id (a snowflake): its decimal digits, as text"
+
+
+class CampaignDiscordApi(APIView):
+    class InputSerializer(JsonSerializer):
+        guild_id = serializers.RegexField(
+            SNOWFLAKE.pattern, max_length=20, help_text=SNOWFLAKE_HELP
+        )
+        channel_id = serializers.RegexField(
+            SNOWFLAKE.pattern, max_length=20, help_text=SNOWFLAKE_HELP
+        )
+
+    class OutputSerializer(serializers.Serializer):
+        campaign = serializers.IntegerField()
+        guild_id = serializers.CharField(help_text="the Discord server")
+        channel_id = serializers.CharField(help_text="the channel that follows the campaign")
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={200: OutputSerializer},
+        description="Referee only: the Discord channel follows this campaign from now on, as "
+        "`/sawbones campaign` in it does: its `/sawbones` commands are about this campaign "
+        "(docs/discord.md). A channel that followed another campaign follows this one.",
+    )
+    def put(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        binding = channel_bind(
+            campaign=membership.campaign,
+            guild_id=data.validated_data["guild_id"],
+            channel_id=data.validated_data["channel_id"],
+            user=request.user,
+        )
+        return Response(
+            self.OutputSerializer(
+                {
+                    "campaign": binding.campaign_id,
+                    "guild_id": binding.guild_id,
+                    "channel_id": binding.channel_id,
+                }
+            ).data
+        )
