@@ -6,6 +6,14 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
+# The suite runs on several workers (pytest-xdist): its tests wait on browsers, servers and
+# subprocesses as much as they compute, so more workers than cores pays. The long tests
+# go first, one at a time per worker (conftest.py, LONG_FIRST; --maxschedchunk 1).
+PYTEST_WORKERS ?= 4
+# The drills start their own PostgreSQL and Redis whatever the configuration, so they run
+# once: in the PostgreSQL configuration (DATABASE_URL set), not in the default one (README).
+PYTEST_DRILLS := $(if $(findstring postgres,$(DATABASE_URL)),,-m "not drill")
+
 .PHONY: run test lint browser clean
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
@@ -31,7 +39,7 @@ browser:
 
 test: $(BIN)/.installed browser lint
 	$(BIN)/python manage.py makemigrations --check --dry-run
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --maxschedchunk 1 --durations=25 $(PYTEST_DRILLS)
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles

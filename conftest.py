@@ -47,6 +47,71 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     _running["test"] = item.nodeid
 
 
+# The long tests first, each paired with a short one (issue 33). `make test` runs the suite
+# on several workers (pytest-xdist) that take the tests in this order, two at a time
+# (``--maxschedchunk 1``: the one running and the next): a worker gets a long test and a
+# short one, never two long ones, and the last minutes are spent on short tests, so the
+# workers end together instead of one of them finishing a long walk alone.
+LONG_FIRST = ("drill", "slow", "browser")  # most to least time each, by marker
+
+
+def _length_rank(item: pytest.Item) -> int:
+    for rank, marker in enumerate(LONG_FIRST):
+        if item.get_closest_marker(marker) is not None:
+            return rank
+    return len(LONG_FIRST)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """After pytest-django's order (which it keeps within each kind of test), the long
+    tests first, each followed by a short one while short ones last."""
+    ranked = sorted(items, key=_length_rank)  # stable: keeps the order within a rank
+    long = [item for item in ranked if _length_rank(item) < len(LONG_FIRST)]
+    short = ranked[len(long) :]
+    order: list[pytest.Item] = []
+    for number, item in enumerate(long):
+        order.append(item)
+        if number < len(short):
+            order.append(short[number])
+    order.extend(short[len(long) :])
+    items[:] = order
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """On a worker of the suite (pytest-xdist), hand the browser tests' axe findings to
+    the main process, which lists them at the end (tests/browser/conftest.py)."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        from tests.browser.a11y import FINDINGS
+
+        workeroutput["axe"] = FINDINGS.as_data()
+
+
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """In the main process: add up what each worker's audits found."""
+    data = getattr(node, "workeroutput", {}).get("axe")
+    if data:
+        from tests.browser.a11y import FINDINGS
+
+        FINDINGS.add(data)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """List what axe found below the failing impacts (tests/browser/a11y.py)."""
+    from tests.browser.a11y import AXE_VERSION, FINDINGS
+
+    if not FINDINGS.audits:
+        return
+    write = terminalreporter.write_line
+    terminalreporter.section(f"axe-core {AXE_VERSION}")
+    write(f"{FINDINGS.audits} audits of {len(FINDINGS.labels)} page states")
+    for violation, labels in sorted(FINDINGS.minor.items()):
+        write(f"minor, on {len(labels)} audits: {violation}")
+        for label in labels[:3]:
+            write(f"    {label[:300]}")
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _every_status_is_in_the_schema() -> Iterator[None]:
     """Every status an API operation answers in this session is in its responses in the

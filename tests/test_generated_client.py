@@ -102,6 +102,7 @@ def generated(
             del sys.modules[name]
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_the_generated_client_imports_type_checks_and_plays(generated: Path, live_server) -> None:
     # every module imports (the client failed in all 10 modules with a body)

@@ -58,6 +58,17 @@ class Findings:
                 key = f"{violation.rule} ({violation.impact}): {violation.help}"
                 self.minor.setdefault(key, []).append(f"{label}: {', '.join(violation.targets)}")
 
+    def as_data(self) -> dict[str, Any]:
+        """What a suite's worker (pytest-xdist) hands back to the main process."""
+        return {"audits": self.audits, "labels": sorted(self.labels), "minor": self.minor}
+
+    def add(self, data: dict[str, Any]) -> None:
+        """A worker's findings, added to these."""
+        self.audits += int(data["audits"])
+        self.labels.update(data["labels"])
+        for key, labels in data["minor"].items():
+            self.minor.setdefault(key, []).extend(labels)
+
 
 FINDINGS = Findings()
 

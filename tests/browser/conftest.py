@@ -139,18 +139,3 @@ def log_in(page: Page, username: str, password: str | None = None) -> None:
     page.get_by_label("Password", exact=True).fill(password or f"pw-{username}")
     page.get_by_role("button", name="Log in").click()
     page.wait_for_url("**/")
-
-
-def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """List what axe found below the failing impacts (tests/browser/a11y.py)."""
-    from tests.browser.a11y import AXE_VERSION, FINDINGS
-
-    if not FINDINGS.audits:
-        return
-    write = terminalreporter.write_line
-    terminalreporter.section(f"axe-core {AXE_VERSION}")
-    write(f"{FINDINGS.audits} audits of {len(FINDINGS.labels)} page states")
-    for violation, labels in sorted(FINDINGS.minor.items()):
-        write(f"minor, on {len(labels)} audits: {violation}")
-        for label in labels[:3]:
-            write(f"    {label[:300]}")

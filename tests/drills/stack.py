@@ -13,6 +13,7 @@ import contextlib
 import json
 import os
 import re
+import select
 import shutil
 import signal
 import socket
@@ -68,6 +69,43 @@ def wait_for(
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout} s waiting for {what}\n{logs()}")
         time.sleep(0.2)
+
+
+# How long a drill waits on work that has stopped moving before it calls it stuck. Work
+# that drains (a clock's backlog, a webhook's deliveries) is waited for as long as it
+# keeps moving, however busy the machine: a drill's limit is its progress, never a wall
+# time (issue 33). Two minutes without any change is far beyond a batch, a retry's
+# backoff or a watchdog's period, and well short of forever.
+STALL_SECONDS = 120.0
+
+
+def wait_while_moving(
+    read: Callable[[], Any],
+    finished: Callable[[Any], bool],
+    what: str,
+    logs: Callable[[], str] = lambda: "",
+    stall: float = STALL_SECONDS,
+) -> Any:
+    """Poll ``read`` until ``finished`` holds of what it read, and return that. Fail only
+    when what it reads stays the same for ``stall`` seconds (the work stopped), with the
+    logs; an error while reading (a server restarting) counts as no change."""
+    last: Any = None
+    moved = time.monotonic()
+    while True:
+        try:
+            value = read()
+        except Exception:  # noqa: BLE001 - a server still coming back: no change
+            value = last
+        else:
+            if finished(value):
+                return value
+        if value != last:
+            last, moved = value, time.monotonic()
+        elif time.monotonic() - moved > stall:
+            raise AssertionError(
+                f"{what}: nothing moved for {stall:.0f} s; last seen {last!r}\n{logs()}"
+            )
+        time.sleep(0.25)
 
 
 def _as_postgres() -> list[str]:
@@ -237,6 +275,8 @@ class App:
         self.web_port = 0  # the web process named "web": where requests go by default
         self.web_ports: dict[str, int] = {}  # every web process started, by name
         self.database = ""
+        self._tool: subprocess.Popen[str] | None = None  # tool.py serve, started on first use
+        self._tool_lock = threading.Lock()
 
     def _start(self, name: str, argv: list[str]) -> subprocess.Popen[bytes]:
         log = open(self.base / f"{name}.log", "ab")  # noqa: SIM115 - closed by the OS at exit
@@ -264,9 +304,39 @@ class App:
         return self.run(PYTHON, "manage.py", *args, timeout=timeout)
 
     def tool(self, *args: str, timeout: float = 300) -> Any:
-        """Run ``tests/drills/tool.py`` in the app's environment; its JSON answer."""
-        output = self.run(PYTHON, "-m", "tests.drills.tool", *args, timeout=timeout)
-        return json.loads(output.strip().splitlines()[-1])
+        """Ask ``tests/drills/tool.py`` in the app's environment; its JSON answer.
+
+        One tool process per app serves every question (``tool.py serve``, a JSON line
+        each way), so a drill that polls the database does not start Python and Django
+        for each look (a second of CPU each, on a machine the drill shares)."""
+        with self._tool_lock:
+            if self._tool is None or self._tool.poll() is not None:
+                self._tool = subprocess.Popen(  # noqa: S603 - our own tool
+                    [PYTHON, "-m", "tests.drills.tool", "serve"],
+                    cwd=ROOT,
+                    env=self.env,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=open(self.base / "tool.log", "ab"),  # noqa: SIM115 - the OS closes it
+                    text=True,
+                )
+            process = self._tool
+            assert process.stdin is not None and process.stdout is not None
+            process.stdin.write(json.dumps(list(args)) + "\n")
+            process.stdin.flush()
+            ready, _, _ = select.select([process.stdout], [], [], timeout)
+            line = process.stdout.readline() if ready else ""
+            if not line:
+                process.kill()
+                self._tool = None
+                raise AssertionError(
+                    f"tool {' '.join(args)}: no answer within {timeout} s\n"
+                    + (self.base / "tool.log").read_text(errors="replace")[-3000:]
+                )
+        answer = json.loads(line)
+        if "error" in answer:
+            raise AssertionError(f"tool {' '.join(args)} failed:\n{answer['error']}")
+        return answer["answer"]
 
     def start_worker(self, name: str = "worker", queues: str = "", concurrency: int = 1) -> None:
         """A worker; ``queues`` (``-Q``, comma-separated) as a compose service runs it,
@@ -362,6 +432,10 @@ class App:
     def stop_all(self) -> None:
         for name in list(self.processes):
             self.kill(name)
+        if self._tool is not None:
+            self._tool.kill()
+            self._tool.wait()
+            self._tool = None
 
     def request(
         self, method: str, path: str, body: Any = None, token: str = "", port: int = 0

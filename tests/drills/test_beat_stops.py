@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.drills.stack import App, Receiver, free_port, wait_for
+from tests.drills.stack import App, Receiver, free_port, wait_for, wait_while_moving
 
 pytestmark = pytest.mark.drill
 
@@ -74,7 +74,9 @@ def test_beat_stopped_then_back_heals_the_clock_and_the_live_tick(drill):
         )
         assert status == 202, body
         job = int(body["id"])
-        wait_for(lambda: job_of(app, token, campaign, job)["done"] >= 24, 120, "the advance")
+        wait_while_moving(
+            lambda: job_of(app, token, campaign, job)["done"], (24).__le__, "the advance", app.logs
+        )
 
         # when beat is killed, and then the worker running the advance
         app.kill("beat")
@@ -123,8 +125,11 @@ def test_beat_stopped_then_back_heals_the_clock_and_the_live_tick(drill):
         back_at = datetime.now(live_from.tzinfo)
 
         # then the job finishes by itself, and the live clock catches up in one tick
-        wait_for(
-            lambda: job_of(app, token, campaign, job)["state"] == "done", 120, "the job", app.logs
+        wait_while_moving(
+            lambda: job_of(app, token, campaign, job),
+            lambda answer: answer["state"] == "done",
+            "the job",
+            app.logs,
         )
         healed = time.monotonic() - back
 
@@ -137,12 +142,14 @@ def test_beat_stopped_then_back_heals_the_clock_and_the_live_tick(drill):
         wait_for(lambda: app.get("/health/worker/")[0] == 200, 120, "worker health", app.logs)
         green = time.monotonic() - back
 
-        def settled() -> dict[str, Any] | None:
-            counts: dict[str, Any] = app.tool("count", str(campaign), "0")
-            unfinished = {"queued", "running", "waiting"} & {j["state"] for j in counts["jobs"]}
-            return None if unfinished else counts
-
-        clock = wait_for(settled, 120, "every job to finish", app.logs)["clock"]
+        clock = wait_while_moving(
+            lambda: app.tool("count", str(campaign), "0"),
+            lambda counts: (
+                not {"queued", "running", "waiting"} & {j["state"] for j in counts["jobs"]}
+            ),
+            "every job to finish",
+            app.logs,
+        )["clock"]
         counts = app.tool("count", str(campaign), str(clock))
         assert (counts["lost"], counts["doubled"], counts["problems"]) == (0, 0, "")
         assert counts["pending_due"] == 0

@@ -6,14 +6,20 @@ default) or not.
 (players' actions through the web app), on the production settings and compose's
 layout of workers: one per queue (clock with 2 processes; webhooks with 2;
 housekeeping), and beat. Checked while it lasts, mid-flood and once the last action is
-answered: a 60-minute advance of a quiet campaign (5 characters, 10 effects due) takes
-at most 3 times what it took before the flood (or 2 s, whichever is larger), and a
-working webhook of that campaign delivers within 10 s; the delivery tasks in the broker
-(queued, or held by a worker for their countdown) never exceed one per URL plus a small
-constant, nor the clock's queued messages one per campaign plus the same constant;
+answered, a 60-minute advance of a quiet campaign (5 characters, 10 effects due) and an
+action of that campaign with a working webhook: the advance waits behind at most a turn
+of each clock process and a few more (the other campaigns' jobs that started while it
+waited: its place in the queue, whatever the machine's load), the clock's worker runs
+nothing but the clock's tasks, and the quiet webhook's event arrives; the delivery tasks
+in the broker (queued, or held by a worker for their countdown) never exceed one per URL
+plus a small constant (so the quiet URL's task never waits behind the flood's events),
+nor the clock's queued messages one per campaign plus the same constant;
 /health/worker/ stays 200. Then the dead port comes alive: every event arrives, in order,
-once per URL. The advance's limit is checked last, so that a run over it still says
-whether the rest held.
+once per URL.
+
+Every limit is a count of the system's own work, and every wait lasts while the work
+moves (``wait_while_moving``): the drill holds on a busy machine as on a quiet one
+(issue 33). The seconds are printed, for the record.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ from typing import Any
 import pytest
 import redis
 
-from tests.drills.stack import App, Receiver, free_port, wait_for
+from tests.drills.stack import App, Receiver, free_port, wait_for, wait_while_moving
 
 pytestmark = pytest.mark.drill
 
@@ -38,6 +44,7 @@ CAMPAIGNS = 20
 EVENTS = 1500
 URLS = CAMPAIGNS + 1  # and the quiet campaign's
 SLACK = 5  # tasks beyond one per URL: a worker's hand-over racing an event's send
+CLOCK_PROCESSES = 2  # the clock worker's, as compose runs it (App.start_queue_workers)
 QUIET_EFFECTS = 10  # the quiet campaign's hour: 5 wounds worsening every 30 minutes
 ENV = {
     "SAWBONES_WEBHOOK_ALLOW_PRIVATE": "1",  # the receivers are on this machine
@@ -94,29 +101,34 @@ def act(app: App, token: str, character: int) -> int:
     return int(body["id"])
 
 
-def quiet_advance(app: App, token: str, campaign: int) -> tuple[float, float, float]:
-    """A 60-minute advance of the quiet campaign, waited for: the seconds from its job's
-    creation to its end by the server's clock (what the queue and the worker add), the
-    seconds the client waited, its requests included (what a referee sees), and the
-    seconds the job waited in the queue (from its creation to its start)."""
+def quiet_advance(app: App, token: str, campaign: int) -> dict[str, Any]:
+    """A 60-minute advance of the quiet campaign, waited for: its job's id, the seconds
+    from its creation to its end by the server's clock (what the queue and the worker
+    add), the seconds the client waited, its requests included (what a referee sees), the
+    seconds it waited in the queue (from its creation to its start), and the other
+    campaigns' jobs that started meanwhile (its turns ahead)."""
     sent = time.monotonic()
     status, body = app.request(
         "POST", f"/api/v1/campaigns/{campaign}/clock/advance/", {"minutes": 60}, token
     )
     assert status == 202, body
     path = f"/api/v1/campaigns/{campaign}/clock/jobs/{body['id']}/"
-
-    def finished() -> dict[str, Any] | None:
-        job: dict[str, Any] = app.get(path, token)[1]
-        return job if job["state"] in ("done", "failed", "waiting") else None
-
-    job = wait_for(finished, 180, "the quiet campaign's advance", app.logs)
+    job: dict[str, Any] = wait_while_moving(
+        lambda: app.get(path, token)[1],
+        lambda job: job["state"] in ("done", "failed", "waiting"),
+        "the quiet campaign's advance",
+        app.logs,
+    )
     waited = time.monotonic() - sent
     assert (job["state"], job["done"]) == ("done", QUIET_EFFECTS), job
     created = datetime.fromisoformat(job["created_at"])
-    took = datetime.fromisoformat(job["finished_at"]) - created
-    queued = datetime.fromisoformat(job["started_at"]) - created
-    return took.total_seconds(), waited, queued.total_seconds()
+    return {
+        "job": job["id"],
+        "took": (datetime.fromisoformat(job["finished_at"]) - created).total_seconds(),
+        "waited": waited,
+        "queued": (datetime.fromisoformat(job["started_at"]) - created).total_seconds(),
+        "turns_ahead": app.tool("turns_ahead", str(job["id"])),
+    }
 
 
 @pytest.mark.parametrize(
@@ -135,63 +147,64 @@ def test_a_flood_to_dead_urls_holds_back_no_other_campaign_and_loses_nothing(dri
     app.start_queue_workers()
     app.start_beat()
     wait_for(lambda: app.get("/health/worker/")[0] == 200, 60, "a worker's sign of life", app.logs)
-    # The quiet campaign's advance before the flood: the median of three.
-    before = sorted(quiet_advance(app, referee, quiet["campaign"]) for _ in range(3))[1]
-    limit = max(3 * before[0], 2.0)
+    # The quiet campaign's advance before the flood, for the record: the median of three.
+    before = sorted(
+        (quiet_advance(app, referee, quiet["campaign"]) for _ in range(3)),
+        key=lambda advance: advance["took"],
+    )[1]
     sampler = Sampler(app, drill.redis.url)
     sampler.start()
     revived: Receiver | None = None
     try:
         # when 20 campaigns get 1,500 events for URLs where nothing listens
         characters = [c["character"] for c in world["flooded"]]
-        half = threading.Event()
+        answered = [0]
         flood_started = time.monotonic()
 
         def flood() -> None:
+            numbers = range(EVENTS)
             with ThreadPoolExecutor(6) as pool:
-                for number, _ in enumerate(
-                    pool.map(lambda n: act(app, token, characters[n % CAMPAIGNS]), range(EVENTS))
-                ):
-                    if number == EVENTS // 2:
-                        half.set()
+                for _ in pool.map(lambda n: act(app, token, characters[n % CAMPAIGNS]), numbers):
+                    answered[0] += 1
 
         flooding = threading.Thread(target=flood)
         flooding.start()
         # then, mid-flood and once its last action is answered (the clock's backlog at
-        # its longest), the quiet campaign's advance takes at most 3 times its time
-        # before and its webhook delivers within 10 s
+        # its longest), the quiet campaign's advance waits behind at most a turn of each
+        # clock process and a few more, and its webhook's event arrives
         latencies = []
         advances = []
         backlogs = []
-        for moment in (half, None):
-            if moment is not None:
-                assert moment.wait(600)
-            else:
-                flooding.join(900)
+        for share in (EVENTS // 2, EVENTS):
+            wait_while_moving(lambda: answered[0], share.__le__, "the flood", app.logs)
+            if share == EVENTS:
+                flooding.join()
                 flood_seconds = time.monotonic() - flood_started
             backlogs.append(app.tool("jobs_by_state"))
             advances.append(quiet_advance(app, referee, quiet["campaign"]))
             sent = time.monotonic()
             resolution = act(app, token, quiet["character"])
-            wait_for(arrived_at(live, resolution), 30, "the quiet campaign's webhook", app.logs)
+            wait_while_moving(
+                arrived_at(live, resolution), bool, "the quiet campaign's webhook", app.logs
+            )
             arrived = next(t for _, b, t, _ in live.received if b["data"].get("id") == resolution)
             latencies.append(arrived - sent)
-        assert not flooding.is_alive()
         print(
             f"flood ({'actions move clocks' if moves else 'no clock'}): "
             f"{EVENTS} actions answered in {flood_seconds:.1f} s; "
-            f"quiet advance before: {before[0]:.2f} s (client {before[1]:.2f} s); "
-            f"during: {[round(a[0], 2) for a in advances]} s "
-            f"(client {[round(a[1], 2) for a in advances]} s, "
-            f"queued {[round(a[2], 2) for a in advances]} s), limit {limit:.2f} s; "
+            f"quiet advance before: {before['took']:.2f} s (client {before['waited']:.2f} s); "
+            f"during: {[round(a['took'], 2) for a in advances]} s "
+            f"(client {[round(a['waited'], 2) for a in advances]} s, "
+            f"queued {[round(a['queued'], 2) for a in advances]} s, "
+            f"behind {[a['turns_ahead'] for a in advances]} other campaigns' jobs); "
             f"clock jobs then: {backlogs}; "
             f"quiet webhook latencies: {[round(x, 2) for x in latencies]} s"
         )
+        clock_log = (app.base / "worker-clock.log").read_text(errors="replace")
         turns = sorted(
             float(seconds)
             for seconds in re.findall(
-                r"rules\.tasks\.advance_clock\[[^\]]+\] succeeded in ([\d.]+)s",
-                (app.base / "worker-clock.log").read_text(errors="replace"),
+                r"rules\.tasks\.advance_clock\[[^\]]+\] succeeded in ([\d.]+)s", clock_log
             )
         )
         if turns:  # what one turn of a campaign costs the clock's worker
@@ -199,8 +212,16 @@ def test_a_flood_to_dead_urls_holds_back_no_other_campaign_and_loses_nothing(dri
                 f"clock tasks: {len(turns)}, median {turns[len(turns) // 2] * 1000:.0f} ms, "
                 f"90th percentile {turns[len(turns) * 9 // 10] * 1000:.0f} ms"
             )
-        assert max(latencies) < 10
-        # the broker never held more than one delivery task per URL, plus a few
+        # the quiet advance went ahead of the backlog: while it waited, at most a job per
+        # clock process (those running or taken already) and a few more started; without
+        # its priority it would wait behind every busy campaign's turn (about 20)
+        assert all(a["turns_ahead"] <= CLOCK_PROCESSES + SLACK for a in advances), advances
+        # and the clock's worker ran nothing but the clock's tasks (no delivery, however
+        # many, can hold the clock back)
+        ran = set(re.findall(r"Task (\S+)\[[^\]]+\] received", clock_log))
+        assert ran <= {"rules.tasks.advance_clock"}, ran
+        # the broker never held more than one delivery task per URL, plus a few: the
+        # quiet URL's task never waits behind the flood's events
         print(
             f"most delivery tasks in the broker at once: {sampler.most_tasks}; "
             f"most clock messages queued at once: {sampler.most_clock}"
@@ -217,26 +238,27 @@ def test_a_flood_to_dead_urls_holds_back_no_other_campaign_and_loses_nothing(dri
         revived = Receiver(dead_port)
         started = time.monotonic()
         unfinished = {"queued", "running", "waiting"}
-        wait_for(
-            lambda: not unfinished & set(app.tool("jobs_by_state")), 300, "the clocks", app.logs
+        jobs = wait_while_moving(
+            lambda: app.tool("jobs_by_state"),
+            lambda jobs: not unfinished & set(jobs),
+            "the clocks",
+            app.logs,
         )
         drained = time.monotonic() - flood_started - flood_seconds
-        jobs = app.tool("jobs_by_state")
         assert set(jobs) == {"done"}, jobs
         if moves:  # the flood's rests crossed worsenings: clock jobs, not the fast path
             assert jobs["done"] >= EVENTS, jobs
         hooks = [str(c["webhook"]) for c in world["flooded"]]
-
-        def all_delivered() -> bool:
-            states = app.tool("webhook_events", *hooks)
-            return all(set(h["states"]) == {"delivered"} for h in states.values())
-
-        wait_for(all_delivered, 240, "every flooded event delivered", app.logs)
+        expected = wait_while_moving(
+            lambda: app.tool("webhook_events", *hooks),
+            lambda states: all(set(h["states"]) == {"delivered"} for h in states.values()),
+            "every flooded event delivered",
+            app.logs,
+        )
         print(
             f"clock jobs all done {drained:.1f} s after the flood's last answer ({jobs}); "
             f"backlog delivered {time.monotonic() - started:.1f} s after the port came alive"
         )
-        expected = app.tool("webhook_events", *hooks)
         total = 0
         for number, campaign in enumerate(world["flooded"]):
             got = revived.delivered(f"/hook/{number}")
@@ -244,8 +266,6 @@ def test_a_flood_to_dead_urls_holds_back_no_other_campaign_and_loses_nothing(dri
             total += len(got)
         assert total >= EVENTS
         assert sampler.most_tasks <= URLS + SLACK
-        # (checked last, so that a run over the limit still says whether the rest held)
-        assert max(a[0] for a in advances) <= limit, (before, advances)
     finally:
         sampler.done.set()
         live.close()

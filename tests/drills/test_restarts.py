@@ -14,6 +14,11 @@
   (none lost, none doubled, none written and answered 503); the log, the sheets and the
   dice counter agree (nothing half-applied); the web app and the worker carry on
   without a restart, and the advance finishes, exactly once.
+
+The clients send while a fault is injected and until each phase has the answers it needs,
+and pause between phases, so the work they make (and the clock's backlog to drain) is a
+count, not a rate times however long a busy machine takes; every wait lasts while the
+work moves (``wait_while_moving``, issue 33).
 """
 
 from __future__ import annotations
@@ -21,13 +26,13 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
-from tests.drills.stack import App, Receiver, free_port, wait_for
+from tests.drills.stack import App, Receiver, free_port, wait_while_moving
 
 pytestmark = pytest.mark.drill
 
@@ -54,30 +59,51 @@ def running_advance(app: App, token: str, campaign: int, request_id: str) -> int
     )
     assert status == 202, body
     job = int(body["id"])
-    wait_for(lambda: job_of(app, token, campaign, job)["done"] >= 24, 120, "the advance", app.logs)
+    wait_while_moving(
+        lambda: job_of(app, token, campaign, job)["done"], (24).__le__, "the advance", app.logs
+    )
     return job
 
 
 class Client(threading.Thread):
-    """Sends a request again and again until stopped (a bounded number of times),
-    counting the answers."""
+    """Sends a request again and again while it may go (``go``), until stopped (a
+    bounded number of times), counting the answers."""
 
     def __init__(self, send: Callable[[int], tuple[int, Any]]) -> None:
         super().__init__(daemon=True)
         self.send = send
         self.stop = threading.Event()
+        self.go = threading.Event()
+        self.go.set()
         self.answers: list[tuple[float, int, Any]] = []
 
     def run(self) -> None:
-        for n in range(1, 2000):  # at 4 a second, far more than any drill lasts
-            if self.stop.is_set():
-                return
+        n = 0
+        while n < 2000 and not self.stop.is_set():  # far more than any drill sends
+            if not self.go.wait(0.25):
+                continue
+            n += 1
             status, body = self.send(n)
             self.answers.append((time.monotonic(), status, body))
             time.sleep(0.25)
 
     def statuses(self, since: float = 0) -> Counter[int]:
         return Counter(status for at, status, _ in self.answers if at >= since)
+
+
+def until(clients: Iterable[Client], enough: Callable[[], bool], what: str, app: App) -> None:
+    """Let the clients go until ``enough`` holds, then pause them: each phase sends what
+    it needs and no more, however long a busy machine takes over it."""
+    clients = list(clients)
+    for client in clients:
+        client.go.set()
+
+    def seen() -> tuple[int, bool]:  # the answers so far (the progress), and enough or not
+        return sum(len(client.answers) for client in clients), enough()
+
+    wait_while_moving(seen, lambda answers_and_enough: answers_and_enough[1], what, app.logs)
+    for client in clients:
+        client.go.clear()
 
 
 def players(app: App, token: str, characters: list[int]) -> dict[int, Client]:
@@ -141,22 +167,31 @@ def test_redis_restarted_mid_advance_while_advances_are_queued(drill):
         assert status == 201, hook
         # and players acting
         acting = players(app, token, world["resting"])
-        wait_for(
-            lambda: all(c.statuses()[201] >= 1 for c in acting.values()), 60, "rests", app.logs
+        until(
+            acting.values(),
+            lambda: all(c.statuses()[201] >= 1 for c in acting.values()),
+            "rests",
+            app,
         )
         # and the webhook's receiver failing (its events wait, tried again and again)
         receiver.status = 500
         # and an advance of a day under way (each of its batches records events)
         first = running_advance(app, token, campaign, "first")
 
-        # and a client queueing hour-long advances, each with its own request id
+        # and a client queueing hour-long advances, each with its own request id, while
+        # the players act
         def ask(n: int) -> tuple[int, Any]:
             body = {"minutes": 60, "request_id": f"hour-{n}"}
             return app.request("POST", f"/api/v1/campaigns/{campaign}/clock/advance/", body, token)
 
         client = Client(ask)
         client.start()
-        wait_for(lambda: client.statuses()[202] >= 2, 60, "advances to be queued", app.logs)
+        everyone = [client, *acting.values()]
+        for one in everyone:
+            one.go.set()
+        wait_while_moving(
+            lambda: client.statuses()[202], (2).__le__, "advances to be queued", app.logs
+        )
 
         # when Redis dies (every message it held is lost) mid-advance
         at_kill = job_of(app, token, campaign, first)
@@ -165,7 +200,7 @@ def test_redis_restarted_mid_advance_while_advances_are_queued(drill):
         assert at_kill["state"] == "running", at_kill
 
         # then the web app answers a clear 503 meanwhile, never a 500
-        wait_for(lambda: client.statuses(down)[503] >= 3, 120, "503 answers", app.logs)
+        until(everyone, lambda: client.statuses(down)[503] >= 3, "503 answers", app)
         status, health = app.get("/health/")
         assert status == 503, health
         assert health["broker"].startswith("unreachable"), health
@@ -173,19 +208,21 @@ def test_redis_restarted_mid_advance_while_advances_are_queued(drill):
         # when Redis is back, and the receiver a little later
         drill.redis.start()
         back = time.monotonic()
-        wait_for(lambda: client.statuses(back)[202] >= 2, 120, "advances accepted again", app.logs)
-        wait_for(
-            lambda: all(c.statuses(back)[201] >= 1 for c in acting.values()),
-            120,
-            "rests again",
-            app.logs,
+        until(
+            everyone,
+            lambda: (
+                client.statuses(back)[202] >= 2
+                and all(c.statuses(back)[201] >= 1 for c in acting.values())
+            ),
+            "advances accepted and rests again",
+            app,
         )
         time.sleep(max(0.0, back + 3 - time.monotonic()))
         receiver.status = 200
-        for one in [client, *acting.values()]:
+        for one in everyone:
             one.stop.set()
-        for one in [client, *acting.values()]:
-            one.join(timeout=120)
+        for one in everyone:
+            one.join()
         statuses = client.statuses()
         assert set(statuses) <= {202, 503}, statuses
         rests = sum((c.statuses() for c in acting.values()), Counter())
@@ -207,7 +244,12 @@ def test_redis_restarted_mid_advance_while_advances_are_queued(drill):
             unfinished = {"queued", "running", "waiting"} & {j["state"] for j in counts["jobs"]}
             return None if unfinished else counts
 
-        wait_for(settled, 240, "every job to finish", app.logs)
+        wait_while_moving(
+            lambda: app.tool("count", str(campaign), str(minutes))["effects_applied"],
+            lambda _: settled() is not None,
+            "every job to finish",
+            app.logs,
+        )
         # counted again: the first count may have read the effects before the last job's
         # last batch and its jobs after it
         counts = app.tool("count", str(campaign), str(minutes))
@@ -229,11 +271,12 @@ def test_redis_restarted_mid_advance_while_advances_are_queued(drill):
         assert writes["answered 201 twice"] == 0, writes
 
         # and the webhook heals by itself: every event arrives, in order, once
-        def delivered() -> dict[str, Any] | None:
-            rows: dict[str, Any] = app.tool("webhook_events", str(hook["id"]))[str(hook["id"])]
-            return rows if set(rows["states"]) == {"delivered"} else None
-
-        rows = wait_for(delivered, 300, "the webhook's events delivered", app.logs)
+        rows = wait_while_moving(
+            lambda: app.tool("webhook_events", str(hook["id"]))[str(hook["id"])],
+            lambda rows: set(rows["states"]) == {"delivered"},
+            "the webhook's events delivered",
+            app.logs,
+        )
         healed = time.monotonic() - back
         assert receiver.delivered() == rows["events"]
         failed = sum(status != 200 for *_, status in receiver.received)
@@ -255,9 +298,22 @@ def test_postgres_restarted_while_actions_and_an_advance_run(drill):
 
     # given players resting, again and again, each rest rolling the campaign's dice
     clients = players(app, token, world["resting"])
-    wait_for(lambda: all(c.statuses()[201] >= 2 for c in clients.values()), 60, "rests", app.logs)
-    # and an advance of three days under way
+    until(
+        clients.values(),
+        lambda: all(c.statuses()[201] >= 2 for c in clients.values()),
+        "rests",
+        app,
+    )
+    # and an advance of a day under way, and the players resting again
     job = running_advance(app, token, campaign, "first")
+    for client in clients.values():
+        client.go.set()
+    wait_while_moving(
+        lambda: sum(c.statuses()[201] for c in clients.values()),
+        (3 * PLAYERS).__le__,
+        "rests",
+        app.logs,
+    )
 
     # when PostgreSQL crashes (no clean shut-down: open transactions die) mid-advance
     at_crash = job_of(app, token, campaign, job)
@@ -268,11 +324,11 @@ def test_postgres_restarted_while_actions_and_an_advance_run(drill):
     assert at_crash["done"] < CHARACTERS * FIRST // EVERY, at_crash
 
     # then the web app answers a clear 503 meanwhile, never a 500
-    wait_for(
+    until(
+        clients.values(),
         lambda: sum(c.statuses(down)[503] for c in clients.values()) >= 4,
-        120,
         "503 answers",
-        app.logs,
+        app,
     )
     status, health = app.get("/health/")
     assert status == 503, health
@@ -285,19 +341,19 @@ def test_postgres_restarted_while_actions_and_an_advance_run(drill):
     # when PostgreSQL is back: the same web app and worker processes carry on
     drill.postgres.start()
     back = time.monotonic()
-    wait_for(
+    until(
+        clients.values(),
         lambda: all(c.statuses(back)[201] >= 2 for c in clients.values()),
-        120,
         "rests again",
-        app.logs,
+        app,
     )
     for client in clients.values():
         client.stop.set()
     for client in clients.values():
-        client.join(timeout=120)
-    finished = wait_for(
-        lambda: (j := job_of(app, token, campaign, job))["state"] == "done" and j,
-        240,
+        client.join()
+    finished = wait_while_moving(
+        lambda: job_of(app, token, campaign, job),
+        lambda job: job["state"] == "done",
         "the advance",
         app.logs,
     )

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from tests.drills.stack import App, wait_for
+from tests.drills.stack import App, wait_for, wait_while_moving
 
 pytestmark = pytest.mark.drill
 
@@ -101,11 +101,12 @@ def test_two_workers_advance_two_campaigns_at_once(drill):
         status, body = app.request("POST", path, None, token)
         assert status in (202, 409), body  # 409: that job was done already
 
-    def finished() -> dict[int, dict[str, Any]] | None:
-        now = {c: job(app, token, c, j) for c, j in jobs.items()}
-        return now if all(j["state"] in ("done", "failed") for j in now.values()) else None
-
-    ended = wait_for(finished, 180, "both advances", app.logs)
+    ended = wait_while_moving(
+        lambda: {c: job(app, token, c, j) for c, j in jobs.items()},
+        lambda now: all(j["state"] in ("done", "failed") for j in now.values()),
+        "both advances",
+        app.logs,
+    )
     assert all(j["state"] == "done" for j in ended.values()), ended
 
     # then both workers took work, and at the same time

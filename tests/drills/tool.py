@@ -31,7 +31,12 @@ workers computed (``settled``, by number of characters).
 moving their clocks or not), and a quiet one whose webhook works, with five characters
 whose wounds worsen every 30 minutes (``test_flood.py``); ``webhook_events
 <webhook>...``: each webhook's deliveries in order; ``jobs_by_state``: every campaign's
-clock jobs counted by state.
+clock jobs counted by state; ``turns_ahead <job>``: the other campaigns' jobs that started
+while that job waited.
+
+``python -m tests.drills.tool serve``: answer the commands above, one per line of stdin
+(a JSON list of their words), one JSON line each on stdout (``App.tool`` keeps one such
+process per app).
 
 ``python -m tests.drills.tool count <campaign> <minutes>``: what the clock applied up to
 ``minutes``, per character, against what it must have applied (exactly one worsening
@@ -44,6 +49,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import traceback
 from collections import Counter
 from typing import Any
 
@@ -131,7 +137,8 @@ def jobs_by_state() -> dict[str, int]:
 
 
 def webhook_events(webhook_ids: list[int]) -> dict[str, Any]:
-    """For each webhook: its deliveries' event ids in delivery order, and their states."""
+    """For each webhook: its deliveries' event ids in delivery order, their states, and
+    the attempts each delivery took."""
     from webhooks.models import WebhookDelivery
 
     answer: dict[str, Any] = {}
@@ -140,8 +147,23 @@ def webhook_events(webhook_ids: list[int]) -> dict[str, Any]:
         answer[str(webhook_id)] = {
             "events": [str(uuid) for uuid in rows.values_list("event__uuid", flat=True)],
             "states": dict(Counter(rows.values_list("state", flat=True))),
+            "attempts": list(rows.values_list("attempts", flat=True)),
         }
     return answer
+
+
+def turns_ahead(job_id: int) -> int:
+    """The clock jobs of other campaigns that started while the job ``job_id`` waited
+    (after it was created, before it started): how many turns it waited behind, counted
+    in the queue's own work rather than in seconds."""
+    from rules.clock.models import ClockJob
+
+    job = ClockJob.objects.get(pk=job_id)
+    return (
+        ClockJob.objects.exclude(campaign_id=job.campaign_id)
+        .filter(started_at__gt=job.created_at, started_at__lt=job.started_at)
+        .count()
+    )
 
 
 FEVER = "Green River Fever"
@@ -393,10 +415,9 @@ def fingerprint() -> dict[str, Any]:
     return answer
 
 
-def main(argv: list[str]) -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.production")
-    django.setup()
+def answer_to(argv: list[str]) -> Any:
     command, *args = argv
+    answer: Any
     if command == "setup":
         answer = setup(*(int(arg) for arg in args))
     elif command == "count":
@@ -411,6 +432,8 @@ def main(argv: list[str]) -> None:
         answer = {arg: settled(int(arg)) for arg in args}
     elif command == "setup_flood":
         answer = setup_flood(int(args[0]), args[1], args[2], args[3] == "1")
+    elif command == "turns_ahead":
+        answer = turns_ahead(int(args[0]))
     elif command == "jobs_by_state":
         answer = jobs_by_state()
     elif command == "webhook_events":
@@ -419,7 +442,39 @@ def main(argv: list[str]) -> None:
         answer = reference(int(args[0]), [int(size) for size in args[1:]])
     else:
         raise SystemExit(f"unknown command {command}")
-    print(json.dumps(answer, default=str))
+    return answer
+
+
+def serve() -> None:
+    """Answer one command per line on stdin (a JSON list of its words) with one JSON line
+    on stdout, ``{"answer": ...}`` or ``{"error": ...}``, until stdin closes. The
+    database connections are closed after each answer (the pool's too, where the app
+    pools them): the drill may restart PostgreSQL, drop and restore the database, or
+    count the app's connections between two questions."""
+    from django.db import connections
+
+    for line in sys.stdin:
+        try:
+            reply = {"answer": answer_to(json.loads(line))}
+        except BaseException as error:  # noqa: BLE001 - told to the drill, which fails
+            reply = {"error": f"{type(error).__name__}: {error}\n{traceback.format_exc()}"}
+        finally:
+            for connection in connections.all(initialized_only=True):
+                connection.close()
+                close_pool = getattr(connection, "close_pool", None)  # PostgreSQL's pool
+                if close_pool is not None:
+                    close_pool()  # a pool keeps its connections open otherwise
+        sys.stdout.write(json.dumps(reply, default=str) + "\n")
+        sys.stdout.flush()
+
+
+def main(argv: list[str]) -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.production")
+    django.setup()
+    if argv == ["serve"]:
+        serve()
+    else:
+        print(json.dumps(answer_to(argv), default=str))
 
 
 if __name__ == "__main__":

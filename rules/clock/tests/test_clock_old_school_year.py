@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
+
 from campaigns.models import Membership
 from characters.models import Character
 from rules.clock.tests.clock_helpers import FIXED_SEED, run_job, twin_campaign
@@ -71,6 +73,7 @@ def _fingerprint(campaign):
     ]
 
 
+@pytest.mark.slow
 def test_a_year_on_a_party_with_every_condition(make_campaign, referee, player):
     campaign = make_campaign("old_school")
     campaign.dice_seed = FIXED_SEED

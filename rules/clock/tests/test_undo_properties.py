@@ -42,7 +42,7 @@ from rules.play.tests.published_models import assert_log_fits_published_models
 from rules.play.tests.test_api import _plausible_actions
 from rules.play.undo import resolution_redo, resolution_undo
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 REFUSED = (
     RuleError,

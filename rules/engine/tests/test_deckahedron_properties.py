@@ -17,6 +17,7 @@ import copy
 from collections import Counter
 from typing import Any
 
+import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
@@ -96,6 +97,7 @@ def check_replay(result, rerun):
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), data=st.data())
 def test_any_sequence_of_actions_conserves_every_card(seed, data):

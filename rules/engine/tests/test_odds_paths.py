@@ -333,6 +333,7 @@ def walked(ruleset: Ruleset, action: str, sheet: dict[str, Any], params: dict[st
     return totals
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ruleset", all_rulesets(), ids=lambda r: r.key)
 def test_the_odds_are_what_every_path_of_the_action_gives(ruleset: Ruleset) -> None:
     checked = 0

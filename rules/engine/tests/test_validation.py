@@ -73,6 +73,7 @@ def _agree(instance: Any, schema: Any) -> None:
     assert fast == authority, instance
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ruleset", RULESETS, ids=lambda r: r.key)
 @settings(max_examples=150, deadline=None)
 @given(data=st.data())

@@ -83,6 +83,7 @@ def _content_types() -> dict[tuple[str, str], int]:
         return {(label, model): pk for label, model, pk in cursor.fetchall()}
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_migrating_across_the_split_keeps_every_row(settings) -> None:
     settings.SAWBONES_EMBEDDED = True  # seed_demo runs in the embedded mode only
