@@ -34,6 +34,7 @@ from rules.clock.selectors import (
     clock_jobs_for_campaign,
     clock_log,
     clock_report_view,
+    first_waiting_job,
     own_character_ids,
 )
 from rules.clock.services import (
@@ -101,6 +102,11 @@ class ClockJobSerializer(_KeywordFields):
     reason = serializers.CharField(help_text="why it waits or failed")
     waiting_on = serializers.IntegerField(
         allow_null=True, help_text="the character whose choice stops the clock (G-3)"
+    )
+    waits_for = serializers.IntegerField(
+        allow_null=True,
+        help_text="a queued job behind an earlier job stopped on a choice (G-3): that job's "
+        "id; this one runs once that one is resumed and done (null: it waits for nothing)",
     )
     skipped = serializers.ListField(
         child=serializers.DictField(), help_text="effects the ruleset refused, and why"
@@ -264,7 +270,8 @@ class ClockJobListApi(APIView):
         membership = access_campaign(request.user, campaign_id, referee=True)
         campaign = membership.campaign
         jobs = clock_jobs_for_campaign(campaign)
-        views = [clock_job_view(job, campaign=campaign) for job in jobs]
+        waiting = first_waiting_job(campaign.pk)
+        views = [clock_job_view(job, campaign=campaign, first_waiting=waiting) for job in jobs]
         return Response(ClockJobSerializer(views, many=True).data)
 
 

@@ -355,6 +355,7 @@
     bar.removeAttribute("value");
     label.textContent = "Advancing the clock…";
     var job = null;
+    var held = false; // queued behind a stopped job: no report yet
     try {
       var data = await start();
       job = data.job !== undefined ? data.job : data.id;
@@ -379,6 +380,12 @@
         }
         var word = String(state.state || "").toLowerCase();
         if (FINISHED.indexOf(word) >= 0 || STOPPED.indexOf(word) >= 0) break;
+        // queued behind a job stopped on a choice: it runs once that one is resumed, and
+        // the dashboard's clock status says so (issue 34)
+        if (word === "queued" && state.waits_for !== null && state.waits_for !== undefined) {
+          held = true;
+          break;
+        }
         await new Promise(function (resolve) {
           setTimeout(resolve, POLL_MS);
         });
@@ -390,7 +397,7 @@
       progressBox.hidden = true;
       setBusy(form, false);
       refreshDashboard();
-      if (job !== null) showReport(job);
+      if (job !== null && !held) showReport(job);
     }
   }
 
