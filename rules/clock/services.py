@@ -619,11 +619,20 @@ def _advance_batch(job_id: int) -> bool:
             ).count()
         job.skipped = [*job.skipped, *batch.skipped]
         job.clock_reached = campaign.clock
-        report.clock_to = max(report.clock_to, campaign.clock)
+        if job.kind == ClockJobKind.CATCH_UP:
+            # It moves no clock: its report spans the minutes of the effects it applied,
+            # all of them due before the clock it started at (issue 34).
+            if (span := batch.report.span()) is not None:
+                first, last = span
+                if report.characters:  # an earlier batch's events
+                    first, last = min(first, report.clock_from), max(last, report.clock_to)
+                report.clock_from, report.clock_to = first, last
+        else:
+            report.clock_to = max(report.clock_to, campaign.clock)
         if batch.report.entries:
             report.characters = batch.report.merged_into(report.characters)
             report.updated_at = now
-        report.save(update_fields=["clock_to", "characters", "updated_at"])
+        report.save(update_fields=["clock_from", "clock_to", "characters", "updated_at"])
         job.save()
         publish_resolutions(campaign.pk, campaign.ruleset, batch.resolutions)
         if job.state != ClockJobState.RUNNING:
