@@ -24,6 +24,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from campaigns.access import access_campaign
+from campaigns.models import Campaign
+from campaigns.selectors import clock_display
 from characters.access import CharacterAccess, access_character
 from characters.choices import public_choice
 from core.cleaning import valid_id
@@ -33,10 +35,12 @@ from rules.clock.action_time import elapsed_words
 from rules.engine.dice import DiceError
 from rules.engine.interface import ActionBlocked, ActionSpec, OddsUnavailable, RuleError
 from rules.engine.registry import get_ruleset
-from rules.play.models import EffectState, ResolutionKind
+from rules.play.models import EffectState, ResolutionKind, ScheduledEffect
 from rules.play.selectors import (
     action_odds,
+    applied_again_after_undo,
     effects_for_viewer,
+    overdue_revived,
     resolution_dice_check,
     resolution_log,
     resolution_of,
@@ -63,6 +67,7 @@ from web.htmx import is_htmx
 from web.live import sheet_stamp, sheet_unchanged, tagged
 from web.plain import field_labels, plain_message
 from web.rulesets import sheet_placeholders, sheet_templates
+from web.templatetags.sawbones import effect_text
 from web.views.campaigns import creation_fields, dashboard_context, posted_text
 
 LOG_LENGTH = 30
@@ -192,7 +197,36 @@ def sheet_context(
         "sheet_templates": sheet_templates(ruleset.key, "full"),
         "stamp": stamp(access),
         "notice": notice,
+        "applied_again": applied_again_words(
+            [e for e in applied_again_after_undo(character) if referee or not e.hidden],
+            campaign,
+            labels,
+        ),
     }
+
+
+def applied_again_words(
+    effects: list[ScheduledEffect], campaign: Campaign, labels: dict[str, str]
+) -> str:
+    """Why an undo did not take something back (issue 34): what it brought back was due
+    already, so the clock applied it again at once; and what would change that (undoing
+    the entry that scheduled it as well). Empty for no effect."""
+    said = []
+    for effect in effects:
+        text = (
+            f"“{effect_text(effect)}” was due at {clock_display(effect.due_at, campaign)} "
+            "and the clock is past it: the undo brought it back, and the clock applies "
+            "whatever is due, so it happened again at once."
+        )
+        origin = effect.created_by
+        if origin is not None:
+            text += (
+                " To change that, undo back to the entry that scheduled it as well: "
+                f"“{log_title(origin.kind, origin.action, labels)}” at "
+                f"{clock_display(origin.clock, campaign)}."
+            )
+        said.append(text)
+    return " ".join(said)
 
 
 def action_form(
@@ -389,7 +423,13 @@ def character_undo(request: HttpRequest, character_id: int) -> HttpResponse:
         if len(undos) == 1
         else (f"{access.character.name}: Referee undid {len(undos)} entries.")
     )
-    return _answer(request, character_id, 200, notice=notice)
+    ruleset = get_ruleset(access.character.campaign.ruleset)
+    again = applied_again_words(
+        overdue_revived(undos),
+        access.character.campaign,
+        {spec.key: spec.label for spec in ruleset.actions},
+    )
+    return _answer(request, character_id, 200, notice=f"{notice} {again}".strip())
 
 
 @login_required
