@@ -257,3 +257,30 @@ def test_played_by_names_the_player_as_their_name_is_written(campaign, aldo, ref
     page = web(referee).post(f"/characters/{aldo.pk}/edit/", form, follow=True).content.decode()
     assert "Aldo is now played by other_player." in page
     assert 'class="flash-success"' in page
+
+
+def test_a_correction_the_rules_refuse_is_said_in_plain_words_and_logs_nothing(aldo, referee, web):
+    """Issue 34: "MARKS 7/2" (more major wound marks than the level, ruling HD-P15) and a
+    correction to the value the field has already are refused in words on the edit page,
+    and the log gains no entry ("corrected nothing" was logged before)."""
+    import re
+
+    from web.plain import RULING_ID
+
+    client = web(referee)
+    url = f"/characters/{aldo.pk}/edit/"
+    entries = Resolution.objects.filter(character=aldo).count()
+    for field, value, said in (
+        ("major_wound_marks", "7", "7 major wound marks is more than the level, 2"),
+        ("hp", "10", "Nothing to correct: hp is 10 already."),
+    ):
+        page = client.post(url, {"form": "correct", "field": field, "value": value, "reason": "x"})
+        assert page.status_code == 400, field
+        text = " ".join(page.content.decode().split())
+        (error,) = re.findall(r'<p class="form-error" role="alert">([^<]*)</p>', text)
+        assert said in error, error
+        assert not re.search(r"\b[a-z]+_[a-z_]+\b", error), error  # no field's key
+        assert not RULING_ID.search(error), error
+    assert Resolution.objects.filter(character=aldo).count() == entries
+    aldo.refresh_from_db()
+    assert (aldo.sheet["major_wound_marks"], aldo.sheet["hp"]) == (0, 10)

@@ -604,6 +604,24 @@ class ConditionMonitor(Ruleset):
                 return "The character is not incapacitated: care has no wound to reduce."
         return None
 
+    def correction_follows(self, sheet: Mapping[str, Any], asked: frozenset[str]) -> dict[str, Any]:
+        """Project ruling CM-P11: what the rules keep follows a correction. The penalty is
+        the one the boxes, Willpower and Indomitability give (CM-6); corrected boxes make
+        an ok or incapacitated character whichever the track says (CM-4); a state
+        corrected away from dying or terminal ends that countdown (its clock then does
+        nothing, as after stabilizing)."""
+        follows: dict[str, Any] = {}
+        boxes, state = sheet["boxes"], sheet["state"]
+        if "penalty" not in asked:
+            follows["penalty"] = penalty(boxes, sheet["willpower"], sheet["indomitable"])
+        if "boxes" in asked and "state" not in asked and state in ("ok", "incapacitated"):
+            follows["state"] = "incapacitated" if all_marked(boxes) else "ok"
+        if "state" in asked:
+            for field, needs in (("terminal_until", "terminal"), ("dying_until", "dying")):
+                if state != needs and field not in asked:
+                    follows[field] = None
+        return follows
+
     def out_of_bounds(self, sheet: Mapping[str, Any]) -> tuple[OutOfBounds, ...]:
         """Project ruling CM-P11: the track's own invariants (CM-3 to CM-6) are its
         bounds: the boxes in order, the penalty they give, the state they allow, a
