@@ -171,6 +171,13 @@ def plain_message(message: str, labels: Mapping[str, str] | None = None) -> str:
     return _sentence(message)
 
 
+def plain_inline(text: str) -> str:
+    """Words inside a sentence (a roll's label): ruling ids left out, snake_case names as
+    words, the case and punctuation as written."""
+    text = strip_rulings(str(text))
+    return _SNAKE.sub(lambda m: m.group(0).replace("_", " "), text)
+
+
 def field_labels(fields: Iterable[Any]) -> dict[str, str]:
     """key -> label of schema-built form fields, nested groups included."""
     labels: dict[str, str] = {}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 from decimal import ROUND_HALF_EVEN, Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
 from drf_spectacular.utils import extend_schema, extend_schema_field
@@ -48,6 +48,9 @@ from rules.play.api import ResolutionPagination
 from rules.play.log_filters import log_filter_parameters, log_filters
 from rules.play.models import EffectState
 from rules.play.selectors import effect_view, effects_for_viewer
+
+if TYPE_CHECKING:  # DRF's error messages may be lazy texts (django-stubs' name for them)
+    from django.utils.functional import _StrPromise as StrPromise
 
 
 class _KeywordFields(serializers.Serializer):
@@ -190,34 +193,77 @@ def _advance_output(job: ClockJob) -> Any:
     return AdvanceOutputSerializer({"job": job.pk, **clock_job_view(job)}).data
 
 
+def _between(what: str, low: int, high: int) -> dict[str, str | StrPromise]:
+    """A whole number field's refusals in words (the clock form shows them as they come,
+    issue 34), not DRF's "Ensure this value is less than or equal to ..."."""
+    said = f"{what} is a whole number from {low} to {high}."
+    return {"min_value": said, "max_value": said, "invalid": said, "max_string_length": said}
+
+
+MAX_DAY = 10**9
+
+
 class UntilSerializer(serializers.Serializer):
     """A date of the campaign's calendar (``campaigns/{id}/calendar/``)."""
 
     year = serializers.IntegerField(
-        required=False, min_value=-MAX_YEAR, max_value=MAX_YEAR, help_text="with a calendar"
+        required=False,
+        min_value=-MAX_YEAR,
+        max_value=MAX_YEAR,
+        help_text="with a calendar",
+        error_messages=_between("The year", -MAX_YEAR, MAX_YEAR),
     )
     month = serializers.JSONField(
         required=False, help_text="with a calendar: its number (from 1) or its name"
     )
     day = serializers.IntegerField(
         min_value=1,
-        max_value=10**9,
+        max_value=MAX_DAY,
         help_text="the day of the month; without a calendar, the day from the start",
+        error_messages=_between("The day", 1, MAX_DAY),
     )
-    hour = serializers.IntegerField(required=False, min_value=0, max_value=23, default=0)
-    minute = serializers.IntegerField(required=False, min_value=0, max_value=59, default=0)
+    hour = serializers.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=23,
+        default=0,
+        error_messages=_between("The hour", 0, 23),
+    )
+    minute = serializers.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=59,
+        default=0,
+        error_messages=_between("The minute", 0, 59),
+    )
+
+
+# The advance's amounts refused in the words of advance_minutes (the page shows them).
+_TEN_YEARS: dict[str, str | StrPromise] = {
+    key: "Advance the clock by a whole number of minutes, hours or days, at most ten years at once."
+    for key in ("min_value", "max_value", "invalid", "max_string_length")
+}
 
 
 class ClockAdvanceApi(APIView):
     class InputSerializer(JsonSerializer):
         minutes = serializers.IntegerField(
-            min_value=0, max_value=MAX_ADVANCE_MINUTES, required=False
+            min_value=0,
+            max_value=MAX_ADVANCE_MINUTES,
+            required=False,
+            error_messages=_TEN_YEARS,
         )
         hours = serializers.IntegerField(
-            min_value=0, max_value=MAX_ADVANCE_MINUTES // 60, required=False
+            min_value=0,
+            max_value=MAX_ADVANCE_MINUTES // 60,
+            required=False,
+            error_messages=_TEN_YEARS,
         )
         days = serializers.IntegerField(
-            min_value=0, max_value=MAX_ADVANCE_MINUTES // (24 * 60), required=False
+            min_value=0,
+            max_value=MAX_ADVANCE_MINUTES // (24 * 60),
+            required=False,
+            error_messages=_TEN_YEARS,
         )
         until = UntilSerializer(
             required=False,

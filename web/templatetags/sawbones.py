@@ -16,6 +16,7 @@ from campaigns.models import Campaign
 from campaigns.selectors import clock_display
 from rules.clock.models import ClockJobKind
 from rules.engine.dice import Roll
+from rules.engine.interface import value_words
 from web import rulesets
 from web.forms import humanize as _humanize
 
@@ -65,6 +66,12 @@ def queued_job_words(job: Any, campaign: Any = None) -> str:
     if job.kind == ClockJobKind.ACTION:
         return f"The {duration(job.minutes)} an action took."
     return "What an undo brought back that is due already."
+
+
+@register.filter
+def sheet_value(value: Any) -> str:
+    """A sheet's value in words (issue 34): yes, no, none, the number or the word."""
+    return value_words(value)
 
 
 @register.filter
