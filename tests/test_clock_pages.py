@@ -184,3 +184,28 @@ def test_undoing_a_death_the_clock_caused_says_why_it_happens_again(
     assert pim.sheet["state"] == "ok"
     sheet = page.get(f"/characters/{pim.pk}/").content.decode()
     assert 'id="applied-again"' not in sheet
+
+
+@pytest.mark.parametrize(
+    ("months", "weekdays", "said"),
+    [
+        ("Frost, 10\nBloom, 10", "Sunday, , Tiwsday", "A week day has no name"),
+        ("Frost, 10\nBloom, 10", "Sunday, Moonday,", "A week day has no name"),
+        ("Frost, 10\nFrost, 10", "", "Two months are called Frost"),
+        ("Frost, 10\nBloom, 10", "Sunday, Moonday, Sunday", "Two week days are called Sunday"),
+    ],
+)
+def test_the_calendar_refuses_blank_and_duplicate_names_in_words(
+    campaign, referee, web, months, weekdays, said
+):
+    """Issue 34: a blank week day was dropped without a word, a duplicate name accepted
+    (a date naming it always meant the first)."""
+    page = web(referee)
+    data = {"months": months, "weekdays": weekdays, "year": "1000", "month": "1", "day": "1"}
+    preview = page.get(f"/campaigns/{campaign.pk}/settings/calendar/preview/", data)
+    assert said in preview.content.decode()
+    refused = page.post(f"/campaigns/{campaign.pk}/settings/", {"form": "calendar", **data})
+    assert refused.status_code == 400
+    assert said in refused.content.decode()
+    campaign.refresh_from_db()
+    assert campaign.calendar == {}
