@@ -284,3 +284,14 @@ def test_a_correction_the_rules_refuse_is_said_in_plain_words_and_logs_nothing(a
     assert Resolution.objects.filter(character=aldo).count() == entries
     aldo.refresh_from_db()
     assert (aldo.sheet["major_wound_marks"], aldo.sheet["hp"]) == (0, 10)
+
+
+@pytest.mark.parametrize("hours", ["-1", "0", "99999999999", "8761", "1e9", "lots"])
+def test_the_invite_expiry_says_its_range(campaign, referee, web, hours):
+    """Issue 34: -1 and 99999999999 were refused alike, without the range."""
+    page = web(referee).post(
+        f"/campaigns/{campaign.pk}/settings/", {"form": "invite", "expires_in_hours": hours}
+    )
+    assert page.status_code == 400
+    assert "a whole number of hours from 1 to 8760 (a year)" in page.content.decode()
+    assert not Invite.objects.filter(campaign=campaign).exists()

@@ -20,6 +20,7 @@ from campaigns.editing import invite_revoke, invite_usable, invites_of, members_
 from campaigns.models import Invite, Membership
 from campaigns.selectors import campaign_calendar, campaigns_of_user
 from campaigns.services import (
+    MAX_INVITE_HOURS,
     campaign_calendar_set,
     campaign_update,
     invite_create,
@@ -68,9 +69,11 @@ def _hours(raw: str) -> int | None:
     """The invite's lifetime as typed: empty for never, else a whole number of hours."""
     if not raw:
         return None
-    if not raw.isdigit() or not 1 <= int(raw) <= 24 * 365 * 10:
+    if not raw.isdigit() or not 1 <= int(raw) <= MAX_INVITE_HOURS:
+        # the range said, whatever was wrong (issue 34: -1 and 99999999999 read alike)
         raise ValidationError(
-            "Expires after: a whole number of hours, from 1 (leave it empty for never)."
+            f"Expires after: a whole number of hours from 1 to {MAX_INVITE_HOURS} (a year); "
+            "leave it empty for a link that never expires."
         )
     return int(raw)
 
@@ -120,6 +123,7 @@ def campaign_manage(request: HttpRequest, campaign_id: int) -> HttpResponse:
         else request.POST,
         "presets": [(key, words) for key, (words, _) in PRESETS.items()],
         "rows": calendar_preview_rows(campaign_calendar(campaign), campaign.clock),
+        "max_invite_hours": MAX_INVITE_HOURS,
     }
     return render(request, "campaigns/manage.html", context, status=status)
 
