@@ -3,6 +3,8 @@ clock, players, invite links, deletion), leaving, and a character's edit page.""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from campaigns.models import Campaign, Invite, Membership
@@ -295,3 +297,44 @@ def test_the_invite_expiry_says_its_range(campaign, referee, web, hours):
     assert page.status_code == 400
     assert "a whole number of hours from 1 to 8760 (a year)" in page.content.decode()
     assert not Invite.objects.filter(campaign=campaign).exists()
+
+
+def test_the_import_refuses_two_players_mapped_to_one_and_warns_of_the_referee(
+    campaign, aldo, referee, other_player, outsider, web
+):
+    """Issue 34: two of the file's players mapped to one account are refused (their
+    characters would merge under one player); a player mapped to the importing referee
+    is allowed, with a word of what it means."""
+    import json
+
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    character_create(
+        membership=Membership.objects.get(campaign=campaign, user=other_player),
+        name="Bea",
+        sheet={"hp": 8},
+    )
+    export = web(referee).get(f"/api/v1/campaigns/{campaign.pk}/export/").content
+
+    def imported(players: str) -> Any:
+        upload = SimpleUploadedFile("campaign.json", export, "application/json")
+        return web(referee).post(
+            "/campaigns/import/", {"export": upload, "players": players}, follow=True
+        )
+
+    count = Campaign.objects.count()
+    refused = imported("player = outsider\nother_player = outsider")
+    assert refused.status_code == 400
+    said = " ".join(refused.content.decode().split())
+    assert (
+        "other_player and player would both be played by outsider here: each player of the "
+        "file plays their own characters, so map each to a person of their own. Nothing was "
+        "imported."
+    ) in said
+    assert Campaign.objects.count() == count
+    assert json.loads(export)["characters"]  # the file was fine
+    warned = imported("player = referee\nother_player = outsider")
+    said = " ".join(warned.content.decode().split())
+    assert "You mapped player to yourself: the characters player played are yours" in said
+    assert "outsider plays in it again" in said
+    assert Campaign.objects.count() == count + 1

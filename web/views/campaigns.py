@@ -59,7 +59,7 @@ from rules.play.selectors import effects_for_viewer
 from web.forms import FormField, ParamsError, humanize, parse_params, schema_fields
 from web.htmx import is_htmx
 from web.live import party_stamp, party_unchanged, tagged
-from web.plain import plain_message
+from web.plain import PLAIN, plain_message
 from web.rulesets import sheet_templates
 from web.templatetags.sawbones import effect_text
 from web.views.clock import report_context
@@ -323,7 +323,7 @@ def _referee_post(
     try:
         write(campaign_id=membership.campaign_id)
     except ResolutionConflict as error:
-        messages.error(request, str(error))
+        messages.error(request, str(error), extra_tags=PLAIN)
     else:
         messages.success(request, done)
     return _to_campaign(request, campaign_id, anchor)

@@ -65,7 +65,7 @@ from web.forms import (
 )
 from web.htmx import is_htmx
 from web.live import sheet_stamp, sheet_unchanged, tagged
-from web.plain import field_labels, plain_message
+from web.plain import field_labels, plain_message, plain_summary
 from web.rulesets import sheet_placeholders, sheet_templates
 from web.templatetags.sawbones import effect_text
 from web.views.campaigns import creation_fields, dashboard_context, posted_text
@@ -312,6 +312,8 @@ def character_live(request: HttpRequest, character_id: int) -> HttpResponse:
 def _answer(request: HttpRequest, character_id: int, status: int, **context: Any) -> HttpResponse:
     """The page (or its live fragment) after a post, with what went wrong if anything."""
     access = access_character(request.user, character_id)  # fresh state after the change
+    if context.get("notice"):  # the log's words, said plainly, the name as written
+        context["notice"] = plain_summary(context["notice"], access.character.name)
     if status < 400 and not is_htmx(request):
         if context.get("notice"):
             messages.success(request, context["notice"])
