@@ -97,6 +97,7 @@ def character_edit(request: HttpRequest, character_id: int) -> HttpResponse:
         "character": character,
         "campaign": character.campaign,
         "is_referee": access.is_referee,
+        "archived": character.campaign.archived_at is not None,
         "fields": _scalar_fields(character.sheet) if access.is_referee else [],
         "members": campaign_members(character.campaign) if access.is_referee else [],
         "errors": errors,

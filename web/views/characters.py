@@ -133,7 +133,10 @@ def sheet_context(
 
     forms: list[dict[str, Any]] = []
     unavailable: dict[str, list[str]] = {}  # reason -> the actions it rules out
-    for spec in viewer_actions(access):
+    # an archived campaign is read, not played (campaigns.access.refuse_archived): no
+    # form that would only be refused; the page says what can be done instead (issue 34)
+    archived = campaign.archived_at is not None
+    for spec in viewer_actions(access) if not archived else ():
         reason = ruleset.unavailable(character.sheet, spec.key)
         if reason is not None and spec.key not in errors:
             unavailable.setdefault(reason, []).append(spec.label)
@@ -144,7 +147,7 @@ def sheet_context(
     rows = resolution_log(character, before=before, length=LOG_LENGTH)
     labels = {spec.key: spec.label for spec in ruleset.actions}
     marks = undo_marks(rows[:LOG_LENGTH])
-    redo = redo_target(character) if referee else None
+    redo = redo_target(character) if referee and not archived else None
     log: list[dict[str, Any]] = []
     for resolution in rows[:LOG_LENGTH]:
         view = resolution_view(resolution, ruleset_key=ruleset.key, viewer_is_referee=referee)
@@ -160,6 +163,7 @@ def sheet_context(
         # Any entry in force can be undone, with everything newer (rules.play.undo).
         view["undoable"] = (
             referee
+            and not archived
             and not view["undo_mark"]
             and resolution.kind not in (ResolutionKind.CREATE, ResolutionKind.UNDO)
         )
@@ -178,7 +182,8 @@ def sheet_context(
         "raw_sheet": character.sheet if referee else None,  # hidden diseases (G-4)
         "status": ruleset.status(character.sheet),
         "choice": choice,
-        "can_answer": choice is not None and access.may_take(choice["who"]),
+        "can_answer": choice is not None and access.may_take(choice["who"]) and not archived,
+        "archived": archived,
         "choice_error": choice_error,
         "forms": forms,
         "unavailable": list(unavailable.items()),

@@ -266,6 +266,9 @@ def test_the_page_always_shows_the_way_on(
         def the_page_offers_what_moves_the_clock(self) -> None:
             runs["steps"] += 1
             shown = way_on(page, self.campaign)
+            self.campaign.refresh_from_db()
+            # an archived campaign offers no advance its server would refuse (issue 34)
+            assert shown.clock_buttons == (self.campaign.archived_at is None), shown
             unfinished = list(
                 ClockJob.objects.filter(
                     campaign=self.campaign, state__in=UNFINISHED_JOB_STATES
