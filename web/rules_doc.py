@@ -30,7 +30,8 @@ from web.plain import RULING_ID, strip_rulings
 # A section for API clients: its heading ends so; the pages leave it out.
 API_SECTION = re.compile(r"\(for API clients\)\s*$", re.IGNORECASE)
 _SNAKE_CODE = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
-_LEADING_RULING = re.compile(r"^\s*" + RULING_ID.pattern + r"(?:,\s*" + RULING_ID.pattern + r")*\s*")
+_ID = RULING_ID.pattern
+_LEADING_RULING = re.compile(rf"^\s*{_ID}(?:,\s*{_ID})*\s*")
 
 
 def _labels(key: str) -> dict[str, str]:
@@ -51,7 +52,7 @@ def _said(
                 text = _LEADING_RULING.sub("", text)
             if RULING_ID.search(text):  # a reference: left out, the sentence kept
                 said = strip_rulings(text)
-                lead = " " if text[:1].isspace() and not said[:1] in ".,;:)" else ""
+                lead = " " if text[:1].isspace() and said[:1] not in ".,;:)" else ""
                 trail = " " if text[-1:].isspace() else ""
                 text = f"{lead}{said}{trail}" if said else trail
             child.content = text
@@ -92,18 +93,19 @@ def reader_tokens(tokens: list[Token], key: str) -> list[Token]:
             level = int(token.tag[1:])
             if skipping is not None and level <= skipping:
                 skipping = None
-            heading = tokens[index + 1].content if index + 1 < len(tokens) else ""
-            if skipping is None and API_SECTION.search(heading):
+            words = tokens[index + 1].content if index + 1 < len(tokens) else ""
+            if skipping is None and API_SECTION.search(words):
                 skipping = level
         if skipping is not None:
             continue
         if token.type == "inline" and token.children:
             opening = tokens[index - 1] if index > 0 else None
-            heading = opening is not None and opening.type == "heading_open"
-            title = heading and opening is not None and opening.tag == "h1"  # for_readers'
-            token.children = _said(token.children, labels, title=title, heading=heading)
+            in_heading = opening is not None and opening.type == "heading_open"
+            title = in_heading and opening is not None and opening.tag == "h1"  # for_readers'
+            token.children = _said(token.children, labels, title=title, heading=in_heading)
         kept.append(token)
     return kept
+
 
 _DEVELOPERS = re.compile(r"\s*Code:.*?(?=</p>)", re.DOTALL)
 _EMPTY_PARAGRAPH = re.compile(r"<p>\s*</p>\n?")
