@@ -347,7 +347,9 @@ class ClockJobResumeApi(APIView):
         responses={
             202: ClockJobSerializer,
             409: error_answer(
-                409, "Conflict: the choice the job waits on is still open, or the job is done."
+                409,
+                "Conflict: the choice the job waits on is still open, the job is done, or "
+                "it is queued behind an earlier job stopped on a choice (resume that one).",
             ),
         },
         description="Referee only: continue a job that waits on an answered choice, failed, "

@@ -442,6 +442,19 @@ def clock_job_resume(*, job_id: int, actor: Any = None) -> ClockJob:
         job = ClockJob.objects.select_for_update().get(pk=job_id)
         if job.state == ClockJobState.DONE:
             raise ResolutionConflict(f"clock job {job.pk} is already done")
+        if job.state == ClockJobState.QUEUED:
+            ahead = (
+                ClockJob.objects.filter(
+                    campaign=campaign, pk__lt=job.pk, state=ClockJobState.WAITING
+                )
+                .values_list("pk", flat=True)
+                .first()
+            )
+            if ahead is not None:  # issue 34: queued behind a decision, not lost
+                raise ResolutionConflict(
+                    f"Clock job {job.pk} waits its turn behind clock job {ahead}, which "
+                    "stopped on a choice: answer it, then resume that one; this one follows."
+                )
         if job.state == ClockJobState.WAITING and job.waiting_on_id is not None:
             character = Character.objects.get(pk=job.waiting_on_id)
             if character.pending_choice is not None:

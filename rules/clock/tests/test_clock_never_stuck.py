@@ -29,7 +29,13 @@ from campaigns.models import Campaign, Membership
 from campaigns.services import campaign_archive, campaign_unarchive
 from characters.models import Character
 from core.errors import NotAllowed, ResolutionConflict
-from rules.clock.models import UNFINISHED_JOB_STATES, ClockJob, ClockJobState
+from rules.clock.models import (
+    UNFINISHED_JOB_STATES,
+    ClockEntry,
+    ClockEntryKind,
+    ClockJob,
+    ClockJobState,
+)
 from rules.clock.services import (
     clock_advance_start,
     clock_job_resume,
@@ -334,3 +340,23 @@ def test_the_page_always_shows_the_way_on(
         ),
     )
     assert runs["steps"] > 0
+
+
+def test_resuming_a_job_queued_behind_a_stopped_one_says_which_to_resume(
+    make_campaign, referee, player, client_for, django_capture_on_commit_callbacks
+):
+    """The job to resume is the stopped one; the one queued behind it follows (409, in
+    words, and nothing is logged)."""
+    campaign = make_campaign("condition_monitor")
+    dying(campaign, player)
+    with django_capture_on_commit_callbacks(execute=True):
+        first = clock_advance_start(campaign_id=campaign.pk, minutes=WEEK, requested_by=referee)
+        second = clock_advance_start(campaign_id=campaign.pk, minutes=WEEK, requested_by=referee)
+    api = client_for(referee)
+    jobs = f"/api/v1/campaigns/{campaign.pk}/clock/jobs/"
+    assert api.get(f"{jobs}{second.pk}/").json()["waits_for"] == first.pk
+    assert [j["waits_for"] for j in api.get(jobs).json()] == [first.pk, None]
+    refused = api.post(f"{jobs}{second.pk}/resume/")
+    assert refused.status_code == 409
+    assert f"behind clock job {first.pk}, which stopped on a choice" in refused.json()["detail"]
+    assert not ClockEntry.objects.filter(campaign=campaign, kind=ClockEntryKind.RESUME).exists()
