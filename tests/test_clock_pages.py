@@ -141,3 +141,71 @@ def test_a_player_sees_what_happened_since_they_last_looked(
     assert b"Since you last looked" not in own.get(f"/campaigns/{campaign.pk}/").content
     # another player has nothing of hers
     assert b"Since you last looked" not in other.get(f"/campaigns/{campaign.pk}/").content
+
+
+def test_undoing_a_death_the_clock_caused_says_why_it_happens_again(
+    make_campaign, referee, player, web, django_capture_on_commit_callbacks
+):
+    """Issue 34: undoing a death the clock applied brings its effect back, due already, so
+    the clock applies it again at once: the notice and the sheet say so, and what would
+    change it (undoing the wound that scheduled it as well)."""
+    campaign = make_campaign("condition_monitor")
+    membership = Membership.objects.get(campaign=campaign, user=player)
+    pim = character_create(membership=membership, name="Pim", sheet={})
+    wound = resolution_create_action(
+        character_id=pim.pk,
+        actor=referee,
+        by_referee=True,
+        action="damage",
+        params={"amount": 5, "kind": "aggravated", "soak_dice": 0},
+    )
+    run_job(campaign, 10)  # the terminal wound kills at minute 5 (CM-5)
+    pim.refresh_from_db()
+    assert pim.sheet["state"] == "dead"
+    page = web(referee)
+    with django_capture_on_commit_callbacks(execute=True):
+        undone = page.post(f"/characters/{pim.pk}/undo/", headers={"HX-Request": "true"})
+    pim.refresh_from_db()
+    assert pim.sheet["state"] == "dead"  # the catch-up applied it again
+    text = " ".join(undone.content.decode().split())
+    why = (
+        "“Terminal wound” was due at Day 1, 00:05 and the clock is past it: the undo "
+        "brought it back, and the clock applies whatever is due, so it happened again at "
+        "once. To change that, undo back to the entry that scheduled it as well: “Take "
+        "damage” at Day 1, 00:00."
+    )
+    assert why in text  # the notice
+    sheet = " ".join(page.get(f"/characters/{pim.pk}/").content.decode().split())
+    assert f"Pim is dead again. {why}" in sheet
+    # and undoing the wound as well takes it back for good
+    with django_capture_on_commit_callbacks(execute=True):
+        page.post(f"/characters/{pim.pk}/undo/", {"to": wound.pk})
+    pim.refresh_from_db()
+    assert pim.sheet["state"] == "ok"
+    sheet = page.get(f"/characters/{pim.pk}/").content.decode()
+    assert 'id="applied-again"' not in sheet
+
+
+@pytest.mark.parametrize(
+    ("months", "weekdays", "said"),
+    [
+        ("Frost, 10\nBloom, 10", "Sunday, , Tiwsday", "A week day has no name"),
+        ("Frost, 10\nBloom, 10", "Sunday, Moonday,", "A week day has no name"),
+        ("Frost, 10\nFrost, 10", "", "Two months are called Frost"),
+        ("Frost, 10\nBloom, 10", "Sunday, Moonday, Sunday", "Two week days are called Sunday"),
+    ],
+)
+def test_the_calendar_refuses_blank_and_duplicate_names_in_words(
+    campaign, referee, web, months, weekdays, said
+):
+    """Issue 34: a blank week day was dropped without a word, a duplicate name accepted
+    (a date naming it always meant the first)."""
+    page = web(referee)
+    data = {"months": months, "weekdays": weekdays, "year": "1000", "month": "1", "day": "1"}
+    preview = page.get(f"/campaigns/{campaign.pk}/settings/calendar/preview/", data)
+    assert said in preview.content.decode()
+    refused = page.post(f"/campaigns/{campaign.pk}/settings/", {"form": "calendar", **data})
+    assert refused.status_code == 400
+    assert said in refused.content.decode()
+    campaign.refresh_from_db()
+    assert campaign.calendar == {}

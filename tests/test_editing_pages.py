@@ -3,6 +3,8 @@ clock, players, invite links, deletion), leaving, and a character's edit page.""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from campaigns.models import Campaign, Invite, Membership
@@ -257,3 +259,82 @@ def test_played_by_names_the_player_as_their_name_is_written(campaign, aldo, ref
     page = web(referee).post(f"/characters/{aldo.pk}/edit/", form, follow=True).content.decode()
     assert "Aldo is now played by other_player." in page
     assert 'class="flash-success"' in page
+
+
+def test_a_correction_the_rules_refuse_is_said_in_plain_words_and_logs_nothing(aldo, referee, web):
+    """Issue 34: "MARKS 7/2" (more major wound marks than the level, ruling HD-P15) and a
+    correction to the value the field has already are refused in words on the edit page,
+    and the log gains no entry ("corrected nothing" was logged before)."""
+    import re
+
+    from web.plain import RULING_ID
+
+    client = web(referee)
+    url = f"/characters/{aldo.pk}/edit/"
+    entries = Resolution.objects.filter(character=aldo).count()
+    for field, value, said in (
+        ("major_wound_marks", "7", "7 major wound marks is more than the level, 2"),
+        ("hp", "10", "Nothing to correct: hp is 10 already."),
+    ):
+        page = client.post(url, {"form": "correct", "field": field, "value": value, "reason": "x"})
+        assert page.status_code == 400, field
+        text = " ".join(page.content.decode().split())
+        (error,) = re.findall(r'<p class="form-error" role="alert">([^<]*)</p>', text)
+        assert said in error, error
+        assert not re.search(r"\b[a-z]+_[a-z_]+\b", error), error  # no field's key
+        assert not RULING_ID.search(error), error
+    assert Resolution.objects.filter(character=aldo).count() == entries
+    aldo.refresh_from_db()
+    assert (aldo.sheet["major_wound_marks"], aldo.sheet["hp"]) == (0, 10)
+
+
+@pytest.mark.parametrize("hours", ["-1", "0", "99999999999", "8761", "1e9", "lots"])
+def test_the_invite_expiry_says_its_range(campaign, referee, web, hours):
+    """Issue 34: -1 and 99999999999 were refused alike, without the range."""
+    page = web(referee).post(
+        f"/campaigns/{campaign.pk}/settings/", {"form": "invite", "expires_in_hours": hours}
+    )
+    assert page.status_code == 400
+    assert "a whole number of hours from 1 to 8760 (a year)" in page.content.decode()
+    assert not Invite.objects.filter(campaign=campaign).exists()
+
+
+def test_the_import_refuses_two_players_mapped_to_one_and_warns_of_the_referee(
+    campaign, aldo, referee, other_player, outsider, web
+):
+    """Issue 34: two of the file's players mapped to one account are refused (their
+    characters would merge under one player); a player mapped to the importing referee
+    is allowed, with a word of what it means."""
+    import json
+
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    character_create(
+        membership=Membership.objects.get(campaign=campaign, user=other_player),
+        name="Bea",
+        sheet={"hp": 8},
+    )
+    export = web(referee).get(f"/api/v1/campaigns/{campaign.pk}/export/").content
+
+    def imported(players: str) -> Any:
+        upload = SimpleUploadedFile("campaign.json", export, "application/json")
+        return web(referee).post(
+            "/campaigns/import/", {"export": upload, "players": players}, follow=True
+        )
+
+    count = Campaign.objects.count()
+    refused = imported("player = outsider\nother_player = outsider")
+    assert refused.status_code == 400
+    said = " ".join(refused.content.decode().split())
+    assert (
+        "other_player and player would both be played by outsider here: each player of the "
+        "file plays their own characters, so map each to a person of their own. Nothing was "
+        "imported."
+    ) in said
+    assert Campaign.objects.count() == count
+    assert json.loads(export)["characters"]  # the file was fine
+    warned = imported("player = referee\nother_player = outsider")
+    said = " ".join(warned.content.decode().split())
+    assert "You mapped player to yourself: the characters player played are yours" in said
+    assert "outsider plays in it again" in said
+    assert Campaign.objects.count() == count + 1

@@ -993,3 +993,32 @@ def test_verify_the_dice_recomputes_every_roll_on_the_server(web, campaign, aldo
     changed = [{**rolled.rolls[0], "dice": [7 if d != 7 else 1 for d in rolled.rolls[0]["dice"]]}]
     Resolution.objects.filter(pk=rolled.pk).update(rolls=changed + rolled.rolls[1:])
     assert "the log was changed after the roll" in text(web(player).get(url))
+
+
+def test_flash_notices_keep_names_as_written_and_say_engine_words_plainly(web, referee):
+    """Issue 34: every flash notice went through the plain-words filter, so a name
+    written with underscores lost them; only texts from code that need it go through it
+    (an action's summary, a service's refusal)."""
+    client = web(referee)
+    created = client.post(
+        reverse("campaign-new"), {"name": "the_salt_marsh", "ruleset": "hit_dice"}, follow=True
+    )
+    assert "the_salt_marsh is ready. Invite your players." in created.content.decode()
+    campaign = Campaign.objects.get(name="the_salt_marsh")
+    added = client.post(
+        reverse("character-new", args=[campaign.pk]), {"name": "old_garret"}, follow=True
+    )
+    assert "old_garret joins the party." in added.content.decode()
+    garret = Character.objects.get(name="old_garret")
+    # an entry's summary from the code (a correction names the sheet's field), without
+    # htmx: said plainly, the name as written
+    corrected = client.post(
+        reverse("character-edit", args=[garret.pk]),
+        {"form": "correct", "field": "major_wound_marks", "value": "1", "reason": "a typo"},
+        follow=True,
+    )
+    flash = corrected.content.decode().split('<div class="flash" role="status">')[1]
+    assert flash.startswith(
+        '<p class="flash-success">old_garret: The referee corrected major wound marks 0 to 1: '
+        "a typo.</p>"
+    ), flash[:300]

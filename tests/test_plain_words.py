@@ -3,8 +3,9 @@ every ruleset, walked as its referee and as a player, with the error paths.
 
 Ruling ids (G-3, HD-P7, OS-4...) stay in code, tests and docs; JSON Schema's messages
 stay in the API. The rules help pages (/rules/<key>/, docs/rulesets/*.md rendered) are
-that documentation and are left out on purpose: there a referee reads the rulings by
-their ids.
+read by players too: since issue 34 they leave the sections for API clients out and say
+no ruling id, snake_case key or JSON Schema either (the last test below; the browser walks
+them with the other pages in tests/browser/test_plain_words_walk.py).
 
 Every action of every ruleset is tried on every character the viewer may act on: with
 nothing filled in, with numbers far too big and far too small, with words where numbers
@@ -380,3 +381,17 @@ def test_strip_rulings_leaves_the_sentence():
         "Eight hours; fatigue back to 0."
     )
     assert strip_rulings("Ages at once (OS-5), every save due.") == "Ages at once, every save due."
+
+
+def test_the_rules_help_pages_speak_the_games_words(client):
+    """Issue 34: "Params are closed JSON Schemas...", a "Kind Key Payload" table with
+    wound_worsens and {"wound": <id>}, snake_case action names and ruling ids (OS-P22)
+    were on the players' rules pages; the sections for API clients are left out."""
+    for key in ruleset_keys():
+        page = client.get(reverse("rules-help", args=[key]))
+        shown = words(page.content.decode(), code=True)
+        assert "for API clients" not in shown, key
+        for shape in (SNAKE, RULING_ID, re.compile(r"\bJSON\b|\bSchemas?\b|\bISO\b|\bpayload\b")):
+            found = shape.findall(shown)
+            assert not found, f"rules {key}: {found}"
+        assert not re.search(r"\b(?:True|False|None)\b", shown), key

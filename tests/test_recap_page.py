@@ -73,3 +73,36 @@ def test_the_dashboard_links_the_recap(campaign, referee, player, web):
         assert f"/campaigns/{campaign.pk}/recap/".encode() in (
             web(user).get(f"/campaigns/{campaign.pk}/").content
         )
+
+
+@pytest.mark.parametrize("calendar", [TWO_MONTHS, {}])
+def test_the_date_box_takes_dates_as_the_pages_write_them(campaign, referee, player, web, calendar):
+    """Issue 34: "Tiwsday 2 Bloom 1000, 00:00", "2 Bloom 1000" and "Day 3, 08:30", as the
+    clock and the log show them, bound the recap (and a real time it cannot read is said
+    without "ISO")."""
+    from campaigns.selectors import clock_display
+
+    Campaign.objects.filter(pk=campaign.pk).update(calendar=calendar)
+    campaign.refresh_from_db()
+    wounded(campaign, player, "Aldo", every=DAY)
+    run_job(campaign, 15 * DAY, requested_by=referee)
+    page = web(referee)
+    url = f"/campaigns/{campaign.pk}/recap/"
+    start, end = 11 * DAY + 8 * 60 + 30, 12 * DAY
+    shown_from, shown_to = clock_display(start, campaign), clock_display(end, campaign)
+    for span in (
+        {"from_date": shown_from, "to_date": shown_to},
+        {"from_date": shown_from.split(",")[0], "to_date": shown_to.split(",")[0]},
+    ):
+        answer = page.get(url, span)
+        assert answer.status_code == 200, (span, answer.content.decode()[:3000])
+        text = " ".join(answer.content.decode().split())
+        assert "form-error" not in text, span
+    text = " ".join(
+        page.get(url, {"from_date": shown_from, "to_date": shown_to}).content.decode().split()
+    )
+    assert f"From {shown_from} to {shown_to}" in text
+    bad = page.get(url, {"real_from": "last tuesday"})
+    assert bad.status_code == 400
+    said = bad.content.decode()
+    assert "A real time is a date and a time" in said and "ISO" not in said

@@ -33,6 +33,12 @@ def humanize(key: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def choice_words(value: Any) -> str:
+    """A choice of a select in words: ``"none"`` reads "Nothing" (issue 34: "None" is
+    what a program says), any other value as :func:`humanize` says it."""
+    return "Nothing" if value in ("none", None) else humanize(str(value))
+
+
 @dataclass
 class FormField:
     """One control (or group of controls) of a schema-built form."""
@@ -110,7 +116,7 @@ def build_field(
         return base
     if "enum" in schema and all(isinstance(v, str) for v in schema["enum"]):
         base.kind = "select"
-        base.choices = [(v, humanize(v)) for v in schema["enum"]]
+        base.choices = [(v, choice_words(v)) for v in schema["enum"]]
         base.value = _text(current)
         return base
     if types == ["integer"] or types == ["number"]:

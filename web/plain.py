@@ -76,6 +76,13 @@ RAW_SCHEMA_WORDS = (
 )
 
 
+# A flash message from code whose words need the plain filter (an engine's summary, a
+# service's refusal): ``messages.success(request, text, extra_tags=PLAIN)``. Every other
+# flash message is the page's own sentence and is shown as written, names and codes with
+# their underscores (issue 34; templates/base.html).
+PLAIN = "plain"
+
+
 def possessive(name: str) -> str:
     """ "Grey Crows" -> "Grey Crows'", "Aldo" -> "Aldo's" (issue 29)."""
     return f"{name}'" if name.endswith(("s", "S")) else f"{name}'s"
@@ -171,6 +178,23 @@ def plain_message(message: str, labels: Mapping[str, str] | None = None) -> str:
     return _sentence(message)
 
 
+def plain_inline(text: str) -> str:
+    """Words inside a sentence (a roll's label): ruling ids left out, snake_case names as
+    words, the case and punctuation as written."""
+    text = strip_rulings(str(text))
+    return _SNAKE.sub(lambda m: m.group(0).replace("_", " "), text)
+
+
+def plain_summary(text: str, name: str) -> str:
+    """A resolution's summary in plain words, the character's name as written: the log
+    writes it "Name: what happened", and a name is no code's word (issue 34: "old_garret"
+    became "old garret")."""
+    head = f"{name}: "
+    if name and text.startswith(head):
+        return head + plain_message(text.removeprefix(head))
+    return plain_message(text)
+
+
 def field_labels(fields: Iterable[Any]) -> dict[str, str]:
     """key -> label of schema-built form fields, nested groups included."""
     labels: dict[str, str] = {}
@@ -207,6 +231,12 @@ def plain_import_problem(message: str) -> str:
         return (
             f"There is no one called {who} here: check the username, or leave them out "
             "and invite them once the campaign is imported." + _NOTHING_IMPORTED
+        )
+    if " are mapped to one person here, " in message:
+        olds, _, new = message.partition(" are mapped to one person here, ")
+        return (
+            f"{olds} would both be played by {new} here: each player of the file plays "
+            "their own characters, so map each to a person of their own." + _NOTHING_IMPORTED
         )
     if message.startswith("give each player's name"):
         return "Write each player as their name in the file = a username here." + _NOTHING_IMPORTED

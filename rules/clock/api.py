@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 from decimal import ROUND_HALF_EVEN, Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
 from drf_spectacular.utils import extend_schema, extend_schema_field
@@ -34,6 +34,7 @@ from rules.clock.selectors import (
     clock_jobs_for_campaign,
     clock_log,
     clock_report_view,
+    first_waiting_job,
     own_character_ids,
 )
 from rules.clock.services import (
@@ -47,6 +48,9 @@ from rules.play.api import ResolutionPagination
 from rules.play.log_filters import log_filter_parameters, log_filters
 from rules.play.models import EffectState
 from rules.play.selectors import effect_view, effects_for_viewer
+
+if TYPE_CHECKING:  # DRF's error messages may be lazy texts (django-stubs' name for them)
+    from django.utils.functional import _StrPromise as StrPromise
 
 
 class _KeywordFields(serializers.Serializer):
@@ -101,6 +105,11 @@ class ClockJobSerializer(_KeywordFields):
     reason = serializers.CharField(help_text="why it waits or failed")
     waiting_on = serializers.IntegerField(
         allow_null=True, help_text="the character whose choice stops the clock (G-3)"
+    )
+    waits_for = serializers.IntegerField(
+        allow_null=True,
+        help_text="a queued job behind an earlier job stopped on a choice (G-3): that job's "
+        "id; this one runs once that one is resumed and done (null: it waits for nothing)",
     )
     skipped = serializers.ListField(
         child=serializers.DictField(), help_text="effects the ruleset refused, and why"
@@ -184,34 +193,77 @@ def _advance_output(job: ClockJob) -> Any:
     return AdvanceOutputSerializer({"job": job.pk, **clock_job_view(job)}).data
 
 
+def _between(what: str, low: int, high: int) -> dict[str, str | StrPromise]:
+    """A whole number field's refusals in words (the clock form shows them as they come,
+    issue 34), not DRF's "Ensure this value is less than or equal to ..."."""
+    said = f"{what} is a whole number from {low} to {high}."
+    return {"min_value": said, "max_value": said, "invalid": said, "max_string_length": said}
+
+
+MAX_DAY = 10**9
+
+
 class UntilSerializer(serializers.Serializer):
     """A date of the campaign's calendar (``campaigns/{id}/calendar/``)."""
 
     year = serializers.IntegerField(
-        required=False, min_value=-MAX_YEAR, max_value=MAX_YEAR, help_text="with a calendar"
+        required=False,
+        min_value=-MAX_YEAR,
+        max_value=MAX_YEAR,
+        help_text="with a calendar",
+        error_messages=_between("The year", -MAX_YEAR, MAX_YEAR),
     )
     month = serializers.JSONField(
         required=False, help_text="with a calendar: its number (from 1) or its name"
     )
     day = serializers.IntegerField(
         min_value=1,
-        max_value=10**9,
+        max_value=MAX_DAY,
         help_text="the day of the month; without a calendar, the day from the start",
+        error_messages=_between("The day", 1, MAX_DAY),
     )
-    hour = serializers.IntegerField(required=False, min_value=0, max_value=23, default=0)
-    minute = serializers.IntegerField(required=False, min_value=0, max_value=59, default=0)
+    hour = serializers.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=23,
+        default=0,
+        error_messages=_between("The hour", 0, 23),
+    )
+    minute = serializers.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=59,
+        default=0,
+        error_messages=_between("The minute", 0, 59),
+    )
+
+
+# The advance's amounts refused in the words of advance_minutes (the page shows them).
+_TEN_YEARS: dict[str, str | StrPromise] = {
+    key: "Advance the clock by a whole number of minutes, hours or days, at most ten years at once."
+    for key in ("min_value", "max_value", "invalid", "max_string_length")
+}
 
 
 class ClockAdvanceApi(APIView):
     class InputSerializer(JsonSerializer):
         minutes = serializers.IntegerField(
-            min_value=0, max_value=MAX_ADVANCE_MINUTES, required=False
+            min_value=0,
+            max_value=MAX_ADVANCE_MINUTES,
+            required=False,
+            error_messages=_TEN_YEARS,
         )
         hours = serializers.IntegerField(
-            min_value=0, max_value=MAX_ADVANCE_MINUTES // 60, required=False
+            min_value=0,
+            max_value=MAX_ADVANCE_MINUTES // 60,
+            required=False,
+            error_messages=_TEN_YEARS,
         )
         days = serializers.IntegerField(
-            min_value=0, max_value=MAX_ADVANCE_MINUTES // (24 * 60), required=False
+            min_value=0,
+            max_value=MAX_ADVANCE_MINUTES // (24 * 60),
+            required=False,
+            error_messages=_TEN_YEARS,
         )
         until = UntilSerializer(
             required=False,
@@ -264,7 +316,8 @@ class ClockJobListApi(APIView):
         membership = access_campaign(request.user, campaign_id, referee=True)
         campaign = membership.campaign
         jobs = clock_jobs_for_campaign(campaign)
-        views = [clock_job_view(job, campaign=campaign) for job in jobs]
+        waiting = first_waiting_job(campaign.pk)
+        views = [clock_job_view(job, campaign=campaign, first_waiting=waiting) for job in jobs]
         return Response(ClockJobSerializer(views, many=True).data)
 
 
@@ -294,7 +347,9 @@ class ClockJobResumeApi(APIView):
         responses={
             202: ClockJobSerializer,
             409: error_answer(
-                409, "Conflict: the choice the job waits on is still open, or the job is done."
+                409,
+                "Conflict: the choice the job waits on is still open, the job is done, or "
+                "it is queued behind an earlier job stopped on a choice (resume that one).",
             ),
         },
         description="Referee only: continue a job that waits on an answered choice, failed, "

@@ -125,6 +125,11 @@ class ReportBuilder:
         entry["events"].append(event)
         self._pending.append((event, resolution))
 
+    def span(self) -> tuple[int, int] | None:
+        """The first and last in-game minute of this batch's events (None: no event)."""
+        minutes = [event["clock"] for entry in self.entries.values() for event in entry["events"]]
+        return (min(minutes), max(minutes)) if minutes else None
+
     def merged_into(self, stored: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
         """The stored report's characters with this batch's events added (ids filled in:
         call once the batch's resolutions are written)."""

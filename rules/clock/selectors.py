@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Literal
 
 from django.conf import settings
 from django.db.models import QuerySet
@@ -13,7 +14,13 @@ from campaigns.models import Campaign
 from campaigns.selectors import clock_date, clock_display
 from characters.models import Character
 from core.cleaning import valid_id
-from rules.clock.models import ClockEntry, ClockJob, ClockJobState, ClockReport
+from rules.clock.models import (
+    UNFINISHED_JOB_STATES,
+    ClockEntry,
+    ClockJob,
+    ClockJobState,
+    ClockReport,
+)
 from rules.clock.report import hidden_resolutions, report_for_viewer
 from rules.play.clock_record import ClockLine
 from rules.play.log_filters import LogFilters
@@ -31,6 +38,82 @@ def clock_jobs_for_campaign(campaign: Campaign, *, limit: int = 50) -> list[Cloc
         .select_related("requested_by")
         .order_by("-id")[:limit]
     )
+
+
+@dataclass(frozen=True)
+class ClockHold:
+    """What holds the campaign's clock and what moves it on, for the dashboard (issue 34).
+
+    ``job`` is the campaign's oldest unfinished job (its jobs run one after the other,
+    oldest first), or, when none is unfinished, the latest job if it failed. ``behind``:
+    the jobs queued after it, oldest first; each runs once the ones before it ended.
+    ``choice_open``: the job waits on a character whose choice is still to be answered
+    (answer it first, ruling G-3); ``resumable``: resuming would set the job going now."""
+
+    job: ClockJob
+    behind: list[ClockJob]
+    choice_open: bool
+    resumable: bool
+
+    @property
+    def stopped(self) -> bool:
+        """The job waits on a choice or failed: a person must act for the clock to go on."""
+        return self.job.state in (ClockJobState.WAITING, ClockJobState.FAILED)
+
+
+def clock_hold(campaign: Campaign) -> ClockHold | None:
+    """What holds the campaign's clock (:class:`ClockHold`), or None when nothing does:
+    every job is done (or the latest failed one was followed by a job that ran). Two
+    queries, three when the clock waits on a character."""
+    jobs = list(
+        ClockJob.objects.filter(campaign=campaign, state__in=UNFINISHED_JOB_STATES)
+        .select_related("requested_by")
+        .order_by("id")
+    )
+    if not jobs:
+        latest = clock_jobs_for_campaign(campaign, limit=1)
+        if not latest or latest[0].state != ClockJobState.FAILED:
+            return None
+        jobs = latest
+    head, behind = jobs[0], jobs[1:]
+    choice_open = False
+    if head.state == ClockJobState.WAITING and head.waiting_on_id is not None:
+        choice = (
+            Character.objects.filter(pk=head.waiting_on_id)
+            .values_list("pending_choice", flat=True)
+            .first()
+        )
+        choice_open = choice is not None  # SQL NULL and JSON null alike
+    resumable = (
+        head.state in (ClockJobState.WAITING, ClockJobState.FAILED)
+        and not choice_open
+        and campaign.archived_at is None
+    )
+    return ClockHold(job=head, behind=behind, choice_open=choice_open, resumable=resumable)
+
+
+def first_waiting_job(campaign_id: int) -> int | None:
+    """The id of the campaign's oldest job stopped on a choice (ruling G-3), or None."""
+    return (
+        ClockJob.objects.filter(campaign_id=campaign_id, state=ClockJobState.WAITING)
+        .order_by("id")
+        .values_list("pk", flat=True)
+        .first()
+    )
+
+
+# clock_job_view: find the campaign's first job waiting on a choice itself
+Ask = Literal["ask"]
+
+
+def _waits_for(job: ClockJob, first_waiting: int | Ask | None) -> int | None:
+    """The earlier job a queued job waits behind because that one stopped on a choice:
+    its id, or None (the job is not queued, or nothing stops the jobs before it). It
+    runs once that one is resumed and done (issue 34)."""
+    if job.state != ClockJobState.QUEUED:
+        return None
+    waiting = first_waiting_job(job.campaign_id) if first_waiting == "ask" else first_waiting
+    return waiting if isinstance(waiting, int) and waiting < job.pk else None
 
 
 def clock_job_for_campaign(campaign: Campaign, job_id: int | str) -> ClockJob:
@@ -99,7 +182,11 @@ def clock_jobs_health(now: datetime) -> dict[str, int]:
 
 
 def clock_job_view(
-    job: ClockJob, *, viewer_own: set[int] | None = None, campaign: Campaign | None = None
+    job: ClockJob,
+    *,
+    viewer_own: set[int] | None = None,
+    campaign: Campaign | None = None,
+    first_waiting: int | Ask | None = "ask",
 ) -> dict[str, Any]:
     """A job as the API shows it. Progress is the in-game time covered: known when the
     job starts and never going back, unlike the count of effects (an effect can schedule
@@ -107,7 +194,9 @@ def clock_job_view(
 
     ``viewer_own``: a player's character ids (None: the referee). A player reads why the
     clock waits only when it waits on their own character, and the skipped effects of
-    their own characters only."""
+    their own characters only. ``first_waiting``: the campaign's oldest job waiting on a
+    choice (:func:`first_waiting_job`), when the caller knows it already (a list of jobs).
+    """
     clock = job.clock_reached
     campaign = campaign if campaign is not None else job.campaign  # its calendar
     reason, skipped = job.reason, job.skipped
@@ -137,6 +226,7 @@ def clock_job_view(
         "date": None if clock is None else clock_date(clock, campaign),
         "reason": reason,
         "waiting_on": job.waiting_on_id,
+        "waits_for": _waits_for(job, first_waiting),
         "skipped": skipped,
         "created_at": job.created_at,
         "started_at": job.started_at,

@@ -442,6 +442,19 @@ def clock_job_resume(*, job_id: int, actor: Any = None) -> ClockJob:
         job = ClockJob.objects.select_for_update().get(pk=job_id)
         if job.state == ClockJobState.DONE:
             raise ResolutionConflict(f"clock job {job.pk} is already done")
+        if job.state == ClockJobState.QUEUED:
+            ahead = (
+                ClockJob.objects.filter(
+                    campaign=campaign, pk__lt=job.pk, state=ClockJobState.WAITING
+                )
+                .values_list("pk", flat=True)
+                .first()
+            )
+            if ahead is not None:  # issue 34: queued behind a decision, not lost
+                raise ResolutionConflict(
+                    f"Clock job {job.pk} waits its turn behind clock job {ahead}, which "
+                    "stopped on a choice: answer it, then resume that one; this one follows."
+                )
         if job.state == ClockJobState.WAITING and job.waiting_on_id is not None:
             character = Character.objects.get(pk=job.waiting_on_id)
             if character.pending_choice is not None:
@@ -619,11 +632,20 @@ def _advance_batch(job_id: int) -> bool:
             ).count()
         job.skipped = [*job.skipped, *batch.skipped]
         job.clock_reached = campaign.clock
-        report.clock_to = max(report.clock_to, campaign.clock)
+        if job.kind == ClockJobKind.CATCH_UP:
+            # It moves no clock: its report spans the minutes of the effects it applied,
+            # all of them due before the clock it started at (issue 34).
+            if (span := batch.report.span()) is not None:
+                first, last = span
+                if report.characters:  # an earlier batch's events
+                    first, last = min(first, report.clock_from), max(last, report.clock_to)
+                report.clock_from, report.clock_to = first, last
+        else:
+            report.clock_to = max(report.clock_to, campaign.clock)
         if batch.report.entries:
             report.characters = batch.report.merged_into(report.characters)
             report.updated_at = now
-        report.save(update_fields=["clock_to", "characters", "updated_at"])
+        report.save(update_fields=["clock_from", "clock_to", "characters", "updated_at"])
         job.save()
         publish_resolutions(campaign.pk, campaign.ruleset, batch.resolutions)
         if job.state != ClockJobState.RUNNING:

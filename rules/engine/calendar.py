@@ -89,6 +89,19 @@ def _name(value: Any, what: str) -> str:
     return name
 
 
+def _refuse_twice(names: list[str], what: str) -> None:
+    """Two months (or week days) of one name: a date naming it would always mean the
+    first, so the calendar is refused (issue 34)."""
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise CalendarError(
+                f"Two {what}s are called {name}: give each {what} a name of its own, or a "
+                "date naming it would always mean the first."
+            )
+        seen.add(name)
+
+
 def _whole(value: Any, low: int, high: int, message: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise CalendarError(message)
@@ -122,10 +135,12 @@ def parse_calendar(data: Mapping[str, Any] | None) -> Calendar | None:
             f"{name} needs a number of days from 1 to {MAX_MONTH_DAYS}.",
         )
         months.append((name, days))
+    _refuse_twice([name for name, _ in months], "month")
     raw_weekdays = data.get("weekdays", [])
     if not isinstance(raw_weekdays, list) or len(raw_weekdays) > MAX_WEEKDAYS:
         raise CalendarError(f"A week has at most {MAX_WEEKDAYS} days, each a name.")
     weekdays = tuple(_name(raw, "week day") for raw in raw_weekdays)
+    _refuse_twice(list(weekdays), "week day")
     epoch = data.get("epoch") or {}
     if not isinstance(epoch, Mapping):
         raise CalendarError("The start date is a year, a month and a day.")

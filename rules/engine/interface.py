@@ -15,6 +15,7 @@ from __future__ import annotations
 import abc
 import copy
 import dataclasses
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
@@ -159,6 +160,48 @@ class OutOfBounds:
 
     fields: tuple[str, ...]  # the sheet's fields it is about ("hp", "hit_dice")
     why: str  # a sentence naming the value and the bound: "hp 999 is above ... 24"
+
+
+class CorrectionRefused(RuleError):
+    """A referee's correction the rules refuse (:meth:`Ruleset.correct`): each problem a
+    sentence naming the value and why, as the API lists them."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__(" ".join(_capital_sentence(why) for why in problems))
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class Correction:
+    """A referee's correction as its ruleset takes it (:meth:`Ruleset.correct`)."""
+
+    sheet: Sheet  # the sheet after it
+    # field -> (before, after): the fields asked for that change, then those the rules
+    # set as a consequence (a state the numbers decide, a value kept by the rules)
+    asked: Mapping[str, tuple[Any, Any]]
+    follows: Mapping[str, tuple[Any, Any]]
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal as JSON: ``True`` is not ``1``, ``1`` is ``1.0`` (numbers are made whole first)."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def field_words(key: str) -> str:
+    """A sheet field in words for a sentence: "major_wound_marks" -> "major wound marks"."""
+    return key.replace("_", " ")
+
+
+def value_words(value: Any) -> str:
+    """A sheet value in a sentence: "6", "yes", "no", "none", short JSON otherwise."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "none"
+    if isinstance(value, str):
+        return value or "nothing"
+    text = json.dumps(value, separators=(", ", ": "))
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 @dataclass(frozen=True)
@@ -445,6 +488,14 @@ def is_valid_fast(instance: Any, schema: Mapping[str, Any]) -> bool | None:
     return True
 
 
+def _capital_sentence(text: str) -> str:
+    text = text.strip()
+    if not text:
+        return text
+    text = text[:1].upper() + text[1:]
+    return text if text[-1] in ".!?" else text + "."
+
+
 def validate(instance: Any, schema: Mapping[str, Any], what: str) -> None:
     """Raise :class:`RuleError` with a readable message if ``instance`` is invalid."""
     if is_valid_fast(instance, schema):
@@ -571,6 +622,53 @@ class Ruleset(abc.ABC):
 
     def validate_sheet(self, sheet: Mapping[str, Any]) -> None:
         validate(sheet, self.sheet_schema, "sheet")
+
+    def correct(self, sheet: Mapping[str, Any], changes: Mapping[str, Any]) -> Correction:
+        """A referee's correction of sheet fields (rules.play.editing), as the rules take it.
+
+        The fields asked for are set; what follows from them by the ruleset's own rules is
+        set too (:meth:`correction_follows`: a state the numbers decide, a value kept by the
+        rules); the sheet must then be valid and inside the ruleset's bounds wherever the
+        correction touched it (:meth:`out_of_bounds`). Otherwise a :class:`RuleError` in
+        words, and nothing changes. A correction that sets every field to the value it has
+        already is refused too: it would log a change that changes nothing (issue 34).
+        """
+        unknown = sorted(set(changes) - set(sheet))
+        if unknown:
+            words = ", ".join(field_words(key) for key in unknown)
+            raise CorrectionRefused([f"this sheet has no {words} to correct"])
+        asked = {key: value for key, value in changes.items() if not _same(sheet[key], value)}
+        if not asked:
+            said = "; ".join(
+                f"{field_words(key)} is {value_words(value)}" for key, value in changes.items()
+            )
+            raise CorrectionRefused([f"nothing to correct: {said} already"])
+        new: Sheet = {**copy.deepcopy(dict(sheet)), **copy.deepcopy(asked)}
+        validate(new, self.sheet_schema, "sheet")  # the shapes, before the bounds
+        follows = self.correction_follows(new, frozenset(asked))
+        new.update(copy.deepcopy(dict(follows)))
+        touched = set(asked) | {key for key in follows if not _same(sheet[key], new[key])}
+        problems = [p.why for p in self.out_of_bounds(new) if set(p.fields) & touched]
+        if problems:
+            raise CorrectionRefused(problems)
+        self.validate_sheet(new)
+        return Correction(
+            sheet=new,
+            asked={key: (copy.deepcopy(sheet[key]), new[key]) for key in sorted(asked)},
+            follows={
+                key: (copy.deepcopy(sheet[key]), new[key])
+                for key in sorted(follows)
+                if key not in asked and not _same(sheet[key], new[key])
+            },
+        )
+
+    def correction_follows(self, sheet: Mapping[str, Any], asked: frozenset[str]) -> dict[str, Any]:
+        """What a referee's correction of the fields ``asked`` sets by the rules, in a sheet
+        holding the corrected values: the fields that follow from them (a state the numbers
+        decide, a penalty they give), each with its value. A :class:`RuleError` in words
+        for a correction the rules cannot follow (a state that needs its clock). Each
+        ruleset says which in a project ruling of its page; by default, nothing follows."""
+        return {}
 
     def out_of_bounds(self, sheet: Mapping[str, Any]) -> tuple[OutOfBounds, ...]:
         """Where a sheet that passed :meth:`validate_sheet` is still out of the ruleset's

@@ -227,6 +227,16 @@ def _players(data: Any, players: Any) -> dict[str, Any]:
     missing = sorted(name for name in wanted if name not in found)
     if missing:
         raise ValidationError({"players": [f"there is no one called {', '.join(missing)} here"]})
+    # Two of the export's players mapped to one person here would merge their characters
+    # under one player: refused (issue 34).
+    by_user: dict[str, list[str]] = {}
+    for old, new in players.items():
+        by_user.setdefault(new.strip(), []).append(old)
+    for new, olds in sorted(by_user.items()):
+        if len(olds) > 1:
+            raise ValidationError(
+                {"players": [f"{' and '.join(sorted(olds))} are mapped to one person here, {new}"]}
+            )
     return {old: found[new.strip()] for old, new in players.items()}
 
 

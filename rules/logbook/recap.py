@@ -40,8 +40,13 @@ from rules.play.models import Resolution, ResolutionKind, ScheduledEffect
 PARAMETERS = ("from", "to", "from_date", "to_date", "real_from", "real_to")
 # Entries in one recap at most (a session is far fewer); past it ``truncated`` is true.
 RECAP_LIMIT = 2000
-_TIME = re.compile(r"^(?P<date>.+?)(?:[T ](?P<hour>\d{1,2}):(?P<minute>\d{2}))?$")
+_TIME = re.compile(
+    r"^(?P<date>.+?)(?:(?:,\s*|\s+|T)(?P<hour>\d{1,2}):(?P<minute>\d{2}))?$", re.DOTALL
+)
 _CALENDAR_DATE = re.compile(r"^(?P<year>-?\d+)-(?P<month>.+)-(?P<day>\d+)$")
+# A date as the pages show it (rules.engine.calendar.date_at): "Moonday 6 Bloom 1000",
+# the week day left out or not (issue 34).
+_SHOWN_DATE = re.compile(r"^(?:\S+\s+)?(?P<day>\d+)\s+(?P<month>.+?)\s+(?P<year>-?\d+)$")
 _DAY = re.compile(r"^(?:day\s*)?(?P<day>\d+)$", re.IGNORECASE)
 
 
@@ -67,9 +72,10 @@ def _minute(value: str, name: str) -> int:
 
 
 def date_minute(calendar: Calendar | None, text: str, *, end: bool) -> int:
-    """The in-game minute a date of the calendar names: ``1000-Bloom-6`` or ``1000-2-6``
-    (year, month by name or number, day), without a calendar the day's number (``3`` or
-    ``Day 3``), each with a time if wanted (``1000-2-6 08:30``). A date without a time is
+    """The in-game minute a date of the calendar names: as the pages show it (``Moonday 6
+    Bloom 1000, 08:30``, the week day optional) or ``1000-Bloom-6`` or ``1000-2-6`` (year,
+    month by name or number, day), without a calendar the day's number (``3``, ``Day 3``
+    or ``Day 3, 08:30``), each with a time if wanted (``1000-2-6 08:30``). A date without a time is
     its day's first minute, or its last when ``end``. CalendarError in plain words."""
     found = _TIME.match(text.strip())
     date = found.group("date") if found else ""
@@ -81,11 +87,12 @@ def date_minute(calendar: Calendar | None, text: str, *, end: bool) -> int:
             raise CalendarError("A date is a day's number (3, or Day 3), with a time if wanted.")
         first = minute_of(None, day=int(day.group("day")), hour=hour or 0, minute=minute)
     else:
-        parts = _CALENDAR_DATE.match(date)
+        parts = _CALENDAR_DATE.match(date) or _SHOWN_DATE.match(date)
         if parts is None:
             raise CalendarError(
                 "A date reads year-month-day in the campaign's calendar (1000-Bloom-6 or "
-                "1000-2-6), with a time if wanted (1000-2-6 08:30)."
+                "1000-2-6) or as the pages write it (Moonday 6 Bloom 1000), with a time if "
+                "wanted (6 Bloom 1000, 08:30)."
             )
         month: int | str = parts.group("month")
         if str(month).isdigit():

@@ -24,7 +24,7 @@ from campaigns.models import Membership
 from characters.models import Character
 from core.cleaning import reject_nul_characters, whole_numbers
 from core.errors import ResolutionConflict
-from rules.engine.interface import Result, RuleError, validate
+from rules.engine.interface import CorrectionRefused, Result, RuleError
 from rules.engine.registry import get_ruleset
 from rules.play.context import campaign_context
 from rules.play.dice import campaign_dice
@@ -140,13 +140,20 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _changes_words(changes: Mapping[str, tuple[Any, Any]]) -> str:
+    return ", ".join(f"{key} {_shown(old)} -> {_shown(new)}" for key, (old, new) in changes.items())
+
+
 def character_correct(
     *, character_id: int, actor: Any, changes: Mapping[str, Any], reason: str
 ) -> ResolutionModel:
-    """The referee sets sheet fields by hand. The sheet must stay valid, and the fields
-    set within the ruleset's own bounds (``Ruleset.out_of_bounds``: a current value above
-    its maximum, a state the numbers contradict): else 400 naming the value and why, and
-    nothing changes. The entry names each field with its old and new value."""
+    """The referee sets sheet fields by hand, as the ruleset takes it
+    (``Ruleset.correct``): what follows from them by the rules is set too (a state the
+    numbers decide), and the sheet must stay valid and within the ruleset's own bounds
+    (``Ruleset.out_of_bounds``): else 400 naming the value and why, and nothing changes.
+    A correction to the values the sheet has already is refused the same way (issue 34:
+    it logged "corrected nothing"). The entry names each field with its old and new
+    value, those that followed after "so"."""
     reason = reason.strip() if isinstance(reason, str) else ""
     if not reason:
         raise ValidationError({"reason": ["say why the sheet is corrected"]})
@@ -159,37 +166,27 @@ def character_correct(
     with transaction.atomic():
         campaign, character = lock_character(character_id)
         ruleset = get_ruleset(campaign.ruleset)
-        unknown = sorted(set(changes) - set(character.sheet))
-        if unknown:
-            raise ValidationError(
-                {"changes": [f"no such field on the sheet: {', '.join(unknown)}"]}
-            )
-        sheet = {**copy.deepcopy(character.sheet), **copy.deepcopy(dict(changes))}
         try:
-            validate(sheet, ruleset.sheet_schema, "sheet")  # the shapes, before the bounds
-            out = [p.why for p in ruleset.out_of_bounds(sheet) if set(p.fields) & set(changes)]
-            if out:
-                raise ValidationError({"changes": out})
-            ruleset.validate_sheet(sheet)
+            correction = ruleset.correct(character.sheet, changes)
+        except CorrectionRefused as refused:
+            raise ValidationError({"changes": refused.problems}) from None
         except RuleError as error:
             raise ValidationError({"changes": [str(error)]}) from None
+        words = _changes_words(correction.asked)
+        if correction.follows:
+            words += f", so {_changes_words(correction.follows)}"
         changed = {
-            field: {"from": copy.deepcopy(character.sheet[field]), "to": copy.deepcopy(value)}
-            for field, value in sorted(changes.items())
-            if character.sheet[field] != value
+            key: {"from": copy.deepcopy(old), "to": copy.deepcopy(new)}
+            for key, (old, new) in {**correction.asked, **correction.follows}.items()
         }
-        words = ", ".join(
-            f"{field} {_shown(change['from'])} -> {_shown(change['to'])}"
-            for field, change in changed.items()
-        )
         return _edit(
             campaign,
             character,
             action="correct",
             params={"changes": dict(changes), "reason": reason},
-            summary=f"the referee corrected {words or 'nothing (the same values)'}: {reason}",
+            summary=f"the referee corrected {words}: {reason}",
             actor=actor,
-            sheet=sheet,
+            sheet=correction.sheet,
             outcome={"changed": changed},
         )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
@@ -19,7 +20,7 @@ from rules.engine.dice import HmacGenerator, Roll
 from rules.engine.odds import Odds
 from rules.engine.registry import get_ruleset
 from rules.play.context import campaign_context
-from rules.play.models import Resolution, ScheduledEffect
+from rules.play.models import EffectState, Resolution, ResolutionKind, ScheduledEffect
 
 REFEREE_ONLY = "referee_only"
 
@@ -344,3 +345,41 @@ def effect_view(effect: ScheduledEffect, *, viewer_is_referee: bool) -> dict[str
         view["key"] = effect.key
         view["hidden"] = effect.hidden
     return view
+
+
+# -- what an undo brought back that was due already (issue 34) ---------------------------------
+def overdue_revived(undos: Iterable[Resolution]) -> list[ScheduledEffect]:
+    """The effects these undos brought back that were due already when they were undone
+    (ruling G-6): the clock applies them again at once, through a catch-up job
+    (rules.play.undo), whatever the undo meant to take back. In due order, each with the
+    entry that scheduled it (``created_by``): undoing that one as well takes it away."""
+    clock_of: dict[int, int] = {}
+    for undo in undos:
+        for pk in (undo.params or {}).get("revived_as") or []:
+            clock_of[int(pk)] = undo.clock
+    if not clock_of:
+        return []
+    rows = ScheduledEffect.objects.filter(pk__in=clock_of).select_related("created_by")
+    return [e for e in rows.order_by("due_at", "id") if e.due_at <= clock_of[e.pk]]
+
+
+def applied_again_after_undo(character: Character) -> list[ScheduledEffect]:
+    """While the character's newest entries are the clock applying again what their
+    newest undo brought back overdue (:func:`overdue_revived`): those effects. Empty once
+    anything else happened to the character (the sheet then says nothing about it)."""
+    newest = Resolution.objects.filter(character=character).order_by("-version").first()
+    if newest is None or newest.kind != ResolutionKind.EFFECT:
+        return []
+    undo = (
+        Resolution.objects.filter(
+            character=character, kind=ResolutionKind.UNDO, version__lt=newest.version
+        )
+        .order_by("-version")
+        .first()
+    )
+    if undo is None:
+        return []
+    since = Resolution.objects.filter(character=character, version__gt=undo.version)
+    if since.exclude(kind=ResolutionKind.EFFECT).exists():
+        return []
+    return [e for e in overdue_revived([undo]) if e.state == EffectState.DONE]

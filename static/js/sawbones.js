@@ -355,6 +355,7 @@
     bar.removeAttribute("value");
     label.textContent = "Advancing the clock…";
     var job = null;
+    var held = false; // queued behind a stopped job: no report yet
     try {
       var data = await start();
       job = data.job !== undefined ? data.job : data.id;
@@ -379,6 +380,12 @@
         }
         var word = String(state.state || "").toLowerCase();
         if (FINISHED.indexOf(word) >= 0 || STOPPED.indexOf(word) >= 0) break;
+        // queued behind a job stopped on a choice: it runs once that one is resumed, and
+        // the dashboard's clock status says so (issue 34)
+        if (word === "queued" && state.waits_for !== null && state.waits_for !== undefined) {
+          held = true;
+          break;
+        }
         await new Promise(function (resolve) {
           setTimeout(resolve, POLL_MS);
         });
@@ -390,7 +397,7 @@
       progressBox.hidden = true;
       setBusy(form, false);
       refreshDashboard();
-      if (job !== null) showReport(job);
+      if (job !== null && !held) showReport(job);
     }
   }
 
@@ -604,6 +611,48 @@
       }
     });
   }
+  // A person's own request to a live region (an action, a choice, an undo: a form whose
+  // target is the region) and the region's refresh never cut each other off: htmx says
+  // an aborted request on the console ("htmx:sendAbort"), and ordinary play logs no
+  // error (issue 34). So no form aborts the refresh (no hx-sync "replace"): while the
+  // person's request is out the region sends no refresh, and a refresh already out when
+  // they acted is not swapped in (its answer may be older than theirs); the region asks
+  // again once theirs is in (askAgain above).
+  var acting = {}; // region id -> the person's requests out
+  var acted = {}; // region id -> the person's requests sent so far
+  var sentAt = new WeakMap(); // a refresh's xhr -> acted[region] when it was sent
+  function liveTarget(event) {
+    var target = event.detail.target;
+    return target && target.id && target.hasAttribute && target.hasAttribute("data-live-key")
+      ? target
+      : null;
+  }
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var region = liveTarget(event);
+    if (!region || event.defaultPrevented) return;
+    var id = region.id;
+    if (event.detail.elt !== region) {
+      acting[id] = (acting[id] || 0) + 1;
+      acted[id] = (acted[id] || 0) + 1;
+      event.detail.xhr.sawbonesActs = id;
+    } else if (acting[id]) {
+      askAgain[region.getAttribute("data-live-key")] = true;
+      event.preventDefault(); // quietly: htmx logs nothing for a request never sent
+    } else {
+      sentAt.set(event.detail.xhr, acted[id] || 0);
+    }
+  });
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var region = liveTarget(event);
+    var xhr = event.detail.xhr;
+    if (!region || !xhr || !sentAt.has(xhr)) return;
+    if (sentAt.get(xhr) < (acted[region.id] || 0)) event.detail.shouldSwap = false;
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var xhr = event.detail.xhr;
+    var id = xhr ? xhr.sawbonesActs : null;
+    if (id && acting[id]) acting[id] -= 1;
+  });
   // A page nobody sees (another tab in front, a minimised window) sends no polls and
   // holds no stream; its timer keeps running. When it shows again, the dashboard and the
   // battle board ask at once (sawbones:refresh), and the stream opens again.

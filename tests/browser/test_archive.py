@@ -47,3 +47,44 @@ def test_archiving_asks_first_then_reveals_the_seed(new_page, referee, player):
     expect(page.get_by_role("button", name="Bring it back into play")).to_be_visible()
     expect(page.locator("#dice .dice-seed").first).to_have_text(secret)
     assert Campaign.objects.get(pk=campaign.pk).archived_at is not None
+
+
+def test_an_archived_campaign_offers_only_what_can_be_done(new_page, referee, player):
+    """Issue 34: the clock buttons and the action forms stayed on an archived campaign's
+    pages (their use refused); the pages now say what can be done instead."""
+    from campaigns.services import campaign_archive
+
+    campaign = campaign_create(user=referee, name="Harrow Keep", ruleset="hit_dice")
+    membership = Membership.objects.create(campaign=campaign, user=player, role="player")
+    aldo = character_create(membership=membership, name="Aldo", sheet={"level": 2, "hit_dice": 2})
+    resolution_create_action(
+        character_id=aldo.pk,
+        actor=referee,
+        by_referee=True,
+        action="damage",
+        params={"amount": 1},
+    )
+    campaign_archive(campaign_id=campaign.pk)
+    page = new_page()
+    log_in(page, "referee")
+    page.goto(f"/campaigns/{campaign.pk}/")
+    expect(page.locator("#clock-archived")).to_have_text(
+        "The clock is stopped while the campaign is archived."
+    )
+    for name in ("+1 h", "Advance", "Run until then", "Set"):
+        expect(page.get_by_role("button", name=name, exact=True)).to_have_count(0)
+    expect(page.get_by_role("heading", name="Party action")).to_have_count(0)
+    expect(page.get_by_role("button", name="Create character")).to_have_count(0)
+    page.locator("#archived-notice").get_by_role("link", name="Bring it back into play").click()
+    expect(page.get_by_role("button", name="Bring it back into play")).to_be_in_viewport()
+
+    page.goto(f"/characters/{aldo.pk}/")
+    expect(page.locator("#archived-actions")).to_contain_text(
+        "This campaign is archived: nothing can happen to Aldo until you bring it back into play"
+    )
+    expect(page.locator(".actions-panel form")).to_have_count(0)
+    expect(page.locator(".log-undo button", has_text="Undo")).to_have_count(0)
+    expect(page.get_by_role("link", name="Edit Aldo")).to_have_count(0)
+    page.goto(f"/characters/{aldo.pk}/edit/")
+    expect(page.locator("#archived-notice")).to_contain_text("Aldo cannot be changed")
+    expect(page.locator("main form")).to_have_count(0)

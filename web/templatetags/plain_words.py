@@ -7,6 +7,7 @@ from django import template
 from django.utils.html import escape
 from django.utils.safestring import SafeData, SafeString, mark_safe
 
+from web.plain import plain_inline as _plain_inline
 from web.plain import plain_message
 from web.plain import possessive as _possessive
 from web.rules_doc import for_readers as _for_readers
@@ -19,6 +20,12 @@ def plain(text: object) -> str:
     if text is None or text == "":
         return ""
     return plain_message(str(text))
+
+
+@register.filter
+def plain_inline(text: object) -> str:
+    """Words inside a sentence (a roll's label): no ruling id, no snake_case, as written."""
+    return _plain_inline(str(text or ""))
 
 
 @register.filter

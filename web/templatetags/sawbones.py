@@ -14,7 +14,9 @@ from django import template
 
 from campaigns.models import Campaign
 from campaigns.selectors import clock_display
+from rules.clock.models import ClockJobKind
 from rules.engine.dice import Roll
+from rules.engine.interface import value_words
 from web import rulesets
 from web.forms import humanize as _humanize
 
@@ -45,6 +47,31 @@ def duration(minutes: int | None) -> str:
     if hours:
         return f"{hours} h" + (f" {mins} min" if mins else "")
     return f"{mins} min"
+
+
+@register.filter
+def queued_job_words(job: Any, campaign: Any = None) -> str:
+    """A clock job waiting its turn, for the dashboard (issue 34): "An advance of 7 days,
+    asked by rhea.", "What an undo brought back that is due already." """
+    who = job.requested_by.get_username() if job.requested_by_id else None
+    if job.kind == ClockJobKind.ADVANCE:
+        text = (
+            f"An advance of {duration(job.minutes)}"
+            if job.until is None
+            else f"An advance until {clock(job.until, campaign)}"
+        )
+        return text + (f", asked by {who}." if who else ".")
+    if job.kind == ClockJobKind.LIVE:
+        return f"The live clock's {duration(job.minutes)}."
+    if job.kind == ClockJobKind.ACTION:
+        return f"The {duration(job.minutes)} an action took."
+    return "What an undo brought back that is due already."
+
+
+@register.filter
+def sheet_value(value: Any) -> str:
+    """A sheet's value in words (issue 34): yes, no, none, the number or the word."""
+    return value_words(value)
 
 
 @register.filter

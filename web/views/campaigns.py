@@ -49,8 +49,8 @@ from characters.selectors import PartyMember, party
 from core.cleaning import reject_nul_characters
 from core.errors import NotAllowed, ResolutionConflict
 from rules.battles.selectors import warband_rules
-from rules.clock.models import ClockJob, ClockJobState
-from rules.clock.selectors import clock_jobs_for_campaign, reports_since
+from rules.clock.models import ClockJob
+from rules.clock.selectors import clock_hold, clock_jobs_for_campaign, reports_since
 from rules.engine.calendar import date_at
 from rules.engine.interface import RuleError, Ruleset
 from rules.engine.registry import get_ruleset, ruleset_keys
@@ -59,14 +59,13 @@ from rules.play.selectors import effects_for_viewer
 from web.forms import FormField, ParamsError, humanize, parse_params, schema_fields
 from web.htmx import is_htmx
 from web.live import party_stamp, party_unchanged, tagged
-from web.plain import plain_message
+from web.plain import PLAIN, plain_message
 from web.rulesets import sheet_templates
 from web.templatetags.sawbones import effect_text
 from web.views.clock import report_context
 
 TIMELINE_LENGTH = 12
 DAY = 24 * 60
-STOPPED = (ClockJobState.WAITING, ClockJobState.FAILED)  # a clock job the referee must see
 OPTION_PREFIX = "opt."  # the campaign options' names on the new-campaign form
 PENDING_INVITE = "pending_invite"  # session key: the invite code opened while logged out
 MORNING_HOUR = 6  # "next morning" on the clock buttons: the next 06:00
@@ -199,6 +198,9 @@ def _live_context(membership: Membership, viewer_id: int) -> dict[str, Any]:
     cards = _cards(members, ruleset, effects, referee)
     rows, more = timeline(effects, TIMELINE_LENGTH)
     job = latest_job(campaign) if referee else None
+    # what holds the clock and what moves it on (issue 34): the oldest unfinished job,
+    # not the newest, which may be queued behind it
+    hold = clock_hold(campaign) if referee else None
     return {
         "campaign": campaign,
         "membership": membership,
@@ -210,14 +212,7 @@ def _live_context(membership: Membership, viewer_id: int) -> dict[str, Any]:
         "timeline_more": more,
         "card_templates": sheet_templates(campaign.ruleset, "card"),
         "clock_text": clock_display(campaign.clock, campaign),
-        "stopped_job": job if job is not None and job.state in STOPPED else None,
-        # the choice the clock stopped on, while it still waits (issue 29: once answered,
-        # the banner says so instead of "Answer the choice")
-        "choice_open": job is not None
-        and job.waiting_on_id is not None
-        and any(
-            m.character.pk == job.waiting_on_id and m.character.pending_choice for m in members
-        ),
+        "clock_hold": hold,
         "stamp": _stamp(
             campaign.clock, len(members), sum(m.character.version for m in members), job
         ),
@@ -328,7 +323,7 @@ def _referee_post(
     try:
         write(campaign_id=membership.campaign_id)
     except ResolutionConflict as error:
-        messages.error(request, str(error))
+        messages.error(request, str(error), extra_tags=PLAIN)
     else:
         messages.success(request, done)
     return _to_campaign(request, campaign_id, anchor)

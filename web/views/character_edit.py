@@ -30,7 +30,7 @@ from rules.play.editing import (
     character_retire,
 )
 from web.forms import humanize
-from web.plain import plain_message
+from web.plain import plain_message, plain_summary
 
 REFEREE_FORMS = {"level_up", "correct", "owner", "delete"}
 FORMS = {"rename", "retire", *REFEREE_FORMS}
@@ -65,9 +65,6 @@ def _number(raw: str) -> int | None:
     return int(raw) if raw.strip().isdigit() else None
 
 
-VERBATIM = "verbatim"  # a flash message shown as written (templates/base.html)
-
-
 @login_required
 def character_edit(request: HttpRequest, character_id: int) -> HttpResponse:
     access = access_character(request.user, character_id)
@@ -85,9 +82,13 @@ def character_edit(request: HttpRequest, character_id: int) -> HttpResponse:
             errors[form if form in FORMS else "rename"] = plain_message(words)
             status = 409 if isinstance(error, ResolutionConflict | ActionBlocked) else 400
         else:
-            # our own sentence, names as they are (plain words would turn "other_player"
-            # into "other player")
-            messages.success(request, notice, extra_tags=VERBATIM)
+            # an edit's summary is the log's words, said plainly (a correction names the
+            # sheet's fields); our own sentences keep names as they are ("other_player")
+            ours = form in {"owner", "delete"}
+            if not ours:
+                character.refresh_from_db()  # renamed: the summary names the new name
+                notice = plain_summary(notice, character.name)
+            messages.success(request, notice)
             if form == "delete":
                 return redirect("campaign", campaign_id=character.campaign_id)
             return redirect(reverse("character-edit", args=[character.pk]))
@@ -96,6 +97,7 @@ def character_edit(request: HttpRequest, character_id: int) -> HttpResponse:
         "character": character,
         "campaign": character.campaign,
         "is_referee": access.is_referee,
+        "archived": character.campaign.archived_at is not None,
         "fields": _scalar_fields(character.sheet) if access.is_referee else [],
         "members": campaign_members(character.campaign) if access.is_referee else [],
         "errors": errors,

@@ -24,6 +24,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from campaigns.access import access_campaign
+from campaigns.models import Campaign
+from campaigns.selectors import clock_display
 from characters.access import CharacterAccess, access_character
 from characters.choices import public_choice
 from core.cleaning import valid_id
@@ -33,10 +35,12 @@ from rules.clock.action_time import elapsed_words
 from rules.engine.dice import DiceError
 from rules.engine.interface import ActionBlocked, ActionSpec, OddsUnavailable, RuleError
 from rules.engine.registry import get_ruleset
-from rules.play.models import EffectState, ResolutionKind
+from rules.play.models import EffectState, ResolutionKind, ScheduledEffect
 from rules.play.selectors import (
     action_odds,
+    applied_again_after_undo,
     effects_for_viewer,
+    overdue_revived,
     resolution_dice_check,
     resolution_log,
     resolution_of,
@@ -61,8 +65,9 @@ from web.forms import (
 )
 from web.htmx import is_htmx
 from web.live import sheet_stamp, sheet_unchanged, tagged
-from web.plain import field_labels, plain_message
+from web.plain import field_labels, plain_message, plain_summary
 from web.rulesets import sheet_placeholders, sheet_templates
+from web.templatetags.sawbones import effect_text
 from web.views.campaigns import creation_fields, dashboard_context, posted_text
 
 LOG_LENGTH = 30
@@ -128,7 +133,10 @@ def sheet_context(
 
     forms: list[dict[str, Any]] = []
     unavailable: dict[str, list[str]] = {}  # reason -> the actions it rules out
-    for spec in viewer_actions(access):
+    # an archived campaign is read, not played (campaigns.access.refuse_archived): no
+    # form that would only be refused; the page says what can be done instead (issue 34)
+    archived = campaign.archived_at is not None
+    for spec in viewer_actions(access) if not archived else ():
         reason = ruleset.unavailable(character.sheet, spec.key)
         if reason is not None and spec.key not in errors:
             unavailable.setdefault(reason, []).append(spec.label)
@@ -139,7 +147,7 @@ def sheet_context(
     rows = resolution_log(character, before=before, length=LOG_LENGTH)
     labels = {spec.key: spec.label for spec in ruleset.actions}
     marks = undo_marks(rows[:LOG_LENGTH])
-    redo = redo_target(character) if referee else None
+    redo = redo_target(character) if referee and not archived else None
     log: list[dict[str, Any]] = []
     for resolution in rows[:LOG_LENGTH]:
         view = resolution_view(resolution, ruleset_key=ruleset.key, viewer_is_referee=referee)
@@ -155,6 +163,7 @@ def sheet_context(
         # Any entry in force can be undone, with everything newer (rules.play.undo).
         view["undoable"] = (
             referee
+            and not archived
             and not view["undo_mark"]
             and resolution.kind not in (ResolutionKind.CREATE, ResolutionKind.UNDO)
         )
@@ -173,7 +182,8 @@ def sheet_context(
         "raw_sheet": character.sheet if referee else None,  # hidden diseases (G-4)
         "status": ruleset.status(character.sheet),
         "choice": choice,
-        "can_answer": choice is not None and access.may_take(choice["who"]),
+        "can_answer": choice is not None and access.may_take(choice["who"]) and not archived,
+        "archived": archived,
         "choice_error": choice_error,
         "forms": forms,
         "unavailable": list(unavailable.items()),
@@ -192,7 +202,36 @@ def sheet_context(
         "sheet_templates": sheet_templates(ruleset.key, "full"),
         "stamp": stamp(access),
         "notice": notice,
+        "applied_again": applied_again_words(
+            [e for e in applied_again_after_undo(character) if referee or not e.hidden],
+            campaign,
+            labels,
+        ),
     }
+
+
+def applied_again_words(
+    effects: list[ScheduledEffect], campaign: Campaign, labels: dict[str, str]
+) -> str:
+    """Why an undo did not take something back (issue 34): what it brought back was due
+    already, so the clock applied it again at once; and what would change that (undoing
+    the entry that scheduled it as well). Empty for no effect."""
+    said = []
+    for effect in effects:
+        text = (
+            f"“{effect_text(effect)}” was due at {clock_display(effect.due_at, campaign)} "
+            "and the clock is past it: the undo brought it back, and the clock applies "
+            "whatever is due, so it happened again at once."
+        )
+        origin = effect.created_by
+        if origin is not None:
+            text += (
+                " To change that, undo back to the entry that scheduled it as well: "
+                f"“{log_title(origin.kind, origin.action, labels)}” at "
+                f"{clock_display(origin.clock, campaign)}."
+            )
+        said.append(text)
+    return " ".join(said)
 
 
 def action_form(
@@ -278,6 +317,8 @@ def character_live(request: HttpRequest, character_id: int) -> HttpResponse:
 def _answer(request: HttpRequest, character_id: int, status: int, **context: Any) -> HttpResponse:
     """The page (or its live fragment) after a post, with what went wrong if anything."""
     access = access_character(request.user, character_id)  # fresh state after the change
+    if context.get("notice"):  # the log's words, said plainly, the name as written
+        context["notice"] = plain_summary(context["notice"], access.character.name)
     if status < 400 and not is_htmx(request):
         if context.get("notice"):
             messages.success(request, context["notice"])
@@ -389,7 +430,13 @@ def character_undo(request: HttpRequest, character_id: int) -> HttpResponse:
         if len(undos) == 1
         else (f"{access.character.name}: Referee undid {len(undos)} entries.")
     )
-    return _answer(request, character_id, 200, notice=notice)
+    ruleset = get_ruleset(access.character.campaign.ruleset)
+    again = applied_again_words(
+        overdue_revived(undos),
+        access.character.campaign,
+        {spec.key: spec.label for spec in ruleset.actions},
+    )
+    return _answer(request, character_id, 200, notice=f"{notice} {again}".strip())
 
 
 @login_required

@@ -125,7 +125,13 @@ def posted_calendar(data: Any) -> dict[str, Any]:
                 "(Frost, 30)."
             )
         months.append({"name": name.strip(), "days": int(days)})
-    weekdays = [w.strip() for w in str(data.get("weekdays", "")).split(",") if w.strip()]
+    written = str(data.get("weekdays", ""))
+    weekdays = [w.strip() for w in written.split(",")] if written.strip() else []
+    if "" in weekdays:  # issue 34: dropped without a word before
+        raise CalendarError(
+            "A week day has no name: write the names separated by commas, with a name "
+            "between every two commas (Sunday, Moonday, Tiwsday)."
+        )
     epoch: dict[str, Any] = {
         "year": _whole(data.get("year", 1), "year"),
         "month": _whole(data.get("month", 1), "month"),

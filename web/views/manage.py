@@ -20,6 +20,7 @@ from campaigns.editing import invite_revoke, invite_usable, invites_of, members_
 from campaigns.models import Invite, Membership
 from campaigns.selectors import campaign_calendar, campaigns_of_user
 from campaigns.services import (
+    MAX_INVITE_HOURS,
     campaign_calendar_set,
     campaign_update,
     invite_create,
@@ -31,7 +32,7 @@ from rules.engine.calendar import PRESETS, CalendarError
 from rules.engine.registry import get_ruleset
 from rules.logbook.export import campaign_import, export_players
 from rules.play.campaign_editing import campaign_delete, campaign_leave, member_remove
-from web.plain import field_labels, plain_import_problem, plain_message
+from web.plain import PLAIN, field_labels, plain_import_problem, plain_message
 from web.views.campaigns import _posted_options, option_fields
 from web.views.clock import calendar_form_values, calendar_preview_rows, posted_calendar
 
@@ -68,9 +69,11 @@ def _hours(raw: str) -> int | None:
     """The invite's lifetime as typed: empty for never, else a whole number of hours."""
     if not raw:
         return None
-    if not raw.isdigit() or not 1 <= int(raw) <= 24 * 365 * 10:
+    if not raw.isdigit() or not 1 <= int(raw) <= MAX_INVITE_HOURS:
+        # the range said, whatever was wrong (issue 34: -1 and 99999999999 read alike)
         raise ValidationError(
-            "Expires after: a whole number of hours, from 1 (leave it empty for never)."
+            f"Expires after: a whole number of hours from 1 to {MAX_INVITE_HOURS} (a year); "
+            "leave it empty for a link that never expires."
         )
     return int(raw)
 
@@ -120,6 +123,7 @@ def campaign_manage(request: HttpRequest, campaign_id: int) -> HttpResponse:
         else request.POST,
         "presets": [(key, words) for key, (words, _) in PRESETS.items()],
         "rows": calendar_preview_rows(campaign_calendar(campaign), campaign.clock),
+        "max_invite_hours": MAX_INVITE_HOURS,
     }
     return render(request, "campaigns/manage.html", context, status=status)
 
@@ -174,7 +178,7 @@ def campaign_leave_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
     try:
         campaign_leave(campaign_id=membership.campaign_id, user=request.user)
     except ResolutionConflict as error:
-        messages.error(request, str(error))
+        messages.error(request, str(error), extra_tags=PLAIN)
         return redirect("campaign", campaign_id=campaign_id)
     messages.success(request, f"You left {membership.campaign.name}.")
     return redirect("home")
@@ -229,6 +233,15 @@ def _imported(campaign: Any, user: Any, data: Any, mapped: dict[str, str] | None
     back = sorted({new for new in mapped.values() if new != user.get_username()})
     if back:
         said += f" {_names(back)} {'plays' if len(back) == 1 else 'play'} in it again."
+    yourself = sorted(old for old, new in mapped.items() if new == user.get_username())
+    if yourself:  # issue 34: said, not refused: the referee may mean to play them
+        said += (
+            f" You mapped {_names(yourself)} to yourself: the characters "
+            f"{'they' if len(yourself) > 1 else _names(yourself)} played are yours, the "
+            "referee's, and no one plays them; to give them back, invite "
+            f"{'them' if len(yourself) > 1 else _names(yourself)} and choose who plays "
+            "each on the character's edit page."
+        )
     left = [n for n in export_players(data) if n not in mapped and n != user.get_username()]
     if left:
         said += (

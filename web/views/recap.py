@@ -22,6 +22,7 @@ from django.utils.http import urlencode
 
 from campaigns.access import access_campaign
 from campaigns.selectors import campaign_calendar
+from rules.engine.calendar import date_at
 from rules.engine.text import duration_text
 from rules.logbook.recap import (
     PARAMETERS,
@@ -60,6 +61,10 @@ def _local_input(moment: Any) -> str:
     return timezone.localtime(moment).strftime("%Y-%m-%dT%H:%M")
 
 
+# A real time the page could not read, in its words (the API says it its own way).
+REAL_TIME_WORDS = "A real time is a date and a time, such as 2025-03-01 19:00."
+
+
 @login_required
 def campaign_recap_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
     membership = access_campaign(request.user, campaign_id)
@@ -74,7 +79,15 @@ def campaign_recap_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
         try:
             window = recap_window(campaign, request.GET)
         except ValidationError as problem:
-            error = " ".join(problem.messages) + " The last day is shown instead."
+            said = {
+                key: REAL_TIME_WORDS if key.startswith("real_") else " ".join(messages)
+                for key, messages in (
+                    problem.message_dict.items()
+                    if hasattr(problem, "error_dict")
+                    else [("", problem.messages)]
+                )
+            }
+            error = " ".join(said.values()) + " The last day is shown instead."
             window = RecapWindow(real_from=timezone.now() - timedelta(hours=DEFAULT_HOURS))
     recap = _plain(campaign_recap(membership, window))
     if request.GET.get("format") == "md" and not error:
@@ -97,6 +110,7 @@ def campaign_recap_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
         "values": asked,
         "passed_words": duration_text(recap["clock"]["passed"] or 0),
         "has_calendar": campaign_calendar(campaign) is not None,
+        "example_date": date_at(campaign_calendar(campaign), campaign.clock).text.split(",")[0],
         "download_url": f"{request.path}?{urlencode({**query, 'format': 'md'})}",
         "file_name": recap_file_name(campaign, recap),
         "error": error,

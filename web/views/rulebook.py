@@ -17,6 +17,7 @@ from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
 
 from rules.engine.registry import get_ruleset, ruleset_keys
+from web.rules_doc import reader_tokens
 
 _MARKDOWN = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
 
@@ -27,8 +28,13 @@ def rules_doc_path(key: str) -> Path:
 
 @lru_cache(maxsize=16)
 def _rendered(key: str, mtime: float) -> SafeString:
+    """The page as players read it: the sections for API clients left out, ruling ids
+    and keys said in words (web.rules_doc.reader_tokens)."""
     text = rules_doc_path(key).read_text(encoding="utf-8")
-    return mark_safe(_MARKDOWN.render(text))  # noqa: S308 - html off: raw HTML is escaped
+    env: dict[str, object] = {}
+    tokens = reader_tokens(_MARKDOWN.parse(text, env), key)
+    html = _MARKDOWN.renderer.render(tokens, _MARKDOWN.options, env)
+    return mark_safe(html)  # noqa: S308 - html off: raw HTML is escaped
 
 
 def rules_html(key: str) -> SafeString:

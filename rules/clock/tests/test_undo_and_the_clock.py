@@ -85,3 +85,25 @@ def test_an_undo_with_nothing_overdue_queues_no_catch_up(campaign, player, refer
     )
     resolution_undo(character_id=aldo.pk, actor=referee)
     assert not ClockJob.objects.filter(kind=ClockJobKind.CATCH_UP).exists()
+
+
+def test_the_catch_up_report_spans_the_minutes_of_its_events(
+    campaign, player, referee, django_capture_on_commit_callbacks, web
+):
+    """Issue 34: a catch-up moves no clock, so its report's from and to are the minutes of
+    the effects it applied, not the clock's minute twice."""
+    aldo = wounded(campaign, player, "Aldo", every=60)  # worsens at 60, 120, 180
+    with django_capture_on_commit_callbacks(execute=True):
+        run_job(campaign, 200)
+    first = Resolution.objects.filter(character=aldo, kind=ResolutionKind.EFFECT).earliest("id")
+    with django_capture_on_commit_callbacks(execute=True):
+        resolution_undo(character_id=aldo.pk, actor=referee, to=first.pk)
+    catch_up = ClockJob.objects.select_related("report").get(kind=ClockJobKind.CATCH_UP)
+    assert catch_up.state == "done"
+    report = catch_up.report
+    assert report is not None
+    events = [e["clock"] for c in report.characters for e in c["events"]]
+    assert events == [60, 120, 180]
+    assert (report.clock_from, report.clock_to) == (60, 180)
+    page = web(referee).get(f"/campaigns/{campaign.pk}/clock/jobs/{catch_up.pk}/")
+    assert "Day 1, 01:00 to Day 1, 03:00" in page.content.decode()

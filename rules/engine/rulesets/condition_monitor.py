@@ -276,12 +276,20 @@ def place_line(boxes: list[str], line: str) -> bool:
     return False
 
 
-def _turn_normal_box(boxes: list[str]) -> bool:
-    """Project ruling CM-P10: a normal wound's extra line goes only to a box "only filled
-    in as Normal" (``/``), turning it lethal; False if there is none."""
+# Project ruling CM-P10: a line of a wound whose forward slash found no room turns a whole
+# box, never a partly healed one: the box it may go to, by line.
+_TURNS = {BACK: FORWARD, BAR: FORWARD + BACK}
+
+
+def _turn_whole_box(boxes: list[str], line: str) -> bool:
+    """Project ruling CM-P10: a line of a wound that lands on a full track (its forward
+    slash found no box without one) goes only to a whole box one step lighter: a back
+    slash turns a box "only filled in as Normal" (``/``) lethal, a bar turns a lethal box
+    (``/\\``) aggravated. A partly healed box (``/-``...) is never one. False if there is
+    none."""
     for index, box in enumerate(boxes):
-        if box == FORWARD:
-            boxes[index] = box_text(FORWARD + BACK)
+        if box == _TURNS[line]:
+            boxes[index] = box_text(box + line)
             boxes[:] = ordered(boxes)
             return True
     return False
@@ -299,19 +307,30 @@ class Marking:
 def mark_wound(boxes: Sequence[str], kind: str, count: int) -> Marking:
     """Ruling CM-3: ``count`` of each of the kind's lines, each on the first box lacking it.
 
-    All the forward slashes first, then the back slashes, then the bars. A normal
-    wound's ``/`` with no box lacking one becomes a ``\\`` on a box holding only ``/``
-    (project ruling CM-P10); any other line with nowhere to go is overflow.
+    All the forward slashes first, then the back slashes, then the bars. Project ruling
+    CM-P10: a forward slash with no box lacking one turns the wound's box into a whole
+    one instead: a normal wound's becomes a ``\\`` on a box holding only ``/``; for a
+    lethal or aggravated wound, its back slash and bar turn whole boxes one step
+    (:func:`_turn_whole_box`), never a partly healed box. Any line with nowhere to go is
+    overflow.
     """
     track = ordered(boxes)
     overflow = dict.fromkeys(LINES, 0)
     turned = 0
+    placed_forward = 0  # the wound's boxes that found room for their forward slash
     for line in KIND_LINES[kind]:
-        for _ in range(count):
-            if place_line(track, line):
-                continue
-            if kind == "normal" and _turn_normal_box(track):
-                turned += 1
+        for index in range(count):
+            if line == FORWARD:
+                if place_line(track, line):
+                    placed_forward += 1
+                    continue
+                if kind == "normal" and _turn_whole_box(track, BACK):
+                    turned += 1
+                    continue
+            elif index < placed_forward:
+                if place_line(track, line):
+                    continue
+            elif _turn_whole_box(track, line):  # the box found no room: CM-P10
                 continue
             overflow[line] += 1
     return Marking(tuple(track), {k: v for k, v in overflow.items() if v}, turned)
@@ -584,6 +603,24 @@ class ConditionMonitor(Ruleset):
             if not all_marked(sheet["boxes"]):
                 return "The character is not incapacitated: care has no wound to reduce."
         return None
+
+    def correction_follows(self, sheet: Mapping[str, Any], asked: frozenset[str]) -> dict[str, Any]:
+        """Project ruling CM-P11: what the rules keep follows a correction. The penalty is
+        the one the boxes, Willpower and Indomitability give (CM-6); corrected boxes make
+        an ok or incapacitated character whichever the track says (CM-4); a state
+        corrected away from dying or terminal ends that countdown (its clock then does
+        nothing, as after stabilizing)."""
+        follows: dict[str, Any] = {}
+        boxes, state = sheet["boxes"], sheet["state"]
+        if "penalty" not in asked:
+            follows["penalty"] = penalty(boxes, sheet["willpower"], sheet["indomitable"])
+        if "boxes" in asked and "state" not in asked and state in ("ok", "incapacitated"):
+            follows["state"] = "incapacitated" if all_marked(boxes) else "ok"
+        if "state" in asked:
+            for field, needs in (("terminal_until", "terminal"), ("dying_until", "dying")):
+                if state != needs and field not in asked:
+                    follows[field] = None
+        return follows
 
     def out_of_bounds(self, sheet: Mapping[str, Any]) -> tuple[OutOfBounds, ...]:
         """Project ruling CM-P11: the track's own invariants (CM-3 to CM-6) are its

@@ -415,8 +415,20 @@ class HitDice(Ruleset):
             raise RuleError("invalid sheet: wounds: two wounds share an id")
 
     def out_of_bounds(self, sheet: Mapping[str, Any]) -> tuple[OutOfBounds, ...]:
-        """Project ruling HD-P14: hp at most what the hit dice can roll (6 per die)."""
+        """Project ruling HD-P14: hp at most what the hit dice can roll (6 per die). Project
+        ruling HD-P15: major wound marks at most the level (a major wound can be chosen
+        only below it, HD-5)."""
         problems = []
+        marks, level = int(sheet["major_wound_marks"]), int(sheet["level"])
+        if marks > level:
+            problems.append(
+                OutOfBounds(
+                    ("major_wound_marks", "level"),
+                    f"{marks} major wound marks is more than the level, {level}: a character "
+                    "takes a mark only below their level, and at it the next failed strength "
+                    "save kills",
+                )
+            )
         most = 6 * int(sheet["hit_dice"])
         if sheet["hp"] > most:
             problems.append(

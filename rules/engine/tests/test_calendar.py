@@ -81,6 +81,9 @@ def test_a_year_rolls_over_and_the_epoch_may_start_mid_year():
         ({**TWO_MONTHS, "epoch": {"year": 1, "month": 3, "day": 1}}, "1 to 2"),
         ({**TWO_MONTHS, "epoch": {"year": 1, "month": 1, "day": 1, "weekday": "Fri"}}, "one of"),
         ({"months": [{"name": "Frost", "days": True}]}, "number of days"),
+        # issue 34: a duplicate name would always mean the first
+        ({"months": [{"name": "Frost", "days": 3}] * 2}, "Two months are called Frost"),
+        ({**TWO_MONTHS, "weekdays": ["Sun", "Moon", "Sun"]}, "Two week days are called Sun"),
     ],
 )
 def test_a_calendar_that_cannot_be_is_refused_in_plain_words(data, words):
@@ -116,8 +119,16 @@ names = st.text(alphabet="abcdefghij", min_size=1, max_size=8)
 
 @st.composite
 def calendars(draw: Any) -> Calendar:
-    months = draw(st.lists(st.tuples(names, st.integers(1, 40)), min_size=1, max_size=8))
-    weekdays = draw(st.lists(names, max_size=9))
+    # each name once: a calendar with two months (or week days) of one name is refused
+    months = draw(
+        st.lists(
+            st.tuples(names, st.integers(1, 40)),
+            min_size=1,
+            max_size=8,
+            unique_by=lambda month: month[0],
+        )
+    )
+    weekdays = draw(st.lists(names, max_size=9, unique=True))
     month = draw(st.integers(1, len(months)))
     day = draw(st.integers(1, months[month - 1][1]))
     weekday = draw(st.integers(0, max(0, len(weekdays) - 1)))

@@ -714,6 +714,54 @@ def test_cm_p10_a_normal_wound_on_a_full_track_turns_only_normal_boxes_lethal():
     assert (marking.turned_lethal, marking.overflow) == (1, {"/": 1})
 
 
+# Issue 34: CM-P10 for every kind of wound. A full track of lethal boxes and one partly
+# healed `/-` box (every box holds a forward slash): a petty wound of any kind finds no
+# room for its forward slash, and turns only a whole box, never the `/-` one. The soak
+# pool is one scripted die showing 5 (a hit): 2 damage, net 1, a petty wound.
+HEALED_TRACK = [LETH] * 9 + ["/-"]
+
+
+@pytest.mark.parametrize(
+    ("kind", "boxes", "overflow"),
+    [
+        # its forward slash has no box without one, and no box holds just `/`
+        ("normal", [LETH] * 9 + ["/-"], {"/": 1}),
+        # nor has its back slash a box holding just `/` to turn lethal: both dropped
+        ("lethal", [LETH] * 9 + ["/-"], {"/": 1, "\\": 1}),
+        # its bar turns one lethal box aggravated: one box, as a petty wound marks
+        ("aggravated", [AGG] + [LETH] * 8 + ["/-"], {"/": 1, "\\": 1}),
+    ],
+)
+def test_cm_p10_a_petty_wound_of_any_kind_never_turns_a_partly_healed_box(kind, boxes, overflow):
+    sheet = on_track(HEALED_TRACK)
+    assert sheet["state"] == "incapacitated"
+    result = run(sheet, "damage", {"amount": 2, "kind": kind, "soak_dice": 1}, [5])
+    assert result.outcome["net"] == 1
+    assert result.sheet["boxes"] == boxes
+    assert result.outcome["overflow"] == overflow
+    # a back slash is still missing from the `/-` box: incapacitated, not dying
+    assert result.sheet["state"] == "incapacitated"
+    assert result.sheet["dying_until"] is None and not result.effects
+
+
+def test_cm_p10_a_lethal_wound_on_a_full_normal_track_still_turns_normal_boxes_lethal():
+    """CM-3's "a lethal wound on a track full of normal marks turns N boxes lethal", and an
+    aggravated one N boxes aggravated, with scripted soak dice (a miss: net 2, three boxes)."""
+    lethal = run(
+        on_track([NORM] * 10), "damage", {"amount": 2, "kind": "lethal", "soak_dice": 1}, [1]
+    )
+    assert lethal.sheet["boxes"] == [LETH] * 3 + [NORM] * 7
+    assert lethal.outcome["overflow"] == {"/": 3}
+    aggravated = run(
+        on_track([LETH] * 4 + [NORM] * 6),
+        "damage",
+        {"amount": 2, "kind": "aggravated", "soak_dice": 1},
+        [2],
+    )
+    assert aggravated.sheet["boxes"] == [AGG] * 3 + [LETH] * 4 + [NORM] * 3
+    assert aggravated.outcome["overflow"] == {"/": 3}
+
+
 def test_cm_p10_through_the_action_the_summary_says_the_line_had_no_room():
     sheet = make_sheet([AGG] * 2 + [LETH] * 6 + ["/-"] * 2)
     result = RULES.resolve(

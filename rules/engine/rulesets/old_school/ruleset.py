@@ -822,6 +822,15 @@ class OldSchool(Ruleset):
         if problems:
             raise RuleError("invalid sheet: " + "; ".join(problems))
 
+    def correction_follows(self, sheet: Mapping[str, Any], asked: frozenset[str]) -> dict[str, Any]:
+        """Project ruling OS-P22: a score corrected to 0 kills (OS-1), as a referee who
+        sets it means; the state corrected against the numbers is refused instead."""
+        if "state" in asked or sheet["state"] == "dead":
+            return {}
+        if any(sheet[ability] == 0 for ability in ABILITIES if ability in asked):
+            return {"state": "dead"}
+        return {}
+
     def out_of_bounds(self, sheet: Mapping[str, Any]) -> tuple[OutOfBounds, ...]:
         """Project ruling OS-P22: scores and wounds at most their maximum (OS-1, OS-4),
         the state as the numbers say (a score at 0 is death; 0 wounds or below is down)."""
