@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -31,14 +31,30 @@ from core.throttles import AnonThrottle, IpThrottle, LoginThrottle, Registration
 PASSWORD_TOKEN_NAME = "Signed in with a password"  # noqa: S105 - a label
 
 
+@extend_schema_field(
+    {
+        "type": "string",
+        "maxLength": 150,
+        # Django's usernames (UnicodeUsernameValidator), spaces around them trimmed
+        "pattern": r"^\s*[\w.@+-]+\s*$",
+        "description": "letters, digits and @ . + - _ only",
+    }
+)
+class UsernameField(serializers.CharField):
+    """A new username as Django takes it, said in the schema (issue 36)."""
+
+
 class RegisterApi(APIView):
     permission_classes = [AllowAny]
     authentication_classes: list[type] = []
     throttle_classes = [RegistrationThrottle, AnonThrottle, IpThrottle]
 
     class InputSerializer(JsonSerializer):
-        username = serializers.CharField(max_length=150)
-        password = serializers.CharField(write_only=True, style={"input_type": "password"})
+        username = UsernameField(max_length=150)
+        # as long as auth/token/ takes (a longer one could never be used to sign in)
+        password = serializers.CharField(
+            write_only=True, max_length=4096, style={"input_type": "password"}
+        )
         email = serializers.EmailField(required=False, allow_blank=True)
 
     class OutputSerializer(serializers.Serializer):

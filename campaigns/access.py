@@ -111,6 +111,15 @@ def may_manage_tokens(user: Any) -> None:
         raise NotAllowed("only a signed-in person or an unlimited referee token may do this")
 
 
+def may_import(user: Any) -> None:
+    """Importing makes a campaign the importer referees and invites people to it (issue
+    36): a signed-in person or a ``referee`` token (403 for a ``player`` one; a ``read``
+    or one-campaign token is refused before, by :class:`TokenScopePermission`)."""
+    grant = grant_of(user)
+    if grant is not None and grant.scope != TokenScope.REFEREE:
+        raise NotAllowed("importing a campaign needs a token with the referee scope")
+
+
 def visible_memberships(user: Any) -> list[Membership]:
     """The user's memberships that the request's credential reaches."""
     grant = grant_of(user)

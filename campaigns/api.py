@@ -49,7 +49,15 @@ from core.openapi import (
     refused,
     serializer_class,
 )
-from rules.engine.calendar import MAX_MONTH_DAYS, MAX_NAME, MAX_YEAR, PRESETS, calendar_data
+from rules.engine.calendar import (
+    MAX_MONTH_DAYS,
+    MAX_MONTHS,
+    MAX_NAME,
+    MAX_WEEKDAYS,
+    MAX_YEAR,
+    PRESETS,
+    calendar_data,
+)
 from rules.engine.registry import all_rulesets, get_ruleset, ruleset_keys
 
 
@@ -304,14 +312,49 @@ class CalendarEpochSerializer(serializers.Serializer):
     )
 
 
+class CalendarEpochInputSerializer(serializers.Serializer):
+    """The date at clock 0 as a PUT sends it: each part may be left out (1)."""
+
+    year = serializers.IntegerField(
+        min_value=-MAX_YEAR, max_value=MAX_YEAR, required=False, help_text="default 1"
+    )
+    month = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_MONTHS,
+        required=False,
+        help_text="a month of `months`, from 1 (default 1)",
+    )
+    day = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_MONTH_DAYS,
+        required=False,
+        help_text="a day of that month, from 1 (default 1)",
+    )
+    weekday = serializers.CharField(
+        required=False,
+        max_length=MAX_NAME,
+        help_text="its week day, one of `weekdays` (default: the first)",
+    )
+
+
 class CalendarSerializer(serializers.Serializer):
-    months = CalendarMonthSerializer(
-        many=True, required=False, help_text="each year's months, in order (at least one)"
+    """A calendar as a PUT sends it, with every bound the server checks (the engine's,
+    rules.engine.calendar; config/tests/test_schema_bounds.py holds them equal)."""
+
+    months = serializers.ListField(
+        child=CalendarMonthSerializer(),
+        required=False,
+        min_length=1,
+        max_length=MAX_MONTHS,
+        help_text="each year's months, in order (at least one)",
     )
     weekdays = serializers.ListField(
-        child=serializers.CharField(max_length=MAX_NAME), required=False, help_text="may be none"
+        child=serializers.CharField(max_length=MAX_NAME),
+        required=False,
+        max_length=MAX_WEEKDAYS,
+        help_text="may be none",
     )
-    epoch = CalendarEpochSerializer(required=False, help_text="the date at clock 0")
+    epoch = CalendarEpochInputSerializer(required=False, help_text="the date at clock 0")
     preset = serializers.ChoiceField(
         choices=list(PRESETS),
         required=False,

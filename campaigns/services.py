@@ -13,7 +13,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from campaigns.models import Campaign, Invite, Membership, RevealedSeed, Role, new_dice_seed
-from core.cleaning import reject_nul_characters
+from core.cleaning import reject_nul_characters, whole_numbers
 from core.errors import ResolutionConflict
 from rules.engine.calendar import CalendarError, calendar_data, parse_calendar, preset
 from rules.engine.interface import RuleError
@@ -93,8 +93,8 @@ def campaign_calendar_set(
     try:
         if preset_key:
             chosen = preset(preset_key)
-        else:
-            chosen = parse_calendar(calendar or {})
+        else:  # days: 30.0 is 30 (issue 36)
+            chosen = parse_calendar(whole_numbers(calendar or {}))
             if chosen is None:
                 raise CalendarError("A calendar needs at least one month.")
     except CalendarError as error:
@@ -149,7 +149,7 @@ def membership_digest_unclaim(
 CLOCK_BUSY_STATES = ("queued", "running", "waiting")
 
 
-# What the rules layer does around a rotation (this layer does not import it; rules/apps.py
+# What the rules layer does around a rotation (this layer does not import it; rules/play/apps.py
 # registers them): checks that may refuse it (409) before the seed is revealed, told
 # whether the campaign is being archived; then, under the new seed, whatever must be drawn
 # again so that the revealed seed predicts nothing still hidden (docs/dice.md).
@@ -199,7 +199,7 @@ def campaign_archive(*, campaign_id: int) -> tuple[Campaign, RevealedSeed]:
     campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
     if campaign.archived_at is not None:
         raise ResolutionConflict(f"The campaign {campaign.name} is already archived.")
-    jobs = campaign.clock_jobs  # rules.play.models.ClockJob
+    jobs = campaign.clock_jobs  # rules.clock.models.ClockJob
     if jobs.filter(state__in=CLOCK_BUSY_STATES).exists():
         raise ResolutionConflict(
             "The campaign clock is still advancing (or waits on a choice): let it finish "

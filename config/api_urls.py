@@ -38,6 +38,13 @@ from rules.logbook.api import (
     CampaignLogApi,
     CampaignLogCsvApi,
     CampaignRecapApi,
+    CampaignRecapMarkdownApi,
+)
+from rules.logbook.invitation_api import (
+    ImportInvitationListApi,
+    InvitationAcceptApi,
+    InvitationDeclineApi,
+    InvitationListApi,
 )
 from rules.play.api import (
     ActionApi,
@@ -128,9 +135,30 @@ urlpatterns = [
     ),
     path("campaigns/import/", CampaignImportApi.as_view(), name="api-campaign-import"),
     path(
+        "campaigns/<int:campaign_id>/import-invitations/",
+        ImportInvitationListApi.as_view(),
+        name="api-import-invitations",
+    ),
+    path("invitations/", InvitationListApi.as_view(), name="api-invitations"),
+    path(
+        "invitations/<int:invitation_id>/accept/",
+        InvitationAcceptApi.as_view(),
+        name="api-invitation-accept",
+    ),
+    path(
+        "invitations/<int:invitation_id>/decline/",
+        InvitationDeclineApi.as_view(),
+        name="api-invitation-decline",
+    ),
+    path(
         "campaigns/<int:campaign_id>/recap/",
         CampaignRecapApi.as_view(),
         name="api-campaign-recap",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/recap.md",
+        CampaignRecapMarkdownApi.as_view(),
+        name="api-campaign-recap-md",
     ),
     path(
         "campaigns/<int:campaign_id>/party-actions/",

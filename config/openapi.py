@@ -17,6 +17,7 @@ import copy
 import re
 from typing import Any
 
+from django.core.validators import RegexValidator
 from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerExtension
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.serializers import PolymorphicProxySerializerExtension
@@ -102,8 +103,9 @@ class SawbonesAutoSchema(AutoSchema):
 
     def get_operation_id(self) -> str:
         """``*_list`` for a GET answering a list or a page of one (``count``, ``results``),
-        as for a plain list: ``v1_campaigns_resolutions_list``, not ``_retrieve``."""
-        operation_id = str(super().get_operation_id())
+        as for a plain list: ``v1_campaigns_resolutions_list``, not ``_retrieve``; a path's
+        file suffix spelt as a word (``v1_campaigns_log_csv_retrieve``, not ``log.csv``)."""
+        operation_id = str(super().get_operation_id()).replace(".", "_")
         if self.method == "GET" and operation_id.endswith("_retrieve") and self._answers_a_page():
             operation_id = operation_id.removesuffix("_retrieve") + "_list"
         return operation_id
@@ -132,6 +134,26 @@ class SawbonesAutoSchema(AutoSchema):
     def get_override_parameters(self) -> list[Any]:
         parameters: list[Any] = super().get_override_parameters()
         return [*parameters, IDEMPOTENCY_PARAMETER] if self.keyed() else parameters
+
+    def _map_serializer_field(
+        self, field: Any, direction: Any, bypass_extensions: bool = False
+    ) -> dict[str, Any]:
+        mapped: dict[str, Any] = super()._map_serializer_field(  # type: ignore[no-untyped-call]
+            field, direction, bypass_extensions
+        )
+        if isinstance(field, serializers.JSONField):
+            return mapped  # a rules schema, drawn as the rules wrote it (their own checks)
+        if _has_pattern(field) or _has_pattern(getattr(field, "child", None)):
+            # its own pattern (a Discord id's digits), which drf-spectacular adds after
+            # this: the NUL pattern would take its place and let wrong text through
+            return mapped
+        return _no_nul(mapped)
+
+    def _get_parameters(self) -> list[dict[str, Any]]:
+        parameters: list[dict[str, Any]] = super()._get_parameters()
+        for parameter in parameters:
+            _no_nul(parameter.get("schema"))
+        return parameters
 
     def error_statuses(self) -> list[str]:
         """The error answers this operation can give besides the ones its view declares."""
@@ -169,9 +191,15 @@ class SawbonesAutoSchema(AutoSchema):
         for status in self.error_statuses():
             if status not in responses:
                 body = InputErrorsSerializer if status == "400" else ErrorDetailSerializer
-                responses[status] = self._get_response_for_code(  # type: ignore[no-untyped-call]
+                made = self._get_response_for_code(  # type: ignore[no-untyped-call]
                     body, status, direction=direction
                 )
+                # an error is JSON whatever the operation answers when it succeeds (the
+                # Markdown recap, the CSV log: their views answer errors in JSON)
+                content = made.get("content") or {}
+                if content:
+                    made["content"] = {"application/json": next(iter(content.values()))}
+                responses[status] = made
                 responses[status]["description"] = ERROR_DESCRIPTIONS[status]
             elif status == "409" and self.keyed():  # the view's own 409, and the key's
                 responses[status]["description"] += IDEMPOTENCY_CONFLICT
@@ -236,3 +264,31 @@ class AnyOfProxySchema(PolymorphicProxySerializerExtension):  # type: ignore[no-
     def map_serializer(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
         schema: dict[str, Any] = super().map_serializer(auto_schema, direction)  # type: ignore[no-untyped-call]
         return {"anyOf": schema.pop("oneOf"), **schema}
+
+
+# -- no NUL in any text (issue 36) -----------------------------------------------------------
+# PostgreSQL stores no U+0000, so the server refuses it in every text it reads (DRF's
+# fields, core.cleaning.reject_nul_characters, the rules' own checks): a bound the schema
+# says, on every text that has no pattern, choices or format of its own, as each field and
+# parameter is drawn (SawbonesAutoSchema). The rules' own schemas (params, sheets, tables)
+# are drawn exactly as the rules wrote them: there a NUL is a refusal the operation
+# declares (core.cleaning.reject_nul_characters).
+NO_NUL = r"^[^\u0000]*$"
+
+
+def _has_pattern(field: Any) -> bool:
+    return any(isinstance(v, RegexValidator) for v in getattr(field, "validators", ()))
+
+
+def _no_nul(node: Any) -> Any:
+    if isinstance(node, dict):
+        kinds = node.get("type")
+        kinds = kinds if isinstance(kinds, list) else [kinds]
+        if "string" in kinds and not {"pattern", "enum", "const", "format"} & set(node):
+            node["pattern"] = NO_NUL
+        for value in node.values():
+            _no_nul(value)
+    elif isinstance(node, list):
+        for item in node:
+            _no_nul(item)
+    return node

@@ -14,7 +14,7 @@ from kombu import Queue
 
 CLOCK = "clock"  # the clock's advances: long, CPU and database bound
 WEBHOOKS = "webhooks"  # deliveries to referees' URLs: waiting on other people's servers
-EMAIL = "email"  # mail to people: the players' e-mail digests (rules.clock.digest)
+EMAIL = "email"  # mail to people: e-mail digests (rules.clock.digest), import invitations
 HOUSEKEEPING = "housekeeping"  # beat's short periodic tasks: ticks, watchdog, sweeps
 DEFAULT = "celery"  # a task nobody routed; the housekeeping workers take it too
 

@@ -1,4 +1,6 @@
-"""What every API view reads from a request the same way: a deletion's confirmation.
+"""What every API view reads from a request the same way: its JSON body (whole numbers
+written ``1.0`` read as whole numbers), its ``?format=`` (one the operation answers, else a
+400 naming it), a deletion's confirmation.
 
 A generated client sends no body with DELETE (drf-spectacular draws none, and many
 HTTP libraries drop it), so a deletion is confirmed in the query string, where the
@@ -7,12 +9,23 @@ schema declares it: ``DELETE characters/3/?confirm=Aldo``.
 
 from __future__ import annotations
 
+import codecs
+import json
 import re
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import IO, Any
 
+from django.conf import settings
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
+from rest_framework.exceptions import ParseError, ValidationError
+from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.parsers import JSONParser
+from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
+from rest_framework.settings import api_settings
+
+from core.cleaning import json_number
 
 CONFIRM_MAX_LENGTH = 120
 
@@ -44,7 +57,52 @@ def confirmation(request: Request) -> str:
     return confirmed
 
 
+class FormatParameterNegotiation(DefaultContentNegotiation):
+    """``DEFAULT_CONTENT_NEGOTIATION_CLASS``: a ``?format=`` no renderer of the operation
+    answers (``recap/?format=xml``) is a 400 naming the parameter and the formats it
+    takes, where DRF would say 404 as if the path did not exist (issue 36)."""
+
+    def select_renderer(
+        self,
+        request: Request,
+        renderers: Iterable[BaseRenderer],
+        format_suffix: str | None = None,
+    ) -> tuple[BaseRenderer, str]:
+        renderers = list(renderers)
+        name = api_settings.URL_FORMAT_OVERRIDE or "format"
+        asked = format_suffix or request.query_params.get(name)
+        if asked and not any(renderer.format == asked for renderer in renderers):
+            formats = ", ".join(sorted({str(renderer.format) for renderer in renderers}))
+            raise ValidationError({name: [f"not a format of this operation (it takes {formats})"]})
+        return super().select_renderer(request, renderers, format_suffix)
+
+
 # -- JSON types, as the schema says them ------------------------------------------------
+class WholeNumberJSONParser(JSONParser):
+    """Every API request body (``DEFAULT_PARSER_CLASSES``): JSON, with a whole number
+    written ``1.0`` read as the whole number 1 wherever it stands (a table's row, a
+    calendar's month, an owner's id), as JSON Schema counts it; so the rules never do
+    arithmetic with ``1.0`` and nothing stores it (issue 36: ``range(1.0, ...)`` was a 500).
+    Otherwise DRF's parser, NaN and Infinity refused as there."""
+
+    def parse(
+        self,
+        stream: IO[Any],
+        media_type: str | None = None,
+        parser_context: Mapping[str, Any] | None = None,
+    ) -> Any:
+        encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
+        try:
+            decoded = codecs.getreader(encoding)(stream)
+            return json.load(decoded, parse_constant=_refuse_constant, parse_float=json_number)
+        except ValueError as exc:
+            raise ParseError(f"JSON parse error - {exc}") from None
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
 def json_type_problem(field: serializers.Field, value: Any) -> str | None:
     """Why ``value`` (as JSON decoded it) is not of the JSON type the schema draws
     ``field`` with, or None. DRF would turn ``0`` into ``"0"`` for a text field, ``0``

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any
 
 from rules.engine.interface import RuleError
@@ -58,6 +59,23 @@ def _walk_for_nul(value: Any, what: str) -> None:
             pending.extend(item.values())
         elif isinstance(item, list | tuple):
             pending.extend(item)
+
+
+def json_number(text: str) -> int | float:
+    """A JSON number with a fraction or an exponent (``json.loads``' ``parse_float``): a
+    whole one (``1.0``, ``2e1``) is the whole number, an ``int``, as JSON Schema counts it
+    (docs/api.md); any other stays a float. Read exactly, so ``12345678901234567890.0`` is
+    that number, not the nearest float; past the largest id (2**63 - 1) it stays a float,
+    so no exponent makes a number of a million digits."""
+    exact = Decimal(text)
+    if exact.is_finite() and exact == exact.to_integral_value() and abs(exact) <= MAX_ID:
+        return int(exact)
+    return float(text)
+
+
+def loads_json(text: str | bytes) -> Any:
+    """JSON text as every input of ours reads it: whole numbers are ints (:func:`json_number`)."""
+    return json.loads(text, parse_float=json_number)
 
 
 def whole_numbers(value: Any) -> Any:

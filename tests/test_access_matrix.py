@@ -36,7 +36,8 @@ from django.urls import reverse
 from accounts.models import ApiToken, DiscordLink, DiscordLinkCode
 from accounts.services import token_create, token_revoke
 from campaigns.access import TokenScope
-from campaigns.models import Campaign, Invite, Membership, RevealedSeed, Role
+from campaigns.invitations import invitations_create
+from campaigns.models import Campaign, Invite, Membership, PlayerInvitation, RevealedSeed, Role
 from campaigns.services import campaign_archive, campaign_create, invite_create
 from characters.models import Character
 from config import api_urls
@@ -88,6 +89,7 @@ class World:
     delivery_id: int
     tokens: dict[str, str]  # token role -> secret
     spare_token_id: int  # one of the player's tokens, for DELETE auth/tokens/{id}/
+    invitation_id: int  # the player's import invitation to another campaign (issue 36)
 
 
 @dataclass(frozen=True)
@@ -181,6 +183,10 @@ def delivery_kw(w: World) -> dict[str, Any]:
 
 def token_kw(w: World) -> dict[str, Any]:
     return {"token_id": w.spare_token_id}
+
+
+def invitation_kw(w: World) -> dict[str, Any]:
+    return {"invitation_id": w.invitation_id}
 
 
 def answer(w: World, role: str) -> dict[str, Any]:
@@ -317,6 +323,12 @@ MATRIX = [
         kwargs=campaign_kw,
     ),
     Row(
+        "api-campaign-recap-md",
+        "get",
+        statuses(401, 404, 200, 200, 200, 200, 200, 200, 404, 401),
+        kwargs=campaign_kw,
+    ),
+    Row(
         "api-campaign-export",
         "get",
         statuses(401, 404, 403, 403, 200, 200, 403, 403, 404, 401),
@@ -328,11 +340,30 @@ MATRIX = [
         statuses(401, 404, 403, 403, 200, 200, 403, 403, 404, 401),
         kwargs=campaign_kw,
     ),
-    Row(
+    Row(  # a player token may not import (issue 36)
         "api-campaign-import",
         "post",
-        statuses(401, 201, 201, 201, 201, 403, 201, 403, 403, 401),
+        statuses(401, 201, 201, 201, 201, 403, 403, 403, 403, 401),
         body=import_body,
+    ),
+    Row(
+        "api-import-invitations",
+        "get",
+        statuses(401, 404, 403, 403, 200, 200, 403, 403, 404, 401),
+        kwargs=campaign_kw,
+    ),
+    Row("api-invitations", "get", statuses(401, 200, 200, 200, 200, 200, 200, 200, 200, 401)),
+    Row(
+        "api-invitation-accept",
+        "post",
+        statuses(401, 404, 200, 404, 404, 403, 404, 403, 403, 401),
+        kwargs=invitation_kw,
+    ),
+    Row(
+        "api-invitation-decline",
+        "post",
+        statuses(401, 404, 200, 404, 404, 403, 404, 403, 403, 401),
+        kwargs=invitation_kw,
     ),
     Row(
         "api-party-actions",
@@ -736,6 +767,12 @@ def build_world(referee, player, other_player, outsider, scripted_dice):
             DiscordLink.objects.create(user=user, discord_user_id=f"60000000000000000{number}")
         if row.prepare == "archived":
             campaign_archive(campaign_id=campaign.pk)
+        imported = campaign_create(user=referee, name="Imported", ruleset="hit_dice")
+        (invitation,) = invitations_create(
+            membership=Membership.objects.get(campaign=imported, user=referee),
+            named={"aldo's player": player.get_username()},
+            characters={},
+        )
         webhook = webhook_create(campaign=campaign, url="https://example.org/hook", user=referee)
         events_record(campaign_id=campaign.pk, events=lambda: [("test.event", {})])
         return World(
@@ -754,6 +791,7 @@ def build_world(referee, player, other_player, outsider, scripted_dice):
             job_id=job.pk,
             tokens=tokens,
             spare_token_id=spare.pk,
+            invitation_id=invitation.pk,
             webhook_id=webhook.pk,
             delivery_id=WebhookDelivery.objects.get(endpoint=webhook).pk,
         )
@@ -793,6 +831,9 @@ def snapshot() -> dict[str, Any]:
             Membership.objects.order_by("pk").values_list("campaign_id", "user_id", "role")
         ),
         "invites": list(Invite.objects.order_by("pk").values_list("pk", "revoked_at", "uses")),
+        "invitations": list(
+            PlayerInvitation.objects.order_by("pk").values_list("pk", "state", "answered_at")
+        ),
         "tables": list(CampaignTable.objects.order_by("pk").values_list("key", "data")),
         "battles": list(
             Battle.objects.order_by("pk").values_list("pk", "turn", "active", "phase", "ended_at")

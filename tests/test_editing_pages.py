@@ -336,5 +336,6 @@ def test_the_import_refuses_two_players_mapped_to_one_and_warns_of_the_referee(
     warned = imported("player = referee\nother_player = outsider")
     said = " ".join(warned.content.decode().split())
     assert "You mapped player to yourself: the characters player played are yours" in said
-    assert "outsider plays in it again" in said
+    # (issue 36: the other is invited, not joined)
+    assert "outsider is invited to play the characters the file says they played" in said
     assert Campaign.objects.count() == count + 1

@@ -256,15 +256,23 @@ def test_bad_input_everywhere_is_said_in_plain_words(demo):
         assert posted.status_code == 400, label
         assert_plain(posted, f"import, {label}")
     assert_plain(referee.post(reverse("campaign-import"), {}), "import without a file")
-    # the file's players mapped to people here: a name the file lacks, a stranger, a
-    # line without a name (issue 29)
-    for players in ("nobody = referee", "player1 = nobody.here", "= player1"):
+    # the file's players mapped to people here: a name the file lacks, a line without a
+    # name, a username longer than any (issue 29); a stranger is invited like anyone
+    # (issue 36: the import tells no one whether an account exists)
+    for players in ("nobody = referee", "= player1", "player1 = " + "x" * 151):
         posted = referee.post(
             reverse("campaign-import"),
             {"export": _upload(json.dumps(export)), "players": players},
         )
         assert posted.status_code == 400, players
         assert_plain(posted, f"import, players {players!r}")
+    invited = referee.post(
+        reverse("campaign-import"),
+        {"export": _upload(json.dumps(export)), "players": "player1 = nobody.here"},
+        follow=True,
+    )
+    assert invited.status_code == 200
+    assert_plain(invited, "import, a stranger invited")
     for campaign in Campaign.objects.order_by("pk"):
         ruleset = get_ruleset(campaign.ruleset)
         manage = reverse("campaign-manage", args=[campaign.pk])

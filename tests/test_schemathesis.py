@@ -12,6 +12,10 @@ A well-formed request the rules or the campaign's state refuse (a wrong password
 declares as such (``core.openapi.refused``: its description starts with
 ``core.openapi.REFUSAL``); such a 400 is no failure of positive data acceptance.
 
+Each case sends an ``Idempotency-Key`` of its own (``unique_idempotency_keys``):
+schemathesis draws header values from a small pool, and a key sent again with another body
+is the server's 422 by design, not a refusal of the data.
+
 Bounded so it fits the suite's time: ``EXAMPLES`` generated requests per operation and
 role, no shrinking search beyond hypothesis' default.
 """
@@ -19,6 +23,8 @@ role, no shrinking search beyond hypothesis' default.
 from __future__ import annotations
 
 import os
+import re
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -48,6 +54,33 @@ SHEETS: dict[str, dict[str, Any]] = {"warband": {"warband": "The Grey Company"}}
 
 # The served schema; its operations are called through the WSGI app in this process.
 schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", get_wsgi_application())
+
+
+# schemathesis draws header values from a small pool, so two cases of one operation often
+# share an ``Idempotency-Key`` with different bodies: the server rightly answers 422
+# (docs/api.md), which is no refusal of the second case's data. Each case gets a key of its
+# own; a key the schema refuses (a negative case) is left as drawn, to be refused.
+IDEMPOTENCY_KEY = re.compile(r"[ -~]{1,255}")
+
+
+@schema.hook("map_headers")
+def unique_idempotency_keys(context: Any, headers: dict[str, Any] | None) -> Any:
+    key = (headers or {}).get("Idempotency-Key")
+    if isinstance(key, str) and IDEMPOTENCY_KEY.fullmatch(key):
+        headers = {**(headers or {}), "Idempotency-Key": f"case-{uuid.uuid4()}"}
+    return headers
+
+
+def test_each_case_has_an_idempotency_key_of_its_own() -> None:
+    """Two cases drawing the same key get two keys (a reused key with another body is a
+    422 by design, docs/api.md); a key the schema refuses stays as drawn, to be refused."""
+    drawn = {"Idempotency-Key": "0", "Accept": "application/json"}
+    first, second = (unique_idempotency_keys(None, dict(drawn)) for _ in range(2))
+    assert first["Idempotency-Key"] != second["Idempotency-Key"]
+    assert IDEMPOTENCY_KEY.fullmatch(first["Idempotency-Key"])
+    assert first["Accept"] == "application/json"
+    assert unique_idempotency_keys(None, {"Idempotency-Key": "\x00"}) == {"Idempotency-Key": "\x00"}
+    assert unique_idempotency_keys(None, None) is None
 
 
 @pytest.fixture(autouse=True)

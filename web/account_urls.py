@@ -1,10 +1,12 @@
 """Account pages: home (my campaigns), sign-up, log-in, log-out, the account page
-(e-mail, password, API tokens) and password reset by e-mail."""
+(e-mail, password, API tokens), password reset by e-mail, and the answers to import
+invitations (listed on home and account pages)."""
 
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from web.views import accounts as views
+from web.views import invitations as invitation_views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -36,6 +38,16 @@ urlpatterns = [
         "password-reset/done/",
         auth_views.PasswordResetCompleteView.as_view(),
         name="password_reset_complete",
+    ),
+    path(
+        "invitations/<int:invitation_id>/accept/",
+        invitation_views.invitation_accept_page,
+        name="invitation-accept",
+    ),
+    path(
+        "invitations/<int:invitation_id>/decline/",
+        invitation_views.invitation_decline_page,
+        name="invitation-decline",
     ),
     path("account/tokens/", views.account_token_create, name="account-token-create"),
     path("account/discord/code/", views.account_discord_code, name="account-discord-code"),

@@ -137,6 +137,8 @@ def _one(path: str, message: str, labels: Mapping[str, str]) -> str:
         return f"{what} must be one of: {listed}" if listed else f"{what} is not allowed"
     if _EXTRA.match(message):
         return "The form sent something the rules do not know; reload the page"
+    if "not a dice expression" in message:  # the dice service's own word (a scars table)
+        return f"{what}: write the dice like 2d6, d20 or 1d8+1"
     if "does not match" in message:
         if "d[1-9]" in message or "dice" in what.lower():
             return f"{what}: write the dice like 2d6, d20 or 1d8+1"
@@ -225,12 +227,6 @@ def plain_import_problem(message: str) -> str:
         return (
             f"No character in that file is played by {who}: write the names as the "
             "file has them (a character's player on its old sheet)." + _NOTHING_IMPORTED
-        )
-    if message.startswith("there is no one called "):
-        who = message.removeprefix("there is no one called ").removesuffix(" here")
-        return (
-            f"There is no one called {who} here: check the username, or leave them out "
-            "and invite them once the campaign is imported." + _NOTHING_IMPORTED
         )
     if " are mapped to one person here, " in message:
         olds, _, new = message.partition(" are mapped to one person here, ")

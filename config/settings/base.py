@@ -187,8 +187,11 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_SCHEMA_CLASS": "config.openapi.SawbonesAutoSchema",
     # JSON only: a form-encoded or multipart body is a 415, never half understood
-    # (nested `params` and `options` do not survive form encoding).
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # (nested `params` and `options` do not survive form encoding); a whole number
+    # written 1.0 is read as 1 (core.api_input.WholeNumberJSONParser).
+    "DEFAULT_PARSER_CLASSES": ["core.api_input.WholeNumberJSONParser"],
+    # ?format= that no renderer answers: a 400 naming it (core.api_input)
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "core.api_input.FormatParameterNegotiation",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "config.exceptions.api_exception_handler",
@@ -252,6 +255,8 @@ SPECTACULAR_SETTINGS = {
         "ClockJobStateEnum": "rules.clock.models.ClockJobState.values",
         "EffectStateEnum": "rules.play.models.EffectState.values",
         "WebhookFormatEnum": "webhooks.models.WebhookFormat.values",  # sawbones or discord
+        "InvitationStateEnum": "campaigns.models.InvitationState.values",
+        "ExportFormatEnum": "rules.logbook.export.FORMATS",  # an export's "format"
         # a deckahedron sheet's piles (issue 27: the sheets are typed components)
         "DeckahedronCardEnum": "rules.engine.rulesets.deckahedron.CARD_IDS",
         "DeckahedronStaminaCardEnum": "rules.engine.rulesets.deckahedron.STAMINA_CARD_IDS",

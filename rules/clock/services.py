@@ -1,6 +1,6 @@
 """The campaign clock: scheduled effects applied in time order, exactly once (docs/clock.md).
 
-A referee's advance (or a live campaign's tick) is a :class:`~rules.play.models.ClockJob`
+A referee's advance (or a live campaign's tick) is a :class:`~rules.clock.models.ClockJob`
 row; a Celery task (``rules.tasks.advance_clock``) runs :func:`clock_advance_run`,
 which works through the campaign's jobs oldest first, in small batches:
 
@@ -98,6 +98,7 @@ from rules.play.context import campaign_tables
 from rules.play.dice import campaign_dice
 from rules.play.events import publish_resolutions
 from rules.play.models import EffectState, Resolution, ResolutionKind, ScheduledEffect
+from rules.play.redaction import entry_seen
 from rules.play.services import build_resolution, build_scheduled_effects
 
 logger = logging.getLogger(__name__)
@@ -347,10 +348,10 @@ def clock_advance_start(
     """Create an advance job and enqueue its task; the same ``request_id`` gives the same job.
 
     ``locked``: the campaign row the caller's transaction holds locked already (an
-    action's time, rules.action_time): not fetched and locked again.
+    action's time, rules.clock.action_time): not fetched and locked again.
 
     ``kind`` says who asked: the referee (``advance``) or an action that took time
-    (``action``, rules.action_time).
+    (``action``, rules.clock.action_time).
 
     The job's target is fixed when it starts (the clock then, plus ``minutes``), after
     every earlier job of the campaign: two advances asked for at once add up. A
@@ -795,7 +796,10 @@ def _run_effects(campaign: Campaign, loaded: list[ScheduledEffect]) -> _Batch:
                     outcome=result.outcome,
                     choice=choice is not None,
                 ),
-                hidden=effect.hidden or any(r.hidden for r in result.rolls),
+                # not told to players until revealed (G-4, rules.play.redaction)
+                hidden=not entry_seen(
+                    resolution, referee=False, applies_hidden_effect=effect.hidden
+                ).told,
             )
             character.sheet = result.sheet
             character.version = resolution.version

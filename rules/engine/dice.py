@@ -196,6 +196,9 @@ def _kind_and_sizes(expression: str) -> tuple[RollKind, tuple[int, ...]]:
 # ``NdS``, optionally keeping the highest/lowest K (``4d6kl2``) or counting hits, the
 # dice showing T or more (``3d6>=5``: a dice pool, ruling CM-1), then a modifier.
 _EXPRESSION = re.compile(r"^\s*(\d*)d(\d+)(?:k([hl])(\d+)|>=(\d+))?\s*(?:([+-])\s*(\d+))?\s*$")
+# The same grammar as a JSON Schema ``pattern`` (every dice expression a table may name:
+# ``1d20``, ``4d6kh3``, ``3d6>=5``); the counts' ranges are :meth:`DiceExpression.parse`'s.
+EXPRESSION_PATTERN = _EXPRESSION.pattern
 
 
 def expression_pattern(*, max_count: int = MAX_DICE, max_sides: int = MAX_SIDES) -> str:

@@ -8,18 +8,33 @@ from typing import Any
 
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+)
 from rest_framework import serializers, status
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from campaigns.access import access_campaign
+from campaigns.access import access_campaign, may_import
 from campaigns.api import campaign_answer, campaign_output
 from core.api_input import JsonSerializer
+from core.cleaning import MAX_ID
 from core.openapi import PAGE_PARAMETERS, error_answer, refused
-from rules.logbook.export import FORMAT, campaign_export, campaign_import, log_csv
+from rules.engine.registry import ruleset_keys
+from rules.logbook.export import (
+    FORMAT,
+    MAX_ROWS,
+    USERNAME_LENGTH,
+    VERSION,
+    campaign_export,
+    campaign_import,
+    log_csv,
+)
 from rules.logbook.recap import (
     campaign_recap,
     recap_file_name,
@@ -29,6 +44,7 @@ from rules.logbook.recap import (
 from rules.logbook.selectors import campaign_log
 from rules.play.api import ResolutionPageSerializer, ResolutionPagination
 from rules.play.log_filters import MINUTE_PARAMETERS, log_filter_parameters, log_filters
+from rules.play.models import EffectState, ResolutionKind
 from rules.play.selectors import resolution_view
 
 
@@ -39,6 +55,9 @@ class ExportedCampaignSerializer(serializers.Serializer):
     clock = serializers.IntegerField(help_text="in-game minutes (G-1)")
     dice_counter = serializers.IntegerField()
     actions_move_clock = serializers.BooleanField()
+    calendar = serializers.DictField(
+        help_text="how the clock reads, as `campaigns/{id}/calendar/` takes it ({}: Day N)"
+    )
 
 
 class ExportedCharacterSerializer(serializers.Serializer):
@@ -110,6 +129,102 @@ class CampaignExportSerializer(serializers.Serializer):
     effects = ExportedEffectSerializer(many=True)
 
 
+# -- an export as the import takes it (issue 36: typed, the current version) ---------------
+# What exports of version 1 made before a field existed lack is optional (the import's
+# defaults, rules.logbook.export); every bound the import checks is said.
+class ImportedCampaignSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=120)
+    ruleset = serializers.ChoiceField(choices=ruleset_keys())
+    options = serializers.DictField(required=False)
+    clock = serializers.IntegerField(min_value=0, max_value=MAX_ID, required=False)
+    dice_counter = serializers.IntegerField(min_value=0, max_value=MAX_ID, required=False)
+    actions_move_clock = serializers.BooleanField(required=False)
+    calendar = serializers.DictField(required=False, help_text="exports from before have none")
+
+
+class ImportedCharacterSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField(max_length=120)
+    owner = serializers.CharField(
+        max_length=USERNAME_LENGTH,
+        required=False,
+        help_text="who played it: a username of the old campaign (exports from before "
+        "issue 29 have none); the import's `players` invites someone here to play it",
+    )
+    sheet = serializers.DictField()
+    version = serializers.IntegerField(min_value=0, max_value=MAX_ID)
+    pending_choice = serializers.DictField(allow_null=True, required=False)
+    retired = serializers.BooleanField(required=False)
+
+
+class ImportedEntrySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    character = serializers.IntegerField()
+    actor = serializers.CharField(
+        max_length=USERNAME_LENGTH,
+        allow_null=True,
+        required=False,
+        help_text="a username of the old campaign, or null: the clock",
+    )
+    undoes = serializers.IntegerField(allow_null=True, required=False)
+    batch = serializers.UUIDField(allow_null=True, required=False)
+    kind = serializers.ChoiceField(choices=ResolutionKind.values)
+    action = serializers.CharField(max_length=64)
+    params = serializers.DictField()
+    rolls = serializers.ListField(child=serializers.DictField())
+    summary = serializers.CharField()
+    outcome = serializers.DictField()
+    sheet_before = serializers.DictField()
+    sheet_after = serializers.DictField()
+    version = serializers.IntegerField(min_value=0, max_value=MAX_ID)
+    pending_choice = serializers.DictField(allow_null=True)
+    clock = serializers.IntegerField(min_value=0, max_value=MAX_ID)
+    dice_counter_start = serializers.IntegerField(min_value=0, max_value=MAX_ID)
+    dice_counter_end = serializers.IntegerField(min_value=0, max_value=MAX_ID)
+    revealed = serializers.BooleanField()
+    elapsed_minutes = serializers.IntegerField(min_value=0, max_value=MAX_ID)
+
+
+class ImportedEffectSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    character = serializers.IntegerField()
+    created_by = serializers.IntegerField(allow_null=True, required=False)
+    resolution = serializers.IntegerField(allow_null=True, required=False)
+    cancelled_by = serializers.IntegerField(
+        allow_null=True, required=False, help_text="exports from before have none"
+    )
+    kind = serializers.CharField(max_length=64)
+    key = serializers.CharField(max_length=128, allow_blank=True)
+    due_at = serializers.IntegerField(min_value=0, max_value=MAX_ID)
+    payload = serializers.DictField()
+    hidden = serializers.BooleanField()
+    state = serializers.ChoiceField(choices=EffectState.values)
+
+
+class ImportedExportSerializer(serializers.Serializer):
+    """An export of ``GET campaigns/{id}/export/`` as ``POST campaigns/import/`` takes it:
+    this version of the format (older exports of it, lacking a later field, are taken)."""
+
+    format = serializers.ChoiceField(choices=[FORMAT])
+    version = serializers.ChoiceField(choices=[VERSION], help_text="the export format's version")
+    campaign = ImportedCampaignSerializer()
+    tables = serializers.DictField(
+        required=False, help_text="table key -> the campaign's own table"
+    )
+    characters = serializers.ListField(child=ImportedCharacterSerializer(), max_length=MAX_ROWS)
+    resolutions = serializers.ListField(
+        child=ImportedEntrySerializer(), max_length=MAX_ROWS, help_text="oldest first"
+    )
+    effects = serializers.ListField(child=ImportedEffectSerializer(), max_length=MAX_ROWS)
+
+
+@extend_schema_field(ImportedExportSerializer)
+class ExportField(serializers.DictField):
+    """The import's ``export``: drawn as :class:`ImportedExportSerializer` (a generated
+    client gets the class), read as the JSON object it is; the import checks it whole
+    (rules.logbook.export: a bad one is a 400 in plain words, nothing imported)."""
+
+
 class CampaignExportApi(APIView):
     @extend_schema(
         responses={200: CampaignExportSerializer},
@@ -124,7 +239,11 @@ class CampaignExportApi(APIView):
 
 class CampaignLogCsvApi(APIView):
     @extend_schema(
-        responses={200: OpenApiResponse(description="The log as CSV, oldest first.")},
+        responses={
+            (200, "text/csv"): OpenApiResponse(
+                OpenApiTypes.STR, description="The log as CSV, oldest first."
+            )
+        },
         description="Referee only: the campaign's whole log as CSV (text/csv).",
     )
     def get(self, request: Request, campaign_id: int) -> HttpResponse:
@@ -136,12 +255,13 @@ class CampaignLogCsvApi(APIView):
 
 class CampaignImportApi(APIView):
     class InputSerializer(JsonSerializer):
-        export = serializers.DictField(help_text="an export of GET campaigns/{id}/export/")
+        export = ExportField(help_text="an export of GET campaigns/{id}/export/")
         players = serializers.DictField(
             child=serializers.CharField(max_length=150),
             required=False,
             help_text="the export's players (a character's `owner` there) -> a username "
-            "here: they join as players and play those characters again",
+            "here: each is sent an import invitation, and joins as a player and plays "
+            "those characters again only once they accept it",
         )
 
     @extend_schema(
@@ -150,16 +270,20 @@ class CampaignImportApi(APIView):
             201: campaign_answer(),
             400: refused(
                 "the export is not one this server can restore, or `players` names "
-                "someone no character of the export is played by, or no one here."
+                "someone no character of the export is played by."
             ),
         },
         description="A new campaign from an export, with you as its referee; sheets, log "
-        "and effects as exported. Every character is yours, but those of the players "
-        "`players` maps to people here: they join the campaign as players, play the "
-        "characters the export says they played, and the entries they made name them. "
-        "400 for a bad export or mapping (nothing imported).",
+        "and effects as exported. Every character is yours and every entry someone else "
+        "made names them as the export did (`imported_actor`). Each username `players` "
+        "gives is sent an import invitation (the answer is the same whether someone has "
+        "it or not): who accepts joins as a player, plays the characters the export says "
+        "they played and becomes the author of the entries they made "
+        "(`GET campaigns/{id}/import-invitations/`). Needs a session or a `referee` "
+        "token (403 otherwise). 400 for a bad export or mapping (nothing imported).",
     )
     def post(self, request: Request) -> Response:
+        may_import(request.user)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         campaign = campaign_import(
@@ -282,7 +406,10 @@ class RecapEntrySerializer(serializers.Serializer):
     action = serializers.CharField()
     title = serializers.CharField()
     actor = serializers.IntegerField(allow_null=True, help_text="null: the clock applied it")
-    by = serializers.CharField()
+    by = serializers.CharField(
+        help_text='who made it: a username, "alice (imported)" for someone of an imported '
+        'campaign not shown as anyone here yet (issue 36), or "the clock"'
+    )
     summary = serializers.CharField()
     undoes = serializers.IntegerField(allow_null=True)
     choice = serializers.BooleanField(help_text="it asked for a choice")
@@ -326,6 +453,25 @@ def _text(description: str) -> dict[str, Any]:
     return {"type": "string", "maxLength": 100, "description": description}
 
 
+RECAP_REFUSED = refused(
+    "a bound cannot be: a date the calendar does not have, a bound given both as a minute "
+    "and as a date, a real time that is not one (field errors in plain words)."
+)
+RECAP_SPAN = [
+    *MINUTE_PARAMETERS,
+    OpenApiParameter(
+        "from_date",
+        _text(
+            "from this date of the campaign's calendar: 1000-Bloom-6 or 1000-2-6 "
+            "(without a calendar: 3 or Day 3), with a time if wanted (08:30)"
+        ),
+    ),
+    OpenApiParameter("to_date", _text("up to this date (its end, without a time), as from_date")),
+    OpenApiParameter("real_from", _text("from this real time: an ISO 8601 date and time")),
+    OpenApiParameter("real_to", _text("up to this real time: an ISO 8601 date and time")),
+]
+
+
 class CampaignRecapApi(APIView):
     renderer_classes = [JSONRenderer, MarkdownRenderer]
 
@@ -333,33 +479,19 @@ class CampaignRecapApi(APIView):
         responses={
             (200, "application/json"): RecapSerializer,
             (200, "text/markdown"): OpenApiResponse(
-                OpenApiTypes.STR, description="The recap as Markdown."
+                OpenApiTypes.STR,
+                description="The recap as Markdown (a generated client reads it from "
+                "`recap.md`, which answers nothing else).",
             ),
-            (400, "application/json"): refused(
-                "a bound cannot be: a date the calendar does not have, a bound given both "
-                "as a minute and as a date, a real time that is not one (field errors in "
-                "plain words)."
-            ),
+            (400, "application/json"): RECAP_REFUSED,
         },
         parameters=[
-            *MINUTE_PARAMETERS,
-            OpenApiParameter(
-                "from_date",
-                _text(
-                    "from this date of the campaign's calendar: 1000-Bloom-6 or 1000-2-6 "
-                    "(without a calendar: 3 or Day 3), with a time if wanted (08:30)"
-                ),
-            ),
-            OpenApiParameter(
-                "to_date",
-                _text("up to this date (its end, without a time), as from_date"),
-            ),
-            OpenApiParameter("real_from", _text("from this real time: an ISO 8601 date and time")),
-            OpenApiParameter("real_to", _text("up to this real time: an ISO 8601 date and time")),
+            *RECAP_SPAN,
             OpenApiParameter(
                 "format",
                 {"type": "string", "enum": ["json", "md"]},
-                description="md: the recap as Markdown (or send Accept: text/markdown)",
+                description="md: the recap as Markdown (or send Accept: text/markdown; or "
+                "ask `recap.md`); another format is a 400",
             ),
         ],
         description="The session recap: per character what happened in order, the dice "
@@ -369,7 +501,8 @@ class CampaignRecapApi(APIView):
     def get(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id)
         campaign = membership.campaign
-        recap = campaign_recap(membership, recap_window(campaign, request.query_params))
+        window = recap_window(campaign, request.query_params, exact=True)
+        recap = campaign_recap(membership, window)
         if isinstance(request.accepted_renderer, MarkdownRenderer):
             name = recap_file_name(campaign, recap)
             return Response(recap, headers={"Content-Disposition": f'inline; filename="{name}"'})
@@ -380,3 +513,24 @@ class CampaignRecapApi(APIView):
         self.request.accepted_renderer = JSONRenderer()
         self.request.accepted_media_type = JSONRenderer.media_type
         return super().handle_exception(exc)
+
+
+class CampaignRecapMarkdownApi(CampaignRecapApi):
+    """The recap as Markdown alone (issue 36): one answer of one content type, which a
+    generated client reads as text (``recap/`` answers JSON or Markdown as asked)."""
+
+    renderer_classes = [MarkdownRenderer]
+
+    @extend_schema(
+        responses={
+            (200, "text/markdown"): OpenApiResponse(
+                OpenApiTypes.STR, description="The recap as Markdown."
+            ),
+            (400, "application/json"): RECAP_REFUSED,
+        },
+        parameters=RECAP_SPAN,
+        description="The session recap as Markdown (text/markdown), to paste into a journal "
+        "or a chat: what `recap/?format=md` answers.",
+    )
+    def get(self, request: Request, campaign_id: int) -> Response:
+        return super().get(request, campaign_id)

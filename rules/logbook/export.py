@@ -7,11 +7,13 @@ played it: ``owner``, a username), the whole log and every scheduled effect, eac
 pointing at the others by their ids in the export. Importing it makes a new campaign
 with the importer as its referee: the sheets, the log and the effects come back
 identical, under new ids. The people of the old campaign are not members of the new
-one, so every character is the importer's, unless the importer maps the export's
-players to people here (``players``: the export's username -> a username here, issue
-29): those join the new campaign as players, play the characters the export says they
-played, and the log's entries the export says they made name them (docs/api.md,
-"Export and import").
+one, so every character is the importer's, and every entry someone else made names
+them as the export did (``imported_actor``: "alice (imported)"), never an account here.
+The importer may name people here for the export's players (``players``: the export's
+username -> a username here, issues 29 and 36): each is *invited*
+(campaigns.invitations), and only once they accept do they join, play the characters
+the export says they played and become the authors of the entries they made
+(rules.logbook.invitations; docs/api.md, "Export and import").
 
 The dice seed is the one thing not exported: it is the campaign's secret (docs/dice.md).
 The new campaign draws from a fresh seed, its counter going on from the exported one;
@@ -24,23 +26,26 @@ import csv
 import io
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import DataError, transaction
 from django.utils import timezone
 
+from campaigns.invitations import invitations_create
 from campaigns.models import Campaign, Membership, Role
 from campaigns.services import campaign_create
 from characters.models import Character
-from core.cleaning import reject_nul_characters
+from core.cleaning import MAX_ID, reject_nul_characters
 from rules.engine.calendar import CalendarError, calendar_data, parse_calendar
 from rules.engine.interface import RuleError
 from rules.engine.registry import get_ruleset
 from rules.play.models import CampaignTable, Resolution, ScheduledEffect
+from rules.play.selectors import entry_author, entry_author_words
 
 FORMAT = "sawbones-campaign"
+FORMATS = [FORMAT]  # as an enum of the API schema (ExportFormatEnum)
 VERSION = 1
 MAX_ROWS = 200_000
+USERNAME_LENGTH = 150  # Django's: the longest name an export can give a player
 
 _RESOLUTION_FIELDS = (
     "kind",
@@ -100,7 +105,7 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
             {
                 "id": r.pk,
                 "character": r.character_id,
-                "actor": r.actor.get_username() if r.actor else None,
+                "actor": entry_author(r),
                 "undoes": r.undoes_id,
                 "batch": str(r.batch) if r.batch else None,
                 **{name: getattr(r, name) for name in _RESOLUTION_FIELDS},
@@ -158,7 +163,7 @@ def log_csv(campaign: Campaign) -> str:
                 r.version,
                 r.kind,
                 r.action,
-                r.actor.get_username() if r.actor else "the clock",
+                entry_author_words(r),
                 r.elapsed_minutes,
                 r.summary,
                 rolls,
@@ -172,9 +177,22 @@ def _bad(message: str) -> ValidationError:
 
 
 def _int(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_ID:
         raise _bad(f"{what} must be a whole number from 0")
     return value
+
+
+def _fits(model: type[Resolution] | type[ScheduledEffect], values: dict[str, Any]) -> None:
+    """Each text of a row fits its column, and one with choices is one of them (the
+    import's schema says so; SQLite would store anything): 400 otherwise."""
+    for name, value in values.items():
+        field = model._meta.get_field(name)
+        limit = getattr(field, "max_length", None)
+        if not isinstance(value, str) or limit is None:
+            continue
+        choices = [str(key) for key, _ in getattr(field, "choices", None) or []]
+        if len(value) > limit or (choices and value not in choices):
+            raise _bad(f"the export is damaged: {name} {value[:20]!r} cannot be")
 
 
 def _remap(
@@ -205,13 +223,21 @@ def export_players(data: Any) -> list[str]:
     return list(dict.fromkeys(name for name in names if isinstance(name, str) and name))
 
 
-def _players(data: Any, players: Any) -> dict[str, Any]:
-    """The importer's mapping of the export's players to users here, checked: each name
-    one the export's characters are played by, each user someone here. 400 otherwise."""
+def _players(data: Any, players: Any, importer: str) -> dict[str, str]:
+    """The importer's mapping of the export's players to usernames here, checked: each
+    name one the export's characters are played by (400 otherwise); the usernames are
+    not looked up here (an invitation each, campaigns.invitations), so the answer is the
+    same whether someone has that name or not. Those mapped to the importer are left out:
+    they are the importer's already."""
     if players is None:
         return {}
     if not isinstance(players, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) for k, v in players.items()
+        isinstance(k, str)
+        and isinstance(v, str)
+        and v.strip()
+        and len(k) <= USERNAME_LENGTH
+        and len(v.strip()) <= USERNAME_LENGTH
+        for k, v in players.items()
     ):
         raise ValidationError(
             {"players": ["give each player's name in the export and a username here"]}
@@ -222,13 +248,9 @@ def _players(data: Any, players: Any) -> dict[str, Any]:
         raise ValidationError(
             {"players": [f"no character in the export is played by {', '.join(stranger)}"]}
         )
-    wanted = {name.strip() for name in players.values()}
-    found = {u.get_username(): u for u in get_user_model().objects.filter(username__in=wanted)}
-    missing = sorted(name for name in wanted if name not in found)
-    if missing:
-        raise ValidationError({"players": [f"there is no one called {', '.join(missing)} here"]})
     # Two of the export's players mapped to one person here would merge their characters
-    # under one player: refused (issue 34).
+    # under one player: refused (issue 34). Told by the names as written, never by whether
+    # an account has them (issue 36).
     by_user: dict[str, list[str]] = {}
     for old, new in players.items():
         by_user.setdefault(new.strip(), []).append(old)
@@ -237,28 +259,29 @@ def _players(data: Any, players: Any) -> dict[str, Any]:
             raise ValidationError(
                 {"players": [f"{' and '.join(sorted(olds))} are mapped to one person here, {new}"]}
             )
-    return {old: found[new.strip()] for old, new in players.items()}
+    return {old: new.strip() for old, new in players.items() if new.strip() != importer}
 
 
-def _people(row: dict[str, Any], params: Any, users: dict[str, Any]) -> Any:
-    """An edit of who plays a character names the players by id and username: the ids
-    of this server's users, those the import knows (the importer, the mapped players)."""
+def _people(row: dict[str, Any], params: Any, importer: Any, yours: set[str]) -> Any:
+    """An edit of who plays a character names the players by id and username: the id of
+    the importer where the export's name is theirs (``yours``); no id for the others
+    until they accept their invitation (rules.logbook.invitations names them then)."""
     if row.get("kind") != "edit" or row.get("action") != "owner" or not isinstance(params, dict):
         return params
     people = {}
     for side in ("from", "to"):
         who = params.get(side)
         name = who.get("username") if isinstance(who, dict) else None
-        user = users.get(name) if isinstance(name, str) else None
-        people[side] = {"id": user.pk if user is not None else None, "username": name}
+        people[side] = {"id": importer.pk if name in yours else None, "username": name}
     return {**params, **people}
 
 
 def campaign_import(*, user: Any, data: Any, players: Any = None) -> Campaign:
     """A new campaign from an export, the importer its referee; 400 for a bad export.
 
-    ``players`` maps the export's players (usernames there) to usernames here: those
-    join as players, own the characters they played and name the entries they made."""
+    ``players`` maps the export's players (usernames there) to usernames here: each is
+    invited (campaigns.invitations) to join as a player, play the characters they played
+    and name the entries they made, which happens only when they accept."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise _bad("this is not a Sawbones campaign export")
     if data.get("version") != VERSION:
@@ -282,7 +305,13 @@ def campaign_import(*, user: Any, data: Any, players: Any = None) -> Campaign:
         raise _bad("the export lacks its campaign, characters, resolutions or effects")
     if len(characters) + len(resolutions) + len(effects) > MAX_ROWS:
         raise _bad(f"at most {MAX_ROWS} rows can be imported at once")
-    mapped = _players(data, players)
+    importer = user.get_username()
+    mapped = _players(data, players, importer)
+    # the export's names that are the importer's: those mapped to them, and their own
+    # unless they name someone else for it
+    yours = ({importer} - set(mapped)) | {
+        old for old, new in (players or {}).items() if new.strip() == importer
+    }
     try:
         with transaction.atomic():
             campaign = campaign_create(
@@ -308,11 +337,14 @@ def campaign_import(*, user: Any, data: Any, players: Any = None) -> Campaign:
                 ruleset.validate_table(key, table)
                 CampaignTable.objects.create(campaign=campaign, key=key, data=table)
             new_characters: dict[int, Character] = {}
+            played: dict[
+                str, list[int]
+            ] = {}  # an invited player's characters, by the export's name
             for row in characters:
                 ruleset.validate_sheet(row["sheet"])
                 character = Character(
                     campaign=campaign,
-                    owner=mapped.get(row.get("owner"), user),
+                    owner=user,
                     name=str(row["name"]),
                     sheet=row["sheet"],
                     version=_int(row["version"], "a version"),
@@ -324,16 +356,19 @@ def campaign_import(*, user: Any, data: Any, players: Any = None) -> Campaign:
                     character.retired_at = timezone.now()
                     character.save(update_fields=["retired_at"])
                 new_characters[row["id"]] = character
-            users = {user.get_username(): user, **mapped}
-            Membership.objects.bulk_create(
-                [
-                    Membership(campaign=campaign, user=player, role=Role.PLAYER)
-                    for player in {p.pk: p for p in mapped.values() if p.pk != user.pk}.values()
-                ]
+                if row.get("owner") in mapped:
+                    played.setdefault(row["owner"], []).append(character.pk)
+            invitations_create(
+                membership=Membership.objects.select_related("campaign", "user").get(
+                    campaign=campaign, user=user
+                ),
+                named=mapped,
+                characters=played,
             )
             # Effects first (pending, unlinked): the log's params point at their new ids.
             new_effects: dict[int, ScheduledEffect] = {}
             for row in effects:
+                _fits(ScheduledEffect, {name: row[name] for name in _EFFECT_FIELDS})
                 effect = ScheduledEffect(
                     campaign=campaign,
                     character=new_characters[row["character"]],
@@ -345,13 +380,22 @@ def campaign_import(*, user: Any, data: Any, players: Any = None) -> Campaign:
             for row in sorted(resolutions, key=lambda r: r["id"]):
                 undoes = row.get("undoes")
                 fields = {name: row[name] for name in _RESOLUTION_FIELDS}
+                _fits(Resolution, fields)
                 fields["params"] = _people(
-                    row, _remap(fields["params"], new_resolutions, new_effects), users
+                    row, _remap(fields["params"], new_resolutions, new_effects), user, yours
                 )
+                author = row.get("actor")
+                if author is not None and (
+                    not isinstance(author, str) or len(author) > USERNAME_LENGTH
+                ):
+                    raise _bad(
+                        f"an entry's actor is a username of at most {USERNAME_LENGTH} characters"
+                    )
                 resolution = Resolution(
                     campaign=campaign,
                     character=new_characters[row["character"]],
-                    actor=users.get(row.get("actor") or ""),
+                    actor=user if author in yours else None,
+                    imported_actor=str(author) if author and author not in yours else "",
                     undoes=new_resolutions[undoes] if undoes is not None else None,
                     batch=row.get("batch"),
                     **fields,
@@ -369,8 +413,10 @@ def campaign_import(*, user: Any, data: Any, players: Any = None) -> Campaign:
                 list(new_effects.values()), ["state", "created_by", "resolution", "cancelled_by"]
             )
             Membership.objects.filter(campaign=campaign, user=user).update(role=Role.REFEREE)
-    except (KeyError, TypeError, ValueError, AttributeError) as error:
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as error:
         raise _bad(f"the export is damaged: {type(error).__name__} {error}") from None
+    except DataError:  # a value too long or too large for its column (PostgreSQL)
+        raise _bad("the export is damaged: a value does not fit where it goes") from None
     except RuleError as error:
         raise _bad(str(error)) from None
     return campaign

@@ -34,7 +34,9 @@ from rules.engine.registry import get_ruleset
 from rules.engine.text import duration_text
 from rules.play.clock_record import ClockLine, clock_record
 from rules.play.log_filters import CLOCK_MAX
-from rules.play.models import Resolution, ResolutionKind, ScheduledEffect
+from rules.play.models import Resolution
+from rules.play.redaction import entries_applying_hidden_effects, entry_seen
+from rules.play.selectors import entry_author_words
 
 # The query string's names (docs/api.md, "The session recap").
 PARAMETERS = ("from", "to", "from_date", "to_date", "real_from", "real_to")
@@ -48,6 +50,7 @@ _CALENDAR_DATE = re.compile(r"^(?P<year>-?\d+)-(?P<month>.+)-(?P<day>\d+)$")
 # the week day left out or not (issue 34).
 _SHOWN_DATE = re.compile(r"^(?:\S+\s+)?(?P<day>\d+)\s+(?P<month>.+?)\s+(?P<year>-?\d+)$")
 _DAY = re.compile(r"^(?:day\s*)?(?P<day>\d+)$", re.IGNORECASE)
+_WHOLE = re.compile(r"0|[1-9][0-9]{0,15}")  # an in-game minute as the API's schema says it
 
 
 @dataclass(frozen=True)
@@ -124,10 +127,20 @@ def _real(value: str, name: str, *, end: bool) -> datetime:
     return moment
 
 
-def recap_window(campaign: Campaign, data: Mapping[str, Any]) -> RecapWindow:
+def recap_window(
+    campaign: Campaign, data: Mapping[str, Any], *, exact: bool = False
+) -> RecapWindow:
     """The span a query string asks for: ``from`` and ``to`` (in-game minutes), or
     ``from_date`` and ``to_date`` (dates of the campaign's calendar), and ``real_from``
-    and ``real_to`` (ISO date-times). A bad one is a ValidationError (400) in plain words."""
+    and ``real_to`` (ISO date-times). A bad one is a ValidationError (400) in plain words.
+
+    The page's form sends its boxes blank and people type spaces: there a blank minute
+    is no bound. ``exact`` (the API) takes a minute as its schema says, digits only,
+    never blank (as the log's filters, rules.play.log_filters)."""
+    if exact:
+        for key in ("from", "to"):
+            if key in data and not _WHOLE.fullmatch(str(data[key])):
+                raise ValidationError({key: ["An in-game minute is a whole number from 0."]})
     raw = {key: str(data.get(key, "") or "").strip() for key in PARAMETERS}
     for key, value in raw.items():
         if len(value) > 100 or "\x00" in value:
@@ -157,35 +170,15 @@ def recap_window(campaign: Campaign, data: Mapping[str, Any]) -> RecapWindow:
     return RecapWindow(low, high, real_from, real_to)
 
 
-def _hidden_from_players(rows: list[Resolution]) -> set[int]:
-    """The entries a player may not read yet (G-4): with a hidden roll, or applying a
-    hidden effect, and not revealed."""
-    hidden = {r.pk for r in rows if not r.revealed and any(roll.get("hidden") for roll in r.rolls)}
-    effects = {
-        int(r.params["scheduled_effect"]): r.pk
-        for r in rows
-        if r.kind == ResolutionKind.EFFECT
-        and not r.revealed
-        and isinstance(r.params.get("scheduled_effect"), int)
-    }
-    if effects:
-        secret = ScheduledEffect.objects.filter(pk__in=effects, hidden=True).values_list(
-            "pk", flat=True
-        )
-        hidden |= {effects[pk] for pk in secret}
-    return hidden
-
-
 def dice_that_mattered(resolution: Resolution, *, referee: bool) -> list[dict[str, Any]]:
     """The rolls that decided something: those of an entry that changed the character's
     sheet or asked for a choice (a save that changed nothing decided nothing); shuffles,
-    which only order a deck, left out; hidden rolls only for the referee (G-4)."""
+    which only order a deck, left out; hidden rolls only for the referee (G-4,
+    rules.play.redaction)."""
     if resolution.sheet_before == resolution.sheet_after and resolution.pending_choice is None:
         return []
     shown = []
-    for data in resolution.rolls:
-        if data.get("hidden") and not (referee or resolution.revealed):
-            continue
+    for data in entry_seen(resolution, referee=referee).rolls:
         roll = Roll.from_dict(data)
         if roll.kind == "shuffle":
             continue
@@ -266,9 +259,13 @@ def campaign_recap(membership: Membership, window: RecapWindow) -> dict[str, Any
     rows = list(rows_query.order_by("clock", "id")[: RECAP_LIMIT + 1])
     truncated = len(rows) > RECAP_LIMIT
     rows = rows[:RECAP_LIMIT]
-    if not referee:
-        hidden = _hidden_from_players(rows)
-        rows = [r for r in rows if r.pk not in hidden]
+    if not referee:  # what a player may not be told yet (G-4, rules.play.redaction)
+        secret = entries_applying_hidden_effects(rows)
+        rows = [
+            r
+            for r in rows
+            if entry_seen(r, referee=False, applies_hidden_effect=r.pk in secret).told
+        ]
     labels = {spec.key: spec.label for spec in ruleset.actions}
 
     characters: dict[int, dict[str, Any]] = {}
@@ -293,7 +290,7 @@ def campaign_recap(membership: Membership, window: RecapWindow) -> dict[str, Any
                     "action": r.action,
                     "title": labels.get(r.action, r.get_kind_display()),
                     "actor": r.actor_id,
-                    "by": r.actor.get_username() if r.actor else "the clock",
+                    "by": entry_author_words(r),
                     "summary": r.summary,
                     "undoes": r.undoes_id,
                     "choice": r.pending_choice is not None,
@@ -373,9 +370,8 @@ def recap_markdown(recap: Mapping[str, Any]) -> str:
             state = f"{character['state_before']}, then {state}"
         lines += [f"## {_md(character['name'])} ({_md(state)})", ""]
         for entry in character["entries"]:
-            by = "the clock" if entry["actor"] is None else entry["by"]
             lines.append(
-                f"- **{_md(entry['date'])}** · {_md(entry['title'])} (by {_md(by)}): "
+                f"- **{_md(entry['date'])}** · {_md(entry['title'])} (by {_md(entry['by'])}): "
                 f"{_md(entry['summary'])}"
             )
             if entry["dice"]:

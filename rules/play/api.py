@@ -112,7 +112,14 @@ class ResolutionSerializer(serializers.Serializer):
     batch = serializers.UUIDField(
         allow_null=True, help_text="the party action this resolution is part of, if any"
     )
-    actor = serializers.IntegerField(allow_null=True)
+    actor = serializers.IntegerField(
+        allow_null=True, help_text="who made it (a user id); null: the clock, or `imported_actor`"
+    )
+    imported_actor = serializers.CharField(
+        allow_null=True,
+        help_text="who made it as an imported campaign's export named them, while nobody "
+        'here is shown as them (pages write "alice (imported)"); null otherwise',
+    )
     undoes = serializers.IntegerField(allow_null=True)
     created_at = serializers.DateTimeField()
     dice_counter_start = serializers.IntegerField(
@@ -132,6 +139,7 @@ RECORDED_PARAMS: dict[str, tuple[set[str], str]] = {
     "changes": ({"object"}, "a correction's fields and their new values (`edit`)"),
     "reason": ({"string"}, "why the referee corrected the sheet (`edit`)"),
     "retired": ({"boolean"}, "retired or returned (`edit`)"),
+    "invitation": ({"integer"}, "the import invitation whose acceptance handed it over (`edit`)"),
     "choice_id": ({"string"}, "the choice answered or cancelled (`choice`, `cancel_choice`)"),
     "option": ({"string"}, "the option chosen (`choice`)"),
     "scheduled_effect": ({"integer"}, "the scheduled effect the clock applied (`effect`)"),

@@ -284,9 +284,14 @@ class LevelUpApi(APIView):
         return _edited(character_id, request, edit.pk)
 
 
+@extend_schema_field({"type": "object", "minProperties": 1, "additionalProperties": {}})
+class ChangesField(serializers.DictField):
+    """A correction's fields: at least one (the service says so in plain words, 400)."""
+
+
 class CorrectApi(APIView):
     class InputSerializer(JsonSerializer):
-        changes = serializers.DictField(help_text="sheet field -> its corrected value")
+        changes = ChangesField(help_text="sheet field -> its corrected value")
         reason = serializers.CharField(max_length=500)
 
     @extend_schema(

@@ -269,16 +269,34 @@ def character_owner_set(
         old, new = character.owner, membership.user
         if old.pk == new.pk:
             raise ResolutionConflict(f"{character.name} is already played by {new.get_username()}.")
-        character.owner = new
-        character.save(update_fields=["owner", "updated_at"])
-        return _edit(
+        return owner_handed_over(
             campaign,
             character,
-            action=OWNER,
-            params={"from": _someone(old), "to": _someone(new)},
-            summary=f"now played by {new.get_username()}, no longer by {old.get_username()}.",
+            to=new,
             actor=actor,
+            summary=f"now played by {new.get_username()}, no longer by {old.get_username()}.",
         )
+
+
+def owner_handed_over(
+    campaign: Any,
+    character: Character,
+    *,
+    to: Any,
+    actor: Any,
+    summary: str,
+    invitation: int | None = None,
+) -> ResolutionModel:
+    """``to`` plays the character from now on, logged as an edit naming who played it
+    before and after (``params.from``, ``params.to``; ``params.invitation``: the import
+    invitation accepted, rules.logbook.invitations). The caller holds the row locks."""
+    old = character.owner
+    character.owner = to
+    character.save(update_fields=["owner", "updated_at"])
+    params: dict[str, Any] = {"from": _someone(old), "to": _someone(to)}
+    if invitation is not None:
+        params["invitation"] = invitation
+    return _edit(campaign, character, action=OWNER, params=params, summary=summary, actor=actor)
 
 
 def played_by_again(character: Character, entry: ResolutionModel, side: str) -> None:

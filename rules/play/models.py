@@ -32,7 +32,8 @@ class Resolution(models.Model):
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="resolutions")
     character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="resolutions")
-    # Null when the campaign clock applied a scheduled effect.
+    # Null when the campaign clock applied a scheduled effect, or when someone of an
+    # imported campaign made it (``imported_actor``).
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
@@ -40,6 +41,11 @@ class Resolution(models.Model):
         on_delete=models.SET_NULL,
         related_name="+",
     )
+    # Who made it as the export named them (a username of the old campaign), when nobody
+    # here has been shown as them: the import leaves it so until the person the importer
+    # named accepts the import invitation (rules.logbook.invitations, issue 36). Pages
+    # write it "alice (imported)"; empty for every other entry.
+    imported_actor = models.CharField(max_length=150, blank=True, default="")
     kind = models.CharField(max_length=16, choices=ResolutionKind.choices)
     action = models.CharField(max_length=64)
     params = models.JSONField(default=dict, blank=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -14,6 +14,7 @@ from campaigns.access import access_campaign
 from core.api_input import JsonSerializer
 from core.cleaning import MAX_ID
 from core.openapi import error_answer, refused
+from rules.engine.registry import all_rulesets
 from rules.play.api import ResolutionSerializer, resolution_answer
 from rules.play.party import MAX_PARTY, party_action
 from rules.play.selectors import resolution_view
@@ -38,9 +39,21 @@ class PartyOutcomeSerializer(serializers.Serializer):
     )
 
 
+@extend_schema_field(
+    {
+        "type": "string",
+        "enum": sorted({spec.key for ruleset in all_rulesets() for spec in ruleset.actions}),
+        "description": "an action of the campaign's ruleset (another ruleset's is a 400)",
+    }
+)
+class ActionNameField(serializers.CharField):
+    """An action's key: one of the registered rulesets' actions, as the schema lists them;
+    whether the campaign's ruleset has it is the party action's to say (a 400 naming it)."""
+
+
 class PartyActionApi(APIView):
     class InputSerializer(JsonSerializer):
-        action = serializers.CharField(max_length=64)
+        action = ActionNameField(max_length=64)
         params = serializers.DictField(required=False, default=dict)
         characters = serializers.ListField(
             child=serializers.IntegerField(min_value=1, max_value=MAX_ID),

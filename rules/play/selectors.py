@@ -21,9 +21,7 @@ from rules.engine.odds import Odds
 from rules.engine.registry import get_ruleset
 from rules.play.context import campaign_context
 from rules.play.models import EffectState, Resolution, ResolutionKind, ScheduledEffect
-
-REFEREE_ONLY = "referee_only"
-
+from rules.play.redaction import entry_seen
 
 # The newest row of a campaign's table a live page's stamp includes: the columns'
 # prefix, the model (its ``campaign_id`` column) and (name, column) pairs. The clock and
@@ -149,33 +147,44 @@ def resolution_log(character: Character, *, before: int | None, length: int) -> 
     return list(query[: length + 1])
 
 
+def entry_author(resolution: Resolution) -> str | None:
+    """Who made the entry, as an export names them: the account's username, or the
+    export's name for someone of an imported campaign not shown as anyone here yet; None:
+    the clock."""
+    if resolution.actor is not None:
+        return str(resolution.actor.get_username())
+    return resolution.imported_actor or None
+
+
+def entry_author_words(resolution: Resolution) -> str:
+    """Who made the entry, for people: "alice", "alice (imported)" or "the clock"."""
+    if resolution.actor is not None:
+        return str(resolution.actor.get_username())
+    if resolution.imported_actor:
+        return f"{resolution.imported_actor} (imported)"
+    return "the clock"
+
+
 def resolution_view(
     resolution: Resolution, *, ruleset_key: str, viewer_is_referee: bool
 ) -> dict[str, Any]:
-    """A resolution as the viewer may see it: hidden rolls (G-4) only for referees."""
+    """A resolution as the viewer may see it: what the referee keeps secret (hidden rolls,
+    ``referee_only`` and the params that name it, G-4) only for referees, as
+    rules.play.redaction decides; the sheet as the ruleset shows it."""
     ruleset = get_ruleset(ruleset_key)
-    show_hidden = viewer_is_referee or resolution.revealed
-    # Read through the engine's Roll: rows logged before rolls carried their kind and
-    # die sizes are shown with them too.
-    rolls = [
-        Roll.from_dict(r).as_dict() for r in resolution.rolls if show_hidden or not r.get("hidden")
-    ]
-    # A ruleset puts what only the referee may know under outcome["referee_only"] (G-4).
-    outcome = {
-        key: value
-        for key, value in resolution.outcome.items()
-        if show_hidden or key != REFEREE_ONLY
-    }
+    seen = entry_seen(resolution, referee=viewer_is_referee)
     return {
         "id": resolution.pk,
         "character": resolution.character_id,
         "kind": resolution.kind,
         "ruleset": ruleset_key,
         "action": resolution.action,
-        "params": resolution.params,
-        "rolls": rolls,
+        "params": seen.params,
+        # Read through the engine's Roll: rows logged before rolls carried their kind and
+        # die sizes are shown with them too.
+        "rolls": [Roll.from_dict(roll).as_dict() for roll in seen.rolls],
         "summary": resolution.summary,
-        "outcome": outcome,
+        "outcome": seen.outcome,
         "sheet": ruleset.public_sheet(resolution.sheet_after),
         "version": resolution.version,
         "pending_choice": public_choice(resolution.pending_choice),
@@ -183,6 +192,8 @@ def resolution_view(
         "elapsed_minutes": resolution.elapsed_minutes,
         "batch": str(resolution.batch) if resolution.batch else None,
         "actor": resolution.actor_id,
+        # someone of an imported campaign, as the export named them (issue 36)
+        "imported_actor": resolution.imported_actor or None,
         "undoes": resolution.undoes_id,
         "created_at": resolution.created_at,
         # The campaign's dice counters this resolution used: [start, end) (docs/dice.md).
@@ -245,16 +256,15 @@ def resolution_dice_check(resolution: Resolution, *, viewer_is_referee: bool) ->
         ),
         None,
     )
-    show_hidden = viewer_is_referee or resolution.revealed
-    shown = [roll for roll in resolution.rolls if show_hidden or not roll.get("hidden")]
+    seen = entry_seen(resolution, referee=viewer_is_referee)
     return {
         "resolution": resolution,
         "counter_start": start,
         "counter_end": resolution.dice_counter_end,
         "draws": draws,
         "period": period if draws else None,
-        "rolls": shown,
-        "withheld": len(resolution.rolls) - len(shown),
+        "rolls": seen.rolls,
+        "withheld": seen.withheld_rolls,
         "matches": verify_resolution_rolls(resolution, campaign),
     }
 
@@ -272,8 +282,7 @@ def dice_export(membership: Membership) -> dict[str, Any]:
         resolutions = resolutions.filter(character__owner=membership.user)
     exported = []
     for resolution in resolutions.order_by("dice_counter_start", "id"):
-        show_hidden = membership.is_referee or resolution.revealed
-        shown = [roll for roll in resolution.rolls if show_hidden or not roll.get("hidden")]
+        seen = entry_seen(resolution, referee=membership.is_referee)
         exported.append(
             {
                 "id": resolution.pk,
@@ -288,9 +297,9 @@ def dice_export(membership: Membership) -> dict[str, Any]:
                         "dice": r["dice"],
                         "sizes": roll_die_sizes(r),
                     }
-                    for r in shown
+                    for r in seen.rolls
                 ],
-                "withheld_rolls": len(resolution.rolls) - len(shown),
+                "withheld_rolls": seen.withheld_rolls,
             }
         )
     return {

@@ -598,7 +598,9 @@ def character_create(
 
 
 def campaign_table_set(*, campaign: Campaign, key: str, data: Any) -> CampaignTable:
-    """Replace the campaign's copy of one of its ruleset's editable tables."""
+    """Replace the campaign's copy of one of its ruleset's editable tables; a whole number
+    written ``1.0`` is stored as the whole number (issue 36)."""
+    data = whole_numbers(data)
     get_ruleset(campaign.ruleset).validate_table(key, data)
     reject_nul_characters(data, "the table")
     table, _ = CampaignTable.objects.update_or_create(

@@ -155,12 +155,22 @@ def test_the_download_is_named_after_the_campaign_and_the_import_is_a_copy(
     download.save_as(saved)
     page.goto("/campaigns/import/")
     page.get_by_label("Campaign file (JSON)").set_input_files(str(saved))
-    # Aldo's player has an account here: named, they play Aldo again (issue 29)
+    # Aldo's player has an account here: named, they are invited to play Aldo again
+    # (issues 29 and 36), and do once they accept on their home page
     page.get_by_label("Players (optional)").fill("player")
     page.get_by_role("button", name="Import").click()
     expect(page.locator("h1")).to_contain_text("Harrow Keep (copy)")
-    expect(page.get_by_role("status").filter(has_text="player plays in it again.")).to_be_visible()
+    invited = "player is invited to play the characters the file says they played"
+    expect(page.get_by_role("status").filter(has_text=invited)).to_be_visible()
     copy = Campaign.objects.get(name="Harrow Keep (copy)")
+    assert copy.characters.get(name="Aldo").owner_id == referee.pk
+    theirs = new_page()
+    log_in(theirs, "player")
+    theirs.goto("/")
+    invitation = theirs.get_by_role("region", name="Invitations")
+    expect(invitation).to_contain_text("referee invites you to play in Harrow Keep (copy)")
+    invitation.get_by_role("button", name="Accept").click()
+    expect(theirs.locator("h1")).to_contain_text("Harrow Keep (copy)")
     assert copy.characters.get(name="Aldo").owner_id == player.pk
 
 

@@ -6,14 +6,17 @@ server). Not imported by the project: the package exists only in the test's dire
 The session: register, a token from the password, the rulesets, then for every ruleset
 a campaign, a character (read back typed by its ruleset: ``HitDiceCharacter`` with a
 ``HitDiceSheet``...), an action and a clock advance with its job; on hit_dice the action
-stops on a choice that is answered; each character's log, the campaign's export, a
-webhook whose secret is rotated; then a spare character and the campaign are deleted,
-each with nothing but what the schema declares (``confirm`` in the query).
+stops on a choice that is answered; each character's log, the campaign's export
+imported again (typed), its log as CSV and its recap as Markdown (each text), an advance
+until a date (its month a number or a name), a webhook whose secret is rotated; then a
+spare character and the campaign are deleted, each with nothing but what the schema
+declares (``confirm`` in the query).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import assert_type
 
 from sawbones_client import AuthenticatedClient, Client
 from sawbones_client.api.v1 import (
@@ -25,7 +28,10 @@ from sawbones_client.api.v1 import (
     v1_campaigns_create,
     v1_campaigns_destroy,
     v1_campaigns_export_retrieve,
+    v1_campaigns_import_create,
+    v1_campaigns_log_csv_retrieve,
     v1_campaigns_partial_update,
+    v1_campaigns_recap_md_retrieve,
     v1_campaigns_webhooks_create,
     v1_campaigns_webhooks_rotate_secret_create,
     v1_characters_actions_create,
@@ -33,6 +39,7 @@ from sawbones_client.api.v1 import (
     v1_characters_destroy,
     v1_characters_resolutions_list,
     v1_characters_retrieve,
+    v1_invitations_list,
     v1_rulesets_list,
 )
 from sawbones_client.models import (
@@ -40,6 +47,7 @@ from sawbones_client.models import (
     CampaignCharactersInputRequest,
     CampaignCharactersInputRequestSheet,
     CampaignExport,
+    CampaignImportInputRequest,
     ChoiceInputRequest,
     ClockAdvanceInputRequest,
     ClockJobDetail,
@@ -62,6 +70,7 @@ from sawbones_client.models import (
     HitDiceCharacter,
     HitDiceResolution,
     HitDiceSheet,
+    ImportedExportRequest,
     InjuryRollActionRequest,
     OldSchoolCampaignOutput,
     OldSchoolCampaignRequest,
@@ -76,6 +85,7 @@ from sawbones_client.models import (
     SaveActionRequestOldSchoolSaveParamsCategory,
     TokenInputRequest,
     TokenOutput,
+    UntilRequest,
     WarbandCampaignOutput,
     WarbandCampaignRequest,
     WarbandCharacter,
@@ -83,6 +93,7 @@ from sawbones_client.models import (
     WebhookCreated,
     WebhookListInputRequest,
 )
+from sawbones_client.types import Unset
 
 Campaign = (
     HitDiceCampaignRequest
@@ -238,6 +249,14 @@ def run(
         assert isinstance(advanced, AdvanceOutput), advanced
         job = v1_campaigns_clock_jobs_retrieve.sync(campaign.id, advanced.job, client=bot)
         assert isinstance(job, ClockJobDetail), job
+        # until a date: the month typed as a number or a name (without a calendar, unread)
+        month: int | str = "Bloom" if key == "old_school" else 1
+        date = UntilRequest(day=3, month=month)
+        assert_type(date.month, int | str | Unset)  # not Any: mypy holds it
+        until = v1_campaigns_clock_advance_create.sync(
+            campaign.id, client=bot, body=ClockAdvanceInputRequest(until=date)
+        )
+        assert isinstance(until, AdvanceOutput), until
 
         page = v1_characters_resolutions_list.sync(character.id, client=bot)
         assert isinstance(page, ResolutionPage), page
@@ -256,6 +275,21 @@ def run(
         assert isinstance(export, CampaignExport), export
         assert export.campaign.ruleset == key
         assert [c.name for c in export.characters] == [f"{key} hero"]
+        # the export imported again, typed as the current export version
+        copy = v1_campaigns_import_create.sync(
+            client=bot,
+            body=CampaignImportInputRequest(
+                export=ImportedExportRequest.from_dict(export.to_dict())
+            ),
+        )
+        assert isinstance(copy, CampaignAnswer), copy
+        assert copy.ruleset == key and copy.my_role == "referee"
+        assert v1_invitations_list.sync(client=bot) == []  # nobody named: nobody invited
+        # the log as CSV and the recap as Markdown, each read as the text it is
+        log_csv = v1_campaigns_log_csv_retrieve.sync(campaign.id, client=bot)
+        assert isinstance(log_csv, str) and log_csv.startswith("id,minute,character"), log_csv
+        recap = v1_campaigns_recap_md_retrieve.sync(campaign.id, client=bot)
+        assert isinstance(recap, str) and "session recap" in recap, recap
 
         hook = v1_campaigns_webhooks_create.sync(
             campaign.id, client=bot, body=WebhookListInputRequest(url=webhook_url)

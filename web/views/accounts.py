@@ -35,10 +35,12 @@ from accounts.services import (
     user_register,
 )
 from campaigns.access import TokenScope
+from campaigns.invitations import invitations_for_user
 from campaigns.models import Role
 from campaigns.selectors import campaigns_of_user, memberships_for_user
 from core.middleware import is_api
 from core.throttles import LoginThrottle, RegistrationThrottle
+from rules.logbook.invitations import invitation_views
 from web.views.campaigns import pending_invite_url
 
 
@@ -80,8 +82,14 @@ def home(request: HttpRequest) -> HttpResponse:
         {
             "refereeing": [m for m in memberships if m.role == Role.REFEREE],
             "playing": [m for m in memberships if m.role == Role.PLAYER],
+            "invitations": _invitations(request),
         },
     )
+
+
+def _invitations(request: HttpRequest) -> list[dict[str, Any]]:
+    """The import invitations waiting for the person's answer (home and account pages)."""
+    return invitation_views(list(invitations_for_user(request.user)))
 
 
 def registration_allowed(request: HttpRequest) -> bool:
@@ -228,6 +236,7 @@ def _account_page(request: HttpRequest, status: int = 200, **forms_: Any) -> Htt
         "password_form": forms_.get("password_form") or PasswordChangeForm(request.user),
         **tokens_context(request, forms_.get("token_form")),
         **discord_context(request),
+        "invitations": _invitations(request),
     }
     return render(request, "accounts/account.html", context, status=status)
 

@@ -36,10 +36,12 @@ from rules.engine.dice import DiceError
 from rules.engine.interface import ActionBlocked, ActionSpec, OddsUnavailable, RuleError
 from rules.engine.registry import get_ruleset
 from rules.play.models import EffectState, ResolutionKind, ScheduledEffect
+from rules.play.redaction import keeps_secret
 from rules.play.selectors import (
     action_odds,
     applied_again_after_undo,
     effects_for_viewer,
+    entry_author_words,
     overdue_revived,
     resolution_dice_check,
     resolution_log,
@@ -151,14 +153,11 @@ def sheet_context(
     log: list[dict[str, Any]] = []
     for resolution in rows[:LOG_LENGTH]:
         view = resolution_view(resolution, ruleset_key=ruleset.key, viewer_is_referee=referee)
-        view["actor_name"] = resolution.actor.get_username() if resolution.actor else ""
+        view["actor_name"] = entry_author_words(resolution)
         view["title"] = log_title(resolution.kind, resolution.action, labels)
         view["took"] = elapsed_words(resolution.elapsed_minutes)
-        view["revealable"] = (
-            referee
-            and not resolution.revealed
-            and any(roll.get("hidden") for roll in resolution.rolls)
-        )
+        view["revealable"] = referee and keeps_secret(resolution)
+        view["rolls_withheld"] = any(roll.get("hidden") for roll in resolution.rolls)
         view["undo_mark"] = marks.get(resolution.pk, "")
         # Any entry in force can be undone, with everything newer (rules.play.undo).
         view["undoable"] = (

@@ -19,7 +19,7 @@ from rules.clock.selectors import clock_entries_between, clock_entry_view
 from rules.engine.registry import get_ruleset
 from rules.logbook.selectors import campaign_log, log_choices
 from rules.play.log_filters import log_filters
-from rules.play.selectors import resolution_view, verify_resolution_rolls
+from rules.play.selectors import entry_author_words, resolution_view, verify_resolution_rolls
 from web.rulesets import ruleset_decisions
 
 # What the log holds beside the ruleset's actions (rules.play.undo, rules.play.editing): each a
@@ -114,7 +114,7 @@ def campaign_log_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
             resolution, ruleset_key=ruleset.key, viewer_is_referee=membership.is_referee
         )
         view["character_name"] = resolution.character.name
-        view["actor_name"] = resolution.actor.get_username() if resolution.actor else ""
+        view["actor_name"] = entry_author_words(resolution)
         view["title"] = labels.get(resolution.action, resolution.get_kind_display())
         view["took"] = elapsed_words(resolution.elapsed_minutes)
         entries.append(view)

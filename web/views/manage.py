@@ -4,7 +4,6 @@ to its own service (campaigns.services, campaigns.editing, rules.campaign_editin
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from django.contrib import messages
@@ -26,7 +25,7 @@ from campaigns.services import (
     invite_create,
     membership_digest_set,
 )
-from core.cleaning import valid_id
+from core.cleaning import loads_json, valid_id
 from core.errors import NotAllowed, ResolutionConflict
 from rules.engine.calendar import PRESETS, CalendarError
 from rules.engine.registry import get_ruleset
@@ -227,12 +226,17 @@ def _names(names: list[str]) -> str:
 
 
 def _imported(campaign: Any, user: Any, data: Any, mapped: dict[str, str] | None) -> str:
-    """What the import did, for its referee: who plays again, whose characters wait."""
+    """What the import did, for its referee: who is invited, whose characters wait. The
+    same whether the usernames belong to anyone or not (issue 36)."""
     said = f"{campaign.name} is imported: you are its referee."
     mapped = mapped or {}
-    back = sorted({new for new in mapped.values() if new != user.get_username()})
-    if back:
-        said += f" {_names(back)} {'plays' if len(back) == 1 else 'play'} in it again."
+    invited = sorted({new for new in mapped.values() if new != user.get_username()})
+    if invited:
+        said += (
+            f" {_names(invited)} {'is' if len(invited) == 1 else 'are'} invited to play the "
+            "characters the file says they played: until each accepts, those characters "
+            "are yours."
+        )
     yourself = sorted(old for old, new in mapped.items() if new == user.get_username())
     if yourself:  # issue 34: said, not refused: the referee may mean to play them
         said += (
@@ -254,7 +258,8 @@ def _imported(campaign: Any, user: Any, data: Any, mapped: dict[str, str] | None
 @login_required
 def campaign_import_page(request: HttpRequest) -> HttpResponse:
     """Import a campaign from its downloaded JSON: a new campaign, you its referee; the
-    file's players mapped to people here play their characters again (issue 29)."""
+    file's players mapped to people here are invited to play their characters again
+    (issues 29 and 36)."""
     error = ""
     status = 200
     players_text = ""
@@ -268,7 +273,7 @@ def campaign_import_page(request: HttpRequest) -> HttpResponse:
             if upload.size is not None and upload.size > MAX_IMPORT_BYTES:
                 raise ValidationError("That file is too large to import.")
             try:
-                data = json.loads(upload.read().decode("utf-8"))
+                data = loads_json(upload.read().decode("utf-8"))
             except (ValueError, UnicodeDecodeError):
                 raise ValidationError("That file is not a campaign download.") from None
             data = _named_as_copy(data, {m.campaign.name for m in campaigns_of_user(request.user)})

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final, Literal
 
-from rules.engine.dice import Dice, DiceError, DiceExpression, Roll
+from rules.engine.dice import EXPRESSION_PATTERN, Dice, DiceError, DiceExpression, Roll
 from rules.engine.interface import (
     ActionBlocked,
     ActionSpec,
@@ -185,6 +185,7 @@ SCARS_TABLE_SCHEMA: dict[str, Any] = {
         "dice": {
             "type": "string",
             "maxLength": 20,
+            "pattern": EXPRESSION_PATTERN,
             "description": "What the referee rolls on the table: 1d20, 2d6, 1d66 is not one.",
         },
         "rows": {
@@ -637,11 +638,13 @@ class Warband(Ruleset):
         if key != SCARS_TABLE:
             super().validate_table(key, data)
             return
-        validate(data, SCARS_TABLE_SCHEMA, "scars table")
-        try:
-            expression = DiceExpression.parse(data["dice"])
+        try:  # the dice first: its pattern's words would be no help to a referee
+            if isinstance(data, Mapping) and isinstance(data.get("dice"), str):
+                DiceExpression.parse(data["dice"])
         except DiceError as error:
             raise RuleError(f"invalid scars table: dice: {error}") from None
+        validate(data, SCARS_TABLE_SCHEMA, "scars table")
+        expression = DiceExpression.parse(data["dice"])
         if not data["rows"]:
             return  # empty is allowed: it is what the project ships (ruling WB-6)
         kept = expression.keep_count

@@ -2,7 +2,7 @@
 API publishes it as ``HitDiceOutcome``..., so it must not drift from the rules).
 
 Seeded random play on every ruleset: from each sample sheet of
-test_odds_every_action.py, random actions with params made from their schemas (and a
+action_walk.py, random actions with params made from their schemas (and a
 few the schemas cannot make), every choice answered at random, scheduled effects applied
 in a random order, levels gained. Every outcome is checked; every action, choice and
 scheduled effect of every ruleset must have been met, so a new one is checked too.
@@ -29,7 +29,7 @@ from rules.engine.interface import (
     Ruleset,
 )
 from rules.engine.registry import all_rulesets
-from rules.engine.tests.test_odds_every_action import CONTEXT, sample_params, sample_sheets
+from rules.engine.tests.action_walk import CONTEXT, sample_params, sample_sheets
 
 WALKS = 150
 STEPS = 40

@@ -113,12 +113,10 @@ def test_export_import_round_trip_gives_identical_sheets_and_logs(
     copy = Campaign.objects.get(pk=response.json()["id"])
     assert response.json()["my_role"] == "referee"
     again = campaign_export(copy)
-    # Identical, except who acted: only the importer's own entries can name them (the
-    # players of the old campaign are not members of the new one).
+    # Identical, except who plays: the players of the old campaign are not members of the
+    # new one. Who made each entry is as the export said: the importer's own entries name
+    # them, the others the export's name (issue 36: never an account here, nor nobody).
     assert [row["owner"] for row in data["characters"]] == ["referee", "player", "other_player"]
-    for row in data["resolutions"]:
-        if row["actor"] != "referee":
-            row["actor"] = None
     for row in data["characters"]:  # every character the importer's: no players mapped
         row["owner"] = "referee"
     assert normalized(again) == normalized(data)
@@ -242,7 +240,22 @@ def test_players_mapped_at_import_play_their_characters_again(
     )
     assert response.status_code == 201, response.content
     copy = Campaign.objects.get(pk=response.json()["id"])
-    assert normalized(campaign_export(copy)) == normalized(data)
+    # invited, not joined (issue 36): each plays again once they accept
+    for person in (player, other_player):
+        invitation = client_for(person).get("/api/v1/invitations/").json()[0]
+        accepted = client_for(person).post(f"/api/v1/invitations/{invitation['id']}/accept/")
+        assert accepted.status_code == 200, accepted.content
+    again = campaign_export(copy)
+    handovers = [r for r in again["resolutions"] if "invitation" in r["params"]]
+    assert sorted((r["action"], r["params"]["to"]["username"]) for r in handovers) == [
+        ("owner", "other_player"),
+        ("owner", "player"),
+    ]  # logged as edits of who plays them, which the original has not
+    again["resolutions"] = [r for r in again["resolutions"] if "invitation" not in r["params"]]
+    by_name = {c["name"]: c["version"] for c in data["characters"]}
+    for row in again["characters"]:  # each handed-over character is one version on
+        row["version"] = by_name[row["name"]]
+    assert normalized(again) == normalized(data)
     roles = dict(Membership.objects.filter(campaign=copy).values_list("user__username", "role"))
     assert roles == {"referee": "referee", "player": "player", "other_player": "player"}
     owners = dict(Character.objects.filter(campaign=copy).values_list("name", "owner_id"))
@@ -270,11 +283,16 @@ def test_players_mapped_to_other_names_and_those_left_out(
     )
     assert response.status_code == 201, response.content
     copy = Campaign.objects.get(pk=response.json()["id"])
+    invitation = client_for(pell_b).get("/api/v1/invitations/").json()[0]  # issue 36
+    accepted = client_for(pell_b).post(f"/api/v1/invitations/{invitation['id']}/accept/")
+    assert accepted.status_code == 200, accepted.content
     owners = dict(Character.objects.filter(campaign=copy).values_list("name", "owner_id"))
     assert owners == {"Dorn": importer.pk, "Pell": pell_b.pk, "Oswin": importer.pk}
     members = set(Membership.objects.filter(campaign=copy).values_list("user__username", "role"))
     assert members == {("newref", "referee"), ("pell.b", "player")}
-    by_pell = Resolution.objects.filter(campaign=copy, actor=pell_b)
+    by_pell = Resolution.objects.filter(campaign=copy, actor=pell_b).exclude(
+        params__has_key="invitation"  # the handover pell.b made by accepting (issue 36)
+    )
     made = [r for r in data["resolutions"] if r["actor"] == "player"]
     assert by_pell.count() == len(made) > 0
     assert not Resolution.objects.filter(campaign=copy, actor__in=[referee, player]).exists()
@@ -284,7 +302,8 @@ def test_players_mapped_to_other_names_and_those_left_out(
     ("players", "said"),
     [
         ({"nobody": "player"}, "no character in the export is played by nobody"),
-        ({"player": "no-such-user"}, "there is no one called no-such-user here"),
+        ({"player": "x" * 151}, "no more than 150 characters"),
+        ({"x" * 151: "player"}, "give each player's name in the export and a username here"),
         ({"player": ""}, "may not be blank"),
         ({"player": 3}, "player: Must be text."),
         ([["player", "player"]], "Must be an object."),
@@ -315,12 +334,13 @@ def test_the_import_page_maps_players_and_names_those_left_out(
 
     importer = web(make_user("newref"))
     refused = importer.post(
-        "/campaigns/import/", {"export": upload(), "players": "player = nobody.here"}
+        "/campaigns/import/", {"export": upload(), "players": "nobody.there = player"}
     )
     assert refused.status_code == 400
     page = refused.content.decode()
-    assert "There is no one called nobody.here here" in page and "Nothing was imported." in page
-    assert "player = nobody.here</textarea>" in page  # the box keeps what was written
+    assert "No character in that file is played by nobody.there" in page
+    assert "Nothing was imported." in page
+    assert "nobody.there = player</textarea>" in page  # the box keeps what was written
     bad_line = importer.post("/campaigns/import/", {"export": upload(), "players": "= x"})
     assert bad_line.status_code == 400
     assert "Write each player as their name in the file = a username here" in (
@@ -330,9 +350,11 @@ def test_the_import_page_maps_players_and_names_those_left_out(
         "/campaigns/import/", {"export": upload(), "players": "\n player \n"}, follow=True
     )
     page = done.content.decode()
-    assert "player plays in it again." in page
+    assert "player is invited to play the characters the file says they played" in page
     # the username as written: the flash notice is the page's own sentence (issue 34 took
     # it out of the plain-words filter, which wrote "other player")
     assert "The characters referee and other_player played are yours for now" in page
     copy = Campaign.objects.exclude(pk=lived_in.pk).get()
-    assert Character.objects.get(campaign=copy, name="Pell").owner_id == player.pk
+    # yours until they accept (issue 36)
+    assert Character.objects.get(campaign=copy, name="Pell").owner.username == "newref"
+    assert copy.player_invitations.get().user_id == player.pk

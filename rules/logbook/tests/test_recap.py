@@ -207,3 +207,18 @@ def test_nothing_in_the_span(campaign, referee, player):
 
 def test_outsiders_get_a_404(campaign, outsider, client_for):
     assert client_for(outsider).get(recap_url(campaign)).status_code == 404
+
+
+@pytest.mark.parametrize("value", ["", " 3", "3.0", "-1", "x"])
+def test_the_apis_minutes_are_whole_numbers_as_the_schema_says(
+    campaign, referee, client_for, web, value
+):
+    """The API takes ``from`` and ``to`` as its schema's integers (issue 36: a blank
+    ``from`` was taken as no bound); the page's form, which sends its boxes blank, still
+    reads a blank one as no bound."""
+    for path in (recap_url(campaign), recap_url(campaign).replace("recap/", "recap.md")):
+        refused = client_for(referee).get(path, {"from": value})
+        assert refused.status_code == 400, (path, refused.content)
+        assert "from" in refused.json()
+    if value == "":
+        assert web(referee).get(f"/campaigns/{campaign.pk}/recap/", {"from": ""}).status_code == 200

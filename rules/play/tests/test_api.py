@@ -41,6 +41,7 @@ RESOLUTION_FIELDS = {
     "elapsed_minutes",
     "batch",
     "actor",
+    "imported_actor",  # someone of an imported campaign, as its export named them (issue 36)
     "undoes",
     "created_at",
     "dice_counter_start",

@@ -19,7 +19,7 @@ from rules.clock.services import clock_advance_start
 from rules.engine.dice import DiceError
 from rules.engine.interface import ActionBlocked, RuleError
 from rules.engine.registry import get_ruleset, ruleset_keys
-from rules.engine.tests.test_odds_every_action import sample_params
+from rules.engine.tests.action_walk import sample_params
 from rules.play.api import RECORDED_PARAMS
 from rules.play.editing import (
     character_level_up,

@@ -26,7 +26,7 @@ from django.db.models import Field, Model
 
 from rules.battles.models import Battle
 from rules.clock.models import ClockJob
-from rules.play.models import ScheduledEffect
+from rules.play.models import Resolution, ScheduledEffect
 
 BEFORE_THE_SPLIT = ("rules", "0005_clock_job_heartbeat")
 AFTER_THE_SPLIT = (
@@ -36,8 +36,11 @@ AFTER_THE_SPLIT = (
 )
 MOVED = {("rules", "clockjob"): "clock", ("rules", "battle"): "battles"}
 # Fields a migration after the split adds (rules 0007: the resolution that cancelled an
-# effect, issue 24), by model.
-POST_SPLIT: list[tuple[type[Model], str]] = [(ScheduledEffect, "cancelled_by")]
+# effect, issue 24; rules 0008: who made an imported entry, issue 36), by model.
+POST_SPLIT: list[tuple[type[Model], str]] = [
+    (ScheduledEffect, "cancelled_by"),
+    (Resolution, "imported_actor"),
+]
 
 
 def _field(model: type[Model], name: str) -> Field[Any, Any]:

@@ -1,0 +1,44 @@
+"""The invited person's answer to an import invitation, from their home or account page
+(issue 36; campaigns.invitations, rules.logbook.invitations)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.views.decorators.http import require_POST
+
+from campaigns.invitations import invitation_decline
+from core.errors import ResolutionConflict
+from rules.logbook.invitations import invitation_accept
+
+
+@login_required
+@require_POST
+def invitation_accept_page(request: HttpRequest, invitation_id: int) -> HttpResponse:
+    try:
+        invitation = invitation_accept(user=request.user, invitation_id=invitation_id)
+    except ResolutionConflict as refused:
+        messages.error(request, str(refused))
+        return redirect("home")
+    messages.success(
+        request,
+        f"You play in {invitation.campaign.name} now: the characters {invitation.player} "
+        "played there are yours, and the entries they made show your name.",
+    )
+    return redirect("campaign", campaign_id=invitation.campaign_id)
+
+
+@login_required
+@require_POST
+def invitation_decline_page(request: HttpRequest, invitation_id: int) -> HttpResponse:
+    try:
+        invitation = invitation_decline(user=request.user, invitation_id=invitation_id)
+    except ResolutionConflict as refused:
+        messages.error(request, str(refused))
+        return redirect("home")
+    messages.success(
+        request, f"You declined the invitation to {invitation.campaign.name}: nothing changed."
+    )
+    return redirect("home")
