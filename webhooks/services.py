@@ -67,7 +67,7 @@ logger = logging.getLogger(__name__)
 MAX_WEBHOOKS_PER_CAMPAIGN = 5
 LEASE = timedelta(minutes=2)  # a worker that dies lets another deliver after this
 # A delivery task this late (its message lost with the broker, or never sent) is sent
-# again by beat's sweep.
+# again by beat's sweep (SAWBONES_WEBHOOK_LOST_TASK_SECONDS overrides it).
 LOST_TASK = timedelta(minutes=2)
 # A run stops starting new sends after this long and queues the URL again behind the
 # others: a long backlog of one URL never holds a worker away from the other URLs.
@@ -87,6 +87,13 @@ EVENT_TYPE_HEADER = "X-Sawbones-Event"
 
 def _setting(name: str, default: Any) -> Any:
     return getattr(settings, name, default)
+
+
+def _lost_task() -> timedelta:
+    """How late a delivery task may be before it counts as lost (its message went with
+    the broker): the deployment's setting, else LOST_TASK."""
+    seconds = _setting("SAWBONES_WEBHOOK_LOST_TASK_SECONDS", None)
+    return LOST_TASK if seconds is None else timedelta(seconds=float(seconds))
 
 
 # -- URLs ------------------------------------------------------------------------------
@@ -514,7 +521,7 @@ def webhook_schedule(*, endpoint_id: int, delay: float = 0.0) -> bool:
     due = now + timedelta(seconds=delay)
     taken = (
         WebhookEndpoint.objects.filter(pk=endpoint_id)
-        .filter(Q(task_due_at__isnull=True) | Q(task_due_at__lt=now - LOST_TASK))
+        .filter(Q(task_due_at__isnull=True) | Q(task_due_at__lt=now - _lost_task()))
         .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
         .update(task_due_at=due)
     )
@@ -541,7 +548,7 @@ def endpoints_due(now: datetime | None = None) -> list[int]:
     )
     return list(
         WebhookEndpoint.objects.filter(Exists(due))
-        .filter(Q(task_due_at__isnull=True) | Q(task_due_at__lt=now - LOST_TASK))
+        .filter(Q(task_due_at__isnull=True) | Q(task_due_at__lt=now - _lost_task()))
         .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
         .order_by("id")
         .values_list("pk", flat=True)

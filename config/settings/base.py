@@ -321,7 +321,7 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     # Webhook deliveries whose task was lost, or whose retry is due (docs/webhooks.md).
     "deliver-due-webhooks": {
         "task": "webhooks.tasks.deliver_due_webhooks",
-        "schedule": 60.0,
+        "schedule": float(os.environ.get("SAWBONES_WEBHOOK_SWEEP_SECONDS", "60")),
         "options": {"expires": 50},
     },
 }
@@ -364,6 +364,11 @@ SAWBONES_WEBHOOK_ALLOW_PRIVATE = env_bool("SAWBONES_WEBHOOK_ALLOW_PRIVATE", Fals
 SAWBONES_WEBHOOK_TIMEOUT = 5
 SAWBONES_WEBHOOK_BACKOFF_SECONDS = float(os.environ.get("SAWBONES_WEBHOOK_BACKOFF_SECONDS", "10"))
 SAWBONES_WEBHOOK_MAX_ATTEMPTS = int(os.environ.get("SAWBONES_WEBHOOK_MAX_ATTEMPTS", "10"))
+# A delivery task this many seconds late counts as lost (its message went with the broker):
+# beat's sweep (every SAWBONES_WEBHOOK_SWEEP_SECONDS) sends it again.
+SAWBONES_WEBHOOK_LOST_TASK_SECONDS = float(
+    os.environ.get("SAWBONES_WEBHOOK_LOST_TASK_SECONDS", "120")
+)
 
 # CORS for the API only, for browser-based tabletop modules using a token: origins
 # listed in SAWBONES_CORS_ALLOWED_ORIGINS (comma-separated), none by default. No
