@@ -48,7 +48,7 @@ class Campaign(models.Model):
     )
     live_last_tick = models.DateTimeField(null=True, blank=True)
     # "Actions move the clock": an action that takes time (a night's sleep, a search)
-    # advances the clock by it when it ends (rules.action_time, docs/clock.md).
+    # advances the clock by it when it ends (rules.clock.action_time, docs/clock.md).
     actions_move_clock = models.BooleanField(default=True)
     # How the clock reads (rules.engine.calendar, issue 25): months, week days and the date
     # at minute 0, as ``calendar_data`` writes them; {} is the default, "Day N, HH:MM".
@@ -128,6 +128,68 @@ class Invite(models.Model):
 
     def __str__(self) -> str:
         return f"invite {self.code} to {self.campaign}"
+
+
+class InvitationState(models.TextChoices):
+    PENDING = "pending", "Waiting for an answer"
+    ACCEPTED = "accepted", "Accepted"
+    DECLINED = "declined", "Declined"
+
+
+class PlayerInvitation(models.Model):
+    """An import invitation (issue 36, docs/api.md "Export and import: who plays what").
+
+    The importer of a campaign named someone here for a player of the export (``player``,
+    their username in the old campaign): nobody joins a campaign, plays a character or is
+    shown as the author of an entry without saying yes. Until the person accepts, the
+    characters the export says ``player`` played are the importer's and the entries they
+    made name ``player`` ("alice (imported)"); accepting makes them a player of the
+    campaign, hands those characters over and names them on those entries, in one
+    transaction (rules.logbook.invitations); declining leaves everything with the importer.
+
+    ``user`` is the account that had ``username`` when the import was made, null when
+    nobody had it: the importer is answered the same either way (no account is told
+    apart from a missing one), and an invitation to nobody simply never gets an answer.
+    """
+
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="player_invitations"
+    )
+    player = models.CharField(max_length=150)  # the export's name for them
+    username = models.CharField(max_length=150)  # whom the importer named here, as written
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="player_invitations",
+    )
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    # The ids of the characters the export says ``player`` played (campaigns sits below
+    # characters: ids, not keys); those still the inviter's are handed over on accepting.
+    characters = models.JSONField(default=list, blank=True)
+    state = models.CharField(
+        max_length=16, choices=InvitationState.choices, default=InvitationState.PENDING
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+    # When the invitation's e-mail went out, set by compare-and-set before it is sent so
+    # that one mail goes however often its task runs (campaigns.invitations).
+    emailed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "player"], name="one_invitation_per_exported_player"
+            ),
+        ]
+        indexes = [models.Index(fields=["user", "state"], name="invitations_of_user")]
+
+    def __str__(self) -> str:
+        return f"{self.username} invited to play {self.player} in {self.campaign}"
 
 
 class RevealedSeed(models.Model):

@@ -64,7 +64,7 @@ urlpatterns = [
         manage_views.campaign_leave_page,
         name="campaign-leave",
     ),
-    # The battle board of a warband campaign (campaigns/battle_views.py).
+    # The battle board of a warband campaign (web/views/battles.py).
     path("campaigns/<int:campaign_id>/battle/", battle_views.battle_board, name="battle"),
     path("campaigns/<int:campaign_id>/battle/live/", battle_views.battle_live, name="battle-live"),
     path(

@@ -1,4 +1,4 @@
-"""The battle board of a warband campaign (campaigns/battle_views.py) through Django's
+"""The battle board of a warband campaign (web/views/battles.py) through Django's
 test client: who sees what, the start form, the next-phase button, quick unit forms
 with bad input (400, nothing changed) and refusals (409), the live fragment, and the
 after-battle list (recover, roll for scars). The browser test draws it for real."""

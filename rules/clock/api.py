@@ -1,7 +1,7 @@
 """API of the campaign clock (API.md, docs/clock.md): advance, jobs, live clock, effects.
 
 Thin views: access from ``campaigns.access``, writes in ``rules.clock.services``, reads in
-``rules.selectors``.
+``rules.clock.selectors``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,13 @@ from campaigns.models import MAX_LIVE_RATIO, Campaign
 from campaigns.selectors import clock_display, clock_minute_of
 from core.api_input import JsonSerializer, QueryIntegerField
 from core.cleaning import MAX_ID
-from core.openapi import PAGE_PARAMETERS, decimal_pattern, error_answer, refused
+from core.openapi import (
+    PAGE_PARAMETERS,
+    decimal_pattern,
+    error_answer,
+    json_schema_field,
+    refused,
+)
 from rules.clock.models import ClockEntryKind, ClockJob, ClockJobKind, ClockJobState
 from rules.clock.report import NOTABLE
 from rules.clock.selectors import (
@@ -43,7 +49,7 @@ from rules.clock.services import (
     clock_job_resume,
     clock_live_set,
 )
-from rules.engine.calendar import MAX_YEAR
+from rules.engine.calendar import MAX_MONTHS, MAX_NAME, MAX_YEAR
 from rules.play.api import ResolutionPagination
 from rules.play.log_filters import log_filter_parameters, log_filters
 from rules.play.models import EffectState
@@ -213,8 +219,16 @@ class UntilSerializer(serializers.Serializer):
         help_text="with a calendar",
         error_messages=_between("The year", -MAX_YEAR, MAX_YEAR),
     )
-    month = serializers.JSONField(
-        required=False, help_text="with a calendar: its number (from 1) or its name"
+    month = json_schema_field(
+        {
+            "anyOf": [
+                {"type": "integer", "minimum": 1, "maximum": MAX_MONTHS},
+                {"type": "string", "minLength": 1, "maxLength": MAX_NAME},
+            ]
+        },
+        name="MonthNumberOrNameField",
+        required=False,
+        help_text="with a calendar: its number (from 1) or its name",
     )
     day = serializers.IntegerField(
         min_value=1,
@@ -236,6 +250,13 @@ class UntilSerializer(serializers.Serializer):
         default=0,
         error_messages=_between("The minute", 0, 59),
     )
+
+    def validate_month(self, value: Any) -> int | str:
+        """A number or a name, as the schema says (whether the calendar has it is the
+        calendar's to say: a 400 in plain words)."""
+        if isinstance(value, bool) or not isinstance(value, int | str):
+            raise serializers.ValidationError("A month is its number (from 1) or its name.")
+        return value
 
 
 # The advance's amounts refused in the words of advance_minutes (the page shows them).

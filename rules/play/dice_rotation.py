@@ -1,7 +1,7 @@
 """What a dice seed's rotation does to the play still under way (docs/dice.md, issue 26).
 
 A revealed seed lets anyone recompute every draw it made. So, around a rotation
-(``campaigns.services``, which calls these through the hooks rules/apps.py registers):
+(``campaigns.services``, which calls these through the hooks rules/play/apps.py registers):
 
 * before it, the referee's rotation is refused while a hidden roll (ruling G-4) drawn
   from the current seed is still secret: revealing the seed would tell its result.

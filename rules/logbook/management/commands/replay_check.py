@@ -1,4 +1,4 @@
-"""``manage.py replay_check [campaign ids]``: replay every character's log (rules.replay).
+"""``manage.py replay_check [campaign ids]``: replay every character's log (rules.logbook.replay).
 
 Prints, per campaign, the characters and resolutions replayed, the rolls checked against
 the seed, and the first divergence of each character that has one; exits with an error
