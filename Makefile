@@ -10,9 +10,11 @@ BIN := $(VENV)/bin
 # subprocesses as much as they compute, so more workers than cores pays. The long tests
 # go first, one at a time per worker (conftest.py, LONG_FIRST; --maxschedchunk 1).
 PYTEST_WORKERS ?= 4
-# The drills start their own PostgreSQL and Redis whatever the configuration, so they run
-# once: in the PostgreSQL configuration (DATABASE_URL set), not in the default one (README).
-PYTEST_DRILLS := $(if $(findstring postgres,$(DATABASE_URL)),,-m "not drill")
+# Tests that run once (README): the drills start their own PostgreSQL and Redis whatever
+# the configuration, so they run in the PostgreSQL configuration (DATABASE_URL set) only;
+# the rules engine's tests (marker pure) touch no database nor broker, so they run in the
+# default configuration only.
+PYTEST_ONCE := $(if $(findstring postgres,$(DATABASE_URL)),-m "not pure",-m "not drill")
 
 .PHONY: run test lint browser clean
 
@@ -39,7 +41,7 @@ browser:
 
 test: $(BIN)/.installed browser lint
 	$(BIN)/python manage.py makemigrations --check --dry-run
-	$(BIN)/pytest -n $(PYTEST_WORKERS) --maxschedchunk 1 --durations=25 $(PYTEST_DRILLS)
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --maxschedchunk 1 --durations=25 $(PYTEST_ONCE)
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles

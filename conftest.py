@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -52,7 +53,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 # (``--maxschedchunk 1``: the one running and the next): a worker gets a long test and a
 # short one, never two long ones, and the last minutes are spent on short tests, so the
 # workers end together instead of one of them finishing a long walk alone.
-LONG_FIRST = ("drill", "slow", "browser")  # most to least time each, by marker
+LONG_FIRST = ("drill", "slow", "celery_worker", "browser")  # most to least time each, by marker
 
 
 def _length_rank(item: pytest.Item) -> int:
@@ -60,6 +61,19 @@ def _length_rank(item: pytest.Item) -> int:
         if item.get_closest_marker(marker) is not None:
             return rank
     return len(LONG_FIRST)
+
+
+# The rules engine's tests: pure Python, no database (pytest-django refuses them one), so
+# `make test` runs them once, in the default configuration (README, marker "pure").
+ENGINE_TESTS = Path(__file__).resolve().parent / "rules" / "engine" / "tests"
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """Mark the engine's tests "pure" as they are collected (before -m selects)."""
+    if ENGINE_TESTS in item.path.parents:
+        item.add_marker(pytest.mark.pure)
+        if item.get_closest_marker("drill") is not None:  # it would run in neither
+            raise pytest.UsageError(f"{item.nodeid}: a drill cannot be pure")
 
 
 @pytest.hookimpl(trylast=True)

@@ -184,6 +184,7 @@ def _walk_character(client: Client, character: Character, who: str) -> None:
     assert_plain(client.get(reverse("character-live", args=[character.pk])), f"{who} live sheet")
 
 
+@pytest.mark.slow
 def test_no_page_of_the_demo_shows_a_ruling_id_or_schema_wording(demo):
     for who, client in demo.items():
         for url in (reverse("home"), reverse("campaign-new"), reverse("account")):
@@ -232,6 +233,7 @@ def _upload(content: str) -> SimpleUploadedFile:
     return SimpleUploadedFile("campaign.json", content.encode(), content_type="application/json")
 
 
+@pytest.mark.slow
 def test_bad_input_everywhere_is_said_in_plain_words(demo):
     """Issue 29: import, settings, tables, the log's address, the odds of every action,
     the dice check and the rules pages, each with what a person can get wrong."""

@@ -190,6 +190,7 @@ def test_every_family_moves_with_real_traffic(
     assert value(after, "sawbones_metrics_database_up") == 1
 
 
+@pytest.mark.slow
 def test_gunicorns_processes_are_added_up(tmp_path):
     """Under gunicorn each worker process counts its own requests; with
     PROMETHEUS_MULTIPROC_DIR a scrape answered by any of them adds up all of them."""

@@ -85,6 +85,7 @@ def response_schema(
 
 
 # -- a valid document ------------------------------------------------------------------
+@pytest.mark.slow
 def test_the_schema_is_a_valid_openapi_31_document(schema31) -> None:
     assert schema31["openapi"] == "3.1.0"
     validate_schema(schema31)
@@ -104,6 +105,7 @@ def test_the_api_takes_json_only(schema31) -> None:
                 assert "415" in operation["responses"], (path, method)
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_the_schema_is_served(client) -> None:
     response = client.get(reverse("api-schema"), {"format": "json"})

@@ -20,10 +20,6 @@ DRILL_ENV = {
     "SAWBONES_CLOCK_BATCH_SIZE": "4",
     "SAWBONES_CLOCK_STALE_SECONDS": "4",
     "SAWBONES_CLOCK_WATCHDOG_SECONDS": "1",
-    # a webhook task lost with Redis is sent again within seconds, not the deployment's
-    # minutes: a drill waits on progress, and a two-minute pause would read as a stall
-    "SAWBONES_WEBHOOK_SWEEP_SECONDS": "2",
-    "SAWBONES_WEBHOOK_LOST_TASK_SECONDS": "6",
 }
 _names = itertools.count(1)
 

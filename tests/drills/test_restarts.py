@@ -150,6 +150,11 @@ def test_redis_restarted_mid_advance_while_advances_are_queued(drill):
         resting=4,
         SAWBONES_WEBHOOK_ALLOW_PRIVATE="1",  # the receiver is on this machine
         SAWBONES_WEBHOOK_BACKOFF_SECONDS="0.5",
+        # a delivery task whose message went with Redis is sent again within seconds, not
+        # the deployment's minutes (a 60 s sweep, 120 s late): the drill waits on
+        # progress, and three minutes without any would read as a stall
+        SAWBONES_WEBHOOK_SWEEP_SECONDS="2",
+        SAWBONES_WEBHOOK_LOST_TASK_SECONDS="10",
     )
     token, campaign = world["token"], world["campaign"]
     # deliveries on their own worker, as compose runs them: they go on while the clock's

@@ -205,6 +205,7 @@ def _party(campaign, player, other_player):
     )
 
 
+@pytest.mark.slow
 def test_three_days_at_once_or_in_72_hourly_steps_apply_the_same_effects_and_rolls(
     campaign, player, other_player, settings
 ):

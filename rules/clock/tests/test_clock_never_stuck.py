@@ -140,6 +140,7 @@ def way_on(client: Client, campaign: Campaign) -> WayOn:
     )
 
 
+@pytest.mark.slow
 def test_the_page_always_shows_the_way_on(
     make_campaign, referee, player, web, client_for, django_capture_on_commit_callbacks
 ):

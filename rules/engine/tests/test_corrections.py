@@ -210,6 +210,7 @@ def corrected(draw: st.DrawFn, sheet: dict[str, Any], other: dict[str, Any]) -> 
     return key, draw(st.one_of(options))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("key", sorted(AGREES))
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())

@@ -359,6 +359,7 @@ def _os_seen(sheet: dict, action: str, params: dict, key, runs: int) -> Counter[
     return seen
 
 
+@pytest.mark.slow
 def test_os9_falls_fit_their_odds():
     sheet = os_sheet()
     params = {"feet": 20}  # 2d6 on 6 wounds: standing, down, or 1-6 below 0
@@ -440,6 +441,7 @@ def test_os5_magical_aging_fits_its_odds():
     assert chi_square(seen, odds, runs) < CRITICAL_0_001[7]
 
 
+@pytest.mark.slow
 def test_os4_a_drug_of_dice_damage_fits_its_odds():
     # No save; 3d6 damage on 6 wounds: standing, down, or a critical injury by depth.
     params = {"save": False, "effect": {"type": "damage", "dice": "3d6"}}
