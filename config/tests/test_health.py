@@ -56,7 +56,7 @@ def test_a_silent_worker_is_unhealthy(client, settings):
     from config.celery_app import app as celery_app
 
     conf = celery_app.conf
-    saved = conf.get("CELERY_TASK_ALWAYS_EAGER")
+    saved = conf.task_always_eager
     conf.update({"CELERY_TASK_ALWAYS_EAGER": False})  # as in a deployment with Redis
     try:
         mark_worker_seen(timezone.now() - timedelta(minutes=5))

@@ -121,7 +121,9 @@ def tasks_to(
         "CELERY_TASK_ROUTES",
         "CELERY_TASK_QUEUES",
     )
-    saved = {key: conf.get(key) for key in keys}
+    # the values in effect (a key Django's settings leave out reads None with its prefix,
+    # and writing that None back would leave Celery without, say, a default queue)
+    saved = {key: conf[key.removeprefix("CELERY_").lower()] for key in keys}
     conf.update(dict(zip(keys, (False, broker_url, queue, routes or {}, queues), strict=True)))
     _rebuild_router()
     assert (conf.task_always_eager, conf.broker_url) == (False, broker_url)

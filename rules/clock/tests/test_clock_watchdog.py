@@ -145,7 +145,9 @@ def broker_down():
     """Tasks go to a broker nobody listens on (a closed port), as while Redis restarts."""
     conf = celery_app.conf  # read from Django settings: its keys carry the CELERY_ prefix
     keys = ("CELERY_TASK_ALWAYS_EAGER", "CELERY_BROKER_URL")
-    saved = {key: conf.get(key) for key in keys}
+    # the values in effect (a key Django's settings leave out reads None with its prefix,
+    # and writing that None back would leave Celery without, say, a default queue)
+    saved = {key: conf[key.removeprefix("CELERY_").lower()] for key in keys}
     conf.update({keys[0]: False, keys[1]: f"redis://127.0.0.1:{_closed_port()}/0"})
     assert not conf.task_always_eager
     celery_app._pool = None  # type: ignore[attr-defined]

@@ -135,7 +135,9 @@ def tasks_to_redis(queue: str) -> Iterator[None]:
     """This process sends tasks to the worker's queue instead of running them in-process."""
     conf = celery_app.conf  # read from Django settings, so its keys carry the CELERY_ prefix
     keys = ("CELERY_TASK_ALWAYS_EAGER", "CELERY_BROKER_URL", "CELERY_TASK_DEFAULT_QUEUE")
-    saved = {key: conf.get(key) for key in keys}
+    # the values in effect (a key Django's settings leave out reads None with its prefix,
+    # and writing that None back would leave Celery without, say, a default queue)
+    saved = {key: conf[key.removeprefix("CELERY_").lower()] for key in keys}
     conf.update(dict(zip(keys, (False, REDIS_URL, queue), strict=True)))
     assert (conf.task_always_eager, conf.broker_url) == (False, REDIS_URL)
     _reset_broker_connections()
