@@ -144,7 +144,7 @@ def membership_digest_unclaim(
     )
 
 
-# The clock jobs still to finish, rules.play.models.UNFINISHED_JOB_STATES by value (this layer
+# The clock jobs still to finish, rules.clock.models.UNFINISHED_JOB_STATES by value (this layer
 # does not import rules; a test holds the two equal).
 CLOCK_BUSY_STATES = ("queued", "running", "waiting")
 

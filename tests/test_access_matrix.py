@@ -46,7 +46,7 @@ from rules.battles.models import Battle
 from rules.battles.services import battle_begin
 from rules.clock.models import ClockJob, ClockJobState
 from rules.clock.services import clock_advance_start
-from rules.play.models import CampaignTable, Resolution, ScheduledEffect
+from rules.log.models import CampaignTable, Resolution, ScheduledEffect
 from rules.play.services import character_create, resolution_create_action
 from rules.play.undo import resolution_undo
 from webhooks.models import WebhookDelivery, WebhookEndpoint

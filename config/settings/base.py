@@ -54,8 +54,9 @@ INSTALLED_APPS = [
     "accounts",
     "campaigns",
     "characters",
-    "rules.play",  # label "rules": the play (resolutions, actions, undo, editing)
+    "rules.log",  # label "rules": resolutions, scheduled effects, tables, their bulk writes
     "rules.clock",  # the campaign clock: jobs, ticks, their tasks
+    "rules.play",  # the play: actions, choices, undo, editing (no table of its own)
     "rules.battles",  # warband battles
     "rules.logbook",  # the log read back: export, import, replay
     "web",
@@ -250,10 +251,10 @@ SPECTACULAR_SETTINGS = {
     "OAS_VERSION": "3.1.0",
     # Named enums instead of hash-suffixed ones where two models share a field name.
     "ENUM_NAME_OVERRIDES": {
-        "ResolutionKindEnum": "rules.play.models.ResolutionKind.values",
+        "ResolutionKindEnum": "rules.log.models.ResolutionKind.values",
         "ClockJobKindEnum": "rules.clock.models.ClockJobKind.values",
         "ClockJobStateEnum": "rules.clock.models.ClockJobState.values",
-        "EffectStateEnum": "rules.play.models.EffectState.values",
+        "EffectStateEnum": "rules.log.models.EffectState.values",
         "WebhookFormatEnum": "webhooks.models.WebhookFormat.values",  # sawbones or discord
         "InvitationStateEnum": "campaigns.models.InvitationState.values",
         "ExportFormatEnum": "rules.logbook.export.FORMATS",  # an export's "format"

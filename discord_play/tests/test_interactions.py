@@ -31,7 +31,7 @@ from discord_play.tests.conftest import (
 )
 from discord_play.tests.limits import check_message
 from rules.clock.models import ClockJob
-from rules.play.models import Resolution
+from rules.log.models import Resolution
 from rules.play.services import character_create
 
 pytestmark = pytest.mark.django_db

@@ -50,10 +50,10 @@ from rules.clock.services import (
     clock_live_set,
 )
 from rules.engine.calendar import MAX_MONTHS, MAX_NAME, MAX_YEAR
-from rules.play.api import ResolutionPagination
-from rules.play.log_filters import log_filter_parameters, log_filters
-from rules.play.models import EffectState
-from rules.play.selectors import effect_view, effects_for_viewer
+from rules.log.filters import log_filter_parameters, log_filters
+from rules.log.models import EffectState
+from rules.log.pagination import ResolutionPagination
+from rules.log.selectors import effect_view, effects_for_viewer
 
 if TYPE_CHECKING:  # DRF's error messages may be lazy texts (django-stubs' name for them)
     from django.utils.functional import _StrPromise as StrPromise

@@ -30,7 +30,7 @@ class ClockJobKind(models.TextChoices):
     LIVE = "live", "Live clock"
     ACTION = "action", "Time an action took"
     # No time passes: the effects an undo or redo brought back that are due already
-    # apply at once, in time order (rules.clock.catch_up, docs/clock.md).
+    # apply at once, in time order (rules.clock.services.clock_catch_up_start, docs/clock.md).
     CATCH_UP = "catch_up", "Effects an undo brought back, applied as they fell due"
 
 

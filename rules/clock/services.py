@@ -31,17 +31,13 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
-from collections.abc import Iterable, Iterator
-from contextlib import ExitStack
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import ROUND_FLOOR, Decimal
 from functools import partial
-from types import TracebackType
 from typing import Any
 
-import psycopg
 from celery import Task, current_app
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -50,26 +46,11 @@ from django.db import (
     InterfaceError,
     OperationalError,
     connection,
-    connections,
     transaction,
 )
-from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import (
-    AutoField,
-    BigAutoField,
-    BigIntegerField,
     BooleanField,
-    CharField,
-    Field,
-    ForeignKey,
-    IntegerField,
-    Model,
-    OneToOneField,
     PositiveBigIntegerField,
-    PositiveIntegerField,
-    PositiveSmallIntegerField,
-    SmallAutoField,
-    SmallIntegerField,
     TextField,
 )
 from django.db.models.expressions import RawSQL
@@ -94,12 +75,13 @@ from rules.clock.models import (
 from rules.clock.report import ReportBuilder, notable_marks
 from rules.engine.interface import ActionBlocked, Context, RuleError
 from rules.engine.registry import get_ruleset
-from rules.play.context import campaign_tables
-from rules.play.dice import campaign_dice
-from rules.play.events import publish_resolutions
-from rules.play.models import EffectState, Resolution, ResolutionKind, ScheduledEffect
-from rules.play.redaction import entry_seen
-from rules.play.services import build_resolution, build_scheduled_effects
+from rules.log.context import campaign_tables
+from rules.log.dice import campaign_dice
+from rules.log.events import publish_resolutions
+from rules.log.models import EffectState, Resolution, ResolutionKind, ScheduledEffect
+from rules.log.redaction import entry_seen
+from rules.log.services import build_resolution, build_scheduled_effects
+from rules.log.sql_writes import ResolutionWriter, bulk_set, copy_rows, sheets_from_log, use_copy
 
 logger = logging.getLogger(__name__)
 
@@ -710,14 +692,14 @@ def _run_effects(campaign: Campaign, loaded: list[ScheduledEffect]) -> _Batch:
         .filter(pk__in={e.character_id for e in loaded})
         .order_by("pk")
     )
-    if _use_copy():
+    if use_copy():
         # Each sheet as JSON text too, for its first resolution's sheet before: the COPY
-        # sends it as it came instead of encoding it again (_ResolutionWriter).
+        # sends it as it came instead of encoding it again (ResolutionWriter).
         locked = locked.annotate(sheet_json=Cast("sheet", TextField()))
     characters = {c.pk: c for c in locked}
     batch = _Batch()
-    # The resolutions go to the database as they are made (_ResolutionWriter).
-    with _ResolutionWriter(len(loaded)) as writer:
+    # The resolutions go to the database as they are made (ResolutionWriter).
+    with ResolutionWriter(len(loaded)) as writer:
         for character in characters.values():
             writer.known_text(character.sheet, getattr(character, "sheet_json", None))
         for effect in loaded:
@@ -796,7 +778,7 @@ def _run_effects(campaign: Campaign, loaded: list[ScheduledEffect]) -> _Batch:
                     outcome=result.outcome,
                     choice=choice is not None,
                 ),
-                # not told to players until revealed (G-4, rules.play.redaction)
+                # not told to players until revealed (G-4, rules.log.redaction)
                 hidden=not entry_seen(
                     resolution, referee=False, applies_hidden_effect=effect.hidden
                 ).told,
@@ -833,14 +815,14 @@ def _run_effects(campaign: Campaign, loaded: list[ScheduledEffect]) -> _Batch:
 def _write(batch: _Batch) -> None:
     """Write a batch in bulk: the same rows ``rules.play.services.persist_result``
     writes one by one."""
-    # The resolutions are in already (_ResolutionWriter): link each applied effect to its own.
+    # The resolutions are in already (ResolutionWriter): link each applied effect to its own.
     for resolution, effect in batch.applied:
         effect.resolution = resolution
     if batch.touched:
         for effect in batch.touched:  # the canceller has its id now
             _copy_canceller_id(effect)
         # Compare-and-set: every effect the batch applied or cancelled was still pending.
-        changed = _bulk_set(
+        changed = bulk_set(
             ScheduledEffect,
             batch.touched,
             ["state", "resolution", "cancelled_by"],
@@ -860,8 +842,8 @@ def _write(batch: _Batch) -> None:
             assert new_effect.created_by is not None
             new_effect.created_by_id = new_effect.created_by.pk
             _copy_canceller_id(new_effect)
-        if _use_copy():
-            _copy(ScheduledEffect, batch.new_effects, with_pk=False)
+        if use_copy():
+            copy_rows(ScheduledEffect, batch.new_effects, with_pk=False)
         else:
             ScheduledEffect.objects.bulk_create(batch.new_effects)
     if batch.changed_characters:
@@ -869,10 +851,11 @@ def _write(batch: _Batch) -> None:
         characters = list(batch.changed_characters.values())
         for character in characters:
             character.updated_at = now
-        if _use_copy():
-            _sheets_from_log(batch.resolutions, now)
+        if use_copy():
+            if missing := sheets_from_log(batch.resolutions, now):
+                raise ClockConflict(f"{missing} characters' sheets were not set; batch undone")
         else:
-            _bulk_set(Character, characters, ["sheet", "version", "pending_choice", "updated_at"])
+            bulk_set(Character, characters, ["sheet", "version", "pending_choice", "updated_at"])
 
 
 def _copy_canceller_id(effect: ScheduledEffect) -> None:
@@ -880,294 +863,6 @@ def _copy_canceller_id(effect: ScheduledEffect) -> None:
     id (off PostgreSQL ids come with the bulk insert): copy it to the column."""
     if effect.state == EffectState.CANCELLED and effect.cancelled_by is not None:
         effect.cancelled_by_id = effect.cancelled_by.pk
-
-
-def _sheets_from_log(resolutions: list[Resolution], now: datetime) -> None:
-    """Set each character's sheet, version and pending choice to its last resolution's
-    of the batch, in the database (PostgreSQL): the rows are in already, so the sheets
-    are neither sent nor parsed a second time. One statement."""
-    last = {r.character_id: r.pk for r in resolutions}  # a later resolution wins
-    db = connections[connection.alias]
-    quote = db.ops.quote_name
-    character, resolution = Character._meta, Resolution._meta
-
-    def column(meta: Any, name: str) -> str:
-        return quote(meta.get_field(name).column)
-
-    copied = ", ".join(
-        f"{column(character, to)} = r.{column(resolution, source)}"
-        for to, source in (
-            ("sheet", "sheet_after"),
-            ("version", "version"),
-            ("pending_choice", "pending_choice"),
-        )
-    )
-    # Only quoted names from the models' metadata go into the text; values are parameters.
-    sql = (
-        f"UPDATE {quote(character.db_table)} AS c SET {copied}, "  # noqa: S608
-        f"{column(character, 'updated_at')} = %s "
-        f"FROM {quote(resolution.db_table)} AS r "
-        f"WHERE r.{column(resolution, 'id')} = ANY(%s) "
-        f"AND c.{column(character, 'id')} = r.{column(resolution, 'character')}"
-    )
-    changed = _execute_bound(db, sql, [now, list(last.values())])
-    if changed != len(last):
-        raise ClockConflict(f"{len(last) - changed} characters' sheets were not set; batch undone")
-
-
-def _use_copy() -> bool:
-    """Whether the batch writes its new rows with COPY (PostgreSQL) or ``bulk_create``."""
-    return connection.vendor == "postgresql"
-
-
-def _take_ids(model: type[Model], count: int) -> list[int]:
-    """``count`` new ids from the table's sequence, in order (PostgreSQL; one query)."""
-    pk = model._meta.pk
-    assert pk is not None
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
-            [model._meta.db_table, pk.column, count],
-        )
-        return sorted(row[0] for row in cursor.fetchall())
-
-
-# Fields whose ``pre_save`` reads the attribute and whose ``get_db_prep_save`` gives a
-# value of these exact types back as it is (PostgreSQL may wrap an int in a psycopg
-# integer type: its text in a COPY is the same). Any other type or field: the field's way.
-_PLAIN_TYPES: dict[type[Field[Any, Any]], tuple[type, ...]] = {
-    **dict.fromkeys(
-        (
-            AutoField,
-            BigAutoField,
-            SmallAutoField,
-            IntegerField,
-            BigIntegerField,
-            SmallIntegerField,
-            PositiveIntegerField,
-            PositiveBigIntegerField,
-            PositiveSmallIntegerField,
-        ),
-        (int, type(None)),
-    ),
-    CharField: (str, type(None)),
-    TextField: (str, type(None)),
-    BooleanField: (bool, type(None)),
-}
-
-
-def _field_type(field: Field[Any, Any]) -> type[Field[Any, Any]]:
-    """The field's class; for a foreign key, its target's (a key is written as its id)."""
-    if type(field) in (ForeignKey, OneToOneField):
-        assert isinstance(field, ForeignKey)
-        return type(field.target_field)
-    return type(field)
-
-
-class _Copy:
-    """A COPY into ``model``'s table (PostgreSQL): the rows ``bulk_create`` would insert.
-
-    Every concrete column (the primary key too when ``with_pk``, else the database
-    numbers the rows), each value through its field's ``pre_save`` (``auto_now_add``)
-    and ``get_db_prep_save`` as Django's insert does, unless the field would give it
-    back as it is (_PLAIN_TYPES) or it comes as JSON text made already; foreign keys
-    must be in their ``*_id`` attributes already. Rows go to the server as they are
-    written, in chunks: it stores them while the caller goes on. Errors are Django's
-    (an ``IntegrityError`` for a second resolution of one effect...); the COPY is logged
-    with the queries. Nothing else may use the connection while it is open.
-    """
-
-    def __init__(self, model: type[Model], *, with_pk: bool) -> None:
-        self.db = connections[connection.alias]  # not the proxy: read per value
-        self.fields = [f for f in model._meta.concrete_fields if with_pk or not f.primary_key]
-        quote = self.db.ops.quote_name
-        # Only quoted names from the model's metadata go into the text; values are data.
-        self.sql = (
-            f"COPY {quote(model._meta.db_table)} "
-            f"({', '.join(quote(f.column) for f in self.fields)}) FROM STDIN"
-        )
-        # Each column with the value types its field gives back unchanged (an int for an
-        # integer column...): such a value skips the field's calls (_PLAIN_TYPES).
-        self._columns = [(f, _PLAIN_TYPES.get(_field_type(f), ())) for f in self.fields]
-        self.written: list[Model] = []
-        self._stack = ExitStack()
-        self._start = 0.0
-        self._writer: Any = None
-
-    def __enter__(self) -> _Copy:
-        self._start = time.monotonic()
-        self._stack.enter_context(self.db.wrap_database_errors)
-        cursor = self._stack.enter_context(self.db.cursor())
-        self._writer = self._stack.enter_context(cursor.cursor.copy(self.sql))
-        return self
-
-    def write(self, obj: Model, texts: dict[str, str] | None = None) -> None:
-        """Write ``obj``'s row; ``texts``: JSON columns' values as JSON text made already
-        (by attname), written as they are instead of encoded again."""
-        db = self.db
-        row = []
-        for column, plain in self._columns:
-            name = column.attname
-            if texts and name in texts:
-                row.append(texts[name])
-                continue
-            if plain:
-                value = getattr(obj, name)
-                if type(value) in plain:  # the field would give the same value back
-                    row.append(value)
-                    continue
-            row.append(column.get_db_prep_save(column.pre_save(obj, True), db))
-        self._writer.write_row(row)
-        self.written.append(obj)
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self._stack.__exit__(exc_type, exc, traceback)  # ends the COPY, or aborts it
-        if exc_type is None:
-            for obj in self.written:
-                obj._state.adding = False
-                obj._state.db = self.db.alias
-            _log_query(self.db, f"{self.sql} -- {len(self.written)} rows", self._start)
-
-
-def _copy(model: type[Model], objs: list[Any], *, with_pk: bool) -> None:
-    """Insert ``objs`` with one COPY (see :class:`_Copy`)."""
-    with _Copy(model, with_pk=with_pk) as rows:
-        for obj in objs:
-            rows.write(obj)
-
-
-class _ResolutionWriter:
-    """Where a batch puts its resolutions as it makes them.
-
-    On PostgreSQL each is written at once into a COPY that stays open while the batch
-    applies the next effects, so the database stores the rows while Python works out
-    the following ones (two cores at work, not one after the other). Ids are taken
-    from the table's sequence when the first resolution comes, one for each effect the
-    batch loaded (those left unused are skipped numbers, as a rolled-back insert
-    leaves), and given in order: ids follow the log, as ``bulk_create`` gives them. No
-    query may run while the COPY is open: the batch's loop makes none. Elsewhere the
-    resolutions are bulk-created when the batch's loop ends.
-    """
-
-    def __init__(self, capacity: int) -> None:
-        self.capacity = capacity
-        self.pending: list[Resolution] = []  # for bulk_create, off PostgreSQL
-        self._copy: _Copy | None = None
-        self._ids: Iterator[int] = iter(())
-        # The JSON text of each sheet written after, by the sheet's id (the sheet kept so
-        # the id is not reused): a character's next resolution has it as its sheet before.
-        self._texts: dict[int, tuple[Any, str]] = {}
-
-    def __enter__(self) -> _ResolutionWriter:
-        return self
-
-    def known_text(self, sheet: Any, text: str | None) -> None:
-        """``text`` is ``sheet`` as JSON (any text PostgreSQL parses to the same value)."""
-        if text is not None:
-            self._texts[id(sheet)] = (sheet, text)
-
-    def add(self, resolution: Resolution) -> None:
-        if not _use_copy():
-            self.pending.append(resolution)
-            return
-        if self._copy is None:
-            self._ids = iter(_take_ids(Resolution, self.capacity))
-            self._copy = _Copy(Resolution, with_pk=True).__enter__()
-        resolution.pk = next(self._ids)
-        # The sheets as JSON text made already: the one build_resolution checked for NUL,
-        # and the sheet before, which is the character's last sheet after in this batch
-        # (the same object, which nothing changes once the engine returned it).
-        texts = {}
-        after = resolution.sheet_after_json
-        if after is not None:
-            texts["sheet_after"] = after
-        before = self._texts.get(id(resolution.sheet_before))
-        if before is not None and before[0] is resolution.sheet_before:
-            texts["sheet_before"] = before[1]
-        self._copy.write(resolution, texts)
-        if after is not None:
-            self._texts[id(resolution.sheet_after)] = (resolution.sheet_after, after)
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        if self._copy is not None:
-            self._copy.__exit__(exc_type, exc, traceback)
-        elif exc_type is None and self.pending:
-            Resolution.objects.bulk_create(self.pending)
-
-
-def _bulk_set(
-    model: type[Model], objs: list[Any], names: list[str], *, where_pending: bool = False
-) -> int:
-    """Update ``names`` of each object's row in one statement; the number of rows changed.
-
-    On PostgreSQL, ``UPDATE ... FROM unnest(<one array per column>)``: Django's
-    ``bulk_update`` builds a CASE expression per row and field, several times slower for
-    a batch of sheets, and a ``VALUES`` list of one parameter per value costs the client
-    and the server's parser per row. ``where_pending`` changes only rows still pending
-    (the effects' compare-and-set).
-    """
-    if connection.vendor != "postgresql":
-        rows = model._default_manager.all()
-        if where_pending:
-            rows = rows.filter(state=EffectState.PENDING)
-        return rows.bulk_update(objs, names)
-    db = connections[connection.alias]  # not the proxy: its attributes are read per value
-    quote = db.ops.quote_name
-    pk = model._meta.pk
-    assert pk is not None
-    fields: list[Field[Any, Any]] = []
-    for name in names:
-        field = model._meta.get_field(name)
-        assert isinstance(field, Field), name  # a column of the model, not a relation's far end
-        fields.append(field)
-    columns = [pk, *fields]
-    # Only quoted names from the model's metadata go into the text; values are parameters.
-    table = quote(model._meta.db_table)
-    arrays = ", ".join(f"%s::{field.db_type(db)}[]" for field in columns)
-    aliases = ", ".join(quote(field.column) for field in columns)
-    assignments = ", ".join(f"{quote(f.column)} = v.{quote(f.column)}" for f in fields)
-    condition = f"t.{quote(pk.column)} = v.{quote(pk.column)}"
-    params: list[Any] = [[obj.pk for obj in objs]]
-    params.extend([f.get_db_prep_save(getattr(obj, f.attname), db) for obj in objs] for f in fields)
-    if where_pending:
-        condition += f" AND t.{quote('state')} = %s"
-        params.append(EffectState.PENDING.value)
-    sql = f"UPDATE {table} AS t SET {assignments} FROM unnest({arrays}) AS v({aliases}) WHERE {condition}"  # noqa: E501, S608
-    return _execute_bound(db, sql, params)
-
-
-def _execute_bound(db: BaseDatabaseWrapper, sql: str, params: list[Any]) -> int:
-    """Run one statement with its values sent apart from its text; the rows it changed.
-
-    Django's cursors bind on the client: psycopg quotes every value into the text, which
-    for a batch of sheets costs about as much as the update itself. Here the values go
-    as parameters (server-side binding). Errors are Django's, the statement is logged
-    with the others when queries are (debug, tests, the benchmark).
-    """
-    start = time.monotonic()
-    db.ensure_connection()
-    db.validate_no_broken_transaction()
-    with db.wrap_database_errors, psycopg.Cursor(db.connection) as cursor:
-        cursor.execute(sql, params)
-        changed = cursor.rowcount
-    _log_query(db, sql, start)
-    return changed
-
-
-def _log_query(db: BaseDatabaseWrapper, sql: str, start: float) -> None:
-    """Log a statement run outside Django's cursors, as Django logs its own."""
-    if db.queries_logged:
-        db.queries_log.append({"sql": sql, "time": f"{time.monotonic() - start:.3f}"})
 
 
 # -- the live clock --------------------------------------------------------------------------

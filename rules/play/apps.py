@@ -2,15 +2,12 @@ from django.apps import AppConfig
 
 
 class PlayConfig(AppConfig):
-    """The play: resolutions, actions, choices, undo, editing, party actions, tables.
-
-    Its label stays ``rules`` (the user's design card names a ``rules`` app that runs
-    resolutions): its tables and migration history keep their names (``rules_resolution``).
-    """
+    """The play: actions, choices, undo, editing, party actions, tables. It owns no
+    table: what it writes is the log's (``rules.log``, app label ``rules``)."""
 
     default_auto_field = "django.db.models.BigAutoField"
     name = "rules.play"
-    label = "rules"
+    label = "play"
     verbose_name = "Play"
 
     def ready(self) -> None:

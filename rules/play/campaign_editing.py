@@ -14,7 +14,7 @@ from django.db import transaction
 from campaigns.models import Campaign, Membership, Role
 from characters.models import Character
 from core.errors import ResolutionConflict
-from rules.play.models import Resolution
+from rules.log.models import Resolution
 
 
 def _lock(campaign_id: int) -> Campaign:

@@ -21,9 +21,9 @@ from core.errors import ResolutionConflict
 from rules.engine.dice import Dice
 from rules.engine.interface import RESEAL_EFFECT, Context, Result, Ruleset
 from rules.engine.registry import get_ruleset
-from rules.play.context import campaign_context
-from rules.play.dice import campaign_dice
-from rules.play.models import Resolution, ResolutionKind
+from rules.log.context import campaign_context
+from rules.log.dice import campaign_dice
+from rules.log.models import Resolution, ResolutionKind
 from rules.play.services import persist_result
 
 

@@ -224,7 +224,7 @@ def settled(campaign_id: int) -> dict[str, Any]:
     from characters.models import Character
     from rules.clock.models import ClockJob
     from rules.clock.tests.clock_helpers import assert_whole, effect_rows, log_of
-    from rules.play.models import Resolution, ScheduledEffect
+    from rules.log.models import Resolution, ScheduledEffect
 
     campaign = Campaign.objects.get(pk=campaign_id)
     problems = []
@@ -309,7 +309,7 @@ def count(campaign_id: int, minutes: int) -> dict[str, Any]:
     from characters.models import Character
     from rules.clock.models import ClockJob
     from rules.clock.tests.clock_helpers import assert_whole
-    from rules.play.models import Resolution, ScheduledEffect
+    from rules.log.models import Resolution, ScheduledEffect
 
     wounded = Character.objects.filter(campaign_id=campaign_id, name__startswith="Wounded")
     effects = Resolution.objects.filter(campaign_id=campaign_id, kind="effect")
@@ -390,7 +390,7 @@ def fingerprint() -> dict[str, Any]:
     from campaigns.models import Campaign
     from characters.models import Character
     from rules.clock.models import ClockJob
-    from rules.play.models import Resolution, ScheduledEffect
+    from rules.log.models import Resolution, ScheduledEffect
 
     tables = {
         "campaigns": Campaign.objects.order_by("pk").values_list(

@@ -54,8 +54,8 @@ from rules.clock.selectors import clock_hold, clock_jobs_for_campaign, reports_s
 from rules.engine.calendar import date_at
 from rules.engine.interface import RuleError, Ruleset
 from rules.engine.registry import get_ruleset, ruleset_keys
-from rules.play.models import EffectState, ScheduledEffect
-from rules.play.selectors import effects_for_viewer
+from rules.log.models import EffectState, ScheduledEffect
+from rules.log.selectors import effects_for_viewer
 from web.forms import FormField, ParamsError, humanize, parse_params, schema_fields
 from web.htmx import is_htmx
 from web.live import party_stamp, party_unchanged, tagged

@@ -27,7 +27,7 @@ from rules.clock.tests.clock_helpers import (
     twin_campaign,
     wounded,
 )
-from rules.play.models import Resolution, ScheduledEffect
+from rules.log.models import Resolution, ScheduledEffect
 from rules.play.services import character_create, resolution_create_action
 
 pytestmark = [

@@ -16,7 +16,7 @@ from rules.clock.action_time import action_time
 from rules.clock.models import ClockJob, ClockJobKind, ClockJobState
 from rules.clock.services import clock_advance_start
 from rules.clock.tests.clock_helpers import assert_whole, wounded
-from rules.play.models import Resolution, ResolutionKind, ScheduledEffect
+from rules.log.models import Resolution, ResolutionKind, ScheduledEffect
 from rules.play.services import character_create
 
 pytestmark = pytest.mark.django_db

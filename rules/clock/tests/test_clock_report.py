@@ -16,7 +16,7 @@ from rules.clock.models import ClockJob, ClockReport
 from rules.clock.report import notable_marks
 from rules.clock.services import clock_advance_run, clock_live_set, clock_live_tick
 from rules.clock.tests.clock_helpers import effect_resolutions, run_job, wounded
-from rules.play.models import Resolution
+from rules.log.models import Resolution
 from rules.play.services import character_create, resolution_create_action, resolution_reveal
 from webhooks.models import WebhookEndpoint, WebhookEvent
 

@@ -16,7 +16,7 @@ from characters.models import Character
 from core.errors import ResolutionConflict
 from rules.clock.models import UNFINISHED_JOB_STATES, ClockJob, ClockJobState
 from rules.clock.services import clock_advance_start
-from rules.play.models import Resolution
+from rules.log.models import Resolution
 from rules.play.services import character_create, resolution_create_action
 
 pytestmark = pytest.mark.django_db

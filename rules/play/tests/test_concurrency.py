@@ -10,7 +10,7 @@ from django.db import close_old_connections, connection
 from campaigns.models import Campaign, Membership
 from characters.models import Character
 from core.errors import ResolutionConflict
-from rules.play.models import Resolution
+from rules.log.models import Resolution
 from rules.play.services import character_create, resolution_create_action
 
 pytestmark = pytest.mark.skipif(

@@ -61,7 +61,7 @@ class Resolution(models.Model):
     pending_choice = models.JSONField(null=True, blank=True)
     clock = models.PositiveBigIntegerField()  # in-game minute it happened at (G-1)
     # The campaign's dice counter before and after: the rolls can be recomputed from
-    # the campaign's seed and this range (rules.play.selectors.verify_resolution_rolls).
+    # the campaign's seed and this range (rules.log.selectors.verify_resolution_rolls).
     dice_counter_start = models.PositiveBigIntegerField(default=0)
     dice_counter_end = models.PositiveBigIntegerField(default=0)
     undoes = models.OneToOneField(
