@@ -119,7 +119,7 @@ class Invite(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
-    # None: never expires. After it the code joins nobody (campaigns.editing).
+    # None: never expires. After it the code joins nobody (campaigns.services.invite_usable).
     expires_at = models.DateTimeField(null=True, blank=True)
     # A single-use code joins one new member, then stops working.
     single_use = models.BooleanField(default=False)

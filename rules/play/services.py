@@ -13,7 +13,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import BooleanField, QuerySet
 from django.db.models.expressions import RawSQL
@@ -21,9 +20,11 @@ from django.http import Http404
 
 from campaigns.access import refuse_archived
 from campaigns.models import Campaign, Membership
+from campaigns.services import campaign_lock
 from characters.access import CharacterAccess, access_read_character, may_act, mine
 from characters.choices import stored_choice
 from characters.models import Character
+from characters.services import character_insert, character_new
 from core.cleaning import reject_nul_characters, whole_numbers
 from core.errors import NotAllowed, ResolutionConflict
 from rules.clock.action_time import action_time
@@ -363,40 +364,24 @@ def character_create(
     """Create a character in the member's campaign.
 
     A player creates characters they own; the referee may name any member as owner
-    (their own id for NPCs). The sheet is the ruleset's default with ``sheet``'s
+    (their own id for NPCs): the row is the characters' (``characters.services``). The
+    sheet is the ruleset's default with ``sheet``'s
     fields on top, validated against the ruleset's schema; its creation is the
     character's first resolution (a new Deckahedron deck is shuffled with the
     campaign's dice, so it is recorded like any roll).
     """
     user = membership.user
-    if owner_id is None or owner_id == user.pk:
-        owner = user
-    elif not membership.is_referee:
-        raise ValidationError({"owner": ["only the referee may create characters for others"]})
-    else:
-        owner_membership = (
-            Membership.objects.filter(campaign_id=membership.campaign_id, user_id=owner_id)
-            .select_related("user")
-            .first()
-        )
-        if owner_membership is None:
-            raise ValidationError({"owner": ["the owner must be a member of the campaign"]})
-        owner = owner_membership.user
-    name = (name or "").strip()
-    if not name:
-        raise ValidationError({"name": ["a character needs a name"]})
+    owner, name = character_new(membership=membership, name=name, owner_id=owner_id)
 
     with transaction.atomic():
-        campaign = Campaign.objects.select_for_update().get(pk=membership.campaign_id)
+        campaign = campaign_lock(membership.campaign_id)
         refuse_archived(campaign)
         ruleset = get_ruleset(campaign.ruleset)
         dice, generator = campaign_dice(campaign)
         counter_start = generator.counter
         sheet = whole_numbers(dict(sheet or {}))
         new_sheet = ruleset.new_sheet(copy.deepcopy(sheet), dice)
-        character = Character(campaign=campaign, owner=owner, name=name, sheet={}, version=0)
-        character.full_clean(exclude=["sheet"])
-        character.save()
+        character = character_insert(campaign=campaign, owner=owner, name=name)
         result = Result(
             sheet=new_sheet,
             summary="joins the party.",

@@ -35,9 +35,7 @@ from campaigns.selectors import (
     membership_of,
 )
 from campaigns.services import (
-    campaign_archive,
     campaign_create,
-    campaign_dice_rotate,
     campaign_join,
     campaign_unarchive,
     invite_create,
@@ -56,6 +54,7 @@ from rules.engine.interface import RuleError, Ruleset
 from rules.engine.registry import get_ruleset, ruleset_keys
 from rules.log.models import EffectState, ScheduledEffect
 from rules.log.selectors import effects_for_viewer
+from rules.play.dice_rotation import campaign_archive, campaign_dice_rotate
 from web.forms import FormField, ParamsError, humanize, parse_params, schema_fields
 from web.htmx import is_htmx
 from web.live import party_stamp, party_unchanged, tagged

@@ -26,7 +26,7 @@ from hypothesis.stateful import (
 )
 
 from campaigns.models import Campaign, Membership
-from campaigns.services import campaign_archive, campaign_unarchive
+from campaigns.services import campaign_unarchive
 from characters.models import Character
 from core.errors import NotAllowed, ResolutionConflict
 from rules.clock.models import (
@@ -43,6 +43,7 @@ from rules.clock.services import (
     clock_live_tick,
 )
 from rules.engine.interface import ActionBlocked, RuleError
+from rules.play.dice_rotation import campaign_archive
 from rules.play.services import (
     character_create,
     resolution_answer_choice,
