@@ -39,7 +39,7 @@ class Campaign(models.Model):
     dice_seed_first_counter = models.PositiveBigIntegerField(default=0)
     # Live clock (docs/clock.md): in-game minutes per real minute; 0 means the clock moves
     # only when the referee advances it. Celery beat advances live campaigns by the real
-    # time elapsed since ``live_last_tick`` times the ratio (rules.clock.services.clock_live_tick).
+    # time elapsed since ``live_last_tick`` times the ratio (rules.clock.live.clock_live_tick).
     live_ratio = models.DecimalField(
         max_digits=9,
         decimal_places=3,

@@ -349,7 +349,7 @@ METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
 # Effects per batch (per transaction) of a clock advance (docs/clock.md).
 SAWBONES_CLOCK_BATCH_SIZE = int(os.environ.get("SAWBONES_CLOCK_BATCH_SIZE", "500"))
 # A queued or running clock job whose heartbeat is older than this many seconds has lost
-# its task: the watchdog sends it again (rules.clock.services.clock_watchdog).
+# its task: the watchdog sends it again (rules.clock.watchdog.clock_watchdog).
 SAWBONES_CLOCK_STALE_SECONDS = float(os.environ.get("SAWBONES_CLOCK_STALE_SECONDS", "30"))
 
 # The live pages' event streams (web/streams.py, docs/performance.md): how often a

@@ -24,8 +24,9 @@ from rest_framework.test import APIClient
 from campaigns.models import Membership
 from config.queues import QUEUES
 from core.health import mark_worker_seen
+from rules.clock.live import clock_live_set
 from rules.clock.models import ClockJobKind
-from rules.clock.services import clock_advance_start, clock_live_set
+from rules.clock.services import clock_advance_start
 from rules.clock.tests.clock_helpers import wounded
 from rules.log.models import Resolution
 from rules.play.services import character_create

@@ -31,6 +31,7 @@ from core.openapi import (
     json_schema_field,
     refused,
 )
+from rules.clock.live import clock_live_set
 from rules.clock.models import ClockEntryKind, ClockJob, ClockJobKind, ClockJobState
 from rules.clock.report import NOTABLE
 from rules.clock.selectors import (
@@ -43,12 +44,7 @@ from rules.clock.selectors import (
     first_waiting_job,
     own_character_ids,
 )
-from rules.clock.services import (
-    MAX_ADVANCE_MINUTES,
-    clock_advance_start,
-    clock_job_resume,
-    clock_live_set,
-)
+from rules.clock.services import MAX_ADVANCE_MINUTES, clock_advance_start, clock_job_resume
 from rules.engine.calendar import MAX_MONTHS, MAX_NAME, MAX_YEAR
 from rules.log.filters import log_filter_parameters, log_filters
 from rules.log.models import EffectState

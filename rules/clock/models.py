@@ -124,7 +124,7 @@ class ClockJob(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
     # The last sign of life of the job's task: set when the job is queued, at every
     # batch, and when the watchdog enqueues it again. A queued or running job whose
-    # heartbeat is stale has lost its task (``rules.clock.services.clock_watchdog``).
+    # heartbeat is stale has lost its task (``rules.clock.watchdog.clock_watchdog``).
     heartbeat_at = models.DateTimeField(default=timezone.now)
     # What it did (set when it starts; live ticks of one real hour share one).
     report = models.ForeignKey(

@@ -78,16 +78,7 @@ def write_action(
     if moving:
         campaign_values["clock"] = clock
     if connection.vendor != "postgresql":
-        character.save(update_fields=["sheet", "version", "pending_choice", "updated_at"])
-        if campaign_values:
-            Campaign.objects.filter(pk=campaign.pk).update(**campaign_values)
-        resolution.save()
-        if job is not None:
-            job.save(force_insert=True)
-        if moving:
-            campaign.clock = Campaign.objects.values_list("clock", flat=True).get(pk=campaign.pk)
-            return campaign.clock
-        return None
+        return _write_apart(campaign, character, resolution, campaign_values, job)
     character.updated_at = timezone.now()
     parts = [
         _update_sql(
@@ -131,6 +122,26 @@ def write_action(
             saved._state.db = connection.alias
     if moving:
         campaign.clock = row[1]
+        return campaign.clock
+    return None
+
+
+def _write_apart(
+    campaign: Campaign,
+    character: Character,
+    resolution: Resolution,
+    campaign_values: dict[str, Any],
+    job: Model | None,
+) -> int | None:
+    """:func:`write_action`'s rows as separate saves (SQLite, the embedded mode)."""
+    character.save(update_fields=["sheet", "version", "pending_choice", "updated_at"])
+    if campaign_values:
+        Campaign.objects.filter(pk=campaign.pk).update(**campaign_values)
+    resolution.save()
+    if job is not None:
+        job.save(force_insert=True)
+    if "clock" in campaign_values:
+        campaign.clock = Campaign.objects.values_list("clock", flat=True).get(pk=campaign.pk)
         return campaign.clock
     return None
 

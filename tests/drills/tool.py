@@ -6,7 +6,7 @@ campaign whose characters each have a major wound worsening every ``every`` minu
 API token.
 
 ``python -m tests.drills.tool advance_all <minutes>``: every demo character takes the
-session's blows (``rules.tests.clock_helpers.play_session``), then every campaign is
+session's blows (``rules.clock.tests.clock_helpers.play_session``), then every campaign is
 advanced (in-process).
 
 ``python -m tests.drills.tool fingerprint``: counts and hashes of the rows that matter.
@@ -41,7 +41,7 @@ process per app).
 ``python -m tests.drills.tool count <campaign> <minutes>``: what the clock applied up to
 ``minutes``, per character, against what it must have applied (exactly one worsening
 per ``every`` minutes each): lost and doubled counted; the log, the sheets and the dice
-counter checked to agree (``rules.tests.clock_helpers.assert_whole``).
+counter checked to agree (``rules.clock.tests.clock_helpers.assert_whole``).
 """
 
 from __future__ import annotations

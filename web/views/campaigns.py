@@ -68,7 +68,7 @@ DAY = 24 * 60
 OPTION_PREFIX = "opt."  # the campaign options' names on the new-campaign form
 PENDING_INVITE = "pending_invite"  # session key: the invite code opened while logged out
 MORNING_HOUR = 6  # "next morning" on the clock buttons: the next 06:00
-# The live clock's choices: in-game minutes per real minute (rules.clock.services.clock_live_set).
+# The live clock's choices: in-game minutes per real minute (rules.clock.live.clock_live_set).
 LIVE_RATIOS = (
     ("0", "Off"),
     ("1", "1 minute per minute (real time)"),

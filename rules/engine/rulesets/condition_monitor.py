@@ -506,7 +506,7 @@ OUTCOME_PROPERTIES: Mapping[str, Any] = {
 
 
 class ConditionMonitor(Ruleset):
-    """``seeds/condition-monitor.md``: wounds on a ten-box condition monitor."""
+    """The condition monitor rule text (``docs/rulesets/condition_monitor.md``): wounds on a ten-box condition monitor."""
 
     key = "condition_monitor"
     name = "Condition monitor"

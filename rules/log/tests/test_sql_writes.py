@@ -17,7 +17,7 @@ from django.test.utils import CaptureQueriesContext
 
 from campaigns.models import Campaign
 from characters.models import Character
-from rules.clock import services as clock
+from rules.clock import batch as clock
 from rules.clock.tests.clock_helpers import assert_whole, run_job, twin_campaign, wounded
 from rules.log import sql_writes
 from rules.log.models import Resolution, ResolutionKind, ScheduledEffect

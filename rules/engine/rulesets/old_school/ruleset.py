@@ -1,6 +1,6 @@
 """Old school: ability loss, wounds, aging, disease, privation and healing.
 
-The text is ``seeds/old-school.md``; rulings OS-1..OS-10 in ``RULINGS.md`` settle what
+The rule text is explained in ``docs/rulesets/old_school.md``; rulings OS-1..OS-10 in ``RULINGS.md`` settle what
 it leaves open, and the project rulings OS-P1... in ``docs/rulesets/old_school.md``
 settle the rest. Both are cited beside the code that applies them.
 
