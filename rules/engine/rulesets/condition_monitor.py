@@ -506,7 +506,7 @@ OUTCOME_PROPERTIES: Mapping[str, Any] = {
 
 
 class ConditionMonitor(Ruleset):
-    """The condition monitor rule text (``docs/rulesets/condition_monitor.md``): wounds on a ten-box condition monitor."""
+    """Wounds on a ten-box condition monitor (``docs/rulesets/condition_monitor.md``)."""
 
     key = "condition_monitor"
     name = "Condition monitor"

@@ -1,4 +1,4 @@
-"""Hit dice: hit points, injuries and healing (the rule text's chapter 6; ``docs/rulesets/hit_dice.md``).
+"""Hit dice: hit points, injuries and healing (chapter 6 of the rule text).
 
 Hit points are re-rolled at every rest instead of healing; damage beyond them
 ("overflow") forces two injury saves. How this module reads the text is fixed by
