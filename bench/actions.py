@@ -167,7 +167,7 @@ def top_up(players: list[dict[str, Any]]) -> None:
 
     from campaigns.models import Campaign
     from characters.models import Character
-    from rules.play.models import ScheduledEffect
+    from rules.log.models import ScheduledEffect
 
     new = []
     for who in players:

@@ -54,7 +54,7 @@ from campaigns.models import Membership  # noqa: E402
 from campaigns.services import campaign_create  # noqa: E402
 from rules.clock.services import clock_advance_start  # noqa: E402
 from rules.engine.registry import get_ruleset  # noqa: E402
-from rules.play.models import Resolution, ResolutionKind, ScheduledEffect  # noqa: E402
+from rules.log.models import Resolution, ResolutionKind, ScheduledEffect  # noqa: E402
 from rules.play.services import character_create, resolution_create_action  # noqa: E402
 
 DISEASE = "Green River Fever"

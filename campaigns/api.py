@@ -7,14 +7,13 @@ from functools import cache
 from typing import Any
 
 from django.http import Http404
-from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema
+from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from campaigns.access import access_campaign, visible_memberships
-from campaigns.editing import invite_revoke, invite_usable, invites_of
 from campaigns.models import Invite, Membership
 from campaigns.selectors import (
     campaign_calendar,
@@ -22,19 +21,21 @@ from campaigns.selectors import (
     clock_date,
     clock_display,
     dice_commitment,
+    invites_of,
 )
 from campaigns.services import (
     MAX_INVITE_HOURS,
-    campaign_archive,
     campaign_calendar_set,
     campaign_create,
-    campaign_dice_rotate,
+    campaign_delete,
     campaign_join,
     campaign_unarchive,
     campaign_update,
     invite_create,
+    invite_revoke,
+    invite_usable,
 )
-from core.api_input import JsonSerializer
+from core.api_input import JsonSerializer, confirm_parameter, confirmation
 from core.cleaning import valid_id
 from core.openapi import (
     AnyOfProxySerializer,
@@ -295,6 +296,21 @@ class CampaignDetailApi(APIView):
         campaign_update(campaign_id=membership.campaign_id, **data.validated_data)
         return Response(campaign_output(access_campaign(request.user, campaign_id)))
 
+    @extend_schema(
+        request=None,
+        parameters=[confirm_parameter("The campaign's name")],
+        responses={
+            204: OpenApiResponse(description="deleted with everything in it"),
+            400: refused("`confirm` is not the campaign's name."),
+        },
+        description="Referee only: delete the campaign, its characters and their logs. "
+        "`?confirm=` must be its name (400 otherwise).",
+    )
+    def delete(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        campaign_delete(campaign_id=membership.campaign_id, confirm=confirmation(request))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
 
 class CalendarMonthSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=MAX_NAME)
@@ -551,61 +567,6 @@ class DiceSeedListApi(APIView):
         membership = access_campaign(request.user, campaign_id)
         periods = campaign_seed_periods(membership.campaign)
         return Response(SeedPeriodSerializer(periods, many=True).data)
-
-
-class DiceRotateApi(APIView):
-    class OutputSerializer(serializers.Serializer):
-        revealed = SeedPeriodSerializer(help_text="the seed just revealed")
-        dice_commitment = serializers.CharField(help_text="the commitment to the new seed")
-
-    @extend_schema(
-        request=None,
-        responses={201: OutputSerializer},
-        description="Referee only. Reveals the current dice seed and commits to a new one.",
-    )
-    def post(self, request: Request, campaign_id: int) -> Response:
-        membership = access_campaign(request.user, campaign_id, referee=True)
-        revealed = campaign_dice_rotate(campaign_id=membership.campaign_id)
-        periods = campaign_seed_periods(revealed.campaign)
-        answer = {
-            "revealed": next(p for p in periods if p["seed"] == revealed.seed),
-            "dice_commitment": periods[-1]["commitment"],
-        }
-        return Response(self.OutputSerializer(answer).data, status=status.HTTP_201_CREATED)
-
-
-class CampaignArchiveApi(APIView):
-    class OutputSerializer(serializers.Serializer):
-        """The campaign archived, and the dice seed archiving revealed."""
-
-        campaign = campaign_answer()
-        revealed = SeedPeriodSerializer(help_text="the dice seed revealed by archiving")
-
-    @extend_schema(
-        request=None,
-        responses={
-            200: OutputSerializer,
-            409: error_answer(409, "Conflict: already archived, or the clock still advances."),
-        },
-        description=(
-            "Referee only. Archives the campaign: from now on actions, choices, new "
-            "characters, battles and clock advances answer 409 (reads still work); a live "
-            "clock stops; in the same transaction the dice seed is rotated, revealing every "
-            "roll made with it (docs/dice.md). 409 when already archived or while the clock "
-            "still advances."
-        ),
-    )
-    def post(self, request: Request, campaign_id: int) -> Response:
-        membership = access_campaign(request.user, campaign_id, referee=True)
-        campaign, revealed = campaign_archive(campaign_id=membership.campaign_id)
-        periods = campaign_seed_periods(campaign)
-        answer = {
-            "campaign": campaign_output(access_campaign(request.user, campaign_id)),
-            "revealed": SeedPeriodSerializer(
-                next(p for p in periods if p["seed"] == revealed.seed)
-            ).data,
-        }
-        return Response(answer)
 
 
 class CampaignUnarchiveApi(APIView):

@@ -39,7 +39,7 @@ class Campaign(models.Model):
     dice_seed_first_counter = models.PositiveBigIntegerField(default=0)
     # Live clock (docs/clock.md): in-game minutes per real minute; 0 means the clock moves
     # only when the referee advances it. Celery beat advances live campaigns by the real
-    # time elapsed since ``live_last_tick`` times the ratio (rules.clock.services.clock_live_tick).
+    # time elapsed since ``live_last_tick`` times the ratio (rules.clock.live.clock_live_tick).
     live_ratio = models.DecimalField(
         max_digits=9,
         decimal_places=3,
@@ -119,7 +119,7 @@ class Invite(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
-    # None: never expires. After it the code joins nobody (campaigns.editing).
+    # None: never expires. After it the code joins nobody (campaigns.services.invite_usable).
     expires_at = models.DateTimeField(null=True, blank=True)
     # A single-use code joins one new member, then stops working.
     single_use = models.BooleanField(default=False)

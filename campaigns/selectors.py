@@ -157,3 +157,13 @@ def digest_due_memberships(now: Any, every: Any) -> list[int]:
 def membership_for_digest(membership_id: int) -> Membership | None:
     """One membership with its campaign and user (None if it is gone)."""
     return Membership.objects.select_related("campaign", "user").filter(pk=membership_id).first()
+
+
+def invites_of(campaign: Campaign) -> list[Invite]:
+    """The campaign's invite codes, newest first."""
+    return list(Invite.objects.filter(campaign=campaign).order_by("-id"))
+
+
+def members_of(campaign: Campaign) -> list[Membership]:
+    """The campaign's people, the referee first, with their users."""
+    return list(campaign.memberships.select_related("user").order_by("-role", "id"))

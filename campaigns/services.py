@@ -1,8 +1,10 @@
-"""Writes for campaigns: create, options, invites, joining."""
+"""Writes for campaigns: create, options, invites, joining, deletion. Every write that
+changes a campaign's people or the campaign locks its row first (:func:`campaign_lock`),
+the first lock of every resolution and clock batch (rules/play/services.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import timedelta
 from decimal import Decimal
 from typing import Any
@@ -18,6 +20,12 @@ from core.errors import ResolutionConflict
 from rules.engine.calendar import CalendarError, calendar_data, parse_calendar, preset
 from rules.engine.interface import RuleError
 from rules.engine.registry import get_ruleset
+
+
+def campaign_lock(campaign_id: int) -> Campaign:
+    """The campaign's row, locked (``FOR UPDATE``) until the transaction ends: the one
+    way every writer of ours takes the campaign's lock."""
+    return Campaign.objects.select_for_update().get(pk=campaign_id)
 
 
 def _merged_options(ruleset_key: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -61,7 +69,7 @@ def campaign_update(
     actions_move_clock: bool | None = None,
 ) -> Campaign:
     """Rename, change options, or change the ruleset while no character exists."""
-    campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
+    campaign = campaign_lock(campaign_id)
     fields = []
     if ruleset is not None and ruleset != campaign.ruleset:
         if campaign.characters.exists():
@@ -99,7 +107,7 @@ def campaign_calendar_set(
                 raise CalendarError("A calendar needs at least one month.")
     except CalendarError as error:
         raise ValidationError({"calendar": [str(error)]}) from None
-    campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
+    campaign = campaign_lock(campaign_id)
     campaign.calendar = calendar_data(chosen)
     campaign.save(update_fields=["calendar"])
     return campaign
@@ -144,23 +152,12 @@ def membership_digest_unclaim(
     )
 
 
-# The clock jobs still to finish, rules.play.models.UNFINISHED_JOB_STATES by value (this layer
-# does not import rules; a test holds the two equal).
-CLOCK_BUSY_STATES = ("queued", "running", "waiting")
-
-
-# What the rules layer does around a rotation (this layer does not import it; rules/play/apps.py
-# registers them): checks that may refuse it (409) before the seed is revealed, told
-# whether the campaign is being archived; then, under the new seed, whatever must be drawn
-# again so that the revealed seed predicts nothing still hidden (docs/dice.md).
-ROTATION_CHECKS: list[Callable[[Campaign, bool], None]] = []
-ROTATION_FOLLOWUPS: list[Callable[[Campaign], None]] = []
-
-
-def _rotate(campaign: Campaign, *, archiving: bool = False) -> RevealedSeed:
-    """Reveal the locked campaign's seed and commit to a new one (caller holds the lock)."""
-    for check in ROTATION_CHECKS:
-        check(campaign, archiving)
+def campaign_seed_rotate(campaign: Campaign) -> RevealedSeed:
+    """Reveal the locked campaign's seed and commit to a new one (caller holds the lock:
+    :func:`campaign_lock`). The counter keeps counting: the new seed takes over at the
+    counter where the old one stopped. What the play still under way needs around it
+    (a secret roll refuses it, a secret order is drawn again) is the play's, which calls
+    this: ``rules.play.dice_rotation``."""
     used = campaign.dice_counter > campaign.dice_seed_first_counter
     revealed = RevealedSeed.objects.create(
         campaign=campaign,
@@ -171,51 +168,26 @@ def _rotate(campaign: Campaign, *, archiving: bool = False) -> RevealedSeed:
     campaign.dice_seed = new_dice_seed()
     campaign.dice_seed_first_counter = campaign.dice_counter
     campaign.save(update_fields=["dice_seed", "dice_seed_first_counter"])
-    for followup in ROTATION_FOLLOWUPS:
-        followup(campaign)
     return revealed
 
 
-@transaction.atomic
-def campaign_dice_rotate(*, campaign_id: int) -> RevealedSeed:
-    """Reveal the campaign's current dice seed and commit to a fresh one (docs/dice.md).
-
-    Under the campaign's row lock, the first lock of every resolution and clock batch
-    (rules/play/services.py), so no die is drawn while the seed changes hands. The counter
-    keeps counting: the new seed takes over at the counter where the old one stopped.
-    """
-    return _rotate(Campaign.objects.select_for_update().get(pk=campaign_id))
-
-
-@transaction.atomic
-def campaign_archive(*, campaign_id: int) -> tuple[Campaign, RevealedSeed]:
-    """Archive the campaign: no more play in it, and its dice seed revealed (docs/dice.md).
-
-    Under the campaign's row lock, in one transaction: refused (409) when already
-    archived or while the clock still advances (a job running or waiting on a choice:
-    finish it first); a live clock stops; the seed is rotated, so every roll ever made
-    in the campaign can be checked.
-    """
-    campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
+def campaign_archived_set(campaign: Campaign) -> Campaign:
+    """Mark the locked campaign archived: no more play in it, its live clock stopped
+    (caller holds the lock; the play's ``campaign_archive`` checks the clock and rotates
+    the seed in the same transaction). 409 when it is archived already."""
     if campaign.archived_at is not None:
         raise ResolutionConflict(f"The campaign {campaign.name} is already archived.")
-    jobs = campaign.clock_jobs  # rules.clock.models.ClockJob
-    if jobs.filter(state__in=CLOCK_BUSY_STATES).exists():
-        raise ResolutionConflict(
-            "The campaign clock is still advancing (or waits on a choice): let it finish "
-            "before archiving the campaign."
-        )
     campaign.archived_at = timezone.now()
     campaign.live_ratio = Decimal(0)
     campaign.live_last_tick = None
     campaign.save(update_fields=["archived_at", "live_ratio", "live_last_tick"])
-    return campaign, _rotate(campaign, archiving=True)
+    return campaign
 
 
 @transaction.atomic
 def campaign_unarchive(*, campaign_id: int) -> Campaign:
     """Bring an archived campaign back into play (its clock stays stopped)."""
-    campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
+    campaign = campaign_lock(campaign_id)
     if campaign.archived_at is None:
         raise ResolutionConflict(f"The campaign {campaign.name} is not archived.")
     campaign.archived_at = None
@@ -262,8 +234,6 @@ def campaign_join(*, user: Any, code: str) -> Membership:
 
     A member who joins again keeps the role they have (a referee stays referee).
     """
-    from campaigns.editing import invite_usable  # it imports this module's models only
-
     invite = Invite.objects.select_related("campaign").filter(code=code.strip()).first()
     if invite is None:
         raise ValidationError({"code": ["no campaign has this invite code"]})
@@ -284,3 +254,40 @@ def campaign_join(*, user: Any, code: str) -> Membership:
             return Membership.objects.create(campaign=invite.campaign, user=user, role=Role.PLAYER)
     except IntegrityError:  # joined twice at once: the other request won
         return Membership.objects.get(campaign=invite.campaign, user=user)
+
+
+def invite_usable(invite: Invite) -> str | None:
+    """Why the code joins nobody now, or None."""
+    if invite.revoked_at is not None:
+        return "This invite link was revoked. Ask your referee for a new one."
+    if invite.expires_at is not None and invite.expires_at <= timezone.now():
+        return "This invite link has expired. Ask your referee for a new one."
+    if invite.single_use and invite.uses >= 1:
+        return "This invite link was for one person and has been used."
+    return None
+
+
+def invite_revoke(*, campaign_id: int, invite_id: int) -> Invite:
+    """Revoke an invite code (compare-and-set: revoked once)."""
+    with transaction.atomic():
+        campaign_lock(campaign_id)
+        invite = Invite.objects.filter(campaign_id=campaign_id, pk=invite_id).first()
+        if invite is None:
+            raise Invite.DoesNotExist("no such invite")
+        changed = Invite.objects.filter(pk=invite.pk, revoked_at__isnull=True).update(
+            revoked_at=timezone.now()
+        )
+        if not changed:
+            raise ResolutionConflict("this invite link is already revoked")
+        invite.refresh_from_db()
+        return invite
+
+
+def campaign_delete(*, campaign_id: int, confirm: str) -> None:
+    """Delete the campaign with everything in it (characters, logs, jobs: the database's
+    cascade), confirmed by typing its name."""
+    with transaction.atomic():
+        campaign = campaign_lock(campaign_id)
+        if (confirm or "").strip() != campaign.name:
+            raise ValidationError({"confirm": ["type the campaign's name to delete it"]})
+        campaign.delete()

@@ -11,16 +11,16 @@ from accounts.api import (
     TokenListApi,
 )
 from campaigns.api import (
-    CampaignArchiveApi,
     CampaignCalendarApi,
+    CampaignDetailApi,
     CampaignListApi,
     CampaignUnarchiveApi,
-    DiceRotateApi,
     DiceSeedListApi,
     InviteCreateApi,
     InviteDetailApi,
     JoinApi,
 )
+from characters.api import LeaveApi, MemberDetailApi
 from discord_play.api import CampaignDiscordApi
 from rules.battles.api import BattleApi, BattleEndApi, BattleNextApi
 from rules.clock.api import (
@@ -61,7 +61,7 @@ from rules.play.api import (
     table_detail_view,
 )
 from rules.play.api_schema import table_keys
-from rules.play.campaign_api import CampaignDetailApi, LeaveApi, MemberDetailApi
+from rules.play.campaign_api import CampaignArchiveApi, DiceRotateApi
 from rules.play.character_api import (
     CampaignCharactersApi,
     CharacterDetailApi,

@@ -41,7 +41,7 @@ from core.errors import UNAVAILABLE_ERRORS
 from core.health import worker_seen
 from core.metrics import REQUEST_SECONDS, REQUESTS
 from rules.clock.models import UNFINISHED_JOB_STATES, ClockJob, ClockJobState
-from rules.play.models import Resolution
+from rules.log.models import Resolution
 from webhooks.selectors import deliveries_by_state, webhook_backlogs
 
 logger = logging.getLogger(__name__)

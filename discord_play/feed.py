@@ -23,7 +23,7 @@ from discord_play import messages as m
 from discord_play.redaction import public_report
 from discord_play.telling import report_message, resolution_embed
 from rules.clock.models import ClockJob, ClockReport
-from rules.play.models import Resolution, ResolutionKind
+from rules.log.models import Resolution, ResolutionKind
 from webhooks.models import WebhookEvent
 
 

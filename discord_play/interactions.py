@@ -54,9 +54,9 @@ from rules.engine.dice import DiceError
 from rules.engine.interface import ActionBlocked, ActionSpec, OddsUnavailable, RuleError
 from rules.engine.registry import get_ruleset
 from rules.engine.text import duration_text
+from rules.log.models import Resolution
+from rules.log.selectors import action_odds
 from rules.logbook.recap import RecapWindow, campaign_recap
-from rules.play.models import Resolution
-from rules.play.selectors import action_odds
 from rules.play.services import resolution_answer_choice, resolution_create_action_checked
 from web.plain import plain_message
 from web.views.characters import odds_percent

@@ -10,8 +10,8 @@ from typing import Any
 
 from rules.clock.models import ClockJob, ClockReport
 from rules.clock.selectors import clock_report_view
-from rules.play.models import Resolution
-from rules.play.selectors import resolution_view
+from rules.log.models import Resolution
+from rules.log.selectors import resolution_view
 
 
 def public_resolution(resolution: Resolution, *, ruleset_key: str) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from discord_play.redaction import public_report, public_resolution
 from rules.clock.models import ClockJob, ClockJobState
 from rules.clock.report import notable_first
 from rules.engine.registry import get_ruleset
-from rules.play.models import Resolution
+from rules.log.models import Resolution
 from web.plain import plain_message
 from web.views.characters import log_title
 from web.views.clock import entry_url

@@ -38,7 +38,7 @@ from accounts.services import token_create, token_revoke
 from campaigns.access import TokenScope
 from campaigns.invitations import invitations_create
 from campaigns.models import Campaign, Invite, Membership, PlayerInvitation, RevealedSeed, Role
-from campaigns.services import campaign_archive, campaign_create, invite_create
+from campaigns.services import campaign_create, invite_create
 from characters.models import Character
 from config import api_urls
 from discord_play.models import ChannelBinding
@@ -46,7 +46,8 @@ from rules.battles.models import Battle
 from rules.battles.services import battle_begin
 from rules.clock.models import ClockJob, ClockJobState
 from rules.clock.services import clock_advance_start
-from rules.play.models import CampaignTable, Resolution, ScheduledEffect
+from rules.log.models import CampaignTable, Resolution, ScheduledEffect
+from rules.play.dice_rotation import campaign_archive
 from rules.play.services import character_create, resolution_create_action
 from rules.play.undo import resolution_undo
 from webhooks.models import WebhookDelivery, WebhookEndpoint

@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from characters.models import Character
 from rules.battles.services import battle_begin
-from rules.play.models import Resolution
+from rules.log.models import Resolution
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 

@@ -16,7 +16,7 @@ from campaigns.models import Campaign
 from characters.models import Character
 from rules.battles.models import Battle
 from rules.battles.services import battle_begin
-from rules.play.models import Resolution
+from rules.log.models import Resolution
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 

@@ -9,7 +9,7 @@ import pytest
 
 from campaigns.models import Campaign, Invite, Membership
 from characters.models import Character
-from rules.play.models import Resolution
+from rules.log.models import Resolution
 from rules.play.services import character_create
 
 
@@ -120,7 +120,7 @@ def test_a_new_link_on_the_dashboard_replaces_the_old_one(campaign, referee, mak
 def test_the_tables_page_checks_previews_saves_and_resets(make_campaign, referee, player, web):
     import json
 
-    from rules.play.models import CampaignTable
+    from rules.log.models import CampaignTable
 
     school = make_campaign("old_school")
     client = web(referee)

@@ -10,7 +10,7 @@ import pytest
 
 from campaigns.models import Membership
 from core.idempotency import fingerprint, idempotency_claim
-from rules.play.models import Resolution, ResolutionKind
+from rules.log.models import Resolution, ResolutionKind
 from rules.play.services import character_create
 
 pytestmark = pytest.mark.django_db

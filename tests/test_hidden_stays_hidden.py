@@ -48,8 +48,8 @@ from rules.engine.dice import Dice, DiceError, HmacGenerator
 from rules.engine.interface import ActionBlocked, Context, Result, RuleError
 from rules.engine.registry import all_rulesets, get_ruleset
 from rules.engine.tests.action_walk import SCARS, STEPS, sample_params, sample_sheets
-from rules.play.models import Resolution, ScheduledEffect
-from rules.play.redaction import keeps_secret
+from rules.log.models import Resolution, ScheduledEffect
+from rules.log.redaction import keeps_secret
 from rules.play.services import campaign_table_set, character_create
 
 SECRET = "Quietus Pox"  # a disease only the campaign's table names

@@ -22,7 +22,7 @@ from campaigns.models import Campaign, Invite, Membership, Role
 from campaigns.services import invite_create
 from characters.models import Character
 from rules.clock.tests.clock_helpers import run_job
-from rules.play.models import EffectState, Resolution, ResolutionKind, ScheduledEffect
+from rules.log.models import EffectState, Resolution, ResolutionKind, ScheduledEffect
 from rules.play.services import character_create, resolution_create_action
 from web.forms import parse_params, schema_fields
 
@@ -637,7 +637,7 @@ def test_dashboard_poll_answers_304_by_etag_until_the_party_or_clock_changes(
     stamp = client.get(reverse("campaign", args=[campaign.pk])).context["stamp"]
     live = reverse("campaign-live", args=[campaign.pk])
     # the session, the user, then the stamp and the membership in one query
-    # (rules.play.selectors.live_witness: the clock, the party's versions, the latest job)
+    # (rules.log.selectors.live_witness: the clock, the party's versions, the latest job)
     assert poll(client, live, stamp, queries=3).status_code == 304
     Campaign.objects.filter(pk=campaign.pk).update(clock=70)
     fresh = poll(client, live, stamp)

@@ -31,7 +31,7 @@ from django.urls import reverse
 from campaigns.models import Campaign, Invite
 from characters.models import Character
 from rules.engine.registry import get_ruleset, ruleset_keys
-from rules.play.selectors import campaign_tables_view
+from rules.log.selectors import campaign_tables_view
 from web.forms import PREFIX, FormField, schema_fields
 from web.plain import RAW_SCHEMA_WORDS, RULING_ID, plain_message, strip_rulings
 

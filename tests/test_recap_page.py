@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from campaigns.models import Campaign
 from rules.clock.tests.clock_helpers import run_job, wounded
-from rules.play.models import Resolution
+from rules.log.models import Resolution
 
 pytestmark = pytest.mark.django_db
 DAY = 24 * 60

@@ -43,7 +43,7 @@ from campaigns.models import Membership
 from campaigns.services import invite_create
 from core.openapi import REFUSAL
 from rules.clock.services import clock_advance_start
-from rules.play.models import Resolution
+from rules.log.models import Resolution
 from rules.play.services import character_create
 
 # generated requests per operation and role; more for a deeper search by hand

@@ -6,7 +6,7 @@ new ``ETag``.
 
 An unchanged poll costs the session, the user and one query: the ``*_unchanged``
 helpers read the stamp and the viewer's place in the campaign together
-(``rules.play.selectors.live_witness`` / ``sheet_witness``) and answer 304 only when that
+(``rules.log.selectors.live_witness`` / ``sheet_witness``) and answer 304 only when that
 row admits the viewer as ``campaigns.access`` / ``characters.access`` would (a member;
 on a sheet, its owner or the referee). Anything else (no tag, a token's request, not a
 member, a changed stamp) goes the whole way through the view's own access check, which
@@ -23,7 +23,7 @@ from campaigns.access import grant_of
 from campaigns.models import Campaign, Role
 from rules.battles.selectors import LATEST_BATTLE, warband_rules
 from rules.clock.selectors import LATEST_CLOCK_JOB
-from rules.play.selectors import live_witness, sheet_witness
+from rules.log.selectors import live_witness, sheet_witness
 
 
 def etag(stamp: str) -> str:

@@ -36,7 +36,7 @@ from django.db import close_old_connections, connection
 
 from rules.battles.selectors import LATEST_BATTLE
 from rules.clock.selectors import LATEST_CLOCK_JOB
-from rules.play.selectors import live_witness, sheets_versions
+from rules.log.selectors import live_witness, sheets_versions
 from web.live import board_stamp, party_stamp, sheet_stamp
 
 logger = logging.getLogger(__name__)

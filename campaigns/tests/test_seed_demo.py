@@ -15,7 +15,7 @@ from characters.models import Character
 from rules.battles.models import Battle
 from rules.engine.registry import ruleset_keys
 from rules.engine.rulesets.condition_monitor import STATES
-from rules.play.models import Resolution, ResolutionKind, ScheduledEffect
+from rules.log.models import Resolution, ResolutionKind, ScheduledEffect
 
 pytestmark = pytest.mark.django_db
 

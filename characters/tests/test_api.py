@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from characters.models import Character
 from rules.engine.registry import get_ruleset, ruleset_keys
-from rules.play.models import Resolution, ResolutionKind
+from rules.log.models import Resolution, ResolutionKind
 from rules.play.services import resolution_answer_choice, resolution_create_action
 
 pytestmark = pytest.mark.django_db

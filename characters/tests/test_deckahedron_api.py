@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from characters.models import Character
-from rules.play.models import Resolution
+from rules.log.models import Resolution
 
 STAMINA = {str(n) for n in range(11, 21)}
 

@@ -54,8 +54,9 @@ INSTALLED_APPS = [
     "accounts",
     "campaigns",
     "characters",
-    "rules.play",  # label "rules": the play (resolutions, actions, undo, editing)
+    "rules.log",  # label "rules": resolutions, scheduled effects, tables, their bulk writes
     "rules.clock",  # the campaign clock: jobs, ticks, their tasks
+    "rules.play",  # the play: actions, choices, undo, editing (no table of its own)
     "rules.battles",  # warband battles
     "rules.logbook",  # the log read back: export, import, replay
     "web",
@@ -250,10 +251,10 @@ SPECTACULAR_SETTINGS = {
     "OAS_VERSION": "3.1.0",
     # Named enums instead of hash-suffixed ones where two models share a field name.
     "ENUM_NAME_OVERRIDES": {
-        "ResolutionKindEnum": "rules.play.models.ResolutionKind.values",
+        "ResolutionKindEnum": "rules.log.models.ResolutionKind.values",
         "ClockJobKindEnum": "rules.clock.models.ClockJobKind.values",
         "ClockJobStateEnum": "rules.clock.models.ClockJobState.values",
-        "EffectStateEnum": "rules.play.models.EffectState.values",
+        "EffectStateEnum": "rules.log.models.EffectState.values",
         "WebhookFormatEnum": "webhooks.models.WebhookFormat.values",  # sawbones or discord
         "InvitationStateEnum": "campaigns.models.InvitationState.values",
         "ExportFormatEnum": "rules.logbook.export.FORMATS",  # an export's "format"
@@ -348,7 +349,7 @@ METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
 # Effects per batch (per transaction) of a clock advance (docs/clock.md).
 SAWBONES_CLOCK_BATCH_SIZE = int(os.environ.get("SAWBONES_CLOCK_BATCH_SIZE", "500"))
 # A queued or running clock job whose heartbeat is older than this many seconds has lost
-# its task: the watchdog sends it again (rules.clock.services.clock_watchdog).
+# its task: the watchdog sends it again (rules.clock.watchdog.clock_watchdog).
 SAWBONES_CLOCK_STALE_SECONDS = float(os.environ.get("SAWBONES_CLOCK_STALE_SECONDS", "30"))
 
 # The live pages' event streams (web/streams.py, docs/performance.md): how often a

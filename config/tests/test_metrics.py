@@ -24,10 +24,11 @@ from rest_framework.test import APIClient
 from campaigns.models import Membership
 from config.queues import QUEUES
 from core.health import mark_worker_seen
+from rules.clock.live import clock_live_set
 from rules.clock.models import ClockJobKind
-from rules.clock.services import clock_advance_start, clock_live_set
+from rules.clock.services import clock_advance_start
 from rules.clock.tests.clock_helpers import wounded
-from rules.play.models import Resolution
+from rules.log.models import Resolution
 from rules.play.services import character_create
 from webhooks.models import WebhookDelivery
 from webhooks.tests.worker import tasks_to

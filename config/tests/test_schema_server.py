@@ -302,7 +302,7 @@ def test_json_404_and_405_answers_keep_the_api_headers(referee, client_for) -> N
 def test_undo_to_an_entry_of_another_log_or_none_is_404(
     make_campaign, referee, player, client_for
 ) -> None:
-    from rules.play.models import Resolution
+    from rules.log.models import Resolution
     from rules.play.services import resolution_create_action
     from rules.play.undo import resolution_undo
 

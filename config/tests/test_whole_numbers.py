@@ -18,7 +18,7 @@ from django.urls import reverse
 from accounts.services import token_create
 from campaigns.access import TokenScope
 from campaigns.models import Campaign, Membership
-from rules.play.models import CampaignTable
+from rules.log.models import CampaignTable
 from rules.play.services import character_create
 
 
@@ -76,7 +76,7 @@ def test_tables_stored_before_are_made_whole_by_the_migration(make_campaign) -> 
         key="scars",
         data={"dice": "1d20", "rows": [{"min": 1.0, "max": 20.0, "scar": "Scar"}]},
     )
-    migration = importlib.import_module("rules.play.migrations.0008_resolution_imported_actor")
+    migration = importlib.import_module("rules.log.migrations.0008_resolution_imported_actor")
     migration.tables_in_whole_numbers(apps, None)
     row = CampaignTable.objects.get(campaign=campaign).data["rows"][0]
     assert (type(row["min"]), type(row["max"])) == (int, int)

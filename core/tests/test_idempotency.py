@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 from campaigns.models import Membership
 from core.idempotency import fingerprint, idempotency_claim, idempotency_sweep
 from core.models import IdempotencyKey
-from rules.play.models import Resolution, ResolutionKind
+from rules.log.models import Resolution, ResolutionKind
 from rules.play.services import character_create
 
 pytestmark = pytest.mark.django_db

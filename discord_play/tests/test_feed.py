@@ -22,7 +22,7 @@ from discord_play.tests.limits import check_message
 from rules.clock.models import ClockReport
 from rules.clock.services import clock_advance_run, clock_job_resume
 from rules.clock.tests.clock_helpers import play_session, run_job
-from rules.play.models import Resolution
+from rules.log.models import Resolution
 from rules.play.services import resolution_cancel_choice
 from webhooks.models import DeliveryState, WebhookDelivery, WebhookEndpoint
 from webhooks.services import webhook_create, webhook_deliver

@@ -14,7 +14,6 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from accounts.models import DiscordLink
 from accounts.services import discord_link_code_create
 from campaigns.models import Membership
-from campaigns.services import campaign_archive
 from discord_play.models import ChannelBinding
 from discord_play.tests.conftest import (
     APPLICATION_ID,
@@ -31,7 +30,8 @@ from discord_play.tests.conftest import (
 )
 from discord_play.tests.limits import check_message
 from rules.clock.models import ClockJob
-from rules.play.models import Resolution
+from rules.log.models import Resolution
+from rules.play.dice_rotation import campaign_archive
 from rules.play.services import character_create
 
 pytestmark = pytest.mark.django_db

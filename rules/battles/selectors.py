@@ -18,8 +18,8 @@ from rules.engine.rulesets.warband import (
     rout_checks_due,
     rout_threshold,
 )
-from rules.play.context import campaign_context
-from rules.play.selectors import LatestRow
+from rules.log.context import campaign_context
+from rules.log.selectors import LatestRow
 
 LATEST_BATTLE: LatestRow = (
     "battle",

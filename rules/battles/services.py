@@ -40,8 +40,8 @@ from rules.engine.rulesets.warband import (
     battle_next,
     battle_start,
 )
-from rules.play.context import campaign_context
-from rules.play.models import ResolutionKind
+from rules.log.context import campaign_context
+from rules.log.models import ResolutionKind
 from rules.play.services import persist_result
 
 MIN_WARBANDS = 2  # project ruling WB-P9: a battle is fought between warbands

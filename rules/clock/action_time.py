@@ -32,12 +32,11 @@ from rules.clock.services import (
     clock_move_quiet,
     clock_quiet_value,
 )
-from rules.play.models import Resolution
+from rules.log.models import Resolution
 
-__all__ = ["ActionTime", "ClockForActions", "action_time", "action_time_pass", "elapsed_words"]
+__all__ = ["ActionTime", "action_time", "action_time_pass", "elapsed_words"]
 
-# The play (below the clock) reaches these through its port, rules.play.action_clock,
-# where this app registers ClockForActions when Django starts (rules.clock.apps).
+# The play, above the clock, calls these (rules.play.services, rules.play.party).
 
 
 def moves_clock(campaign: Campaign, minutes: int) -> bool:
@@ -71,9 +70,10 @@ def action_time_pass(
 @dataclass
 class ActionTime:
     """One action's time as the play writes it with the action's rows
-    (rules.play.action_clock.ActionTime): either ``job``, written in the action's statement
-    and sent, or ``clock``, the campaign's clock as that statement sets it (moved when
-    nothing stands in between, else unchanged; a job is queued after)."""
+    (``rules.log.sql_writes.write_action``): either ``job``, written in the action's
+    statement and sent, or ``clock``, the campaign's clock as that statement sets it (an
+    SQL value: moved when nothing stands in between, else unchanged; a job is queued
+    after, :meth:`written`)."""
 
     campaign: Campaign
     minutes: int
@@ -129,17 +129,3 @@ def elapsed_words(minutes: int) -> str:
         if n
     ]
     return " ".join(parts)
-
-
-class ClockForActions:
-    """The clock as the play sees it (rules.play.action_clock.ActionClock)."""
-
-    def time_for(
-        self, *, campaign: Campaign, minutes: int, actor: Any, due: Iterable[int] = ()
-    ) -> ActionTime | None:
-        return action_time(campaign=campaign, minutes=minutes, actor=actor, due=due)
-
-    def pass_time(
-        self, *, campaign: Campaign, resolutions: Iterable[Resolution], actor: Any
-    ) -> ClockJob | None:
-        return action_time_pass(campaign=campaign, resolutions=resolutions, actor=actor)

@@ -31,6 +31,7 @@ from core.openapi import (
     json_schema_field,
     refused,
 )
+from rules.clock.live import clock_live_set
 from rules.clock.models import ClockEntryKind, ClockJob, ClockJobKind, ClockJobState
 from rules.clock.report import NOTABLE
 from rules.clock.selectors import (
@@ -43,17 +44,12 @@ from rules.clock.selectors import (
     first_waiting_job,
     own_character_ids,
 )
-from rules.clock.services import (
-    MAX_ADVANCE_MINUTES,
-    clock_advance_start,
-    clock_job_resume,
-    clock_live_set,
-)
+from rules.clock.services import MAX_ADVANCE_MINUTES, clock_advance_start, clock_job_resume
 from rules.engine.calendar import MAX_MONTHS, MAX_NAME, MAX_YEAR
-from rules.play.api import ResolutionPagination
-from rules.play.log_filters import log_filter_parameters, log_filters
-from rules.play.models import EffectState
-from rules.play.selectors import effect_view, effects_for_viewer
+from rules.log.filters import log_filter_parameters, log_filters
+from rules.log.models import EffectState
+from rules.log.pagination import ResolutionPagination
+from rules.log.selectors import effect_view, effects_for_viewer
 
 if TYPE_CHECKING:  # DRF's error messages may be lazy texts (django-stubs' name for them)
     from django.utils.functional import _StrPromise as StrPromise

@@ -1,6 +1,6 @@
 """What the clock tells a campaign's webhooks of its own (docs/webhooks.md): each clock job
 that ends a run, and what it did (its report). The resolutions it writes are published by
-the play's one publisher (``rules.play.events.publish_resolutions``)."""
+the play's one publisher (``rules.log.events.publish_resolutions``)."""
 
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ class ClockJobKind(models.TextChoices):
     LIVE = "live", "Live clock"
     ACTION = "action", "Time an action took"
     # No time passes: the effects an undo or redo brought back that are due already
-    # apply at once, in time order (rules.clock.catch_up, docs/clock.md).
+    # apply at once, in time order (rules.clock.services.clock_catch_up_start, docs/clock.md).
     CATCH_UP = "catch_up", "Effects an undo brought back, applied as they fell due"
 
 
@@ -124,7 +124,7 @@ class ClockJob(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
     # The last sign of life of the job's task: set when the job is queued, at every
     # batch, and when the watchdog enqueues it again. A queued or running job whose
-    # heartbeat is stale has lost its task (``rules.clock.services.clock_watchdog``).
+    # heartbeat is stale has lost its task (``rules.clock.watchdog.clock_watchdog``).
     heartbeat_at = models.DateTimeField(default=timezone.now)
     # What it did (set when it starts; live ticks of one real hour share one).
     report = models.ForeignKey(

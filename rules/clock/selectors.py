@@ -22,12 +22,11 @@ from rules.clock.models import (
     ClockReport,
 )
 from rules.clock.report import hidden_resolutions, report_for_viewer
-from rules.play.clock_record import ClockLine
-from rules.play.log_filters import LogFilters
-from rules.play.models import Resolution
-from rules.play.selectors import LatestRow
+from rules.log.filters import LogFilters
+from rules.log.models import Resolution
+from rules.log.selectors import LatestRow
 
-# The latest clock job's id and state in a live page's stamp (rules.play.selectors.live_witness).
+# The latest clock job's id and state in a live page's stamp (rules.log.selectors.live_witness).
 LATEST_CLOCK_JOB: LatestRow = ("job", ClockJob, (("pk", "id"), ("state", "state")))
 
 
@@ -295,47 +294,62 @@ def clock_entry_view(entry: ClockEntry) -> dict[str, Any]:
     }
 
 
-class ClockRecordForLog:
-    """The clock's entries for the log's readers (the port ``rules.play.clock_record``,
-    registered by ``rules.clock.apps``): the session recap tells them."""
+@dataclass(frozen=True)
+class ClockLine:
+    """One thing someone did to the clock, as the log tells it (the session recap:
+    rules.logbook.recap)."""
 
-    def lines(
-        self,
-        campaign: Campaign,
-        *,
-        clock_from: int | None,
-        clock_to: int | None,
-        real_from: datetime | None,
-        real_to: datetime | None,
-    ) -> list[ClockLine]:
-        rows = ClockEntry.objects.filter(campaign=campaign).select_related("actor", "job")
-        if clock_from is not None:
-            rows = rows.filter(clock__gte=clock_from)
-        if clock_to is not None:
-            rows = rows.filter(clock__lte=clock_to)
-        if real_from is not None:
-            rows = rows.filter(created_at__gte=real_from)
-        if real_to is not None:
-            rows = rows.filter(created_at__lte=real_to)
-        lines = []
-        for entry in rows.order_by("clock", "id"):
-            actor = entry.actor.get_username() if entry.actor else None
-            job = entry.job
-            lines.append(
-                ClockLine(
-                    id=entry.pk,
-                    kind=entry.kind,
-                    clock=entry.clock,
-                    summary=f"{actor or 'Someone'} {entry.words}.",
-                    actor=entry.actor_id,
-                    actor_name=actor,
-                    job=entry.job_id,
-                    job_from=job.clock_start if job is not None else None,
-                    job_to=job.clock_reached if job is not None else None,
-                    created_at=entry.created_at,
-                )
+    id: int
+    kind: str  # advance, live_on, live_off, live_rate, resume
+    clock: int  # the in-game minute it was done at
+    summary: str  # one sentence: "referee advanced the clock by 7 days."
+    actor: int | None
+    actor_name: str | None
+    job: int | None  # an advance's or a resume's clock job
+    job_from: int | None  # where that job took the clock from, and to (once it ran)
+    job_to: int | None
+    created_at: datetime
+
+
+def clock_lines(
+    campaign: Campaign,
+    *,
+    clock_from: int | None,
+    clock_to: int | None,
+    real_from: datetime | None,
+    real_to: datetime | None,
+) -> list[ClockLine]:
+    """The clock's entries done from in-game minute ``clock_from`` to ``clock_to`` and
+    from ``real_from`` to ``real_to`` (each bound included; None: no bound), oldest
+    first. Every member of the campaign may read them."""
+    rows = ClockEntry.objects.filter(campaign=campaign).select_related("actor", "job")
+    if clock_from is not None:
+        rows = rows.filter(clock__gte=clock_from)
+    if clock_to is not None:
+        rows = rows.filter(clock__lte=clock_to)
+    if real_from is not None:
+        rows = rows.filter(created_at__gte=real_from)
+    if real_to is not None:
+        rows = rows.filter(created_at__lte=real_to)
+    lines = []
+    for entry in rows.order_by("clock", "id"):
+        actor = entry.actor.get_username() if entry.actor else None
+        job = entry.job
+        lines.append(
+            ClockLine(
+                id=entry.pk,
+                kind=entry.kind,
+                clock=entry.clock,
+                summary=f"{actor or 'Someone'} {entry.words}.",
+                actor=entry.actor_id,
+                actor_name=actor,
+                job=entry.job_id,
+                job_from=job.clock_start if job is not None else None,
+                job_to=job.clock_reached if job is not None else None,
+                created_at=entry.created_at,
             )
-        return lines
+        )
+    return lines
 
 
 # -- word to the players -----------------------------------------------------------------------

@@ -18,69 +18,40 @@ which works through the campaign's jobs oldest first, in small batches:
   as does an effect due for a character already waiting on one; the job says why and
   the referee resumes it once the choice is answered.
 
-The batch writes in bulk (a few queries per batch, not per effect): resolutions,
-effect states, new effects, sheets. On PostgreSQL the resolutions stream into a COPY
-while the batch applies its effects, and the new effects go in with COPY at its end.
-The result is the same as applying each effect alone with
-:func:`rules.play.services.run_step` (a test compares both). Effects scheduled
-during a batch are written at its end and join the queue in the next batch, before
-any effect due after them.
+A batch is ``rules.clock.batch`` (applied in memory, written in bulk by
+``rules.log.sql_writes``); sending jobs to the workers, in their campaign's turn, is
+``rules.clock.queue``; live clocks ``rules.clock.live``; the watchdog
+``rules.clock.watchdog``; the words ``rules.clock.text``. The result is the same as
+applying each effect alone with :func:`rules.play.services.run_step` (a test compares
+both). Effects scheduled during a batch are written at its end and join the queue in the
+next batch, before any effect due after them.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
-import time
-from collections.abc import Iterable, Iterator
-from contextlib import ExitStack
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta
-from decimal import ROUND_FLOOR, Decimal
-from functools import partial
-from types import TracebackType
+from datetime import datetime
 from typing import Any
 
-import psycopg
-from celery import Task, current_app
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import (
     IntegrityError,
     InterfaceError,
     OperationalError,
     connection,
-    connections,
     transaction,
 )
-from django.db.backends.base.base import BaseDatabaseWrapper
-from django.db.models import (
-    AutoField,
-    BigAutoField,
-    BigIntegerField,
-    BooleanField,
-    CharField,
-    Field,
-    ForeignKey,
-    IntegerField,
-    Model,
-    OneToOneField,
-    PositiveBigIntegerField,
-    PositiveIntegerField,
-    PositiveSmallIntegerField,
-    SmallAutoField,
-    SmallIntegerField,
-    TextField,
-)
+from django.db.models import BooleanField, PositiveBigIntegerField
 from django.db.models.expressions import RawSQL
-from django.db.models.functions import Cast
 from django.utils import timezone
 
 from campaigns.access import refuse_archived
-from campaigns.models import MAX_LIVE_RATIO, Campaign
-from characters.choices import stored_choice
+from campaigns.models import Campaign
+from campaigns.services import campaign_lock
 from characters.models import Character
-from core.errors import BROKER_ERRORS, ResolutionConflict, ServiceUnavailable
+from core.errors import ResolutionConflict
+from rules.clock import queue
+from rules.clock.batch import Batch, batch_size, run_effects, write_batch
 from rules.clock.events import publish_clock_job, publish_clock_report
 from rules.clock.models import (
     UNFINISHED_JOB_STATES,
@@ -91,161 +62,13 @@ from rules.clock.models import (
     ClockJobState,
     ClockReport,
 )
-from rules.clock.report import ReportBuilder, notable_marks
-from rules.engine.interface import ActionBlocked, Context, RuleError
-from rules.engine.registry import get_ruleset
-from rules.play.context import campaign_tables
-from rules.play.dice import campaign_dice
-from rules.play.events import publish_resolutions
-from rules.play.models import EffectState, Resolution, ResolutionKind, ScheduledEffect
-from rules.play.redaction import entry_seen
-from rules.play.services import build_resolution, build_scheduled_effects
+from rules.clock.text import duration_words
+from rules.log.events import publish_resolutions
+from rules.log.models import EffectState, ScheduledEffect
 
 logger = logging.getLogger(__name__)
 
-# The advance task's name: it keeps the name it had before the clock had its own package,
-# so messages queued by an older release still find it (rules.clock.tasks).
-ADVANCE_CLOCK_TASK = "rules.tasks.advance_clock"
-
-DEFAULT_BATCH_SIZE = 500
 MAX_ADVANCE_MINUTES = 10 * 365 * 24 * 60  # ten years of in-game time at once (G-1)
-# A queued or running job whose heartbeat is older than this has lost its task (its
-# worker died, its message was lost with the broker): the watchdog enqueues it again
-# (``SAWBONES_CLOCK_STALE_SECONDS``). Every batch beats, and a batch takes a second or
-# two, so a live job is never this quiet; re-running a job is harmless anyway.
-STALE_JOB_AFTER = timedelta(seconds=30)
-_MICROSECONDS_PER_MINUTE = 60_000_000
-
-
-class ClockConflict(RuntimeError):
-    """An effect changed under a batch that held the campaign lock: roll the batch back."""
-
-
-def effect_words(effect: ScheduledEffect) -> str:
-    """A scheduled effect in words, for the reason the clock stopped: "wound 2 worsens"."""
-    words = effect.kind.replace("_", " ")
-    payload = effect.payload or {}
-    if payload.get("wound") is not None and words.startswith("wound "):
-        return f"wound {payload['wound']} {words.removeprefix('wound ')}"
-    if payload.get("disease"):
-        return f"{words} ({payload['disease']})"
-    return words
-
-
-def _batch_size() -> int:
-    return int(getattr(settings, "SAWBONES_CLOCK_BATCH_SIZE", DEFAULT_BATCH_SIZE))
-
-
-def _stale_after() -> timedelta:
-    seconds = getattr(settings, "SAWBONES_CLOCK_STALE_SECONDS", None)
-    return STALE_JOB_AFTER if seconds is None else timedelta(seconds=float(seconds))
-
-
-def _advance_task() -> Task:
-    """The advance task, found by its name in Celery's registry: the task module
-    (rules.clock.tasks) calls this one, so this one does not import it."""
-    return current_app.tasks[ADVANCE_CLOCK_TASK]
-
-
-# In-process (embedded mode, tests) a task runs where it is sent: a job that sends its
-# campaign's next one would run it inside itself, and a long line of jobs would nest that
-# deep. The jobs sent while one runs wait here and run after it, one after the other.
-_in_process = threading.local()
-
-
-def _run_in_process(task: Task, job_id: int) -> None:
-    waiting: list[int] | None = getattr(_in_process, "waiting", None)
-    if waiting is not None:
-        waiting.append(job_id)
-        return
-    _in_process.waiting = waiting = [job_id]
-    try:
-        while waiting:
-            task.delay(waiting.pop(0))
-    finally:
-        _in_process.waiting = None
-
-
-# A campaign's backlog (a job sent by the task that ended the one before it) goes at a
-# lower priority than a campaign's first job: on Redis a worker takes every message of
-# priority 0 before any of 6 (kombu's priority steps), so a quiet campaign's advance
-# waits for no busy campaign's turn, and the busy ones take turns among themselves.
-BACKLOG_PRIORITY = 6
-
-
-def _send(job_id: int, *, backlog: bool = False) -> None:
-    """Send the job's task; a broker that is down loses nothing (the watchdog sends it)."""
-    task = _advance_task()
-    if task.app.conf.task_always_eager:
-        _run_in_process(task, job_id)
-        return
-    try:
-        if backlog:
-            task.apply_async((job_id,), priority=BACKLOG_PRIORITY)
-        else:
-            task.delay(job_id)
-    except BROKER_ERRORS:
-        # The job is in the database, queued or running, and its heartbeat goes stale:
-        # the watchdog enqueues it once the broker is back.
-        logger.warning("clock job %s: the broker is unreachable; the watchdog will send it", job_id)
-
-
-def _enqueue(job_id: int, *, backlog: bool = False) -> None:
-    """Run the job's task once the current transaction commits (in-process when embedded)."""
-    transaction.on_commit(partial(_send, job_id, backlog=backlog))
-
-
-# -- taking turns: one message per campaign in the queue ----------------------------------
-# A campaign's jobs run one after the other in id order. So that a busy campaign (a
-# thousand actions that took time) never holds a quiet one back, only a campaign's
-# oldest unfinished job has a message in the queue: a new job behind an unfinished one is
-# not sent, and the task that finishes a job sends the campaign's next one, to the back
-# of the queue. Every campaign with work thus has at most one message waiting, and each
-# takes its turn (issue 28). Both decisions are made under the campaign row lock, so a
-# job is never left unsent; a job sent twice runs once (every batch re-reads the state).
-
-
-def _enqueue_in_turn(job: ClockJob) -> None:
-    """Send a new job (its transaction holds the campaign lock) unless an earlier job of
-    its campaign is unfinished: that one's task sends it when its turn comes."""
-    earlier = ClockJob.objects.filter(
-        campaign_id=job.campaign_id, state__in=UNFINISHED_JOB_STATES, pk__lt=job.pk
-    )
-    if not earlier.exists():
-        _enqueue(job.pk)
-
-
-def _enqueue_next(campaign_id: int, after: int) -> None:
-    """Send the campaign's next unfinished job once ``after`` is finished (caller holds the
-    campaign lock); a job behind a decision waits for it (ruling G-3)."""
-    following = (
-        ClockJob.objects.filter(campaign_id=campaign_id, state__in=UNFINISHED_JOB_STATES)
-        .order_by("id")
-        .values_list("pk", "state")
-        .first()
-    )
-    if following is not None and following[1] != ClockJobState.WAITING and following[0] != after:
-        _enqueue(following[0], backlog=True)
-
-
-def _require_broker() -> None:
-    """Refuse (503) to start work while the broker cannot be reached: nothing is written.
-
-    A job recorded while the broker is down would still run (the watchdog sends it once
-    the broker is back), but its requester could not know: they are told to try again
-    later instead, and ``request_id`` makes that retry safe.
-    """
-    app = _advance_task().app
-    if app.conf.task_always_eager:
-        return  # embedded mode: no broker
-    try:
-        with app.connection_for_write() as broker:
-            broker.ensure_connection(max_retries=1, timeout=2)
-    except BROKER_ERRORS as error:
-        raise ServiceUnavailable(
-            "The clock's task queue cannot be reached just now; nothing was changed. "
-            "Try again in a minute."
-        ) from error
 
 
 # -- starting and resuming -------------------------------------------------------------------
@@ -280,8 +103,8 @@ def clock_job_unsaved(
 
 def clock_job_send(job: ClockJob) -> None:
     """Run a job saved in the current transaction once it commits, in its campaign's turn
-    (:func:`_enqueue_in_turn`)."""
-    _enqueue_in_turn(job)
+    (``rules.clock.queue.enqueue_in_turn``)."""
+    queue.enqueue_in_turn(job)
 
 
 # -- a move that crosses nothing (docs/clock.md, "A move that crosses nothing") ---------------
@@ -374,14 +197,14 @@ def clock_advance_start(
         # The referee asked: say so if it cannot run now. An action's time (kind
         # ``action``) is part of an action that needs no broker: its job waits in the
         # database for the watchdog instead.
-        _require_broker()
+        queue.require_broker()
     try:
         # Inside the caller's transaction and lock no savepoint is needed: without a
         # request id there is no unique conflict to recover from.
         with transaction.atomic(savepoint=locked is None or bool(request_id)):
-            # Under the campaign's lock, as archiving (campaigns.services.campaign_archive).
+            # Under the campaign's lock, as archiving (rules.play.dice_rotation.campaign_archive).
             if locked is None or locked.pk != campaign_id:
-                locked = Campaign.objects.select_for_update().get(pk=campaign_id)
+                locked = campaign_lock(campaign_id)
             refuse_archived(locked)
             start = locked.clock
             if kind == ClockJobKind.ADVANCE and clock_move_quiet(locked, minutes):
@@ -395,7 +218,7 @@ def clock_advance_start(
                 publish_clock_job(job)
             else:
                 job.save(force_insert=True)
-                _enqueue_in_turn(job)
+                queue.enqueue_in_turn(job)
             if kind == ClockJobKind.ADVANCE:  # the referee's: an entry of the campaign log
                 ClockEntry.objects.create(
                     campaign_id=campaign_id,
@@ -427,7 +250,7 @@ def clock_catch_up_start(*, campaign: Campaign, requested_by: Any = None) -> Clo
     user = requested_by if getattr(requested_by, "is_authenticated", False) else None
     job = ClockJob(campaign=campaign, kind=ClockJobKind.CATCH_UP, requested_by=user, minutes=0)
     job.save(force_insert=True)
-    _enqueue_in_turn(job)
+    queue.enqueue_in_turn(job)
     return job
 
 
@@ -435,10 +258,10 @@ def clock_job_resume(*, job_id: int, actor: Any = None) -> ClockJob:
     """Enqueue a job again: after its choice is answered, after a failure, or a lost task.
 
     ``actor``: who resumed it, for the campaign log (a ``resume`` entry)."""
-    _require_broker()
+    queue.require_broker()
     with transaction.atomic():
         campaign_id = ClockJob.objects.values_list("campaign_id", flat=True).get(pk=job_id)
-        campaign = Campaign.objects.select_for_update().get(pk=campaign_id)  # lock first
+        campaign = campaign_lock(campaign_id)  # lock first
         refuse_archived(campaign)
         job = ClockJob.objects.select_for_update().get(pk=job_id)
         if job.state == ClockJobState.DONE:
@@ -488,7 +311,7 @@ def clock_job_resume(*, job_id: int, actor: Any = None) -> ClockJob:
             words="resumed the clock",
             job=job,
         )
-        _enqueue(job.pk)
+        queue.enqueue(job.pk)
     return job
 
 
@@ -521,64 +344,15 @@ def clock_advance_run(*, job_id: int) -> ClockJob | None:
             job = ClockJob.objects.filter(pk=job_id).first()
             if failed and job is not None:
                 publish_clock_job(job)
-                _enqueue_next(job.campaign_id, after=job.pk)  # the campaign's clock goes on
+                queue.enqueue_next(job.campaign_id, after=job.pk)  # the campaign's clock goes on
     return ClockJob.objects.filter(pk=job_id).first()
-
-
-@dataclass
-class _Batch:
-    """What one batch did, written in bulk at its end."""
-
-    resolutions: list[Resolution] = field(default_factory=list)
-    # Loaded effects whose state changed (done or cancelled), in order.
-    touched: list[ScheduledEffect] = field(default_factory=list)
-    # (resolution, effect) for each applied effect, to link them once ids exist.
-    applied: list[tuple[Resolution, ScheduledEffect]] = field(default_factory=list)
-    new_effects: list[ScheduledEffect] = field(default_factory=list)
-    # Effects that existed before the batch but were not loaded, cancelled by key:
-    # (character id, keys, the resolution that cancelled them), in order.
-    cancelled_keys: list[tuple[int, set[str], Resolution]] = field(default_factory=list)
-    changed_characters: dict[int, Character] = field(default_factory=dict)
-    skipped: list[dict[str, Any]] = field(default_factory=list)
-    handled: int = 0
-    last_minute: int | None = None
-    # The earliest due minute of the effects scheduled in this batch (cancelled or not:
-    # stopping early is always safe).
-    earliest_new: int | None = None
-    stop: tuple[str, Character, int] | None = None  # reason, character, minute
-    # What happened to whom, for the job's report (rules.clock.report).
-    report: ReportBuilder = field(default_factory=ReportBuilder)
-
-    def cancel(
-        self,
-        character_id: int,
-        keys: Iterable[str],
-        loaded: list[ScheduledEffect],
-        by: Resolution,
-    ) -> None:
-        """Cancel the character's pending effects under ``keys``, each naming ``by``, the
-        resolution that cancelled it (undoing it revives them: rules.play.undo)."""
-        keys = set(keys)
-        if not keys:
-            return
-        for effect in (*loaded, *self.new_effects):
-            if (
-                effect.character_id == character_id
-                and effect.key in keys
-                and effect.state == EffectState.PENDING
-            ):
-                effect.state = EffectState.CANCELLED
-                effect.cancelled_by = by
-                if effect.pk is not None:
-                    self.touched.append(effect)
-        self.cancelled_keys.append((character_id, keys, by))
 
 
 def _advance_batch(job_id: int) -> bool:
     """One transaction of the advance; True when there is more to do for ``job_id``."""
     with transaction.atomic():
         campaign_id = ClockJob.objects.values_list("campaign_id", flat=True).get(pk=job_id)
-        campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
+        campaign = campaign_lock(campaign_id)
         jobs = list(
             ClockJob.objects.select_for_update()
             .filter(campaign=campaign, state__in=UNFINISHED_JOB_STATES, pk__lte=job_id)
@@ -608,10 +382,10 @@ def _advance_batch(job_id: int) -> bool:
         loaded = list(
             ScheduledEffect.objects.filter(
                 campaign=campaign, state=EffectState.PENDING, due_at__lte=target
-            ).order_by("due_at", "id")[: _batch_size()]
+            ).order_by("due_at", "id")[: batch_size()]
         )
-        batch = _run_effects(campaign, loaded) if loaded else _Batch()
-        _write(batch)
+        batch = run_effects(campaign, loaded) if loaded else Batch()
+        write_batch(batch)
         if batch.last_minute is not None:
             campaign.clock = max(campaign.clock, batch.last_minute)
         if batch.stop is not None:
@@ -633,20 +407,7 @@ def _advance_batch(job_id: int) -> bool:
             ).count()
         job.skipped = [*job.skipped, *batch.skipped]
         job.clock_reached = campaign.clock
-        if job.kind == ClockJobKind.CATCH_UP:
-            # It moves no clock: its report spans the minutes of the effects it applied,
-            # all of them due before the clock it started at (issue 34).
-            if (span := batch.report.span()) is not None:
-                first, last = span
-                if report.characters:  # an earlier batch's events
-                    first, last = min(first, report.clock_from), max(last, report.clock_to)
-                report.clock_from, report.clock_to = first, last
-        else:
-            report.clock_to = max(report.clock_to, campaign.clock)
-        if batch.report.entries:
-            report.characters = batch.report.merged_into(report.characters)
-            report.updated_at = now
-        report.save(update_fields=["clock_from", "clock_to", "characters", "updated_at"])
+        _report_batch(report, job, batch, campaign, now)
         job.save()
         publish_resolutions(campaign.pk, campaign.ruleset, batch.resolutions)
         if job.state != ClockJobState.RUNNING:
@@ -656,30 +417,33 @@ def _advance_batch(job_id: int) -> bool:
                 publish_clock_report(job, report)
             publish_clock_job(job)
         if job.state == ClockJobState.DONE and job.pk == job_id:
-            _enqueue_next(campaign.pk, after=job.pk)  # the campaign's next job, in its turn
+            queue.enqueue_next(campaign.pk, after=job.pk)  # the campaign's next job, in its turn
         return job.pk != job_id or job.state == ClockJobState.RUNNING
 
 
-def _live_report(campaign: Campaign, now: datetime) -> ClockReport:
-    """The report a live tick at real moment ``now`` adds to: its campaign's report of
-    that real hour (made by the hour's first tick; caller holds the campaign's lock)."""
-    hour = now.replace(minute=0, second=0, microsecond=0)
-    report = ClockReport.objects.filter(campaign=campaign, hour=hour).first()
-    if report is None:
-        report = ClockReport.objects.create(
-            campaign=campaign,
-            kind=ClockJobKind.LIVE,
-            clock_from=campaign.clock,
-            clock_to=campaign.clock,
-            hour=hour,
-            updated_at=now,
-        )
-    return report
+def _report_batch(
+    report: ClockReport, job: ClockJob, batch: Batch, campaign: Campaign, now: datetime
+) -> None:
+    """Add what the batch did to the job's report, and the span of the clock it covers."""
+    if job.kind == ClockJobKind.CATCH_UP:
+        # It moves no clock: its report spans the minutes of the effects it applied,
+        # all of them due before the clock it started at (issue 34).
+        if (span := batch.report.span()) is not None:
+            first, last = span
+            if report.characters:  # an earlier batch's events
+                first, last = min(first, report.clock_from), max(last, report.clock_to)
+            report.clock_from, report.clock_to = first, last
+    else:
+        report.clock_to = max(report.clock_to, campaign.clock)
+    if batch.report.entries:
+        report.characters = batch.report.merged_into(report.characters)
+        report.updated_at = now
+    report.save(update_fields=["clock_from", "clock_to", "characters", "updated_at"])
 
 
 def _job_report(job: ClockJob, campaign: Campaign, now: datetime) -> ClockReport:
     """The job's report (caller holds the campaign's lock): made when the job starts, or
-    the hour's report a live tick was given (:func:`_live_report`)."""
+    the hour's report a live tick was given (``rules.clock.live``)."""
     report = None
     if job.report_id is not None:
         report = ClockReport.objects.filter(pk=job.report_id).first()
@@ -698,633 +462,3 @@ def _job_report(job: ClockJob, campaign: Campaign, now: datetime) -> ClockReport
         report.clock_from = start
         report.save(update_fields=["clock_from"])
     return report
-
-
-def _run_effects(campaign: Campaign, loaded: list[ScheduledEffect]) -> _Batch:
-    """Apply the loaded effects in order, in memory; stop where the rules say so."""
-    ruleset = get_ruleset(campaign.ruleset)
-    options = {**ruleset.options, **campaign.options}
-    tables = campaign_tables(campaign)
-    locked = (
-        Character.objects.select_for_update()
-        .filter(pk__in={e.character_id for e in loaded})
-        .order_by("pk")
-    )
-    if _use_copy():
-        # Each sheet as JSON text too, for its first resolution's sheet before: the COPY
-        # sends it as it came instead of encoding it again (_ResolutionWriter).
-        locked = locked.annotate(sheet_json=Cast("sheet", TextField()))
-    characters = {c.pk: c for c in locked}
-    batch = _Batch()
-    # The resolutions go to the database as they are made (_ResolutionWriter).
-    with _ResolutionWriter(len(loaded)) as writer:
-        for character in characters.values():
-            writer.known_text(character.sheet, getattr(character, "sheet_json", None))
-        for effect in loaded:
-            if effect.state != EffectState.PENDING:
-                continue  # cancelled by an earlier effect of this batch
-            # An effect scheduled in this batch and due before this one goes first: write
-            # the batch and let the next one load it in order.
-            if batch.earliest_new is not None and batch.earliest_new < effect.due_at:
-                break
-            character = characters[effect.character_id]
-            if character.pending_choice is not None:  # ruling G-3
-                batch.stop = (  # the page says where the clock stopped; the reason says why
-                    f"{character.name} waits on a choice ({character.pending_choice['prompt']}) "
-                    f"before “{effect_words(effect)}” can happen. Answer it, then resume.",
-                    character,
-                    effect.due_at,
-                )
-                break
-            context = Context(clock=effect.due_at, options=options, by_referee=True, tables=tables)
-            dice, generator = campaign_dice(campaign)
-            counter_start = generator.counter
-            try:
-                # The engine works on its own deep copy of the sheet (Ruleset.apply_effect):
-                # the sheet it is given stays the resolution's sheet before, untouched.
-                result = ruleset.apply_effect(
-                    character.sheet, effect.kind, effect.payload, dice, context
-                )
-                choice = stored_choice(result.pending_choice)
-                resolution = build_resolution(
-                    campaign=campaign,
-                    character=character,
-                    result=result,
-                    kind=ResolutionKind.EFFECT,
-                    action=effect.kind,
-                    params={"scheduled_effect": effect.pk, "payload": effect.payload},
-                    actor=None,
-                    counter_start=counter_start,
-                    counter_end=generator.counter,
-                    clock=effect.due_at,
-                    pending_choice=choice,
-                )
-            except (RuleError, ActionBlocked) as error:
-                # The ruleset refuses this effect now (its wound was undone...): it is
-                # cancelled and listed on the job for the referee; its dice are not used.
-                effect.state = EffectState.CANCELLED
-                batch.touched.append(effect)
-                batch.skipped.append(
-                    {
-                        "effect": effect.pk,
-                        "kind": effect.kind,
-                        "character": character.pk,
-                        "due_at": effect.due_at,
-                        "error": str(error),
-                    }
-                )
-                batch.handled += 1
-                batch.last_minute = effect.due_at
-                continue
-            campaign.dice_counter = generator.counter
-            state_before = ruleset.status(character.sheet)
-            state_after = ruleset.status(result.sheet)
-            batch.report.add(
-                character_id=character.pk,
-                name=character.name,
-                state_before=state_before,
-                state_after=state_after,
-                clock=effect.due_at,
-                resolution=resolution,
-                summary=resolution.summary,
-                notable=notable_marks(
-                    effect_kind=effect.kind,
-                    state_before=state_before,
-                    state_after=state_after,
-                    sheet_before=character.sheet,
-                    sheet_after=result.sheet,
-                    outcome=result.outcome,
-                    choice=choice is not None,
-                ),
-                # not told to players until revealed (G-4, rules.play.redaction)
-                hidden=not entry_seen(
-                    resolution, referee=False, applies_hidden_effect=effect.hidden
-                ).told,
-            )
-            character.sheet = result.sheet
-            character.version = resolution.version
-            character.pending_choice = choice
-            batch.changed_characters[character.pk] = character
-            batch.resolutions.append(resolution)
-            writer.add(resolution)
-            effect.state = EffectState.DONE
-            batch.touched.append(effect)
-            batch.applied.append((resolution, effect))
-            batch.cancel(character.pk, result.cancel_effects, loaded, resolution)
-            new_effects = build_scheduled_effects(resolution=resolution, result=result)
-            batch.new_effects.extend(new_effects)
-            if new_effects:
-                earliest = min(e.due_at for e in new_effects)
-                if batch.earliest_new is None or earliest < batch.earliest_new:
-                    batch.earliest_new = earliest
-            batch.handled += 1
-            batch.last_minute = effect.due_at
-            if choice is not None:  # ruling G-3: catch-up stops at a decision
-                batch.stop = (
-                    f"{character.name} has a choice to make after “{effect_words(effect)}” "
-                    f"({choice['prompt']}). Answer it, then resume.",
-                    character,
-                    effect.due_at,
-                )
-                break
-    return batch
-
-
-def _write(batch: _Batch) -> None:
-    """Write a batch in bulk: the same rows ``rules.play.services.persist_result``
-    writes one by one."""
-    # The resolutions are in already (_ResolutionWriter): link each applied effect to its own.
-    for resolution, effect in batch.applied:
-        effect.resolution = resolution
-    if batch.touched:
-        for effect in batch.touched:  # the canceller has its id now
-            _copy_canceller_id(effect)
-        # Compare-and-set: every effect the batch applied or cancelled was still pending.
-        changed = _bulk_set(
-            ScheduledEffect,
-            batch.touched,
-            ["state", "resolution", "cancelled_by"],
-            where_pending=True,
-        )
-        if changed != len(batch.touched):
-            raise ClockConflict(
-                f"{len(batch.touched) - changed} effects were no longer pending; batch undone"
-            )
-    for character_id, keys, by in batch.cancelled_keys:
-        ScheduledEffect.objects.filter(
-            character_id=character_id, key__in=keys, state=EffectState.PENDING
-        ).update(state=EffectState.CANCELLED, cancelled_by_id=by.pk)
-    if batch.new_effects:
-        # Their ``created_by`` resolutions have ids now: copy them to the column.
-        for new_effect in batch.new_effects:
-            assert new_effect.created_by is not None
-            new_effect.created_by_id = new_effect.created_by.pk
-            _copy_canceller_id(new_effect)
-        if _use_copy():
-            _copy(ScheduledEffect, batch.new_effects, with_pk=False)
-        else:
-            ScheduledEffect.objects.bulk_create(batch.new_effects)
-    if batch.changed_characters:
-        now = timezone.now()
-        characters = list(batch.changed_characters.values())
-        for character in characters:
-            character.updated_at = now
-        if _use_copy():
-            _sheets_from_log(batch.resolutions, now)
-        else:
-            _bulk_set(Character, characters, ["sheet", "version", "pending_choice", "updated_at"])
-
-
-def _copy_canceller_id(effect: ScheduledEffect) -> None:
-    """The resolution that cancelled ``effect`` in this batch was set before it had an
-    id (off PostgreSQL ids come with the bulk insert): copy it to the column."""
-    if effect.state == EffectState.CANCELLED and effect.cancelled_by is not None:
-        effect.cancelled_by_id = effect.cancelled_by.pk
-
-
-def _sheets_from_log(resolutions: list[Resolution], now: datetime) -> None:
-    """Set each character's sheet, version and pending choice to its last resolution's
-    of the batch, in the database (PostgreSQL): the rows are in already, so the sheets
-    are neither sent nor parsed a second time. One statement."""
-    last = {r.character_id: r.pk for r in resolutions}  # a later resolution wins
-    db = connections[connection.alias]
-    quote = db.ops.quote_name
-    character, resolution = Character._meta, Resolution._meta
-
-    def column(meta: Any, name: str) -> str:
-        return quote(meta.get_field(name).column)
-
-    copied = ", ".join(
-        f"{column(character, to)} = r.{column(resolution, source)}"
-        for to, source in (
-            ("sheet", "sheet_after"),
-            ("version", "version"),
-            ("pending_choice", "pending_choice"),
-        )
-    )
-    # Only quoted names from the models' metadata go into the text; values are parameters.
-    sql = (
-        f"UPDATE {quote(character.db_table)} AS c SET {copied}, "  # noqa: S608
-        f"{column(character, 'updated_at')} = %s "
-        f"FROM {quote(resolution.db_table)} AS r "
-        f"WHERE r.{column(resolution, 'id')} = ANY(%s) "
-        f"AND c.{column(character, 'id')} = r.{column(resolution, 'character')}"
-    )
-    changed = _execute_bound(db, sql, [now, list(last.values())])
-    if changed != len(last):
-        raise ClockConflict(f"{len(last) - changed} characters' sheets were not set; batch undone")
-
-
-def _use_copy() -> bool:
-    """Whether the batch writes its new rows with COPY (PostgreSQL) or ``bulk_create``."""
-    return connection.vendor == "postgresql"
-
-
-def _take_ids(model: type[Model], count: int) -> list[int]:
-    """``count`` new ids from the table's sequence, in order (PostgreSQL; one query)."""
-    pk = model._meta.pk
-    assert pk is not None
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
-            [model._meta.db_table, pk.column, count],
-        )
-        return sorted(row[0] for row in cursor.fetchall())
-
-
-# Fields whose ``pre_save`` reads the attribute and whose ``get_db_prep_save`` gives a
-# value of these exact types back as it is (PostgreSQL may wrap an int in a psycopg
-# integer type: its text in a COPY is the same). Any other type or field: the field's way.
-_PLAIN_TYPES: dict[type[Field[Any, Any]], tuple[type, ...]] = {
-    **dict.fromkeys(
-        (
-            AutoField,
-            BigAutoField,
-            SmallAutoField,
-            IntegerField,
-            BigIntegerField,
-            SmallIntegerField,
-            PositiveIntegerField,
-            PositiveBigIntegerField,
-            PositiveSmallIntegerField,
-        ),
-        (int, type(None)),
-    ),
-    CharField: (str, type(None)),
-    TextField: (str, type(None)),
-    BooleanField: (bool, type(None)),
-}
-
-
-def _field_type(field: Field[Any, Any]) -> type[Field[Any, Any]]:
-    """The field's class; for a foreign key, its target's (a key is written as its id)."""
-    if type(field) in (ForeignKey, OneToOneField):
-        assert isinstance(field, ForeignKey)
-        return type(field.target_field)
-    return type(field)
-
-
-class _Copy:
-    """A COPY into ``model``'s table (PostgreSQL): the rows ``bulk_create`` would insert.
-
-    Every concrete column (the primary key too when ``with_pk``, else the database
-    numbers the rows), each value through its field's ``pre_save`` (``auto_now_add``)
-    and ``get_db_prep_save`` as Django's insert does, unless the field would give it
-    back as it is (_PLAIN_TYPES) or it comes as JSON text made already; foreign keys
-    must be in their ``*_id`` attributes already. Rows go to the server as they are
-    written, in chunks: it stores them while the caller goes on. Errors are Django's
-    (an ``IntegrityError`` for a second resolution of one effect...); the COPY is logged
-    with the queries. Nothing else may use the connection while it is open.
-    """
-
-    def __init__(self, model: type[Model], *, with_pk: bool) -> None:
-        self.db = connections[connection.alias]  # not the proxy: read per value
-        self.fields = [f for f in model._meta.concrete_fields if with_pk or not f.primary_key]
-        quote = self.db.ops.quote_name
-        # Only quoted names from the model's metadata go into the text; values are data.
-        self.sql = (
-            f"COPY {quote(model._meta.db_table)} "
-            f"({', '.join(quote(f.column) for f in self.fields)}) FROM STDIN"
-        )
-        # Each column with the value types its field gives back unchanged (an int for an
-        # integer column...): such a value skips the field's calls (_PLAIN_TYPES).
-        self._columns = [(f, _PLAIN_TYPES.get(_field_type(f), ())) for f in self.fields]
-        self.written: list[Model] = []
-        self._stack = ExitStack()
-        self._start = 0.0
-        self._writer: Any = None
-
-    def __enter__(self) -> _Copy:
-        self._start = time.monotonic()
-        self._stack.enter_context(self.db.wrap_database_errors)
-        cursor = self._stack.enter_context(self.db.cursor())
-        self._writer = self._stack.enter_context(cursor.cursor.copy(self.sql))
-        return self
-
-    def write(self, obj: Model, texts: dict[str, str] | None = None) -> None:
-        """Write ``obj``'s row; ``texts``: JSON columns' values as JSON text made already
-        (by attname), written as they are instead of encoded again."""
-        db = self.db
-        row = []
-        for column, plain in self._columns:
-            name = column.attname
-            if texts and name in texts:
-                row.append(texts[name])
-                continue
-            if plain:
-                value = getattr(obj, name)
-                if type(value) in plain:  # the field would give the same value back
-                    row.append(value)
-                    continue
-            row.append(column.get_db_prep_save(column.pre_save(obj, True), db))
-        self._writer.write_row(row)
-        self.written.append(obj)
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self._stack.__exit__(exc_type, exc, traceback)  # ends the COPY, or aborts it
-        if exc_type is None:
-            for obj in self.written:
-                obj._state.adding = False
-                obj._state.db = self.db.alias
-            _log_query(self.db, f"{self.sql} -- {len(self.written)} rows", self._start)
-
-
-def _copy(model: type[Model], objs: list[Any], *, with_pk: bool) -> None:
-    """Insert ``objs`` with one COPY (see :class:`_Copy`)."""
-    with _Copy(model, with_pk=with_pk) as rows:
-        for obj in objs:
-            rows.write(obj)
-
-
-class _ResolutionWriter:
-    """Where a batch puts its resolutions as it makes them.
-
-    On PostgreSQL each is written at once into a COPY that stays open while the batch
-    applies the next effects, so the database stores the rows while Python works out
-    the following ones (two cores at work, not one after the other). Ids are taken
-    from the table's sequence when the first resolution comes, one for each effect the
-    batch loaded (those left unused are skipped numbers, as a rolled-back insert
-    leaves), and given in order: ids follow the log, as ``bulk_create`` gives them. No
-    query may run while the COPY is open: the batch's loop makes none. Elsewhere the
-    resolutions are bulk-created when the batch's loop ends.
-    """
-
-    def __init__(self, capacity: int) -> None:
-        self.capacity = capacity
-        self.pending: list[Resolution] = []  # for bulk_create, off PostgreSQL
-        self._copy: _Copy | None = None
-        self._ids: Iterator[int] = iter(())
-        # The JSON text of each sheet written after, by the sheet's id (the sheet kept so
-        # the id is not reused): a character's next resolution has it as its sheet before.
-        self._texts: dict[int, tuple[Any, str]] = {}
-
-    def __enter__(self) -> _ResolutionWriter:
-        return self
-
-    def known_text(self, sheet: Any, text: str | None) -> None:
-        """``text`` is ``sheet`` as JSON (any text PostgreSQL parses to the same value)."""
-        if text is not None:
-            self._texts[id(sheet)] = (sheet, text)
-
-    def add(self, resolution: Resolution) -> None:
-        if not _use_copy():
-            self.pending.append(resolution)
-            return
-        if self._copy is None:
-            self._ids = iter(_take_ids(Resolution, self.capacity))
-            self._copy = _Copy(Resolution, with_pk=True).__enter__()
-        resolution.pk = next(self._ids)
-        # The sheets as JSON text made already: the one build_resolution checked for NUL,
-        # and the sheet before, which is the character's last sheet after in this batch
-        # (the same object, which nothing changes once the engine returned it).
-        texts = {}
-        after = resolution.sheet_after_json
-        if after is not None:
-            texts["sheet_after"] = after
-        before = self._texts.get(id(resolution.sheet_before))
-        if before is not None and before[0] is resolution.sheet_before:
-            texts["sheet_before"] = before[1]
-        self._copy.write(resolution, texts)
-        if after is not None:
-            self._texts[id(resolution.sheet_after)] = (resolution.sheet_after, after)
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        if self._copy is not None:
-            self._copy.__exit__(exc_type, exc, traceback)
-        elif exc_type is None and self.pending:
-            Resolution.objects.bulk_create(self.pending)
-
-
-def _bulk_set(
-    model: type[Model], objs: list[Any], names: list[str], *, where_pending: bool = False
-) -> int:
-    """Update ``names`` of each object's row in one statement; the number of rows changed.
-
-    On PostgreSQL, ``UPDATE ... FROM unnest(<one array per column>)``: Django's
-    ``bulk_update`` builds a CASE expression per row and field, several times slower for
-    a batch of sheets, and a ``VALUES`` list of one parameter per value costs the client
-    and the server's parser per row. ``where_pending`` changes only rows still pending
-    (the effects' compare-and-set).
-    """
-    if connection.vendor != "postgresql":
-        rows = model._default_manager.all()
-        if where_pending:
-            rows = rows.filter(state=EffectState.PENDING)
-        return rows.bulk_update(objs, names)
-    db = connections[connection.alias]  # not the proxy: its attributes are read per value
-    quote = db.ops.quote_name
-    pk = model._meta.pk
-    assert pk is not None
-    fields: list[Field[Any, Any]] = []
-    for name in names:
-        field = model._meta.get_field(name)
-        assert isinstance(field, Field), name  # a column of the model, not a relation's far end
-        fields.append(field)
-    columns = [pk, *fields]
-    # Only quoted names from the model's metadata go into the text; values are parameters.
-    table = quote(model._meta.db_table)
-    arrays = ", ".join(f"%s::{field.db_type(db)}[]" for field in columns)
-    aliases = ", ".join(quote(field.column) for field in columns)
-    assignments = ", ".join(f"{quote(f.column)} = v.{quote(f.column)}" for f in fields)
-    condition = f"t.{quote(pk.column)} = v.{quote(pk.column)}"
-    params: list[Any] = [[obj.pk for obj in objs]]
-    params.extend([f.get_db_prep_save(getattr(obj, f.attname), db) for obj in objs] for f in fields)
-    if where_pending:
-        condition += f" AND t.{quote('state')} = %s"
-        params.append(EffectState.PENDING.value)
-    sql = f"UPDATE {table} AS t SET {assignments} FROM unnest({arrays}) AS v({aliases}) WHERE {condition}"  # noqa: E501, S608
-    return _execute_bound(db, sql, params)
-
-
-def _execute_bound(db: BaseDatabaseWrapper, sql: str, params: list[Any]) -> int:
-    """Run one statement with its values sent apart from its text; the rows it changed.
-
-    Django's cursors bind on the client: psycopg quotes every value into the text, which
-    for a batch of sheets costs about as much as the update itself. Here the values go
-    as parameters (server-side binding). Errors are Django's, the statement is logged
-    with the others when queries are (debug, tests, the benchmark).
-    """
-    start = time.monotonic()
-    db.ensure_connection()
-    db.validate_no_broken_transaction()
-    with db.wrap_database_errors, psycopg.Cursor(db.connection) as cursor:
-        cursor.execute(sql, params)
-        changed = cursor.rowcount
-    _log_query(db, sql, start)
-    return changed
-
-
-def _log_query(db: BaseDatabaseWrapper, sql: str, start: float) -> None:
-    """Log a statement run outside Django's cursors, as Django logs its own."""
-    if db.queries_logged:
-        db.queries_log.append({"sql": sql, "time": f"{time.monotonic() - start:.3f}"})
-
-
-# -- the live clock --------------------------------------------------------------------------
-def duration_words(minutes: int) -> str:
-    """In-game minutes for the log: "7 days", "1 hour 30 minutes"."""
-    days, rest = divmod(int(minutes), 24 * 60)
-    hours, mins = divmod(rest, 60)
-    parts = [
-        f"{n} {unit}{'' if n == 1 else 's'}"
-        for n, unit in ((days, "day"), (hours, "hour"), (mins, "minute"))
-        if n
-    ]
-    return " ".join(parts) or "0 minutes"
-
-
-def ratio_words(ratio: Decimal) -> str:
-    """A live clock's rate for people: "real time", "1 hour a minute", "2.5 minutes a minute"."""
-    ratio = Decimal(ratio)
-    if ratio == 1:
-        return "real time"
-    if ratio == ratio.to_integral_value():
-        return f"{duration_words(int(ratio))} a minute"
-    return f"{format(ratio.normalize(), 'f')} minutes a minute"
-
-
-def _live_entry(campaign: Campaign, before: Decimal, after: Decimal, actor: Any) -> None:
-    """The campaign log's entry for a change of the live clock (none when unchanged)."""
-    if before == after:
-        return
-    if after == 0:
-        kind, words = ClockEntryKind.LIVE_OFF, "stopped the live clock"
-    elif before == 0:
-        kind, words = ClockEntryKind.LIVE_ON, f"ran the clock with real time: {ratio_words(after)}"
-    else:
-        kind = ClockEntryKind.LIVE_RATE
-        words = f"changed the live clock from {ratio_words(before)} to {ratio_words(after)}"
-    ClockEntry.objects.create(
-        campaign=campaign,
-        kind=kind,
-        actor=actor if getattr(actor, "is_authenticated", False) else None,
-        clock=campaign.clock,
-        words=words,
-        ratio_before=before,
-        ratio_after=after,
-    )
-
-
-def clock_live_set(
-    *, campaign_id: int, ratio: Decimal, now: datetime | None = None, actor: Any = None
-) -> Campaign:
-    """Run the campaign's clock with real time at ``ratio`` game minutes per real minute.
-
-    0 stops it. Time already elapsed at the old ratio is advanced first, so changing
-    the ratio never loses or double-counts in-game time. A change is an entry of the
-    campaign log, with ``actor``.
-    """
-    ratio = Decimal(ratio)
-    if not Decimal(0) <= ratio <= Decimal(MAX_LIVE_RATIO):
-        raise ValidationError(
-            {"ratio": [f"a live clock runs at 0 to {MAX_LIVE_RATIO} minutes per real minute"]}
-        )
-    now = now or timezone.now()
-    with transaction.atomic():
-        campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
-        if ratio > 0:
-            refuse_archived(campaign)
-        if campaign.live_ratio > 0 and campaign.live_last_tick is not None:
-            _tick_campaign(campaign, now, force=True)
-        _live_entry(campaign, campaign.live_ratio, ratio, actor)
-        campaign.live_ratio = ratio
-        campaign.live_last_tick = now if ratio > 0 else None
-        campaign.full_clean(exclude=["created_by"])
-        campaign.save(update_fields=["live_ratio", "live_last_tick"])
-    return campaign
-
-
-def _live_minutes(ratio: Decimal, last_tick: datetime, now: datetime) -> tuple[int, datetime]:
-    """Whole in-game minutes since ``last_tick`` and the real moment they end at."""
-    elapsed = Decimal((now - last_tick) // timedelta(microseconds=1))
-    minutes = int((elapsed * ratio / _MICROSECONDS_PER_MINUTE).to_integral_value(ROUND_FLOOR))
-    if minutes <= 0:
-        return 0, last_tick
-    used = (Decimal(minutes) * _MICROSECONDS_PER_MINUTE / ratio).to_integral_value(ROUND_FLOOR)
-    return minutes, last_tick + timedelta(microseconds=int(used))
-
-
-def _tick_campaign(campaign: Campaign, now: datetime, *, force: bool = False) -> ClockJob | None:
-    """Advance one live campaign by the real time since its last tick (caller in a transaction).
-
-    The last tick moves by compare-and-set, so a duplicated or concurrent tick does
-    nothing. While an earlier job is unfinished (waiting on a choice, say) the tick
-    waits and the real time keeps counting: the next tick catches up.
-    """
-    last_tick = campaign.live_last_tick
-    if campaign.live_ratio <= 0 or last_tick is None:
-        return None
-    if not force and campaign.clock_jobs.filter(state__in=UNFINISHED_JOB_STATES).exists():
-        return None
-    minutes, new_tick = _live_minutes(campaign.live_ratio, last_tick, now)
-    if minutes == 0:
-        return None
-    moved = Campaign.objects.filter(
-        pk=campaign.pk, live_last_tick=last_tick, live_ratio=campaign.live_ratio
-    ).update(live_last_tick=new_tick)
-    if moved != 1:
-        return None  # another tick got there first
-    campaign.live_last_tick = new_tick
-    job = ClockJob.objects.create(
-        campaign=campaign,
-        kind=ClockJobKind.LIVE,
-        minutes=minutes,
-        report=_live_report(campaign, now),
-    )
-    _enqueue_in_turn(job)
-    return job
-
-
-def clock_live_tick(*, now: datetime | None = None) -> list[ClockJob]:
-    """Celery beat's tick: advance every live campaign, and re-enqueue jobs whose task is lost."""
-    now = now or timezone.now()
-    jobs: list[ClockJob] = []
-    for campaign in Campaign.objects.filter(live_ratio__gt=0, live_last_tick__isnull=False):
-        with transaction.atomic():
-            job = _tick_campaign(campaign, now)
-        if job is not None:
-            jobs.append(job)
-    clock_watchdog(now=now)
-    return jobs
-
-
-def clock_watchdog(*, now: datetime | None = None) -> list[int]:
-    """Celery beat's watchdog: enqueue again every queued or running job whose heartbeat
-    is stale (its worker died, or its message was lost with the broker); their ids.
-
-    The heartbeat moves by compare-and-set, so two watchdogs at once send a job once,
-    and a job is sent again at most once per stale period while no worker takes it.
-    A second delivery of a job that is in fact alive changes nothing: every batch
-    re-reads the state under the campaign lock. Jobs of a campaign that waits on a
-    choice are left alone (they wait their turn, ruling G-3).
-    """
-    now = now or timezone.now()
-    cutoff = now - _stale_after()
-    unfinished = (ClockJobState.QUEUED, ClockJobState.RUNNING)
-    stale = (
-        ClockJob.objects.filter(state__in=unfinished, heartbeat_at__lt=cutoff)
-        .exclude(campaign__clock_jobs__state=ClockJobState.WAITING)
-        .order_by("id")
-        .values_list("pk", flat=True)
-    )
-    sent: list[int] = []
-    for job_id in stale:
-        with transaction.atomic():
-            moved = ClockJob.objects.filter(
-                pk=job_id, state__in=unfinished, heartbeat_at__lt=cutoff
-            ).update(heartbeat_at=now)
-            if moved:
-                logger.warning("clock job %s: its heartbeat is stale; enqueued again", job_id)
-                _enqueue(job_id)
-                sent.append(job_id)
-    return sent

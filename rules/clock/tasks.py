@@ -19,12 +19,10 @@ from django.db import InterfaceError, OperationalError
 
 from core.health import mark_worker_seen
 from rules.clock.digest import digest_send, digests_due
-from rules.clock.services import (
-    ADVANCE_CLOCK_TASK,
-    clock_advance_run,
-    clock_live_tick,
-    clock_watchdog,
-)
+from rules.clock.live import clock_live_tick
+from rules.clock.queue import ADVANCE_CLOCK_TASK
+from rules.clock.services import clock_advance_run
+from rules.clock.watchdog import clock_watchdog
 
 
 @shared_task(

@@ -3,7 +3,7 @@
 Deployed, Celery beat calls ``rules.tasks.tick_live_campaigns`` every minute. The
 embedded mode has no beat, so the process that serves the pages ticks itself: the
 first request it serves starts one daemon thread that calls the same
-:func:`rules.clock.services.clock_live_tick` every ``SAWBONES_TICKER_SECONDS`` (0, the default
+:func:`rules.clock.live.clock_live_tick` every ``SAWBONES_TICKER_SECONDS`` (0, the default
 outside the embedded mode, starts nothing). The tick moves each campaign's
 ``live_last_tick`` by compare-and-set and derives the minutes from real time elapsed,
 so a tick that runs twice, late, or beside a beat advances nothing twice and loses no
@@ -21,7 +21,7 @@ from django.db import DatabaseError, close_old_connections
 from django.http import HttpRequest, HttpResponse
 
 from rules.clock.digest import digest_send, digests_due
-from rules.clock.services import clock_live_tick
+from rules.clock.live import clock_live_tick
 
 logger = logging.getLogger(__name__)
 

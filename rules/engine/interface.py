@@ -569,7 +569,7 @@ class Ruleset(abc.ABC):
     # the payload (see :meth:`apply_effect`).
     effect_payloads: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
     # Editable tables with their default data (JSON); each campaign gets a copy the
-    # referee can edit (rules.play.models.CampaignTable).
+    # referee can edit (rules.log.models.CampaignTable).
     tables: ClassVar[Mapping[str, Any]] = {}
     # JSON Schemas (2020-12) of the editable tables, as far as JSON Schema can say what
     # :meth:`validate_table` checks; the API's schema shows them (:meth:`table_schema`).

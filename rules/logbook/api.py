@@ -26,6 +26,10 @@ from core.api_input import JsonSerializer
 from core.cleaning import MAX_ID
 from core.openapi import PAGE_PARAMETERS, error_answer, refused
 from rules.engine.registry import ruleset_keys
+from rules.log.filters import MINUTE_PARAMETERS, log_filter_parameters, log_filters
+from rules.log.models import EffectState, ResolutionKind
+from rules.log.pagination import ResolutionPagination
+from rules.log.selectors import resolution_view
 from rules.logbook.export import (
     FORMAT,
     MAX_ROWS,
@@ -42,10 +46,7 @@ from rules.logbook.recap import (
     recap_window,
 )
 from rules.logbook.selectors import campaign_log
-from rules.play.api import ResolutionPageSerializer, ResolutionPagination
-from rules.play.log_filters import MINUTE_PARAMETERS, log_filter_parameters, log_filters
-from rules.play.models import EffectState, ResolutionKind
-from rules.play.selectors import resolution_view
+from rules.play.api import ResolutionPageSerializer
 
 
 class ExportedCampaignSerializer(serializers.Serializer):

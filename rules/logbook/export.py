@@ -38,8 +38,8 @@ from core.cleaning import MAX_ID, reject_nul_characters
 from rules.engine.calendar import CalendarError, calendar_data, parse_calendar
 from rules.engine.interface import RuleError
 from rules.engine.registry import get_ruleset
-from rules.play.models import CampaignTable, Resolution, ScheduledEffect
-from rules.play.selectors import entry_author, entry_author_words
+from rules.log.models import CampaignTable, Resolution, ScheduledEffect
+from rules.log.selectors import entry_author, entry_author_words
 
 FORMAT = "sawbones-campaign"
 FORMATS = [FORMAT]  # as an enum of the API schema (ExportFormatEnum)

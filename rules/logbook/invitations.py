@@ -22,8 +22,8 @@ from django.utils import timezone
 from campaigns.invitations import invitation_for_user, refuse_answered
 from campaigns.models import Campaign, InvitationState, Membership, PlayerInvitation, Role
 from characters.models import Character
+from rules.log.models import Resolution, ResolutionKind
 from rules.play.editing import OWNER, owner_handed_over
-from rules.play.models import Resolution, ResolutionKind
 from rules.play.services import lock_character
 
 

@@ -6,8 +6,8 @@ went (from, to, in the campaign's calendar, with what people did to it).
 The span is real time, in-game time, or both (``recap_window``). A player reads their own
 characters only, and the entries the referee keeps hidden (a hidden roll or a hidden
 effect, ruling G-4) stay out of their recap until revealed, as in the advance report. The
-clock's entries come through the play's port (``rules.play.clock_record``): the logbook
-sits beside the clock and imports nothing of it.
+clock's entries are the clock's (``rules.clock.selectors.clock_lines``): the logbook sits
+above the clock and the play.
 
 Read-only; one query for the entries, one for the hidden effects among them, one for the
 clock's entries, whatever the span.
@@ -28,15 +28,15 @@ from django.utils.text import slugify
 
 from campaigns.models import Campaign, Membership
 from campaigns.selectors import campaign_calendar, clock_date, clock_display
+from rules.clock.selectors import ClockLine, clock_lines
 from rules.engine.calendar import DAY, Calendar, CalendarError, date_at, minute_of
 from rules.engine.dice import Roll
 from rules.engine.registry import get_ruleset
 from rules.engine.text import duration_text
-from rules.play.clock_record import ClockLine, clock_record
-from rules.play.log_filters import CLOCK_MAX
-from rules.play.models import Resolution
-from rules.play.redaction import entries_applying_hidden_effects, entry_seen
-from rules.play.selectors import entry_author_words
+from rules.log.filters import CLOCK_MAX
+from rules.log.models import Resolution
+from rules.log.redaction import entries_applying_hidden_effects, entry_seen
+from rules.log.selectors import entry_author_words
 
 # The query string's names (docs/api.md, "The session recap").
 PARAMETERS = ("from", "to", "from_date", "to_date", "real_from", "real_to")
@@ -136,7 +136,7 @@ def recap_window(
 
     The page's form sends its boxes blank and people type spaces: there a blank minute
     is no bound. ``exact`` (the API) takes a minute as its schema says, digits only,
-    never blank (as the log's filters, rules.play.log_filters)."""
+    never blank (as the log's filters, rules.log.filters)."""
     if exact:
         for key in ("from", "to"):
             if key in data and not _WHOLE.fullmatch(str(data[key])):
@@ -174,7 +174,7 @@ def dice_that_mattered(resolution: Resolution, *, referee: bool) -> list[dict[st
     """The rolls that decided something: those of an entry that changed the character's
     sheet or asked for a choice (a save that changed nothing decided nothing); shuffles,
     which only order a deck, left out; hidden rolls only for the referee (G-4,
-    rules.play.redaction)."""
+    rules.log.redaction)."""
     if resolution.sheet_before == resolution.sheet_after and resolution.pending_choice is None:
         return []
     shown = []
@@ -259,7 +259,7 @@ def campaign_recap(membership: Membership, window: RecapWindow) -> dict[str, Any
     rows = list(rows_query.order_by("clock", "id")[: RECAP_LIMIT + 1])
     truncated = len(rows) > RECAP_LIMIT
     rows = rows[:RECAP_LIMIT]
-    if not referee:  # what a player may not be told yet (G-4, rules.play.redaction)
+    if not referee:  # what a player may not be told yet (G-4, rules.log.redaction)
         secret = entries_applying_hidden_effects(rows)
         rows = [
             r
@@ -299,7 +299,7 @@ def campaign_recap(membership: Membership, window: RecapWindow) -> dict[str, Any
                 for r in entries
             ],
         }
-    lines = clock_record().lines(
+    lines = clock_lines(
         campaign,
         clock_from=window.clock_from,
         clock_to=window.clock_to,

@@ -10,7 +10,7 @@ Undo gives back the undone resolution's sheet before and redo its sheet after, a
 correction sets the fields it names, a level is gained again with the same dice, a
 rename, a retirement or a cancelled choice changes no sheet, a battle's recovery (WB-6)
 is resolved again without dice. Every roll is also
-checked against the seed (``rules.play.selectors.verify_resolution_rolls``).
+checked against the seed (``rules.log.selectors.verify_resolution_rolls``).
 
 Run by ``manage.py replay_check`` (docs/operations.md): after a restore, an upgrade, or
 in the drills. What replay cannot know: a table or option the referee changed since a
@@ -31,10 +31,10 @@ from characters.models import Character
 from rules.engine.dice import Dice, HmacGenerator
 from rules.engine.interface import Context, PendingChoice, Result, Ruleset
 from rules.engine.registry import get_ruleset
-from rules.play.context import campaign_tables
+from rules.log.context import campaign_tables
+from rules.log.models import Resolution, ResolutionKind
+from rules.log.selectors import verify_resolution_rolls
 from rules.play.editing import OWNER
-from rules.play.models import Resolution, ResolutionKind
-from rules.play.selectors import verify_resolution_rolls
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ filtered by character, action, who, roll label, in-game time and text.
 
 A referee reads everything; a player reads the entries of their own characters (other
 players' sheets are not theirs to see). Hidden rolls stay the referee's (ruling G-4,
-``rules.play.selectors.resolution_view``). The query is one page and one count, whatever the
+``rules.log.selectors.resolution_view``). The query is one page and one count, whatever the
 length of the log (``select_related``: no query per entry).
 """
 
@@ -15,10 +15,10 @@ from django.db.models import QuerySet, TextField
 from django.db.models.functions import Cast
 
 from campaigns.models import Membership
-from rules.play.log_filters import LogFilters
-from rules.play.models import Resolution
+from rules.log.filters import LogFilters
+from rules.log.models import Resolution
 
-# The filters are the play's (rules.play.log_filters): the clock's own entries of the
+# The filters are the play's (rules.log.filters): the clock's own entries of the
 # log (rules.clock.selectors.clock_log) take the same.
 
 

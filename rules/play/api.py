@@ -32,8 +32,15 @@ from core.openapi import (
     serializer_class,
     sheet_component,
 )
-from core.pagination import StrictPagination
 from rules.engine.registry import all_rulesets
+from rules.log.pagination import ResolutionPagination
+from rules.log.selectors import (
+    action_odds,
+    campaign_tables_view,
+    dice_export,
+    resolution_view,
+    resolutions_for_character,
+)
 from rules.play.api_schema import (
     RulesetSerializer,
     action_request,
@@ -42,13 +49,6 @@ from rules.play.api_schema import (
     table_schema,
 )
 from rules.play.character_api import PendingChoiceSerializer
-from rules.play.selectors import (
-    action_odds,
-    campaign_tables_view,
-    dice_export,
-    resolution_view,
-    resolutions_for_character,
-)
 from rules.play.services import (
     campaign_table_reset,
     campaign_table_set,
@@ -405,10 +405,6 @@ class RedoApi(APIView):
         access = access_character(request.user, character_id, referee=True)
         resolution = resolution_redo(character_id=access.character.pk, actor=request.user)
         return Response(_view(resolution, access), status=status.HTTP_201_CREATED)
-
-
-class ResolutionPagination(StrictPagination):
-    """The log's pages: 50 unless ``page_size`` says up to 200."""
 
 
 class ResolutionPageSerializer(serializers.Serializer):

@@ -1,70 +1,72 @@
-"""API for a campaign's people and its deletion (issue 13): thin over
-``rules.play.campaign_editing`` (the campaign's other endpoints are campaigns.api)."""
+"""API for what a campaign's dice seed rotation and archiving do to the play still under
+way (docs/dice.md): thin over ``rules.play.dice_rotation`` (the campaign's other endpoints
+are campaigns.api)."""
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import status
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from campaigns.access import access_campaign
-from campaigns.api import CampaignDetailApi as CampaignReadUpdateApi
-from core.api_input import confirm_parameter, confirmation
-from core.cleaning import valid_id
-from core.openapi import error_answer, refused
-from rules.play.campaign_editing import campaign_delete, campaign_leave, member_remove
+from campaigns.api import SeedPeriodSerializer, campaign_answer, campaign_output
+from campaigns.selectors import campaign_seed_periods
+from core.openapi import error_answer
+from rules.play.dice_rotation import campaign_archive, campaign_dice_rotate
 
 
-class CampaignDetailApi(CampaignReadUpdateApi):
-    """The campaign (GET), its name and options (PATCH), and its deletion (DELETE)."""
+class DiceRotateApi(APIView):
+    class OutputSerializer(serializers.Serializer):
+        revealed = SeedPeriodSerializer(help_text="the seed just revealed")
+        dice_commitment = serializers.CharField(help_text="the commitment to the new seed")
 
     @extend_schema(
         request=None,
-        parameters=[confirm_parameter("The campaign's name")],
-        responses={
-            204: OpenApiResponse(description="deleted with everything in it"),
-            400: refused("`confirm` is not the campaign's name."),
-        },
-        description="Referee only: delete the campaign, its characters and their logs. "
-        "`?confirm=` must be its name (400 otherwise).",
-    )
-    def delete(self, request: Request, campaign_id: int) -> Response:
-        membership = access_campaign(request.user, campaign_id, referee=True)
-        campaign_delete(campaign_id=membership.campaign_id, confirm=confirmation(request))
-        return Response(status=status.HTTP_204_NO_CONTENT)
-
-
-class MemberDetailApi(APIView):
-    @extend_schema(
-        request=None,
-        responses={
-            204: OpenApiResponse(description="removed; their characters are the referee's"),
-            409: error_answer(409, "Conflict: a referee, or not a member."),
-        },
-        description="Referee only: remove a player from the campaign. Their characters "
-        "stay, as the referee's.",
-    )
-    def delete(self, request: Request, campaign_id: int, user_id: int) -> Response:
-        membership = access_campaign(request.user, campaign_id, referee=True)
-        member_remove(
-            campaign_id=membership.campaign_id, user_id=valid_id(user_id), referee=request.user
-        )
-        return Response(status=status.HTTP_204_NO_CONTENT)
-
-
-class LeaveApi(APIView):
-    @extend_schema(
-        request=None,
-        responses={
-            204: OpenApiResponse(description="left; your characters are the referee's"),
-            409: error_answer(409, "Conflict: the referee cannot leave."),
-        },
-        description="A player leaves the campaign; their characters stay, as the "
-        "referee's (the referee deletes the campaign instead).",
+        responses={201: OutputSerializer},
+        description="Referee only. Reveals the current dice seed and commits to a new one.",
     )
     def post(self, request: Request, campaign_id: int) -> Response:
-        membership = access_campaign(request.user, campaign_id)
-        campaign_leave(campaign_id=membership.campaign_id, user=request.user)
-        return Response(status=status.HTTP_204_NO_CONTENT)
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        revealed = campaign_dice_rotate(campaign_id=membership.campaign_id)
+        periods = campaign_seed_periods(revealed.campaign)
+        answer = {
+            "revealed": next(p for p in periods if p["seed"] == revealed.seed),
+            "dice_commitment": periods[-1]["commitment"],
+        }
+        return Response(self.OutputSerializer(answer).data, status=status.HTTP_201_CREATED)
+
+
+class CampaignArchiveApi(APIView):
+    class OutputSerializer(serializers.Serializer):
+        """The campaign archived, and the dice seed archiving revealed."""
+
+        campaign = campaign_answer()
+        revealed = SeedPeriodSerializer(help_text="the dice seed revealed by archiving")
+
+    @extend_schema(
+        request=None,
+        responses={
+            200: OutputSerializer,
+            409: error_answer(409, "Conflict: already archived, or the clock still advances."),
+        },
+        description=(
+            "Referee only. Archives the campaign: from now on actions, choices, new "
+            "characters, battles and clock advances answer 409 (reads still work); a live "
+            "clock stops; in the same transaction the dice seed is rotated, revealing every "
+            "roll made with it (docs/dice.md). 409 when already archived or while the clock "
+            "still advances."
+        ),
+    )
+    def post(self, request: Request, campaign_id: int) -> Response:
+        membership = access_campaign(request.user, campaign_id, referee=True)
+        campaign, revealed = campaign_archive(campaign_id=membership.campaign_id)
+        periods = campaign_seed_periods(campaign)
+        answer = {
+            "campaign": campaign_output(access_campaign(request.user, campaign_id)),
+            "revealed": SeedPeriodSerializer(
+                next(p for p in periods if p["seed"] == revealed.seed)
+            ).data,
+        }
+        return Response(answer)

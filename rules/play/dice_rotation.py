@@ -1,7 +1,10 @@
 """What a dice seed's rotation does to the play still under way (docs/dice.md, issue 26).
 
-A revealed seed lets anyone recompute every draw it made. So, around a rotation
-(``campaigns.services``, which calls these through the hooks rules/play/apps.py registers):
+A revealed seed lets anyone recompute every draw it made. So the play rotates a seed
+(:func:`campaign_dice_rotate`, and archiving, :func:`campaign_archive`) around the
+campaign's own write (``campaigns.services.campaign_seed_rotate``), under the campaign's
+row lock, the first lock of every resolution and clock batch, so no die is drawn while
+the seed changes hands:
 
 * before it, the referee's rotation is refused while a hidden roll (ruling G-4) drawn
   from the current seed is still secret: revealing the seed would tell its result.
@@ -15,16 +18,51 @@ A revealed seed lets anyone recompute every draw it made. So, around a rotation
 
 from __future__ import annotations
 
-from campaigns.models import Campaign
+from django.db import transaction
+
+from campaigns.models import Campaign, RevealedSeed
+from campaigns.services import campaign_archived_set, campaign_lock, campaign_seed_rotate
 from characters.models import Character
 from core.errors import ResolutionConflict
+from rules.clock.models import UNFINISHED_JOB_STATES, ClockJob
 from rules.engine.dice import Dice
 from rules.engine.interface import RESEAL_EFFECT, Context, Result, Ruleset
 from rules.engine.registry import get_ruleset
-from rules.play.context import campaign_context
-from rules.play.dice import campaign_dice
-from rules.play.models import Resolution, ResolutionKind
+from rules.log.context import campaign_context
+from rules.log.dice import campaign_dice
+from rules.log.models import Resolution, ResolutionKind
 from rules.play.services import persist_result
+
+
+@transaction.atomic
+def campaign_dice_rotate(*, campaign_id: int) -> RevealedSeed:
+    """Reveal the campaign's current dice seed and commit to a fresh one (docs/dice.md):
+    refused (409) while a hidden roll of it is secret; secret orders drawn again after."""
+    campaign = campaign_lock(campaign_id)
+    refuse_while_secret(campaign)
+    revealed = campaign_seed_rotate(campaign)
+    reseal_secret_orders(campaign)
+    return revealed
+
+
+@transaction.atomic
+def campaign_archive(*, campaign_id: int) -> tuple[Campaign, RevealedSeed]:
+    """Archive the campaign: no more play in it, and its dice seed revealed (docs/dice.md).
+
+    In one transaction under the campaign's row lock: refused (409) when already
+    archived or while the clock still advances (a job running or waiting on a choice:
+    finish it first); a live clock stops; the seed is rotated (secret rolls or not: the
+    campaign is over, every roll is shown), so every roll ever made in it can be checked.
+    """
+    campaign = campaign_archived_set(campaign_lock(campaign_id))
+    if ClockJob.objects.filter(campaign=campaign, state__in=UNFINISHED_JOB_STATES).exists():
+        raise ResolutionConflict(  # the transaction rolls the archiving back
+            "The campaign clock is still advancing (or waits on a choice): let it finish "
+            "before archiving the campaign."
+        )
+    revealed = campaign_seed_rotate(campaign)
+    reseal_secret_orders(campaign)
+    return campaign, revealed
 
 
 def secret_rolls(campaign: Campaign) -> int:
@@ -44,9 +82,7 @@ def secret_rolls(campaign: Campaign) -> int:
     )
 
 
-def refuse_while_secret(campaign: Campaign, archiving: bool) -> None:
-    if archiving:
-        return
+def refuse_while_secret(campaign: Campaign) -> None:
     count = secret_rolls(campaign)
     if count:
         raise ResolutionConflict(

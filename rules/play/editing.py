@@ -18,18 +18,23 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.utils import timezone
 
 from campaigns.models import Membership
 from characters.models import Character
+from characters.services import (
+    character_name,
+    character_name_set,
+    character_player_set,
+    character_retired_set,
+)
 from core.cleaning import reject_nul_characters, whole_numbers
 from core.errors import ResolutionConflict
 from rules.engine.interface import CorrectionRefused, Result, RuleError
 from rules.engine.registry import get_ruleset
-from rules.play.context import campaign_context
-from rules.play.dice import campaign_dice
-from rules.play.models import Resolution as ResolutionModel
-from rules.play.models import ResolutionKind
+from rules.log.context import campaign_context
+from rules.log.dice import campaign_dice
+from rules.log.models import Resolution as ResolutionModel
+from rules.log.models import ResolutionKind
 from rules.play.services import check_version, lock_character, lock_character_for, persist_result
 
 MAX_REASON = 500
@@ -67,25 +72,14 @@ def _edit(
     )
 
 
-def _name(name: Any) -> str:
-    text = name.strip() if isinstance(name, str) else ""
-    if not text:
-        raise ValidationError({"name": ["a character needs a name"]})
-    if len(text) > 120:
-        raise ValidationError({"name": ["a name has at most 120 characters"]})
-    reject_nul_characters(text, "name")
-    return text
-
-
 def character_rename(*, character_id: int, actor: Any, name: str) -> ResolutionModel:
-    new = _name(name)
+    new = character_name(name)
     with transaction.atomic():
         campaign, character = lock_character(character_id)
         old = character.name
         if new == old:
             raise ResolutionConflict(f"the character is already called {old}")
-        character.name = new
-        character.save(update_fields=["name", "updated_at"])
+        character_name_set(character=character, name=new)
         return _edit(
             campaign,
             character,
@@ -204,8 +198,7 @@ def character_retire(*, character_id: int, actor: Any, retired: bool) -> Resolut
         if retired == (character.retired_at is not None):
             state = "retired" if retired else "not retired"
             raise ResolutionConflict(f"{character.name} is already {state}")
-        character.retired_at = timezone.now() if retired else None
-        character.save(update_fields=["retired_at", "updated_at"])
+        character_retired_set(character=character, retired=retired)
         return _edit(
             campaign,
             character,
@@ -222,13 +215,8 @@ def character_delete(*, character_id: int, confirm: str) -> None:
         _, character = lock_character(character_id)
         if (confirm or "").strip() != character.name:
             raise ValidationError({"confirm": ["type the character's name to delete it"]})
-        # An undo protects the entry it undid: take undos and redos away newest first.
-        for pk in (
-            ResolutionModel.objects.filter(character=character, undoes__isnull=False)
-            .order_by("-version")
-            .values_list("pk", flat=True)
-        ):
-            ResolutionModel.objects.filter(pk=pk).delete()
+        # Its log goes with it: an undo keeps its entry from going alone, not with it
+        # (``Resolution.undoes``: RESTRICT).
         character.delete()
 
 
@@ -291,8 +279,7 @@ def owner_handed_over(
     before and after (``params.from``, ``params.to``; ``params.invitation``: the import
     invitation accepted, rules.logbook.invitations). The caller holds the row locks."""
     old = character.owner
-    character.owner = to
-    character.save(update_fields=["owner", "updated_at"])
+    character_player_set(character=character, owner=to)
     params: dict[str, Any] = {"from": _someone(old), "to": _someone(to)}
     if invitation is not None:
         params["invitation"] = invitation
@@ -328,5 +315,4 @@ def played_by_again(character: Character, entry: ResolutionModel, side: str) -> 
             f"choose who plays {character.name} instead."
         )
     if membership.user_id != character.owner_id:
-        character.owner = membership.user
-        character.save(update_fields=["owner", "updated_at"])
+        character_player_set(character=character, owner=membership.user)

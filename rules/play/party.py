@@ -5,7 +5,7 @@ character's resolution is its own entry in the log, the entries share one ``batc
 A character who waits on a choice (ruling G-3), or whom the rules refuse (dead, already
 rested...), is skipped with the reason and does not block the others: each character is
 resolved in a savepoint of its own. The clock moves once, by the longest time any of the
-actions took (through rules.play.action_clock), not once per character.
+actions took (rules.clock.action_time), not once per character.
 
 Lock order (rules/play/services.py): the campaign row, then the characters' rows in id order.
 """
@@ -26,11 +26,11 @@ from campaigns.models import Campaign
 from characters.models import Character
 from core.cleaning import whole_numbers
 from core.errors import ResolutionConflict
+from rules.clock.action_time import action_time_pass
 from rules.engine.dice import DiceError
 from rules.engine.interface import ActionBlocked, Context, Result, RuleError, Ruleset
 from rules.engine.registry import get_ruleset
-from rules.play.action_clock import action_clock
-from rules.play.models import Resolution, ResolutionKind
+from rules.log.models import Resolution, ResolutionKind
 from rules.play.services import run_step
 
 MAX_PARTY = 200
@@ -115,7 +115,7 @@ def party_action(
                 "no character could take this action: "
                 + "; ".join(f"{s['name']}: {s['reason']}" for s in outcome.skipped)
             )
-        outcome.clock_job = action_clock().pass_time(
+        outcome.clock_job = action_time_pass(
             campaign=campaign, resolutions=outcome.resolutions, actor=actor
         )
         return outcome

@@ -15,9 +15,9 @@ from core.api_input import JsonSerializer
 from core.cleaning import MAX_ID
 from core.openapi import error_answer, refused
 from rules.engine.registry import all_rulesets
+from rules.log.selectors import resolution_view
 from rules.play.api import ResolutionSerializer, resolution_answer
 from rules.play.party import MAX_PARTY, party_action
-from rules.play.selectors import resolution_view
 
 
 class SkippedSerializer(serializers.Serializer):

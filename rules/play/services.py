@@ -2,7 +2,7 @@
 
 Each function locks the campaign row, then the character row (always in that order,
 so two writers can never deadlock), runs the pure engine, and appends one
-:class:`~rules.play.models.Resolution`. The campaign lock also guards its dice counter, so
+:class:`~rules.log.models.Resolution`. The campaign lock also guards its dice counter, so
 every roll comes from a distinct, recorded stretch of the campaign's HMAC generator.
 """
 
@@ -13,20 +13,21 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.core.exceptions import ValidationError
-from django.db import connections, models, transaction
-from django.db.models import BooleanField, QuerySet, sql
+from django.db import transaction
+from django.db.models import BooleanField, QuerySet
 from django.db.models.expressions import RawSQL
 from django.http import Http404
-from django.utils import timezone
 
 from campaigns.access import refuse_archived
 from campaigns.models import Campaign, Membership
+from campaigns.services import campaign_lock
 from characters.access import CharacterAccess, access_read_character, may_act, mine
 from characters.choices import stored_choice
 from characters.models import Character
-from core.cleaning import json_without_nul, reject_nul_characters, whole_numbers
+from characters.services import character_insert, character_new
+from core.cleaning import reject_nul_characters, whole_numbers
 from core.errors import NotAllowed, ResolutionConflict
+from rules.clock.action_time import action_time
 from rules.engine.dice import Dice
 from rules.engine.interface import (
     Context,
@@ -34,27 +35,24 @@ from rules.engine.interface import (
     Result,
     RuleError,
     Ruleset,
-    copy_json,
 )
 from rules.engine.registry import get_ruleset
-from rules.play.action_clock import ActionTime, action_clock
-from rules.play.context import campaign_context
-from rules.play.dice import campaign_dice
-from rules.play.events import publish_resolutions
-from rules.play.models import (
+from rules.log.context import campaign_context
+from rules.log.dice import campaign_dice
+from rules.log.events import publish_resolutions
+from rules.log.models import (
     CampaignTable,
     EffectState,
     Resolution,
     ResolutionKind,
     ScheduledEffect,
 )
+from rules.log.services import build_resolution, build_scheduled_effects
+from rules.log.sql_writes import write_action
 from webhooks.models import WebhookEndpoint
 
 User = AbstractBaseUser | AnonymousUser
 Step = Callable[[Ruleset, dict[str, Any], Dice, Context], Result]
-# The clock's part of an action's time (rules.play.action_clock): the resolution and the
-# minutes its own new effects fall due at.
-TimeFor = Callable[[Resolution, list[int]], ActionTime | None]
 
 
 def lock_character(character_id: int) -> tuple[Campaign, Character]:
@@ -81,82 +79,10 @@ def _locked_character(characters: QuerySet[Character], character_id: int) -> Cha
         .select_for_update(of=("campaign", "self"))
         # Whether the campaign has webhooks, read under the campaign's lock, which
         # webhooks.services.webhook_create takes too: exact, and an action in a campaign
-        # without webhooks saves the query (rules.play.events). In SQL, as characters.access.mine.
+        # without webhooks saves the query (rules.log.events). In SQL, as characters.access.mine.
         .annotate(webhooked=RawSQL(_HAS_WEBHOOKS, (), BooleanField()))  # noqa: S611
         .get(pk=character_id)
     )
-
-
-def build_resolution(
-    *,
-    campaign: Campaign,
-    character: Character,
-    result: Result,
-    kind: str,
-    action: str,
-    params: Mapping[str, Any],
-    actor: Any,
-    counter_start: int,
-    counter_end: int,
-    clock: int,
-    pending_choice: dict[str, Any] | None,
-    undoes: Resolution | None = None,
-    batch: Any = None,
-) -> Resolution:
-    """The unsaved log row of ``result`` for ``character`` (still at its old version).
-
-    The one place a resolution row is shaped: :func:`persist_result` saves one, the
-    campaign clock (``rules.clock.services``) saves a batch of them with ``bulk_create``.
-    """
-    reject_nul_characters(params, "params")
-    # The sheet's JSON text, made for the check, is what the clock's COPY writes: the
-    # largest value of the row is encoded once, not twice (bench/clock_advance.py).
-    sheet_text = json_without_nul(result.sheet, "the resolution")
-    reject_nul_characters(
-        [result.summary, dict(result.outcome), [dict(effect.payload) for effect in result.effects]],
-        "the resolution",
-    )
-    resolution = Resolution(
-        campaign=campaign,
-        character=character,
-        actor=actor if getattr(actor, "is_authenticated", False) else None,
-        kind=kind,
-        action=action,
-        params=copy_json(dict(params)),
-        rolls=[roll.as_dict() for roll in result.rolls],
-        # The engine knows sheets, not names: the log names the character.
-        summary=f"{character.name}: {result.summary}",
-        outcome=copy_json(dict(result.outcome)),
-        sheet_before=character.sheet,
-        sheet_after=result.sheet,
-        version=character.version + 1,
-        pending_choice=pending_choice,
-        clock=clock,
-        dice_counter_start=counter_start,
-        dice_counter_end=counter_end,
-        undoes=undoes,
-        elapsed_minutes=max(0, int(result.elapsed_minutes)),
-        batch=batch,
-    )
-    resolution.sheet_after_json = sheet_text
-    return resolution
-
-
-def build_scheduled_effects(*, resolution: Resolution, result: Result) -> list[ScheduledEffect]:
-    """The unsaved effect rows ``result`` schedules, due from the resolution's minute."""
-    return [
-        ScheduledEffect(
-            campaign=resolution.campaign,
-            character=resolution.character,
-            kind=effect.kind,
-            key=effect.key,
-            due_at=resolution.clock + max(0, effect.due_in),
-            payload=copy_json(dict(effect.payload)),
-            hidden=effect.hidden,
-            created_by=resolution,
-        )
-        for effect in result.effects
-    ]
 
 
 def persist_result(
@@ -174,13 +100,14 @@ def persist_result(
     undoes: Resolution | None = None,
     restored_choice: dict[str, Any] | None = None,
     batch: Any = None,
-    clock_job: TimeFor | None = None,
+    time_passes: bool = False,
 ) -> Resolution:
     """Write the result: sheet, version, pending choice, dice counter, log, effects.
 
-    Callers hold the campaign and character row locks. ``clock_job``: how the time the
-    action took moves the clock, if it does (rules.clock.action_time): the clock moved, or
-    its job written, with the action's rows; a job is sent once they commit.
+    Callers hold the campaign and character row locks. ``time_passes``: the time the
+    action took moves the clock, if the campaign says so (rules.clock.action_time): the
+    clock moved, or its job written, with the action's rows; a job is sent once they
+    commit.
     """
     resolution = build_resolution(
         campaign=campaign,
@@ -203,11 +130,18 @@ def persist_result(
     if counter_end != counter_start:
         campaign.dice_counter = counter_end
     time = None
-    if clock_job is not None:
+    if time_passes:
         due = [resolution.clock + max(0, effect.due_in) for effect in result.effects]
-        time = clock_job(resolution, due)
-    clock_after = _write_result(
-        campaign, character, resolution, dice_rolled=counter_end != counter_start, time=time
+        time = action_time(
+            campaign=campaign, minutes=resolution.elapsed_minutes, actor=actor, due=due
+        )
+    clock_after = write_action(
+        campaign,
+        character,
+        resolution,
+        dice_rolled=counter_end != counter_start,
+        clock=time.clock if time is not None else None,
+        job=time.job if time is not None else None,
     )
     if time is not None:
         time.written(clock_after)
@@ -226,112 +160,6 @@ def persist_result(
     return resolution
 
 
-def _write_result(
-    campaign: Campaign,
-    character: Character,
-    resolution: Resolution,
-    *,
-    dice_rolled: bool,
-    time: ActionTime | None = None,
-) -> int | None:
-    """Save the sheet, the dice counter, the log row and what the action's time does to
-    the clock, if anything (its job, or the clock moved: ``time``): on PostgreSQL in one
-    statement (the updates and the job's insert as data-modifying CTEs before the log
-    row's insert), one round trip where four were made; elsewhere (SQLite, the embedded
-    mode) as separate saves. The campaign's clock as written when ``time.clock`` is set.
-
-    Each statement is compiled by Django from the models, so the columns, the JSON and
-    the timestamps are written exactly as ``save()`` writes them."""
-    connection = connections[Resolution.objects.db]
-    job = time.job if time is not None else None
-    campaign_values: dict[str, Any] = {}
-    if dice_rolled:
-        campaign_values["dice_counter"] = campaign.dice_counter
-    moving = time is not None and time.clock is not None
-    if moving:
-        assert time is not None
-        campaign_values["clock"] = time.clock
-    if connection.vendor != "postgresql":
-        character.save(update_fields=["sheet", "version", "pending_choice", "updated_at"])
-        if campaign_values:
-            Campaign.objects.filter(pk=campaign.pk).update(**campaign_values)
-        resolution.save()
-        if job is not None:
-            job.save(force_insert=True)
-        if moving:
-            campaign.clock = Campaign.objects.values_list("clock", flat=True).get(pk=campaign.pk)
-            return campaign.clock
-        return None
-    character.updated_at = timezone.now()
-    parts = [
-        _update_sql(
-            Character,
-            character.pk,
-            {
-                "sheet": character.sheet,
-                "version": character.version,
-                "pending_choice": character.pending_choice,
-                "updated_at": character.updated_at,
-            },
-            connection.alias,
-        )
-    ]
-    returned = []  # (CTE, column) read back beside the log row's id
-    if campaign_values:
-        update, update_params = _update_sql(
-            Campaign, campaign.pk, campaign_values, connection.alias
-        )
-        if moving:
-            update += ' RETURNING "clock"'
-            returned.append((len(parts), '"clock"'))
-        parts.append((update, update_params))
-    if job is not None:
-        returned.append((len(parts), '"id"'))
-        parts.append(_insert_sql(job, connection.alias))
-    insert_sql, insert_params = _insert_sql(resolution, connection.alias)
-    ctes = ", ".join(f"write_{n} AS ({text})" for n, (text, _) in enumerate(parts))
-    params = [param for _, part_params in parts for param in part_params]
-    for n, column in returned:  # from their CTEs: names of ours, no value
-        insert_sql += f", (SELECT {column} FROM write_{n})"  # noqa: S608
-    with connection.cursor() as cursor:
-        cursor.execute(f"WITH {ctes} {insert_sql}", [*params, *insert_params])
-        row = cursor.fetchone()
-    resolution.pk = row[0]
-    if job is not None:
-        job.pk = row[-1]
-    for saved in (resolution, job):
-        if saved is not None:
-            saved._state.adding = False
-            saved._state.db = connection.alias
-    if moving:
-        campaign.clock = row[1]
-        return campaign.clock
-    return None
-
-
-def _insert_sql(obj: models.Model, using: str) -> tuple[str, tuple[Any, ...]]:
-    """``INSERT`` of the unsaved ``obj`` with ``RETURNING`` its id, compiled by Django
-    (defaults and timestamps as ``save()`` sets them), not run."""
-    model = type(obj)
-    insert = sql.InsertQuery(model)
-    insert.insert_values([f for f in model._meta.concrete_fields if not f.primary_key], [obj])
-    compiler = insert.get_compiler(using)
-    compiler.returning_fields = [model._meta.pk]
-    [(text, params)] = compiler.as_sql()
-    return text, tuple(params)
-
-
-def _update_sql(
-    model: type[models.Model], pk: int, values: dict[str, Any], using: str
-) -> tuple[str, tuple[Any, ...]]:
-    """``UPDATE <model> SET <values> WHERE pk``, compiled by Django, not run."""
-    query = model._default_manager.filter(pk=pk).query.chain(sql.UpdateQuery)
-    assert isinstance(query, sql.UpdateQuery)
-    query.add_update_values(values)
-    text, params = query.get_compiler(using).as_sql()
-    return text, tuple(params)
-
-
 def run_step(
     *,
     campaign: Campaign,
@@ -344,7 +172,7 @@ def run_step(
     by_referee: bool,
     clock: int | None = None,
     batch: Any = None,
-    clock_job: TimeFor | None = None,
+    time_passes: bool = False,
 ) -> Resolution:
     """Run one engine step on locked rows and persist it. Callers hold the locks."""
     ruleset = get_ruleset(campaign.ruleset)
@@ -364,7 +192,7 @@ def run_step(
         counter_end=generator.counter,
         clock=context.clock,
         batch=batch,
-        clock_job=clock_job,
+        time_passes=time_passes,
     )
 
 
@@ -460,12 +288,6 @@ def _resolve_action(
     def step(rs: Ruleset, sheet: dict[str, Any], dice: Dice, ctx: Context) -> Result:
         return rs.resolve(sheet, action, params, dice, ctx)
 
-    def clock_job(resolution: Resolution, due: list[int]) -> ActionTime | None:
-        # The time the action took moves the clock once it ends (docs/clock.md).
-        return action_clock().time_for(
-            campaign=campaign, minutes=resolution.elapsed_minutes, actor=actor, due=due
-        )
-
     return run_step(
         campaign=campaign,
         character=character,
@@ -475,7 +297,7 @@ def _resolve_action(
         params=params,
         actor=actor,
         by_referee=by_referee,
-        clock_job=clock_job,
+        time_passes=True,  # the time the action took moves the clock (docs/clock.md)
     )
 
 
@@ -542,40 +364,24 @@ def character_create(
     """Create a character in the member's campaign.
 
     A player creates characters they own; the referee may name any member as owner
-    (their own id for NPCs). The sheet is the ruleset's default with ``sheet``'s
+    (their own id for NPCs): the row is the characters' (``characters.services``). The
+    sheet is the ruleset's default with ``sheet``'s
     fields on top, validated against the ruleset's schema; its creation is the
     character's first resolution (a new Deckahedron deck is shuffled with the
     campaign's dice, so it is recorded like any roll).
     """
     user = membership.user
-    if owner_id is None or owner_id == user.pk:
-        owner = user
-    elif not membership.is_referee:
-        raise ValidationError({"owner": ["only the referee may create characters for others"]})
-    else:
-        owner_membership = (
-            Membership.objects.filter(campaign_id=membership.campaign_id, user_id=owner_id)
-            .select_related("user")
-            .first()
-        )
-        if owner_membership is None:
-            raise ValidationError({"owner": ["the owner must be a member of the campaign"]})
-        owner = owner_membership.user
-    name = (name or "").strip()
-    if not name:
-        raise ValidationError({"name": ["a character needs a name"]})
+    owner, name = character_new(membership=membership, name=name, owner_id=owner_id)
 
     with transaction.atomic():
-        campaign = Campaign.objects.select_for_update().get(pk=membership.campaign_id)
+        campaign = campaign_lock(membership.campaign_id)
         refuse_archived(campaign)
         ruleset = get_ruleset(campaign.ruleset)
         dice, generator = campaign_dice(campaign)
         counter_start = generator.counter
         sheet = whole_numbers(dict(sheet or {}))
         new_sheet = ruleset.new_sheet(copy.deepcopy(sheet), dice)
-        character = Character(campaign=campaign, owner=owner, name=name, sheet={}, version=0)
-        character.full_clean(exclude=["sheet"])
-        character.save()
+        character = character_insert(campaign=campaign, owner=owner, name=name)
         result = Result(
             sheet=new_sheet,
             summary="joins the party.",

@@ -25,8 +25,8 @@ clock made it, are pending again as they were, kind, key, due minute, payload an
 secrecy (new rows under the entry that scheduled the originals, so undoing that one
 takes them away too; ``params.revived_effects`` lists the originals, ``revived_as``
 the copies).
-Those due already apply at once, in time order, through the clock (a catch-up job asked
-for through ``rules.play.action_clock``), as an advance would have applied them. A redo
+Those due already apply at once, in time order, through the clock (a catch-up job:
+``rules.clock.services.clock_catch_up_start``), as an advance would have applied them. A redo
 schedules again what the undo cancelled and cancels what it revived. Every cancellation
 names the resolution that made it (``ScheduledEffect.cancelled_by``), so an entry knows
 what it took away.
@@ -42,10 +42,10 @@ from django.http import Http404
 
 from characters.models import Character
 from core.errors import ResolutionConflict
+from rules.clock.services import clock_catch_up_start
 from rules.engine.interface import RESEAL_EFFECT, Result
-from rules.play.action_clock import action_clock
+from rules.log.models import EffectState, Resolution, ResolutionKind, ScheduledEffect
 from rules.play.editing import played_by_again
-from rules.play.models import EffectState, Resolution, ResolutionKind, ScheduledEffect
 from rules.play.services import lock_character, persist_result
 
 MAX_UNDO_STEPS = 500
@@ -96,7 +96,7 @@ def _catch_up(campaign: Any, effect_ids: list[int], actor: Any) -> None:
         pk__in=effect_ids, state=EffectState.PENDING, due_at__lte=campaign.clock
     )
     if effect_ids and overdue.exists():
-        action_clock().catch_up(campaign=campaign, actor=actor)
+        clock_catch_up_start(campaign=campaign, requested_by=actor)
 
 
 def _undo_one(campaign: Any, character: Character, entry: Resolution, actor: Any) -> Resolution:

@@ -23,8 +23,8 @@ from playwright.sync_api import Page, expect
 from campaigns.models import Campaign, Invite
 from characters.models import Character
 from rules.engine.registry import ruleset_keys
-from rules.play.models import Resolution
-from rules.play.selectors import campaign_tables_view
+from rules.log.models import Resolution
+from rules.log.selectors import campaign_tables_view
 from tests.browser import a11y
 from tests.browser.conftest import DESKTOP, PHONE, log_in
 

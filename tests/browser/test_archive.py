@@ -52,7 +52,7 @@ def test_archiving_asks_first_then_reveals_the_seed(new_page, referee, player):
 def test_an_archived_campaign_offers_only_what_can_be_done(new_page, referee, player):
     """Issue 34: the clock buttons and the action forms stayed on an archived campaign's
     pages (their use refused); the pages now say what can be done instead."""
-    from campaigns.services import campaign_archive
+    from rules.play.dice_rotation import campaign_archive
 
     campaign = campaign_create(user=referee, name="Harrow Keep", ruleset="hit_dice")
     membership = Membership.objects.create(campaign=campaign, user=player, role="player")

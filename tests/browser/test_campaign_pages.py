@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from campaigns.models import Invite, Membership
 from campaigns.services import campaign_create
-from rules.play.models import Resolution
+from rules.log.models import Resolution
 from rules.play.services import character_create
 from tests.browser.conftest import log_in
 

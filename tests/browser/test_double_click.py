@@ -10,7 +10,7 @@ from playwright.sync_api import Page, Route, expect
 from campaigns.models import Campaign, Membership
 from campaigns.services import campaign_create
 from characters.models import Character
-from rules.play.models import Resolution, ResolutionKind
+from rules.log.models import Resolution, ResolutionKind
 from rules.play.services import character_create
 from tests.browser.conftest import log_in
 

@@ -19,7 +19,7 @@ from playwright.sync_api import ConsoleMessage, Error, Page, ViewportSize
 
 from campaigns.models import Campaign
 from characters.models import Character
-from rules.play.models import Resolution
+from rules.log.models import Resolution
 from tests.browser.conftest import log_in
 from tests.browser.test_accessibility import whole_pages
 

@@ -16,7 +16,7 @@ from campaigns.models import Campaign, Membership, Role
 from campaigns.services import campaign_create, invite_create
 from characters.models import Character
 from rules.engine.rulesets.hit_dice import MAJOR_WOUND_PLACEHOLDER
-from rules.play.models import Resolution
+from rules.log.models import Resolution
 from rules.play.services import character_create, resolution_answer_choice, resolution_create_action
 from tests.browser.conftest import DESKTOP, log_in
 from tests.browser.embedded import EmbeddedServer, start_embedded, stop_embedded

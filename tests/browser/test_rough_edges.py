@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from campaigns.models import Campaign, Membership, Role
 from campaigns.services import campaign_create
-from rules.play.models import CampaignTable, Resolution
+from rules.log.models import CampaignTable, Resolution
 from rules.play.services import character_create, resolution_create_action
 from rules.play.undo import resolution_undo
 from tests.browser.conftest import log_in

@@ -6,7 +6,7 @@ campaign whose characters each have a major wound worsening every ``every`` minu
 API token.
 
 ``python -m tests.drills.tool advance_all <minutes>``: every demo character takes the
-session's blows (``rules.tests.clock_helpers.play_session``), then every campaign is
+session's blows (``rules.clock.tests.clock_helpers.play_session``), then every campaign is
 advanced (in-process).
 
 ``python -m tests.drills.tool fingerprint``: counts and hashes of the rows that matter.
@@ -41,7 +41,7 @@ process per app).
 ``python -m tests.drills.tool count <campaign> <minutes>``: what the clock applied up to
 ``minutes``, per character, against what it must have applied (exactly one worsening
 per ``every`` minutes each): lost and doubled counted; the log, the sheets and the dice
-counter checked to agree (``rules.tests.clock_helpers.assert_whole``).
+counter checked to agree (``rules.clock.tests.clock_helpers.assert_whole``).
 """
 
 from __future__ import annotations
@@ -224,7 +224,7 @@ def settled(campaign_id: int) -> dict[str, Any]:
     from characters.models import Character
     from rules.clock.models import ClockJob
     from rules.clock.tests.clock_helpers import assert_whole, effect_rows, log_of
-    from rules.play.models import Resolution, ScheduledEffect
+    from rules.log.models import Resolution, ScheduledEffect
 
     campaign = Campaign.objects.get(pk=campaign_id)
     problems = []
@@ -309,7 +309,7 @@ def count(campaign_id: int, minutes: int) -> dict[str, Any]:
     from characters.models import Character
     from rules.clock.models import ClockJob
     from rules.clock.tests.clock_helpers import assert_whole
-    from rules.play.models import Resolution, ScheduledEffect
+    from rules.log.models import Resolution, ScheduledEffect
 
     wounded = Character.objects.filter(campaign_id=campaign_id, name__startswith="Wounded")
     effects = Resolution.objects.filter(campaign_id=campaign_id, kind="effect")
@@ -390,7 +390,7 @@ def fingerprint() -> dict[str, Any]:
     from campaigns.models import Campaign
     from characters.models import Character
     from rules.clock.models import ClockJob
-    from rules.play.models import Resolution, ScheduledEffect
+    from rules.log.models import Resolution, ScheduledEffect
 
     tables = {
         "campaigns": Campaign.objects.order_by("pk").values_list(

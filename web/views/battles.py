@@ -39,7 +39,7 @@ from rules.battles.services import battle_advance, battle_begin, battle_finish
 from rules.engine.dice import DiceError
 from rules.engine.interface import ActionBlocked, RuleError
 from rules.engine.rulesets.warband import INJURY_MEANS, Warband
-from rules.play.selectors import live_witness
+from rules.log.selectors import live_witness
 from rules.play.services import resolution_create_action
 from web.forms import FormField, ParamsError, humanize, parse_params, schema_fields
 from web.htmx import is_htmx

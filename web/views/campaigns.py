@@ -35,9 +35,7 @@ from campaigns.selectors import (
     membership_of,
 )
 from campaigns.services import (
-    campaign_archive,
     campaign_create,
-    campaign_dice_rotate,
     campaign_join,
     campaign_unarchive,
     invite_create,
@@ -54,8 +52,9 @@ from rules.clock.selectors import clock_hold, clock_jobs_for_campaign, reports_s
 from rules.engine.calendar import date_at
 from rules.engine.interface import RuleError, Ruleset
 from rules.engine.registry import get_ruleset, ruleset_keys
-from rules.play.models import EffectState, ScheduledEffect
-from rules.play.selectors import effects_for_viewer
+from rules.log.models import EffectState, ScheduledEffect
+from rules.log.selectors import effects_for_viewer
+from rules.play.dice_rotation import campaign_archive, campaign_dice_rotate
 from web.forms import FormField, ParamsError, humanize, parse_params, schema_fields
 from web.htmx import is_htmx
 from web.live import party_stamp, party_unchanged, tagged
@@ -69,7 +68,7 @@ DAY = 24 * 60
 OPTION_PREFIX = "opt."  # the campaign options' names on the new-campaign form
 PENDING_INVITE = "pending_invite"  # session key: the invite code opened while logged out
 MORNING_HOUR = 6  # "next morning" on the clock buttons: the next 06:00
-# The live clock's choices: in-game minutes per real minute (rules.clock.services.clock_live_set).
+# The live clock's choices: in-game minutes per real minute (rules.clock.live.clock_live_set).
 LIVE_RATIOS = (
     ("0", "Off"),
     ("1", "1 minute per minute (real time)"),

@@ -3,7 +3,7 @@
 Access is decided by ``characters.access.access_character`` (another player's
 character answers 404 like a stranger's); every change goes through
 ``rules.play.services`` under its row locks; the log is shown through
-``rules.play.selectors.resolution_view`` so hidden rolls (ruling G-4) stay the referee's.
+``rules.log.selectors.resolution_view`` so hidden rolls (ruling G-4) stay the referee's.
 
 With htmx the forms post here and get the fresh ``#live`` fragment back (with the
 error beside the form when the rules refuse); without JavaScript the same views
@@ -35,9 +35,9 @@ from rules.clock.action_time import elapsed_words
 from rules.engine.dice import DiceError
 from rules.engine.interface import ActionBlocked, ActionSpec, OddsUnavailable, RuleError
 from rules.engine.registry import get_ruleset
-from rules.play.models import EffectState, ResolutionKind, ScheduledEffect
-from rules.play.redaction import keeps_secret
-from rules.play.selectors import (
+from rules.log.models import EffectState, ResolutionKind, ScheduledEffect
+from rules.log.redaction import keeps_secret
+from rules.log.selectors import (
     action_odds,
     applied_again_after_undo,
     effects_for_viewer,
@@ -498,7 +498,7 @@ def odds_percent(probability: Fraction) -> str:
 def character_odds(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
     """The chances of an action's outcomes for the values typed so far (htmx partial).
 
-    Reads only: nothing is rolled or changed (rules.play.selectors.action_odds).
+    Reads only: nothing is rolled or changed (rules.log.selectors.action_odds).
     """
     access, spec, fields = _action_form(request, character_id, action)
     context: dict[str, Any] = {"spec": spec}

@@ -17,9 +17,9 @@ from campaigns.access import access_campaign
 from rules.clock.action_time import elapsed_words
 from rules.clock.selectors import clock_entries_between, clock_entry_view
 from rules.engine.registry import get_ruleset
+from rules.log.filters import log_filters
+from rules.log.selectors import entry_author_words, resolution_view, verify_resolution_rolls
 from rules.logbook.selectors import campaign_log, log_choices
-from rules.play.log_filters import log_filters
-from rules.play.selectors import entry_author_words, resolution_view, verify_resolution_rolls
 from web.rulesets import ruleset_decisions
 
 # What the log holds beside the ruleset's actions (rules.play.undo, rules.play.editing): each a
@@ -142,7 +142,7 @@ def campaign_log_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
 @login_required
 def campaign_dice_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """Verify the dice (issue 29): the server rolls every die of the entries the member
-    may read again from the campaign's seed and counter (rules.play.selectors.
+    may read again from the campaign's seed and counter (rules.log.selectors.
     verify_resolution_rolls) and says whether each matches the log, newest first."""
     membership = access_campaign(request.user, campaign_id)
     campaign = membership.campaign

@@ -1,6 +1,6 @@
 """The referee's campaign settings page and a player's "leave" (issue 13): name, options,
 "actions move the clock", players, invite links, deleting the campaign. Each form posts
-to its own service (campaigns.services, campaigns.editing, rules.campaign_editing)."""
+to its own service (campaigns.services, characters.services, rules.play.editing)."""
 
 from __future__ import annotations
 
@@ -15,22 +15,24 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from campaigns.access import access_campaign
-from campaigns.editing import invite_revoke, invite_usable, invites_of, members_of
 from campaigns.models import Invite, Membership
-from campaigns.selectors import campaign_calendar, campaigns_of_user
+from campaigns.selectors import campaign_calendar, campaigns_of_user, invites_of, members_of
 from campaigns.services import (
     MAX_INVITE_HOURS,
     campaign_calendar_set,
+    campaign_delete,
     campaign_update,
     invite_create,
+    invite_revoke,
+    invite_usable,
     membership_digest_set,
 )
+from characters.services import campaign_leave, member_remove
 from core.cleaning import loads_json, valid_id
 from core.errors import NotAllowed, ResolutionConflict
 from rules.engine.calendar import PRESETS, CalendarError
 from rules.engine.registry import get_ruleset
 from rules.logbook.export import campaign_import, export_players
-from rules.play.campaign_editing import campaign_delete, campaign_leave, member_remove
 from web.plain import PLAIN, field_labels, plain_import_problem, plain_message
 from web.views.campaigns import _posted_options, option_fields
 from web.views.clock import calendar_form_values, calendar_preview_rows, posted_calendar
@@ -52,7 +54,7 @@ def _words(error: Exception, labels: dict[str, str]) -> str:
     return " ".join(plain_message(message, labels) for message in said)
 
 
-# What the referee's own list says of an invite that no longer works (campaigns.editing.
+# What the referee's own list says of an invite that no longer works (campaigns.services.
 # invite_usable words it for the person who opened it).
 def _invite_state(invite: Invite, refusal: str | None) -> str:
     if refusal is None:

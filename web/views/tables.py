@@ -21,7 +21,7 @@ from campaigns.access import access_campaign
 from core.errors import NotAllowed
 from rules.engine.interface import RuleError
 from rules.engine.registry import get_ruleset
-from rules.play.selectors import campaign_tables_view
+from rules.log.selectors import campaign_tables_view
 from rules.play.services import campaign_table_reset, campaign_table_set
 from web.forms import humanize
 from web.plain import plain_json_problem, plain_table_problem, strip_rulings

@@ -15,7 +15,7 @@ import pytest
 from campaigns.models import Campaign, Membership
 from characters.models import Character
 from rules.battles.models import Battle
-from rules.play.models import CampaignTable, Resolution, ResolutionKind
+from rules.log.models import CampaignTable, Resolution, ResolutionKind
 from rules.play.services import character_create
 
 

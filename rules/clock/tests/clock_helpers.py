@@ -15,7 +15,7 @@ from campaigns.services import campaign_create
 from characters.models import Character
 from rules.clock.models import ClockJob
 from rules.clock.services import clock_advance_run, clock_advance_start
-from rules.play.models import Resolution, ResolutionKind, ScheduledEffect
+from rules.log.models import Resolution, ResolutionKind, ScheduledEffect
 from rules.play.services import character_create, resolution_create_action
 
 

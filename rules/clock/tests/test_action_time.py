@@ -12,7 +12,7 @@ import pytest
 from campaigns.models import Campaign
 from characters.models import Character
 from rules.clock.models import ClockJob, ClockJobKind, ClockJobState
-from rules.play.models import Resolution, ResolutionKind
+from rules.log.models import Resolution, ResolutionKind
 
 
 @pytest.fixture

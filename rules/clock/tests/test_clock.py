@@ -34,8 +34,8 @@ from rules.clock.tests.clock_helpers import (
     wounded,
 )
 from rules.engine.registry import get_ruleset
-from rules.play.models import Resolution, ResolutionKind, ScheduledEffect
-from rules.play.selectors import effects_for_viewer
+from rules.log.models import Resolution, ResolutionKind, ScheduledEffect
+from rules.log.selectors import effects_for_viewer
 from rules.play.services import (
     Step,
     character_create,

@@ -12,7 +12,7 @@ import pytest
 from campaigns.models import Campaign
 from rules.clock.models import ClockJob
 from rules.clock.tests.clock_helpers import run_job, wounded
-from rules.play.models import Resolution, ScheduledEffect
+from rules.log.models import Resolution, ScheduledEffect
 from rules.play.services import resolution_create_action
 
 pytestmark = pytest.mark.django_db

@@ -15,7 +15,7 @@ from django.db import connection, transaction
 
 from campaigns.models import Campaign, Membership
 from characters.models import Character
-from rules.clock import services as clock
+from rules.clock import queue as clock
 from rules.clock.models import ClockJob
 from rules.clock.services import clock_advance_run, clock_advance_start
 from rules.clock.tests.clock_helpers import (
@@ -27,7 +27,7 @@ from rules.clock.tests.clock_helpers import (
     twin_campaign,
     wounded,
 )
-from rules.play.models import Resolution, ScheduledEffect
+from rules.log.models import Resolution, ScheduledEffect
 from rules.play.services import character_create, resolution_create_action
 
 pytestmark = [
@@ -42,7 +42,7 @@ pytestmark = [
 @pytest.fixture(autouse=True)
 def undelivered(monkeypatch):
     """Jobs are created but their tasks not delivered: the test's threads run them."""
-    monkeypatch.setattr(clock, "_enqueue", lambda job_id, backlog=False: None)
+    monkeypatch.setattr(clock, "enqueue", lambda job_id, backlog=False: None)
 
 
 def _party(campaign, player, other_player):
@@ -173,7 +173,7 @@ def test_an_effect_scheduled_while_an_action_waits_for_the_lock_is_not_skipped(
     due in its time, decided under the campaign's lock by the statement that writes it.
     Here the effect due inside the rest is written, and committed, while the rest waits
     for the lock: the rest must see it and take the job, which applies it on its minute."""
-    monkeypatch.setattr(clock, "_enqueue", clock_job_send_now)
+    monkeypatch.setattr(clock, "enqueue", clock_job_send_now)
     resting = character_create(
         membership=Membership.objects.get(campaign=campaign, user=player),
         name="Resting",
@@ -208,7 +208,7 @@ def test_actions_taking_time_while_effects_are_scheduled_skip_nothing(
 ):
     """Rests (each may move the clock at once, or need a job) against a referee changing
     how often a wound worsens (each reschedules it a few minutes ahead), at once."""
-    monkeypatch.setattr(clock, "_enqueue", clock_job_send_now)
+    monkeypatch.setattr(clock, "enqueue", clock_job_send_now)
     resting = character_create(
         membership=Membership.objects.get(campaign=campaign, user=player),
         name="Resting",

@@ -16,7 +16,7 @@ from characters.models import Character
 from core.errors import NotAllowed
 from rules.clock.services import clock_advance_run, clock_job_resume
 from rules.clock.tests.clock_helpers import assert_whole, effect_resolutions, run_job
-from rules.play.models import ScheduledEffect
+from rules.log.models import ScheduledEffect
 from rules.play.services import character_create, resolution_answer_choice, resolution_create_action
 
 pytestmark = pytest.mark.django_db

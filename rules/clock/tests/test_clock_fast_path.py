@@ -11,12 +11,12 @@ import pytest
 from django.urls import reverse
 
 from campaigns.models import Campaign, Membership
-from rules.clock import services as clock
+from rules.clock import queue as clock
 from rules.clock.action_time import action_time
 from rules.clock.models import ClockJob, ClockJobKind, ClockJobState
 from rules.clock.services import clock_advance_start
 from rules.clock.tests.clock_helpers import assert_whole, wounded
-from rules.play.models import Resolution, ResolutionKind, ScheduledEffect
+from rules.log.models import Resolution, ResolutionKind, ScheduledEffect
 from rules.play.services import character_create
 
 pytestmark = pytest.mark.django_db
@@ -26,13 +26,13 @@ pytestmark = pytest.mark.django_db
 def sends(monkeypatch):
     """The ids of the jobs whose Celery task was sent (and run: tasks are eager here)."""
     sent: list[int] = []
-    send = clock._send
+    send = clock.send
 
     def counted(job_id: int, *, backlog: bool = False) -> None:
         sent.append(job_id)
         send(job_id, backlog=backlog)
 
-    monkeypatch.setattr(clock, "_send", counted)
+    monkeypatch.setattr(clock, "send", counted)
     return sent
 
 

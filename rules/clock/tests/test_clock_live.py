@@ -9,14 +9,9 @@ import pytest
 from django.conf import settings
 
 from config.celery_app import app as celery_app
+from rules.clock.live import _tick_campaign, clock_live_set, clock_live_tick
 from rules.clock.models import ClockJob
-from rules.clock.services import (
-    _tick_campaign,
-    clock_advance_run,
-    clock_job_resume,
-    clock_live_set,
-    clock_live_tick,
-)
+from rules.clock.services import clock_advance_run, clock_job_resume
 from rules.clock.tests.clock_helpers import wounded
 from rules.play.services import resolution_answer_choice
 

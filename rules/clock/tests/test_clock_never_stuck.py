@@ -26,9 +26,10 @@ from hypothesis.stateful import (
 )
 
 from campaigns.models import Campaign, Membership
-from campaigns.services import campaign_archive, campaign_unarchive
+from campaigns.services import campaign_unarchive
 from characters.models import Character
 from core.errors import NotAllowed, ResolutionConflict
+from rules.clock.live import clock_live_set, clock_live_tick
 from rules.clock.models import (
     UNFINISHED_JOB_STATES,
     ClockEntry,
@@ -36,13 +37,9 @@ from rules.clock.models import (
     ClockJob,
     ClockJobState,
 )
-from rules.clock.services import (
-    clock_advance_start,
-    clock_job_resume,
-    clock_live_set,
-    clock_live_tick,
-)
+from rules.clock.services import clock_advance_start, clock_job_resume
 from rules.engine.interface import ActionBlocked, RuleError
+from rules.play.dice_rotation import campaign_archive
 from rules.play.services import (
     character_create,
     resolution_answer_choice,

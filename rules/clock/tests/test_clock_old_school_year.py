@@ -16,7 +16,7 @@ from campaigns.models import Membership
 from characters.models import Character
 from rules.clock.tests.clock_helpers import FIXED_SEED, run_job, twin_campaign
 from rules.engine.registry import get_ruleset
-from rules.play.models import EffectState, Resolution, ResolutionKind, ScheduledEffect
+from rules.log.models import EffectState, Resolution, ResolutionKind, ScheduledEffect
 from rules.play.services import character_create, resolution_create_action
 
 YEAR = 365 * 24 * 60

@@ -12,11 +12,12 @@ from django.utils import timezone
 
 from campaigns.models import Campaign, Membership
 from characters.models import Character
+from rules.clock.live import clock_live_set, clock_live_tick
 from rules.clock.models import ClockJob, ClockReport
 from rules.clock.report import notable_marks
-from rules.clock.services import clock_advance_run, clock_live_set, clock_live_tick
+from rules.clock.services import clock_advance_run
 from rules.clock.tests.clock_helpers import effect_resolutions, run_job, wounded
-from rules.play.models import Resolution
+from rules.log.models import Resolution
 from rules.play.services import character_create, resolution_create_action, resolution_reveal
 from webhooks.models import WebhookEndpoint, WebhookEvent
 

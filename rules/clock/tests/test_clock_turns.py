@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from rules.clock import services as clock_services
+from rules.clock import queue as clock_queue
 from rules.clock.models import ClockJob
 from rules.clock.services import clock_advance_run, clock_advance_start
 from rules.clock.tests.clock_helpers import wounded
@@ -24,7 +24,7 @@ from rules.clock.tests.clock_helpers import wounded
 
 class Broker:
     """Redis' priority steps for one queue: every message of priority 0 is taken before
-    any of the backlog's (rules.clock.services.BACKLOG_PRIORITY)."""
+    any of the backlog's (rules.clock.queue.BACKLOG_PRIORITY)."""
 
     def __init__(self) -> None:
         self.fresh: deque[int] = deque()
@@ -58,8 +58,8 @@ class QueueTask:
 def broker(monkeypatch) -> Broker:
     """The clock's queue: the job ids sent, in order, for the test to run one by one."""
     queue = Broker()
-    monkeypatch.setattr(clock_services, "_advance_task", lambda: QueueTask(queue))
-    monkeypatch.setattr(clock_services, "_require_broker", lambda: None)  # it is up
+    monkeypatch.setattr(clock_queue, "advance_task", lambda: QueueTask(queue))
+    monkeypatch.setattr(clock_queue, "require_broker", lambda: None)  # it is up
     return queue
 
 

@@ -16,8 +16,9 @@ from django.utils import timezone
 from config.celery_app import app as celery_app
 from rules.clock.models import ClockJob
 from rules.clock.selectors import clock_job_view
-from rules.clock.services import _advance_batch, clock_advance_start, clock_watchdog
+from rules.clock.services import _advance_batch, clock_advance_start
 from rules.clock.tests.clock_helpers import assert_whole, wounded
+from rules.clock.watchdog import clock_watchdog
 
 pytestmark = pytest.mark.django_db
 

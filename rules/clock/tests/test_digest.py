@@ -17,7 +17,7 @@ from rules.clock import digest as digest_module
 from rules.clock.digest import digest_send
 from rules.clock.tasks import queue_digests, send_digest
 from rules.clock.tests.clock_helpers import run_job, wounded
-from rules.play.models import Resolution
+from rules.log.models import Resolution
 from rules.play.services import character_create, resolution_create_action
 
 pytestmark = pytest.mark.django_db

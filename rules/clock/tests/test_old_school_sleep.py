@@ -13,7 +13,7 @@ from characters.models import Character
 from rules.engine.dice import ScriptedGenerator
 from rules.engine.rulesets.old_school.data import DAY, HOUR, WEEK
 from rules.engine.tests.test_old_school import OS, Table, make_sheet
-from rules.play.models import Resolution, ResolutionKind
+from rules.log.models import Resolution, ResolutionKind
 
 
 def test_a_week_unmarked_brings_no_deprivation_and_no_hunger():

@@ -11,7 +11,7 @@ import pytest
 from characters.models import Character
 from rules.clock.models import ClockJob, ClockJobKind
 from rules.clock.tests.clock_helpers import run_job, wounded
-from rules.play.models import Resolution, ResolutionKind, ScheduledEffect
+from rules.log.models import Resolution, ResolutionKind, ScheduledEffect
 from rules.play.services import resolution_create_action
 from rules.play.undo import resolution_redo, resolution_undo
 

@@ -32,7 +32,7 @@ from rules.clock.tests.clock_helpers import wounded
 from rules.engine.dice import DiceError
 from rules.engine.interface import ActionBlocked, RuleError
 from rules.engine.registry import get_ruleset, ruleset_keys
-from rules.play.models import Resolution, ResolutionKind, ScheduledEffect
+from rules.log.models import Resolution, ResolutionKind, ScheduledEffect
 from rules.play.services import (
     character_create,
     resolution_answer_choice,

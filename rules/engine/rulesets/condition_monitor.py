@@ -506,7 +506,7 @@ OUTCOME_PROPERTIES: Mapping[str, Any] = {
 
 
 class ConditionMonitor(Ruleset):
-    """``seeds/condition-monitor.md``: wounds on a ten-box condition monitor."""
+    """Wounds on a ten-box condition monitor (``docs/rulesets/condition_monitor.md``)."""
 
     key = "condition_monitor"
     name = "Condition monitor"

@@ -1,4 +1,4 @@
-"""Deckahedron (``seeds/deckahedron.md``): stamina as cards, harm and wound tokens.
+"""Deckahedron: stamina as cards, harm and wound tokens.
 
 A character's Deckahedron is a deck of 20 cards (``deckahedron_deck.csv`` beside this
 module, ruling DK-1). Each card shows a result (xx, x, v, vv) at each of the four

@@ -1,4 +1,4 @@
-"""Hit dice: hit points, injuries and healing (``seeds/hit-dice.md``, chapter 6).
+"""Hit dice: hit points, injuries and healing (chapter 6 of the rule text).
 
 Hit points are re-rolled at every rest instead of healing; damage beyond them
 ("overflow") forces two injury saves. How this module reads the text is fixed by

@@ -1,4 +1,4 @@
-"""Deckahedron rules with scripted decks and dice (seeds/deckahedron.md, DK-1..DK-9).
+"""Deckahedron rules with scripted decks and dice (DK-1..DK-9, docs/rulesets/deckahedron.md).
 
 Sheets are built with a known deck order (top card first); the shuffle faces are
 scripted: a Fisher-Yates shuffle of n cards draws n-1 dice of sizes n..2, and

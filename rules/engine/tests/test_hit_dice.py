@@ -1,4 +1,4 @@
-"""Hit dice ruleset: every numbered rule of seeds/hit-dice.md (6.1-6.12), every ruling
+"""Hit dice ruleset: every numbered rule of the rule text (6.1-6.12), every ruling
 HD-1..HD-9 and the project rulings HD-P1..HD-P12 (docs/rulesets/hit_dice.md), with
 scripted dice so each value is exact."""
 

@@ -8,7 +8,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from campaigns.models import Membership
-from rules.play.models import Resolution
+from rules.log.models import Resolution
 from rules.play.services import character_create, resolution_create_action
 
 

@@ -22,8 +22,8 @@ from campaigns.invitations import invitations_create, send_invitation_email
 from campaigns.models import Campaign, Membership, PlayerInvitation
 from characters.models import Character
 from core.errors import NotAllowed
+from rules.log.models import Resolution
 from rules.logbook.export import campaign_export
-from rules.play.models import Resolution
 from rules.play.services import character_create, resolution_create_action
 
 

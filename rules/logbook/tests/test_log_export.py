@@ -12,9 +12,9 @@ import pytest
 from campaigns.models import Campaign, Membership
 from characters.models import Character
 from rules.clock.services import clock_advance_run, clock_advance_start
+from rules.log.models import Resolution, ScheduledEffect
 from rules.logbook.export import campaign_export
 from rules.play.editing import character_retire
-from rules.play.models import Resolution, ScheduledEffect
 from rules.play.party import party_action
 from rules.play.services import character_create, resolution_create_action
 from rules.play.undo import resolution_redo, resolution_undo

@@ -12,8 +12,8 @@ from django.utils import timezone
 
 from campaigns.models import Campaign
 from rules.clock.tests.clock_helpers import effect_resolutions, run_job, wounded
+from rules.log.models import Resolution
 from rules.logbook.recap import RecapWindow, campaign_recap, recap_markdown
-from rules.play.models import Resolution
 from rules.play.services import character_create, resolution_create_action, resolution_reveal
 from rules.play.undo import resolution_undo
 

@@ -12,13 +12,13 @@ from campaigns.models import Campaign
 from characters.models import Character
 from rules.clock.services import clock_advance_run, clock_job_resume
 from rules.clock.tests.clock_helpers import play_session, run_job, wounded
+from rules.log.models import Resolution
 from rules.play.editing import (
     character_correct,
     character_level_up,
     character_rename,
     character_retire,
 )
-from rules.play.models import Resolution
 from rules.play.services import (
     resolution_answer_choice,
     resolution_cancel_choice,

@@ -10,8 +10,8 @@ import jsonschema
 from characters.models import Character
 from core.openapi import outcome_component, params_component
 from rules.engine.registry import get_ruleset
+from rules.log.models import Resolution
 from rules.play.api import RECORDED_PARAMS
-from rules.play.models import Resolution
 
 
 def assert_log_fits_published_models(character: Character) -> set[str]:

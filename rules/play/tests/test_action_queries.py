@@ -14,7 +14,7 @@ from django.utils import timezone
 from campaigns.models import Campaign, Membership
 from characters.models import Character
 from rules.clock.models import ClockJob
-from rules.play.models import Resolution
+from rules.log.models import Resolution
 from rules.play.services import character_create
 from webhooks.models import WebhookEvent
 from webhooks.services import webhook_create
@@ -87,7 +87,7 @@ def test_an_outsider_gets_404_before_anything_else_and_changes_nothing(
 
 
 def test_the_writes_in_one_statement_store_what_three_saves_stored(web, campaign, player):
-    """rules.play.services._write_result: the sheet, the dice counter and the log row as the
+    """rules.log.sql_writes.write_action: the sheet, the dice counter and the log row as the
     models would save them (read back from the database, field by field)."""
     membership = Membership.objects.get(campaign=campaign, user=player)
     aldo = character_create(membership=membership, name="Aldo", sheet={"level": 3, "hp": 5})
@@ -116,7 +116,7 @@ def test_the_writes_in_one_statement_store_what_three_saves_stored(web, campaign
 def test_an_action_whose_own_effect_falls_due_in_its_time_writes_its_job_with_it(
     web, campaign, player, monkeypatch
 ):
-    """rules.play.services._write_result: the clock job, when the action schedules an
+    """rules.log.sql_writes.write_action: the clock job, when the action schedules an
     effect due in its own time, is written in the log row's statement as the models
     would save it."""
     from rules.engine.interface import ScheduledEffect as Effect

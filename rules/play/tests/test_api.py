@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from campaigns.models import Campaign, Membership
 from characters.models import Character
 from rules.engine.registry import all_rulesets, get_ruleset, ruleset_keys
-from rules.play.models import Resolution, ScheduledEffect
+from rules.log.models import Resolution, ScheduledEffect
 from rules.play.services import character_create
 
 pytestmark = pytest.mark.django_db

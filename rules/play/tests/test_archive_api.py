@@ -11,12 +11,12 @@ from django.test import Client
 from django.urls import reverse
 
 from campaigns.models import Campaign, Membership, RevealedSeed
-from campaigns.services import CLOCK_BUSY_STATES, campaign_archive
 from characters.models import Character
 from core.errors import ResolutionConflict
 from rules.clock.models import UNFINISHED_JOB_STATES, ClockJob, ClockJobState
 from rules.clock.services import clock_advance_start
-from rules.play.models import Resolution
+from rules.log.models import Resolution
+from rules.play.dice_rotation import campaign_archive
 from rules.play.services import character_create, resolution_create_action
 
 pytestmark = pytest.mark.django_db
@@ -163,10 +163,6 @@ def test_archiving_waits_for_the_clock_to_finish(played, client_for, referee, st
     assert "clock is still advancing" in response.json()["detail"]
     assert world(campaign) == before
     assert Campaign.objects.get(pk=campaign.pk).archived_at is None
-
-
-def test_the_busy_clock_states_are_the_clocks_own():
-    assert set(CLOCK_BUSY_STATES) == {str(state) for state in UNFINISHED_JOB_STATES}
 
 
 def test_archiving_stops_a_live_clock_and_a_failed_job_cannot_resume(played, client_for, referee):

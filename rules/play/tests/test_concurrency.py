@@ -10,7 +10,7 @@ from django.db import close_old_connections, connection
 from campaigns.models import Campaign, Membership
 from characters.models import Character
 from core.errors import ResolutionConflict
-from rules.play.models import Resolution
+from rules.log.models import Resolution
 from rules.play.services import character_create, resolution_create_action
 
 pytestmark = pytest.mark.skipif(
@@ -173,7 +173,7 @@ def test_archiving_while_players_act_leaves_every_die_with_the_revealed_seed(
     """Archiving locks the campaign row as every action does: each action lands wholly
     before it (its dice drawn with the seed it reveals) or is refused after it (409)."""
     from campaigns.models import RevealedSeed
-    from campaigns.services import campaign_archive
+    from rules.play.dice_rotation import campaign_archive
 
     Campaign.objects.filter(pk=campaign.pk).update(actions_move_clock=False)
     membership = Membership.objects.get(campaign=campaign, user=player)

@@ -13,8 +13,8 @@ import pytest
 from campaigns.models import Campaign
 from characters.models import Character
 from rules.clock.tests.clock_helpers import run_job
-from rules.play.models import Resolution, ScheduledEffect
-from rules.play.selectors import verify_resolution_rolls
+from rules.log.models import Resolution, ScheduledEffect
+from rules.log.selectors import verify_resolution_rolls
 
 pytestmark = pytest.mark.django_db
 

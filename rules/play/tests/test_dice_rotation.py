@@ -18,8 +18,8 @@ from campaigns.models import Campaign, Membership
 from characters.models import Character
 from rules.engine.dice import Dice, HmacGenerator
 from rules.engine.rulesets.deckahedron import DECK_CARD_IDS
-from rules.play.models import Resolution, ResolutionKind
-from rules.play.selectors import verify_resolution_rolls
+from rules.log.models import Resolution, ResolutionKind
+from rules.log.selectors import verify_resolution_rolls
 from rules.play.services import character_create
 
 pytestmark = pytest.mark.django_db

@@ -9,7 +9,7 @@ import pytest
 
 from campaigns.models import Membership
 from characters.models import Character
-from rules.play.models import Resolution, ResolutionKind
+from rules.log.models import Resolution, ResolutionKind
 from rules.play.services import character_create
 
 

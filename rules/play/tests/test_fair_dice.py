@@ -20,8 +20,8 @@ from django.test import Client
 from django.urls import URLPattern, reverse
 
 from campaigns.models import Campaign, Membership
-from rules.play.models import Resolution
-from rules.play.selectors import verify_resolution_rolls
+from rules.log.models import Resolution
+from rules.log.selectors import verify_resolution_rolls
 from rules.play.services import character_create, resolution_create_action
 
 ROOT = Path(__file__).resolve().parents[3]

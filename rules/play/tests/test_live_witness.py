@@ -1,4 +1,4 @@
-"""The live polls' one query (rules.play.selectors.live_witness, sheet_witness) is written in
+"""The live polls' one query (rules.log.selectors.live_witness, sheet_witness) is written in
 SQL to spare the ORM's compile on every poll (docs/performance.md): here it is held to
 what the ORM reads."""
 
@@ -14,7 +14,7 @@ from rules.battles.selectors import LATEST_BATTLE
 from rules.battles.services import battle_begin
 from rules.clock.models import ClockJob
 from rules.clock.selectors import LATEST_CLOCK_JOB
-from rules.play.selectors import live_witness, sheet_witness
+from rules.log.selectors import live_witness, sheet_witness
 from rules.play.services import character_create, resolution_create_action
 
 pytestmark = pytest.mark.django_db

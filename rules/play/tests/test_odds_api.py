@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from campaigns.models import Campaign, Membership
 from characters.models import Character
-from rules.play.models import Resolution
+from rules.log.models import Resolution
 from rules.play.services import character_create
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from characters.models import Character
-from rules.play.models import CampaignTable, Resolution
+from rules.log.models import CampaignTable, Resolution
 
 
 @pytest.fixture

@@ -8,12 +8,12 @@ from django.core.exceptions import ValidationError
 from django.http import Http404
 
 from campaigns.models import Membership
-from campaigns.services import campaign_archive
 from characters.models import Character
+from characters.services import member_remove
 from core.errors import NotAllowed, ResolutionConflict
-from rules.play.campaign_editing import member_remove
+from rules.log.models import Resolution, ResolutionKind
+from rules.play.dice_rotation import campaign_archive
 from rules.play.editing import character_owner_set
-from rules.play.models import Resolution, ResolutionKind
 from rules.play.services import character_create
 from rules.play.undo import resolution_redo, resolution_undo
 

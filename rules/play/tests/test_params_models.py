@@ -20,6 +20,7 @@ from rules.engine.dice import DiceError
 from rules.engine.interface import ActionBlocked, RuleError
 from rules.engine.registry import get_ruleset, ruleset_keys
 from rules.engine.tests.action_walk import sample_params
+from rules.log.models import ResolutionKind
 from rules.play.api import RECORDED_PARAMS
 from rules.play.editing import (
     character_level_up,
@@ -27,7 +28,6 @@ from rules.play.editing import (
     character_rename,
     character_retire,
 )
-from rules.play.models import ResolutionKind
 from rules.play.services import (
     character_create,
     resolution_answer_choice,

@@ -8,7 +8,7 @@ import pytest
 from campaigns.models import Campaign, Membership
 from characters.models import Character
 from rules.clock.models import ClockJob, ClockJobKind
-from rules.play.models import Resolution
+from rules.log.models import Resolution
 from rules.play.services import character_create, resolution_create_action
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from characters.models import Character
-from rules.play.models import Resolution
+from rules.log.models import Resolution
 
 
 def test_referee_reveals_hidden_rolls_to_the_player(make_campaign, player, referee, client_for):

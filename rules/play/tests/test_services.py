@@ -6,8 +6,8 @@ import pytest
 
 from campaigns.models import Membership
 from core.errors import NotAllowed, ResolutionConflict
-from rules.play.models import Resolution, ResolutionKind
-from rules.play.selectors import verify_resolution_rolls
+from rules.log.models import Resolution, ResolutionKind
+from rules.log.selectors import verify_resolution_rolls
 from rules.play.services import (
     character_create,
     resolution_answer_choice,

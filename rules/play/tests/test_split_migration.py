@@ -26,7 +26,7 @@ from django.db.models import Field, Model
 
 from rules.battles.models import Battle
 from rules.clock.models import ClockJob
-from rules.play.models import Resolution, ScheduledEffect
+from rules.log.models import Resolution, ScheduledEffect
 
 BEFORE_THE_SPLIT = ("rules", "0005_clock_job_heartbeat")
 AFTER_THE_SPLIT = (

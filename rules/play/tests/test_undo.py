@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from campaigns.models import Membership
 from characters.models import Character
-from rules.play.models import Resolution, ResolutionKind, ScheduledEffect
+from rules.log.models import Resolution, ResolutionKind, ScheduledEffect
 from rules.play.services import character_create, resolution_create_action
 
 

@@ -1,4 +1,4 @@
-"""The old school ruleset (``seeds/old-school.md``, rulings OS-1..OS-10).
+"""The old school ruleset (its rule text, ``docs/rulesets/old_school.md``; rulings OS-1..OS-10).
 
 The rules are in ``ruleset.py`` (the class the registry names,
 ``rules.engine.rulesets.old_school.ruleset.OldSchool``), their data (tables, schemas) in

@@ -1,8 +1,8 @@
 """Old school: ability loss, wounds, aging, disease, privation and healing.
 
-The text is ``seeds/old-school.md``; rulings OS-1..OS-10 in ``RULINGS.md`` settle what
-it leaves open, and the project rulings OS-P1... in ``docs/rulesets/old_school.md``
-settle the rest. Both are cited beside the code that applies them.
+Rulings OS-1..OS-10 in ``RULINGS.md`` settle what the rule text leaves open, and the
+project rulings OS-P1... in ``docs/rulesets/old_school.md`` settle the rest. Both are
+cited beside the code that applies them.
 
 Every periodic rule is a scheduled effect on the campaign clock (ruling G-1): each
 carries a token in its payload that must match the sheet, so an effect that no longer

@@ -61,11 +61,13 @@ class Resolution(models.Model):
     pending_choice = models.JSONField(null=True, blank=True)
     clock = models.PositiveBigIntegerField()  # in-game minute it happened at (G-1)
     # The campaign's dice counter before and after: the rolls can be recomputed from
-    # the campaign's seed and this range (rules.play.selectors.verify_resolution_rolls).
+    # the campaign's seed and this range (rules.log.selectors.verify_resolution_rolls).
     dice_counter_start = models.PositiveBigIntegerField(default=0)
     dice_counter_end = models.PositiveBigIntegerField(default=0)
+    # An undo keeps the entry it undid from being deleted alone; deleting both with their
+    # character or campaign (a cascade) is allowed (RESTRICT, not PROTECT: issue 35).
     undoes = models.OneToOneField(
-        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="undone_by"
+        "self", null=True, blank=True, on_delete=models.RESTRICT, related_name="undone_by"
     )
     # Hidden rolls (ruling G-4) stay referee-only until revealed.
     revealed = models.BooleanField(default=False)

@@ -19,9 +19,9 @@ from core.errors import NotAllowed
 from rules.engine.dice import HmacGenerator, Roll
 from rules.engine.odds import Odds
 from rules.engine.registry import get_ruleset
-from rules.play.context import campaign_context
-from rules.play.models import EffectState, Resolution, ResolutionKind, ScheduledEffect
-from rules.play.redaction import entry_seen
+from rules.log.context import campaign_context
+from rules.log.models import EffectState, Resolution, ResolutionKind, ScheduledEffect
+from rules.log.redaction import entry_seen
 
 # The newest row of a campaign's table a live page's stamp includes: the columns'
 # prefix, the model (its ``campaign_id`` column) and (name, column) pairs. The clock and
@@ -170,7 +170,7 @@ def resolution_view(
 ) -> dict[str, Any]:
     """A resolution as the viewer may see it: what the referee keeps secret (hidden rolls,
     ``referee_only`` and the params that name it, G-4) only for referees, as
-    rules.play.redaction decides; the sheet as the ruleset shows it."""
+    rules.log.redaction decides; the sheet as the ruleset shows it."""
     ruleset = get_ruleset(ruleset_key)
     seen = entry_seen(resolution, referee=viewer_is_referee)
     return {

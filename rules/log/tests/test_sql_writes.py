@@ -1,6 +1,8 @@
-"""The clock's COPY writer on PostgreSQL (docs/clock.md, "How a batch works"): the batch's
-resolutions and new effects go in with COPY instead of ``bulk_create``, its updates send
-their values as parameters. The rows must be exactly those the old path wrote.
+"""The log's COPY writer on PostgreSQL (rules.log.sql_writes; docs/clock.md, "How a batch
+works"): a clock batch's resolutions and new effects go in with COPY instead of
+``bulk_create``, its updates send their values as parameters. The rows must be exactly
+those the old path wrote. The single-statement action write is held by
+rules/log/tests/test_action_write.py.
 
 COPY is PostgreSQL's (CI sets DATABASE_URL); elsewhere the clock keeps ``bulk_create``.
 """
@@ -15,9 +17,10 @@ from django.test.utils import CaptureQueriesContext
 
 from campaigns.models import Campaign
 from characters.models import Character
-from rules.clock import services as clock
+from rules.clock import batch as clock
 from rules.clock.tests.clock_helpers import assert_whole, run_job, twin_campaign, wounded
-from rules.play.models import Resolution, ResolutionKind, ScheduledEffect
+from rules.log import sql_writes
+from rules.log.models import Resolution, ResolutionKind, ScheduledEffect
 
 pytestmark = [
     pytest.mark.skipif(
@@ -88,7 +91,8 @@ def test_the_copy_writer_writes_the_rows_bulk_create_wrote(
     with CaptureQueriesContext(connection) as copied:
         job = run_job(campaign, 600)
     with monkeypatch.context() as patched:
-        patched.setattr(clock, "_use_copy", lambda: False)
+        patched.setattr(clock, "use_copy", lambda: False)
+        patched.setattr(sql_writes, "use_copy", lambda: False)
         with CaptureQueriesContext(connection) as inserted:
             twin_job = run_job(twin, 600)
 
@@ -142,7 +146,7 @@ def test_a_second_resolution_of_one_effect_is_refused_with_djangos_integrity_err
     with (
         pytest.raises(IntegrityError, match="one_resolution_per_effect"),
         transaction.atomic(),
-        clock._ResolutionWriter(1) as writer,
+        sql_writes.ResolutionWriter(1) as writer,
     ):
         writer.add(again)
 

@@ -16,7 +16,7 @@ e-mail digest made of it) go further and leave out, whole, an entry with a hidde
 or one that applies a hidden scheduled effect (:attr:`Seen.told`): they would say that
 a secret was rolled or applied. Beside the entries, a sheet's secrets are left out by
 its ruleset's ``public_sheet``, and hidden scheduled effects by
-``rules.play.selectors.effects_for_viewer``.
+``rules.log.selectors.effects_for_viewer``.
 
 Nothing here reads the database: a caller that tells entries asks which of them apply a
 hidden effect (:func:`entries_applying_hidden_effects`, one query) or knows it.
@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from rules.play.models import Resolution, ResolutionKind, ScheduledEffect
+from rules.log.models import Resolution, ResolutionKind, ScheduledEffect
 
 # Where a ruleset puts, in a resolution's outcome, what only the referee may know.
 REFEREE_ONLY = "referee_only"

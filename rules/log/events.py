@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from characters.choices import public_choice
-from rules.play.models import Resolution
-from rules.play.selectors import resolution_view
+from rules.log.models import Resolution
+from rules.log.selectors import resolution_view
 from webhooks.services import events_record
 
 

@@ -1,0 +1,291 @@
+"""One batch of a clock job (docs/clock.md, "How a batch works"): the next pending
+effects applied in memory, in time order, with the campaign's dice, then written in bulk
+(rules.log.sql_writes). The job machine (rules.clock.services) runs a batch per
+transaction under the campaign's lock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.db.models import TextField
+from django.db.models.functions import Cast
+from django.utils import timezone
+
+from campaigns.models import Campaign
+from characters.choices import stored_choice
+from characters.models import Character
+from rules.clock.report import ReportBuilder, notable_marks
+from rules.clock.text import effect_words
+from rules.engine.interface import ActionBlocked, Context, RuleError
+from rules.engine.registry import get_ruleset
+from rules.log.context import campaign_tables
+from rules.log.dice import campaign_dice
+from rules.log.models import EffectState, Resolution, ResolutionKind, ScheduledEffect
+from rules.log.redaction import entry_seen
+from rules.log.services import build_resolution, build_scheduled_effects
+from rules.log.sql_writes import ResolutionWriter, bulk_set, copy_rows, sheets_from_log, use_copy
+
+DEFAULT_BATCH_SIZE = 500
+
+
+class ClockConflict(RuntimeError):
+    """An effect changed under a batch that held the campaign lock: roll the batch back."""
+
+
+def batch_size() -> int:
+    return int(getattr(settings, "SAWBONES_CLOCK_BATCH_SIZE", DEFAULT_BATCH_SIZE))
+
+
+@dataclass
+class Batch:
+    """What one batch did, written in bulk at its end."""
+
+    resolutions: list[Resolution] = field(default_factory=list)
+    # Loaded effects whose state changed (done or cancelled), in order.
+    touched: list[ScheduledEffect] = field(default_factory=list)
+    # (resolution, effect) for each applied effect, to link them once ids exist.
+    applied: list[tuple[Resolution, ScheduledEffect]] = field(default_factory=list)
+    new_effects: list[ScheduledEffect] = field(default_factory=list)
+    # Effects that existed before the batch but were not loaded, cancelled by key:
+    # (character id, keys, the resolution that cancelled them), in order.
+    cancelled_keys: list[tuple[int, set[str], Resolution]] = field(default_factory=list)
+    changed_characters: dict[int, Character] = field(default_factory=dict)
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+    handled: int = 0
+    last_minute: int | None = None
+    # The earliest due minute of the effects scheduled in this batch (cancelled or not:
+    # stopping early is always safe).
+    earliest_new: int | None = None
+    stop: tuple[str, Character, int] | None = None  # reason, character, minute
+    # What happened to whom, for the job's report (rules.clock.report).
+    report: ReportBuilder = field(default_factory=ReportBuilder)
+
+    def refused(self, effect: ScheduledEffect, character: Character, error: Exception) -> None:
+        """The ruleset refuses ``effect`` now (its wound was undone...): it is cancelled and
+        listed on the job for the referee; its dice are not used."""
+        effect.state = EffectState.CANCELLED
+        self.touched.append(effect)
+        self.skipped.append(
+            {
+                "effect": effect.pk,
+                "kind": effect.kind,
+                "character": character.pk,
+                "due_at": effect.due_at,
+                "error": str(error),
+            }
+        )
+        self.handled += 1
+        self.last_minute = effect.due_at
+
+    def cancel(
+        self,
+        character_id: int,
+        keys: Iterable[str],
+        loaded: list[ScheduledEffect],
+        by: Resolution,
+    ) -> None:
+        """Cancel the character's pending effects under ``keys``, each naming ``by``, the
+        resolution that cancelled it (undoing it revives them: rules.play.undo)."""
+        keys = set(keys)
+        if not keys:
+            return
+        for effect in (*loaded, *self.new_effects):
+            if (
+                effect.character_id == character_id
+                and effect.key in keys
+                and effect.state == EffectState.PENDING
+            ):
+                effect.state = EffectState.CANCELLED
+                effect.cancelled_by = by
+                if effect.pk is not None:
+                    self.touched.append(effect)
+        self.cancelled_keys.append((character_id, keys, by))
+
+
+def run_effects(campaign: Campaign, loaded: list[ScheduledEffect]) -> Batch:
+    """Apply the loaded effects in order, in memory; stop where the rules say so."""
+    ruleset = get_ruleset(campaign.ruleset)
+    options = {**ruleset.options, **campaign.options}
+    tables = campaign_tables(campaign)
+    locked = (
+        Character.objects.select_for_update()
+        .filter(pk__in={e.character_id for e in loaded})
+        .order_by("pk")
+    )
+    if use_copy():
+        # Each sheet as JSON text too, for its first resolution's sheet before: the COPY
+        # sends it as it came instead of encoding it again (ResolutionWriter).
+        locked = locked.annotate(sheet_json=Cast("sheet", TextField()))
+    characters = {c.pk: c for c in locked}
+    batch = Batch()
+    # The resolutions go to the database as they are made (ResolutionWriter).
+    with ResolutionWriter(len(loaded)) as writer:
+        for character in characters.values():
+            writer.known_text(character.sheet, getattr(character, "sheet_json", None))
+        for effect in loaded:
+            if effect.state != EffectState.PENDING:
+                continue  # cancelled by an earlier effect of this batch
+            # An effect scheduled in this batch and due before this one goes first: write
+            # the batch and let the next one load it in order.
+            if batch.earliest_new is not None and batch.earliest_new < effect.due_at:
+                break
+            character = characters[effect.character_id]
+            if character.pending_choice is not None:  # ruling G-3
+                batch.stop = (  # the page says where the clock stopped; the reason says why
+                    f"{character.name} waits on a choice ({character.pending_choice['prompt']}) "
+                    f"before “{effect_words(effect)}” can happen. Answer it, then resume.",
+                    character,
+                    effect.due_at,
+                )
+                break
+            context = Context(clock=effect.due_at, options=options, by_referee=True, tables=tables)
+            dice, generator = campaign_dice(campaign)
+            counter_start = generator.counter
+            try:
+                # The engine works on its own deep copy of the sheet (Ruleset.apply_effect):
+                # the sheet it is given stays the resolution's sheet before, untouched.
+                result = ruleset.apply_effect(
+                    character.sheet, effect.kind, effect.payload, dice, context
+                )
+                choice = stored_choice(result.pending_choice)
+                resolution = build_resolution(
+                    campaign=campaign,
+                    character=character,
+                    result=result,
+                    kind=ResolutionKind.EFFECT,
+                    action=effect.kind,
+                    params={"scheduled_effect": effect.pk, "payload": effect.payload},
+                    actor=None,
+                    counter_start=counter_start,
+                    counter_end=generator.counter,
+                    clock=effect.due_at,
+                    pending_choice=choice,
+                )
+            except (RuleError, ActionBlocked) as error:
+                batch.refused(effect, character, error)
+                continue
+            campaign.dice_counter = generator.counter
+            _record(batch, ruleset, character, effect, result, resolution, loaded, writer)
+            if resolution.pending_choice is not None:  # ruling G-3: catch-up stops at a decision
+                batch.stop = (
+                    f"{character.name} has a choice to make after “{effect_words(effect)}” "
+                    f"({resolution.pending_choice['prompt']}). Answer it, then resume.",
+                    character,
+                    effect.due_at,
+                )
+                break
+    return batch
+
+
+def _record(
+    batch: Batch,
+    ruleset: Any,
+    character: Character,
+    effect: ScheduledEffect,
+    result: Any,
+    resolution: Resolution,
+    loaded: list[ScheduledEffect],
+    writer: ResolutionWriter,
+) -> None:
+    """What applying ``effect`` did, in the batch: the report's line, the character's new
+    state in memory, its resolution (to the writer), the effect done, the effects it
+    cancels, then those it schedules (in that order: a result may replace an effect under
+    the same key)."""
+    choice = resolution.pending_choice
+    state_before = ruleset.status(character.sheet)
+    state_after = ruleset.status(result.sheet)
+    batch.report.add(
+        character_id=character.pk,
+        name=character.name,
+        state_before=state_before,
+        state_after=state_after,
+        clock=effect.due_at,
+        resolution=resolution,
+        summary=resolution.summary,
+        notable=notable_marks(
+            effect_kind=effect.kind,
+            state_before=state_before,
+            state_after=state_after,
+            sheet_before=character.sheet,
+            sheet_after=result.sheet,
+            outcome=result.outcome,
+            choice=choice is not None,
+        ),
+        # not told to players until revealed (G-4, rules.log.redaction)
+        hidden=not entry_seen(resolution, referee=False, applies_hidden_effect=effect.hidden).told,
+    )
+    character.sheet = result.sheet
+    character.version = resolution.version
+    character.pending_choice = choice
+    batch.changed_characters[character.pk] = character
+    batch.resolutions.append(resolution)
+    writer.add(resolution)
+    effect.state = EffectState.DONE
+    batch.touched.append(effect)
+    batch.applied.append((resolution, effect))
+    batch.cancel(character.pk, result.cancel_effects, loaded, resolution)
+    new_effects = build_scheduled_effects(resolution=resolution, result=result)
+    batch.new_effects.extend(new_effects)
+    if new_effects:
+        earliest = min(e.due_at for e in new_effects)
+        if batch.earliest_new is None or earliest < batch.earliest_new:
+            batch.earliest_new = earliest
+    batch.handled += 1
+    batch.last_minute = effect.due_at
+
+
+def write_batch(batch: Batch) -> None:
+    """Write a batch in bulk: the same rows ``rules.play.services.persist_result``
+    writes one by one."""
+    # The resolutions are in already (ResolutionWriter): link each applied effect to its own.
+    for resolution, effect in batch.applied:
+        effect.resolution = resolution
+    if batch.touched:
+        for effect in batch.touched:  # the canceller has its id now
+            _copy_canceller_id(effect)
+        # Compare-and-set: every effect the batch applied or cancelled was still pending.
+        changed = bulk_set(
+            ScheduledEffect,
+            batch.touched,
+            ["state", "resolution", "cancelled_by"],
+            where_pending=True,
+        )
+        if changed != len(batch.touched):
+            raise ClockConflict(
+                f"{len(batch.touched) - changed} effects were no longer pending; batch undone"
+            )
+    for character_id, keys, by in batch.cancelled_keys:
+        ScheduledEffect.objects.filter(
+            character_id=character_id, key__in=keys, state=EffectState.PENDING
+        ).update(state=EffectState.CANCELLED, cancelled_by_id=by.pk)
+    if batch.new_effects:
+        # Their ``created_by`` resolutions have ids now: copy them to the column.
+        for new_effect in batch.new_effects:
+            assert new_effect.created_by is not None
+            new_effect.created_by_id = new_effect.created_by.pk
+            _copy_canceller_id(new_effect)
+        if use_copy():
+            copy_rows(ScheduledEffect, batch.new_effects, with_pk=False)
+        else:
+            ScheduledEffect.objects.bulk_create(batch.new_effects)
+    if batch.changed_characters:
+        now = timezone.now()
+        characters = list(batch.changed_characters.values())
+        for character in characters:
+            character.updated_at = now
+        if use_copy():
+            if missing := sheets_from_log(batch.resolutions, now):
+                raise ClockConflict(f"{missing} characters' sheets were not set; batch undone")
+        else:
+            bulk_set(Character, characters, ["sheet", "version", "pending_choice", "updated_at"])
+
+
+def _copy_canceller_id(effect: ScheduledEffect) -> None:
+    """The resolution that cancelled ``effect`` in this batch was set before it had an
+    id (off PostgreSQL ids come with the bulk insert): copy it to the column."""
+    if effect.state == EffectState.CANCELLED and effect.cancelled_by is not None:
+        effect.cancelled_by_id = effect.cancelled_by.pk

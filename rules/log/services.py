@@ -1,0 +1,88 @@
+"""The log's rows as the play and the clock shape them: one resolution per state change
+of a character, and the effects it schedules. Saved by their callers
+(``rules.play.services.persist_result``, the clock's batches: ``rules.log.sql_writes``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from campaigns.models import Campaign
+from characters.models import Character
+from core.cleaning import json_without_nul, reject_nul_characters
+from rules.engine.interface import Result, copy_json
+from rules.log.models import Resolution, ScheduledEffect
+
+
+def build_resolution(
+    *,
+    campaign: Campaign,
+    character: Character,
+    result: Result,
+    kind: str,
+    action: str,
+    params: Mapping[str, Any],
+    actor: Any,
+    counter_start: int,
+    counter_end: int,
+    clock: int,
+    pending_choice: dict[str, Any] | None,
+    undoes: Resolution | None = None,
+    batch: Any = None,
+) -> Resolution:
+    """The unsaved log row of ``result`` for ``character`` (still at its old version).
+
+    The one place a resolution row is shaped: :func:`rules.play.services.persist_result`
+    saves one, the campaign clock (``rules.clock.services``) a batch of them
+    (``rules.log.sql_writes``).
+    """
+    reject_nul_characters(params, "params")
+    # The sheet's JSON text, made for the check, is what the clock's COPY writes: the
+    # largest value of the row is encoded once, not twice (bench/clock_advance.py).
+    sheet_text = json_without_nul(result.sheet, "the resolution")
+    reject_nul_characters(
+        [result.summary, dict(result.outcome), [dict(effect.payload) for effect in result.effects]],
+        "the resolution",
+    )
+    resolution = Resolution(
+        campaign=campaign,
+        character=character,
+        actor=actor if getattr(actor, "is_authenticated", False) else None,
+        kind=kind,
+        action=action,
+        params=copy_json(dict(params)),
+        rolls=[roll.as_dict() for roll in result.rolls],
+        # The engine knows sheets, not names: the log names the character.
+        summary=f"{character.name}: {result.summary}",
+        outcome=copy_json(dict(result.outcome)),
+        sheet_before=character.sheet,
+        sheet_after=result.sheet,
+        version=character.version + 1,
+        pending_choice=pending_choice,
+        clock=clock,
+        dice_counter_start=counter_start,
+        dice_counter_end=counter_end,
+        undoes=undoes,
+        elapsed_minutes=max(0, int(result.elapsed_minutes)),
+        batch=batch,
+    )
+    resolution.sheet_after_json = sheet_text
+    return resolution
+
+
+def build_scheduled_effects(*, resolution: Resolution, result: Result) -> list[ScheduledEffect]:
+    """The unsaved effect rows ``result`` schedules, due from the resolution's minute."""
+    return [
+        ScheduledEffect(
+            campaign=resolution.campaign,
+            character=resolution.character,
+            kind=effect.kind,
+            key=effect.key,
+            due_at=resolution.clock + max(0, effect.due_in),
+            payload=copy_json(dict(effect.payload)),
+            hidden=effect.hidden,
+            created_by=resolution,
+        )
+        for effect in result.effects
+    ]

@@ -1,0 +1,457 @@
+"""The log's rows written in as few statements as the database allows: the one module
+of ours that reaches into Django's SQL internals (issue 35), with its own tests
+(rules/log/tests/test_sql_writes.py).
+
+* :func:`write_action`: an action's sheet, dice counter, log row and clock (or clock
+  job), on PostgreSQL in one statement of data-modifying CTEs, each part compiled by
+  Django from the models (``InsertQuery``, ``UpdateQuery``) so the columns, the JSON and
+  the timestamps are written exactly as ``save()`` writes them; elsewhere as separate saves.
+* :class:`ResolutionWriter`, :class:`Copy`, :func:`copy_rows`: the clock's batches of
+  resolutions and new effects streamed with ``COPY`` (PostgreSQL), else ``bulk_create``.
+* :func:`bulk_set`, :func:`sheets_from_log`: a batch's updates in one statement each.
+
+Callers hold the locks and the transaction; this module decides nothing about the play
+or the clock, it writes the rows it is given.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack
+from datetime import datetime
+from types import TracebackType
+from typing import Any
+
+import psycopg
+from django.db import connection, connections, models
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models import (
+    AutoField,
+    BigAutoField,
+    BigIntegerField,
+    BooleanField,
+    CharField,
+    Field,
+    ForeignKey,
+    IntegerField,
+    Model,
+    OneToOneField,
+    PositiveBigIntegerField,
+    PositiveIntegerField,
+    PositiveSmallIntegerField,
+    SmallAutoField,
+    SmallIntegerField,
+    TextField,
+)
+from django.db.models.sql import InsertQuery, UpdateQuery
+from django.utils import timezone
+
+from campaigns.models import Campaign
+from characters.models import Character
+from rules.log.models import EffectState, Resolution
+
+
+def write_action(
+    campaign: Campaign,
+    character: Character,
+    resolution: Resolution,
+    *,
+    dice_rolled: bool,
+    clock: Any = None,
+    job: Model | None = None,
+) -> int | None:
+    """Save the sheet, the dice counter, the log row and what the action's time does to
+    the clock, if anything (``job``, a clock job to insert, or ``clock``, an SQL value
+    for the campaign's clock: rules.clock.action_time): on PostgreSQL in one statement
+    (the updates and the job's insert as data-modifying CTEs before the log row's
+    insert), one round trip where four were made; elsewhere (SQLite, the embedded mode)
+    as separate saves. The campaign's clock as written when ``clock`` is set.
+
+    Each statement is compiled by Django from the models, so the columns, the JSON and
+    the timestamps are written exactly as ``save()`` writes them."""
+    connection = connections[Resolution.objects.db]
+    campaign_values: dict[str, Any] = {}
+    if dice_rolled:
+        campaign_values["dice_counter"] = campaign.dice_counter
+    moving = clock is not None
+    if moving:
+        campaign_values["clock"] = clock
+    if connection.vendor != "postgresql":
+        return _write_apart(campaign, character, resolution, campaign_values, job)
+    character.updated_at = timezone.now()
+    parts = [
+        _update_sql(
+            Character,
+            character.pk,
+            {
+                "sheet": character.sheet,
+                "version": character.version,
+                "pending_choice": character.pending_choice,
+                "updated_at": character.updated_at,
+            },
+            connection.alias,
+        )
+    ]
+    returned = []  # (CTE, column) read back beside the log row's id
+    if campaign_values:
+        update, update_params = _update_sql(
+            Campaign, campaign.pk, campaign_values, connection.alias
+        )
+        if moving:
+            update += ' RETURNING "clock"'
+            returned.append((len(parts), '"clock"'))
+        parts.append((update, update_params))
+    if job is not None:
+        returned.append((len(parts), '"id"'))
+        parts.append(_insert_sql(job, connection.alias))
+    insert_sql, insert_params = _insert_sql(resolution, connection.alias)
+    ctes = ", ".join(f"write_{n} AS ({text})" for n, (text, _) in enumerate(parts))
+    params = [param for _, part_params in parts for param in part_params]
+    for n, column in returned:  # from their CTEs: names of ours, no value
+        insert_sql += f", (SELECT {column} FROM write_{n})"  # noqa: S608
+    with connection.cursor() as cursor:
+        cursor.execute(f"WITH {ctes} {insert_sql}", [*params, *insert_params])
+        row = cursor.fetchone()
+    resolution.pk = row[0]
+    if job is not None:
+        job.pk = row[-1]
+    for saved in (resolution, job):
+        if saved is not None:
+            saved._state.adding = False
+            saved._state.db = connection.alias
+    if moving:
+        campaign.clock = row[1]
+        return campaign.clock
+    return None
+
+
+def _write_apart(
+    campaign: Campaign,
+    character: Character,
+    resolution: Resolution,
+    campaign_values: dict[str, Any],
+    job: Model | None,
+) -> int | None:
+    """:func:`write_action`'s rows as separate saves (SQLite, the embedded mode)."""
+    character.save(update_fields=["sheet", "version", "pending_choice", "updated_at"])
+    if campaign_values:
+        Campaign.objects.filter(pk=campaign.pk).update(**campaign_values)
+    resolution.save()
+    if job is not None:
+        job.save(force_insert=True)
+    if "clock" in campaign_values:
+        campaign.clock = Campaign.objects.values_list("clock", flat=True).get(pk=campaign.pk)
+        return campaign.clock
+    return None
+
+
+def _insert_sql(obj: models.Model, using: str) -> tuple[str, tuple[Any, ...]]:
+    """``INSERT`` of the unsaved ``obj`` with ``RETURNING`` its id, compiled by Django
+    (defaults and timestamps as ``save()`` sets them), not run."""
+    model = type(obj)
+    insert = InsertQuery(model)
+    insert.insert_values([f for f in model._meta.concrete_fields if not f.primary_key], [obj])
+    compiler = insert.get_compiler(using)
+    compiler.returning_fields = [model._meta.pk]
+    [(text, params)] = compiler.as_sql()
+    return text, tuple(params)
+
+
+def _update_sql(
+    model: type[models.Model], pk: int, values: dict[str, Any], using: str
+) -> tuple[str, tuple[Any, ...]]:
+    """``UPDATE <model> SET <values> WHERE pk``, compiled by Django, not run."""
+    query = model._default_manager.filter(pk=pk).query.chain(UpdateQuery)
+    assert isinstance(query, UpdateQuery)
+    query.add_update_values(values)
+    text, params = query.get_compiler(using).as_sql()
+    return text, tuple(params)
+
+
+def sheets_from_log(resolutions: list[Resolution], now: datetime) -> int:
+    """Set each character's sheet, version and pending choice to its last resolution's
+    of the batch, in the database (PostgreSQL): the rows are in already, so the sheets
+    are neither sent nor parsed a second time. One statement; the number of characters
+    whose row was not found (0, unless something went wrong)."""
+    last = {r.character_id: r.pk for r in resolutions}  # a later resolution wins
+    db = connections[connection.alias]
+    quote = db.ops.quote_name
+    character, resolution = Character._meta, Resolution._meta
+
+    def column(meta: Any, name: str) -> str:
+        return quote(meta.get_field(name).column)
+
+    copied = ", ".join(
+        f"{column(character, to)} = r.{column(resolution, source)}"
+        for to, source in (
+            ("sheet", "sheet_after"),
+            ("version", "version"),
+            ("pending_choice", "pending_choice"),
+        )
+    )
+    # Only quoted names from the models' metadata go into the text; values are parameters.
+    sql = (
+        f"UPDATE {quote(character.db_table)} AS c SET {copied}, "  # noqa: S608
+        f"{column(character, 'updated_at')} = %s "
+        f"FROM {quote(resolution.db_table)} AS r "
+        f"WHERE r.{column(resolution, 'id')} = ANY(%s) "
+        f"AND c.{column(character, 'id')} = r.{column(resolution, 'character')}"
+    )
+    changed = _execute_bound(db, sql, [now, list(last.values())])
+    return len(last) - changed
+
+
+def use_copy() -> bool:
+    """Whether the batch writes its new rows with COPY (PostgreSQL) or ``bulk_create``."""
+    return connection.vendor == "postgresql"
+
+
+def take_ids(model: type[Model], count: int) -> list[int]:
+    """``count`` new ids from the table's sequence, in order (PostgreSQL; one query)."""
+    pk = model._meta.pk
+    assert pk is not None
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
+            [model._meta.db_table, pk.column, count],
+        )
+        return sorted(row[0] for row in cursor.fetchall())
+
+
+# Fields whose ``pre_save`` reads the attribute and whose ``get_db_prep_save`` gives a
+# value of these exact types back as it is (PostgreSQL may wrap an int in a psycopg
+# integer type: its text in a COPY is the same). Any other type or field: the field's way.
+_PLAIN_TYPES: dict[type[Field[Any, Any]], tuple[type, ...]] = {
+    **dict.fromkeys(
+        (
+            AutoField,
+            BigAutoField,
+            SmallAutoField,
+            IntegerField,
+            BigIntegerField,
+            SmallIntegerField,
+            PositiveIntegerField,
+            PositiveBigIntegerField,
+            PositiveSmallIntegerField,
+        ),
+        (int, type(None)),
+    ),
+    CharField: (str, type(None)),
+    TextField: (str, type(None)),
+    BooleanField: (bool, type(None)),
+}
+
+
+def _field_type(field: Field[Any, Any]) -> type[Field[Any, Any]]:
+    """The field's class; for a foreign key, its target's (a key is written as its id)."""
+    if type(field) in (ForeignKey, OneToOneField):
+        assert isinstance(field, ForeignKey)
+        return type(field.target_field)
+    return type(field)
+
+
+class Copy:
+    """A COPY into ``model``'s table (PostgreSQL): the rows ``bulk_create`` would insert.
+
+    Every concrete column (the primary key too when ``with_pk``, else the database
+    numbers the rows), each value through its field's ``pre_save`` (``auto_now_add``)
+    and ``get_db_prep_save`` as Django's insert does, unless the field would give it
+    back as it is (_PLAIN_TYPES) or it comes as JSON text made already; foreign keys
+    must be in their ``*_id`` attributes already. Rows go to the server as they are
+    written, in chunks: it stores them while the caller goes on. Errors are Django's
+    (an ``IntegrityError`` for a second resolution of one effect...); the COPY is logged
+    with the queries. Nothing else may use the connection while it is open.
+    """
+
+    def __init__(self, model: type[Model], *, with_pk: bool) -> None:
+        self.db = connections[connection.alias]  # not the proxy: read per value
+        self.fields = [f for f in model._meta.concrete_fields if with_pk or not f.primary_key]
+        quote = self.db.ops.quote_name
+        # Only quoted names from the model's metadata go into the text; values are data.
+        self.sql = (
+            f"COPY {quote(model._meta.db_table)} "
+            f"({', '.join(quote(f.column) for f in self.fields)}) FROM STDIN"
+        )
+        # Each column with the value types its field gives back unchanged (an int for an
+        # integer column...): such a value skips the field's calls (_PLAIN_TYPES).
+        self._columns = [(f, _PLAIN_TYPES.get(_field_type(f), ())) for f in self.fields]
+        self.written: list[Model] = []
+        self._stack = ExitStack()
+        self._start = 0.0
+        self._writer: Any = None
+
+    def __enter__(self) -> Copy:
+        self._start = time.monotonic()
+        self._stack.enter_context(self.db.wrap_database_errors)
+        cursor = self._stack.enter_context(self.db.cursor())
+        self._writer = self._stack.enter_context(cursor.cursor.copy(self.sql))
+        return self
+
+    def write(self, obj: Model, texts: dict[str, str] | None = None) -> None:
+        """Write ``obj``'s row; ``texts``: JSON columns' values as JSON text made already
+        (by attname), written as they are instead of encoded again."""
+        db = self.db
+        row = []
+        for column, plain in self._columns:
+            name = column.attname
+            if texts and name in texts:
+                row.append(texts[name])
+                continue
+            if plain:
+                value = getattr(obj, name)
+                if type(value) in plain:  # the field would give the same value back
+                    row.append(value)
+                    continue
+            row.append(column.get_db_prep_save(column.pre_save(obj, True), db))
+        self._writer.write_row(row)
+        self.written.append(obj)
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self._stack.__exit__(exc_type, exc, traceback)  # ends the COPY, or aborts it
+        if exc_type is None:
+            for obj in self.written:
+                obj._state.adding = False
+                obj._state.db = self.db.alias
+            _log_query(self.db, f"{self.sql} -- {len(self.written)} rows", self._start)
+
+
+def copy_rows(model: type[Model], objs: list[Any], *, with_pk: bool) -> None:
+    """Insert ``objs`` with one COPY (see :class:`Copy`)."""
+    with Copy(model, with_pk=with_pk) as rows:
+        for obj in objs:
+            rows.write(obj)
+
+
+class ResolutionWriter:
+    """Where a batch puts its resolutions as it makes them.
+
+    On PostgreSQL each is written at once into a COPY that stays open while the batch
+    applies the next effects, so the database stores the rows while Python works out
+    the following ones (two cores at work, not one after the other). Ids are taken
+    from the table's sequence when the first resolution comes, one for each effect the
+    batch loaded (those left unused are skipped numbers, as a rolled-back insert
+    leaves), and given in order: ids follow the log, as ``bulk_create`` gives them. No
+    query may run while the COPY is open: the batch's loop makes none. Elsewhere the
+    resolutions are bulk-created when the batch's loop ends.
+    """
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.pending: list[Resolution] = []  # for bulk_create, off PostgreSQL
+        self._copy: Copy | None = None
+        self._ids: Iterator[int] = iter(())
+        # The JSON text of each sheet written after, by the sheet's id (the sheet kept so
+        # the id is not reused): a character's next resolution has it as its sheet before.
+        self._texts: dict[int, tuple[Any, str]] = {}
+
+    def __enter__(self) -> ResolutionWriter:
+        return self
+
+    def known_text(self, sheet: Any, text: str | None) -> None:
+        """``text`` is ``sheet`` as JSON (any text PostgreSQL parses to the same value)."""
+        if text is not None:
+            self._texts[id(sheet)] = (sheet, text)
+
+    def add(self, resolution: Resolution) -> None:
+        if not use_copy():
+            self.pending.append(resolution)
+            return
+        if self._copy is None:
+            self._ids = iter(take_ids(Resolution, self.capacity))
+            self._copy = Copy(Resolution, with_pk=True).__enter__()
+        resolution.pk = next(self._ids)
+        # The sheets as JSON text made already: the one build_resolution checked for NUL,
+        # and the sheet before, which is the character's last sheet after in this batch
+        # (the same object, which nothing changes once the engine returned it).
+        texts = {}
+        after = resolution.sheet_after_json
+        if after is not None:
+            texts["sheet_after"] = after
+        before = self._texts.get(id(resolution.sheet_before))
+        if before is not None and before[0] is resolution.sheet_before:
+            texts["sheet_before"] = before[1]
+        self._copy.write(resolution, texts)
+        if after is not None:
+            self._texts[id(resolution.sheet_after)] = (resolution.sheet_after, after)
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if self._copy is not None:
+            self._copy.__exit__(exc_type, exc, traceback)
+        elif exc_type is None and self.pending:
+            Resolution.objects.bulk_create(self.pending)
+
+
+def bulk_set(
+    model: type[Model], objs: list[Any], names: list[str], *, where_pending: bool = False
+) -> int:
+    """Update ``names`` of each object's row in one statement; the number of rows changed.
+
+    On PostgreSQL, ``UPDATE ... FROM unnest(<one array per column>)``: Django's
+    ``bulk_update`` builds a CASE expression per row and field, several times slower for
+    a batch of sheets, and a ``VALUES`` list of one parameter per value costs the client
+    and the server's parser per row. ``where_pending`` changes only rows still pending
+    (the effects' compare-and-set).
+    """
+    if connection.vendor != "postgresql":
+        rows = model._default_manager.all()
+        if where_pending:
+            rows = rows.filter(state=EffectState.PENDING)
+        return rows.bulk_update(objs, names)
+    db = connections[connection.alias]  # not the proxy: its attributes are read per value
+    quote = db.ops.quote_name
+    pk = model._meta.pk
+    assert pk is not None
+    fields: list[Field[Any, Any]] = []
+    for name in names:
+        field = model._meta.get_field(name)
+        assert isinstance(field, Field), name  # a column of the model, not a relation's far end
+        fields.append(field)
+    columns = [pk, *fields]
+    # Only quoted names from the model's metadata go into the text; values are parameters.
+    table = quote(model._meta.db_table)
+    arrays = ", ".join(f"%s::{field.db_type(db)}[]" for field in columns)
+    aliases = ", ".join(quote(field.column) for field in columns)
+    assignments = ", ".join(f"{quote(f.column)} = v.{quote(f.column)}" for f in fields)
+    condition = f"t.{quote(pk.column)} = v.{quote(pk.column)}"
+    params: list[Any] = [[obj.pk for obj in objs]]
+    params.extend([f.get_db_prep_save(getattr(obj, f.attname), db) for obj in objs] for f in fields)
+    if where_pending:
+        condition += f" AND t.{quote('state')} = %s"
+        params.append(EffectState.PENDING.value)
+    sql = f"UPDATE {table} AS t SET {assignments} FROM unnest({arrays}) AS v({aliases}) WHERE {condition}"  # noqa: E501, S608
+    return _execute_bound(db, sql, params)
+
+
+def _execute_bound(db: BaseDatabaseWrapper, sql: str, params: list[Any]) -> int:
+    """Run one statement with its values sent apart from its text; the rows it changed.
+
+    Django's cursors bind on the client: psycopg quotes every value into the text, which
+    for a batch of sheets costs about as much as the update itself. Here the values go
+    as parameters (server-side binding). Errors are Django's, the statement is logged
+    with the others when queries are (debug, tests, the benchmark).
+    """
+    start = time.monotonic()
+    db.ensure_connection()
+    db.validate_no_broken_transaction()
+    with db.wrap_database_errors, psycopg.Cursor(db.connection) as cursor:
+        cursor.execute(sql, params)
+        changed = cursor.rowcount
+    _log_query(db, sql, start)
+    return changed
+
+
+def _log_query(db: BaseDatabaseWrapper, sql: str, start: float) -> None:
+    """Log a statement run outside Django's cursors, as Django logs its own."""
+    if db.queries_logged:
+        db.queries_log.append({"sql": sql, "time": f"{time.monotonic() - start:.3f}"})
