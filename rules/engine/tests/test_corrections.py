@@ -195,7 +195,9 @@ def corrected(draw: st.DrawFn, sheet: dict[str, Any], other: dict[str, Any]) -> 
     current = sheet[key]
     numbers = _numbers(sheet)
     options: list[st.SearchStrategy[Any]] = [
-        st.just(other[key]),  # what the field holds on another sheet in play
+        # what the field holds on another sheet in play (an optional field, such as
+        # old_school's critical_injuries, may be on one sheet only: then what it holds)
+        st.just(other.get(key, copy.deepcopy(current))),
         st.just(copy.deepcopy(current)),  # what it holds already
         st.sampled_from([v for v in sheet.values() if not isinstance(v, list | dict)] or [0]),
         st.sampled_from(numbers),
