@@ -13,8 +13,12 @@ PYTEST_WORKERS ?= 4
 # Tests that run once (README): the drills start their own PostgreSQL and Redis whatever
 # the configuration, so they run in the PostgreSQL configuration (DATABASE_URL set) only;
 # the rules engine's tests (marker pure) touch no database nor broker, so they run in the
-# default configuration only.
-PYTEST_ONCE := $(if $(findstring postgres,$(DATABASE_URL)),-m "not pure",-m "not drill")
+# default configuration only; of the browser tests, the page walks (marker walk: reading
+# every page) run in the default configuration, the stories (acting through the pages)
+# against PostgreSQL and Redis.
+ONCE_IN_POSTGRES := -m "not pure and not walk"
+ONCE_IN_DEFAULT := -m "not drill and (walk or not browser)"
+PYTEST_ONCE := $(if $(findstring postgres,$(DATABASE_URL)),$(ONCE_IN_POSTGRES),$(ONCE_IN_DEFAULT))
 
 .PHONY: run test lint browser clean
 

@@ -69,11 +69,14 @@ ENGINE_TESTS = Path(__file__).resolve().parent / "rules" / "engine" / "tests"
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:
-    """Mark the engine's tests "pure" as they are collected (before -m selects)."""
+    """Mark the engine's tests "pure" as they are collected (before -m selects), and
+    refuse a test the Makefile's selections would run in neither configuration."""
     if ENGINE_TESTS in item.path.parents:
         item.add_marker(pytest.mark.pure)
-        if item.get_closest_marker("drill") is not None:  # it would run in neither
-            raise pytest.UsageError(f"{item.nodeid}: a drill cannot be pure")
+    drill = item.get_closest_marker("drill") is not None
+    for once_in_default in ("pure", "walk"):  # a drill runs in the PostgreSQL one only
+        if drill and item.get_closest_marker(once_in_default) is not None:
+            raise pytest.UsageError(f"{item.nodeid}: a drill cannot be {once_in_default}")
 
 
 @pytest.hookimpl(trylast=True)

@@ -28,7 +28,7 @@ from rules.log.selectors import campaign_tables_view
 from tests.browser import a11y
 from tests.browser.conftest import DESKTOP, PHONE, log_in
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.walk, pytest.mark.django_db(transaction=True)]
 
 THEMES: tuple[Literal["light", "dark"], ...] = ("light", "dark")
 WIDTHS = {"laptop": DESKTOP, "phone": PHONE}

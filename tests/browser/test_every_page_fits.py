@@ -23,7 +23,7 @@ from rules.log.models import Resolution
 from tests.browser.conftest import log_in
 from tests.browser.test_accessibility import whole_pages
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.walk, pytest.mark.django_db(transaction=True)]
 
 NARROW: ViewportSize = {"width": 320, "height": 640}
 NAME_LENGTH = min(300, Character._meta.get_field("name").max_length or 300)

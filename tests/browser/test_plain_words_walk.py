@@ -22,7 +22,7 @@ from rules.engine.registry import get_ruleset, ruleset_keys
 from tests.browser.conftest import log_in
 from web.plain import RULING_ID
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.walk, pytest.mark.django_db(transaction=True)]
 
 CODE_WORDS = {
     "snake_case": re.compile(r"\b[a-z]+_[a-z0-9_]+\b"),
