@@ -1,7 +1,7 @@
 """Forms built from JSON Schemas: an action's params, a new character's first fields.
 
 The rules engine describes every action's params as a closed JSON Schema
-(``rules.engine.interface.params_schema``). :func:`schema_fields` turns one into form
+(``rules.engine.schemas.params_schema``). :func:`schema_fields` turns one into form
 fields the templates draw (``templates/characters/_field.html``) and
 :func:`parse_params` reads the posted form back into params through a django form
 (:class:`ParamsForm`, one :class:`ControlField` per control). Only the conversion from
