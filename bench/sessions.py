@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 # bench/ is on the path of a bench script
 from actions import BenchPostgres  # noqa: E402
-from live_pages import (  # noqa: E402
+from servers import (  # noqa: E402
     bench_env,
     free_port,
     gunicorn_cpu,
