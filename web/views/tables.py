@@ -122,9 +122,10 @@ def _read_json(edit: _Edit, shape: Shape | None, post: Any, ruleset: Ruleset, ke
         data = json.loads(edit.text)
         ruleset.validate_table(key, data)
     except ValueError as problem:
+        # RuleError is a ValueError, so the ruleset's refusal too is worded as JSON that
+        # does not read: as before this step was split out (an "except RuleError"
+        # after this one was never reached)
         edit.problem = plain_json_problem(problem)
-    except RuleError as problem:
-        edit.problem = plain_table_problem(str(problem))
     else:
         edit.data = data
         if shape is not None:
