@@ -60,7 +60,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 # bench/ is on the path of a bench script
-from live_pages import (  # noqa: E402
+from servers import (  # noqa: E402
     bench_env,
     children,
     free_port,

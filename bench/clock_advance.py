@@ -211,7 +211,7 @@ def copy_cost(campaign: Any, version_offset: int, full_every: int | None = 1) ->
     return len(rows), cost
 
 
-def main() -> None:
+def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--characters", type=int, default=500)
     parser.add_argument("--batch-size", type=int, default=500)
@@ -219,7 +219,105 @@ def main() -> None:
     parser.add_argument(
         "--profile", type=int, default=0, metavar="N", help="print the advance's top N functions"
     )
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def advance_clock(
+    campaign: Any, profile: cProfile.Profile | None
+) -> tuple[Any, EngineTimer, CaptureQueriesContext, Cost]:
+    """The campaign's clock advanced by ``ADVANCE`` minutes, timed: the finished job, the
+    engine's share, the queries and the whole advance's cost."""
+    with (
+        EngineTimer(get_ruleset("old_school")) as engine,
+        CaptureQueriesContext(connection) as queries,
+        measured() as advance,
+    ):
+        if profile is not None:
+            profile.enable()
+        job = clock_advance_start(campaign_id=campaign.pk, minutes=ADVANCE)
+        if profile is not None:
+            profile.disable()
+    job.refresh_from_db()
+    assert job.state == "done", (job.state, job.reason)
+    return job, engine, queries, advance
+
+
+def print_costs(rows: int, costs: dict[str, Cost]) -> None:
+    print(f"{'':<44}{'wall s':>8}{'rows/s':>8}{'CPU s':>7}{'(ours':>7}{'+ db)':>7}")
+    for name, cost in costs.items():
+        cpu = "" if cost.cpu is None else f"{cost.cpu:>7.2f}{cost.client:>7.2f}{cost.server:>7.2f}"
+        print(f"{name:<44}{cost.wall:>8.2f}{rows / cost.wall:>8,.0f}{cpu}")
+
+
+def print_ratios(ratios: tuple[tuple[str, Cost, Cost], ...]) -> None:
+    print(f"{'ratio':<28}{'wall':>7}{'CPU':>7}")
+    for name, a, b in ratios:
+        cpu = "" if a.cpu is None or b.cpu is None else f"{a.cpu / b.cpu:>7.2f}"
+        print(f"{name:<28}{a.wall / b.wall:>7.2f}{cpu}")
+
+
+def compare(args: argparse.Namespace) -> None:
+    """The advance of a campaign of ``--characters``, and the same rows written by
+    bulk_create and by COPY, printed side by side."""
+    print(f"database: {connection.vendor} {connection.settings_dict['NAME']}")
+    start = time.perf_counter()
+    campaign = build(args.characters)
+    print(
+        f"set-up: {args.characters} characters with {DISEASE} in "
+        f"{time.perf_counter() - start:.1f} s"
+    )
+    profile = cProfile.Profile() if args.profile else None
+    job, engine, queries, advance = advance_clock(campaign, profile)
+    effects = job.done
+    saves = Resolution.objects.filter(campaign=campaign, action="disease_save").count()
+    left = ScheduledEffect.objects.filter(
+        campaign=campaign, state="pending", kind="disease_save"
+    ).count()
+    rows, bulk = bulk_create_cost(campaign)
+    copied, copy = copy_cost(campaign, 2 * 10**6)
+    assert rows == copied == effects, (rows, copied, effects)
+    _, change = copy_cost(campaign, 3 * 10**6, full_every=None)
+    _, every10 = copy_cost(campaign, 4 * 10**6, full_every=10)
+
+    print(
+        f"advance: {ADVANCE} in-game minutes, {effects} effects applied "
+        f"({saves} disease saves, {effects - saves} sleep windows), "
+        f"{left} disease saves left"
+    )
+    print(
+        f"{len(queries)} queries ({len(queries) / effects:.3f} per effect), "
+        f"batch size {args.batch_size}; the rules engine (apply_effect) took "
+        f"{engine.seconds:.2f} s of the advance"
+    )
+    print()
+    print_costs(
+        rows,
+        {
+            "advance (writes its rows)": advance,
+            f"bulk_create of its {rows} rows": bulk,
+            f"COPY of the same {rows} rows": copy,
+            "COPY, sheets as the change only": change,
+            "COPY, full sheets every 10th version": every10,
+        },
+    )
+    print()
+    print_ratios(
+        (
+            ("advance / bulk_create", advance, bulk),
+            ("advance / COPY", advance, copy),
+            ("bulk_create / COPY", bulk, copy),
+            ("COPY change only / full", change, copy),
+            ("COPY full every 10th / full", every10, copy),
+        )
+    )
+    print(f"load average (1, 5, 15 min): {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if profile is not None:
+        print()
+        pstats.Stats(profile).sort_stats("cumulative").print_stats(args.profile)
+
+
+def main() -> None:
+    args = arguments()
     settings.SAWBONES_CLOCK_BATCH_SIZE = args.batch_size
     if connection.vendor != "postgresql":
         sys.exit("the benchmark compares with PostgreSQL's COPY: run it on PostgreSQL")
@@ -227,78 +325,7 @@ def main() -> None:
     connection.settings_dict["TEST"]["NAME"] = f"{connection.settings_dict['NAME']}_clockbench"
     old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
     try:
-        print(f"database: {connection.vendor} {connection.settings_dict['NAME']}")
-        start = time.perf_counter()
-        campaign = build(args.characters)
-        print(
-            f"set-up: {args.characters} characters with {DISEASE} in "
-            f"{time.perf_counter() - start:.1f} s"
-        )
-
-        profile = cProfile.Profile() if args.profile else None
-        with (
-            EngineTimer(get_ruleset("old_school")) as engine,
-            CaptureQueriesContext(connection) as queries,
-            measured() as advance,
-        ):
-            if profile is not None:
-                profile.enable()
-            job = clock_advance_start(campaign_id=campaign.pk, minutes=ADVANCE)
-            if profile is not None:
-                profile.disable()
-        job.refresh_from_db()
-        assert job.state == "done", (job.state, job.reason)
-        effects = job.done
-        saves = Resolution.objects.filter(campaign=campaign, action="disease_save").count()
-        left = ScheduledEffect.objects.filter(
-            campaign=campaign, state="pending", kind="disease_save"
-        ).count()
-        rows, bulk = bulk_create_cost(campaign)
-        copied, copy = copy_cost(campaign, 2 * 10**6)
-        assert rows == copied == effects, (rows, copied, effects)
-        _, change = copy_cost(campaign, 3 * 10**6, full_every=None)
-        _, every10 = copy_cost(campaign, 4 * 10**6, full_every=10)
-
-        print(
-            f"advance: {ADVANCE} in-game minutes, {effects} effects applied "
-            f"({saves} disease saves, {effects - saves} sleep windows), "
-            f"{left} disease saves left"
-        )
-        print(
-            f"{len(queries)} queries ({len(queries) / effects:.3f} per effect), "
-            f"batch size {args.batch_size}; the rules engine (apply_effect) took "
-            f"{engine.seconds:.2f} s of the advance"
-        )
-        print()
-        print(f"{'':<44}{'wall s':>8}{'rows/s':>8}{'CPU s':>7}{'(ours':>7}{'+ db)':>7}")
-        for name, cost in (
-            ("advance (writes its rows)", advance),
-            (f"bulk_create of its {rows} rows", bulk),
-            (f"COPY of the same {rows} rows", copy),
-            ("COPY, sheets as the change only", change),
-            ("COPY, full sheets every 10th version", every10),
-        ):
-            cpu = (
-                ""
-                if cost.cpu is None
-                else f"{cost.cpu:>7.2f}{cost.client:>7.2f}{cost.server:>7.2f}"
-            )
-            print(f"{name:<44}{cost.wall:>8.2f}{rows / cost.wall:>8,.0f}{cpu}")
-        print()
-        print(f"{'ratio':<28}{'wall':>7}{'CPU':>7}")
-        for name, a, b in (
-            ("advance / bulk_create", advance, bulk),
-            ("advance / COPY", advance, copy),
-            ("bulk_create / COPY", bulk, copy),
-            ("COPY change only / full", change, copy),
-            ("COPY full every 10th / full", every10, copy),
-        ):
-            cpu = "" if a.cpu is None or b.cpu is None else f"{a.cpu / b.cpu:>7.2f}"
-            print(f"{name:<28}{a.wall / b.wall:>7.2f}{cpu}")
-        print(f"load average (1, 5, 15 min): {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-        if profile is not None:
-            print()
-            pstats.Stats(profile).sort_stats("cumulative").print_stats(args.profile)
+        compare(args)
     finally:
         if args.keep:
             print(f"kept database {connection.settings_dict['NAME']}")

@@ -122,6 +122,47 @@ def alerts_fired(address: str, start: float, end: float) -> list[str]:
     ]
 
 
+def flood_beside_quiet_advances(app: App, world: dict[str, Any], events: int) -> list[str]:
+    """``events`` actions sent at the flooded campaigns, and how long the quiet campaign's
+    advance takes before, during and at the end of the flood."""
+    token, referee, quiet = world["token"], world["referee"], world["quiet"]
+    seen: list[str] = []
+    before = flood.quiet_advance(app, referee, quiet["campaign"])
+    seen.append(f"quiet advance before the flood: {before['took']:.2f} s")
+    characters = [c["character"] for c in world["flooded"]]
+
+    def send_flood() -> None:
+        with ThreadPoolExecutor(6) as pool:
+            one = lambda n: flood.act(app, token, characters[n % flood.CAMPAIGNS])  # noqa: E731
+            list(pool.map(one, range(events)))
+
+    flooding = threading.Thread(target=send_flood)
+    began = time.monotonic()
+    flooding.start()
+    time.sleep(10)
+    during = flood.quiet_advance(app, referee, quiet["campaign"])
+    seen.append(f"quiet advance mid-flood: {during['took']:.2f} s")
+    flooding.join()
+    seen.append(f"{events} actions answered in {time.monotonic() - began:.0f} s")
+    after = flood.quiet_advance(app, referee, quiet["campaign"])
+    seen.append(f"quiet advance at the flood's end: {after['took']:.2f} s")
+    return seen
+
+
+def panel_series(
+    address: str, start: float, end: float
+) -> tuple[list[dict[str, Any]], dict[str, list[list[dict[str, Any]]]]]:
+    """The dashboard's panels and, by panel id, each of its queries' series over the run."""
+    panels: list[dict[str, Any]] = json.loads(DASHBOARD.read_text())["panels"]
+    series = {
+        str(panel["id"]): [
+            query_range(address, target["expr"], start, end) for target in panel.get("targets", [])
+        ]
+        for panel in panels
+    }
+    return panels, series
+
+
 def run_flood(events: int) -> tuple[dict[str, Any], list[str]]:
     """The drill's flood with Prometheus watching; every panel's series and what was seen."""
     with servers() as (base, postgres, redis):
@@ -138,7 +179,6 @@ def run_flood(events: int) -> tuple[dict[str, Any], list[str]]:
             f"{live.url}/quiet",
             "1",
         )
-        token, referee, quiet = world["token"], world["referee"], world["quiet"]
         app.start_web()
         workers = app.start_queue_workers()
         app.start_beat()
@@ -152,25 +192,7 @@ def run_flood(events: int) -> tuple[dict[str, Any], list[str]]:
             wait_for(lambda: all(map(app.worker_ready, workers)), 60, "the workers", app.logs)
             start = time.time()
             time.sleep(20)  # a quiet stretch before the flood
-            before = flood.quiet_advance(app, referee, quiet["campaign"])
-            seen.append(f"quiet advance before the flood: {before['took']:.2f} s")
-            characters = [c["character"] for c in world["flooded"]]
-
-            def send_flood() -> None:
-                with ThreadPoolExecutor(6) as pool:
-                    one = lambda n: flood.act(app, token, characters[n % flood.CAMPAIGNS])  # noqa: E731
-                    list(pool.map(one, range(events)))
-
-            flooding = threading.Thread(target=send_flood)
-            began = time.monotonic()
-            flooding.start()
-            time.sleep(10)
-            during = flood.quiet_advance(app, referee, quiet["campaign"])
-            seen.append(f"quiet advance mid-flood: {during['took']:.2f} s")
-            flooding.join()
-            seen.append(f"{events} actions answered in {time.monotonic() - began:.0f} s")
-            after = flood.quiet_advance(app, referee, quiet["campaign"])
-            seen.append(f"quiet advance at the flood's end: {after['took']:.2f} s")
+            seen += flood_beside_quiet_advances(app, world, events)
             time.sleep(30)  # the failing URLs back off; the alerts have their time
             revived = Receiver(dead_port)
             hooks = [str(c["webhook"]) for c in world["flooded"]]
@@ -187,14 +209,7 @@ def run_flood(events: int) -> tuple[dict[str, Any], list[str]]:
             )
             time.sleep(30)  # the dashboard settles
             end = time.time()
-            panels = json.loads(DASHBOARD.read_text())["panels"]
-            series = {
-                str(panel["id"]): [
-                    query_range(address, target["expr"], start, end)
-                    for target in panel.get("targets", [])
-                ]
-                for panel in panels
-            }
+            panels, series = panel_series(address, start, end)
             seen += alerts_fired(address, start, end)
             return {"panels": panels, "series": series, "start": start, "end": end}, seen
         finally:

@@ -208,6 +208,53 @@ def engine(repeat: int) -> float:
     return worst
 
 
+def bench_character(ruleset: Ruleset, referee: Any) -> Any:
+    """A character of ``ruleset`` in a campaign of its own refereed by ``referee``."""
+    from campaigns.models import Membership
+    from campaigns.services import campaign_create
+    from rules.play.services import campaign_table_set, character_create
+
+    campaign = campaign_create(user=referee, name=f"Bench {ruleset.key}", ruleset=ruleset.key)
+    membership = Membership.objects.get(campaign=campaign, user=referee)
+    if ruleset.key == "warband":
+        campaign_table_set(campaign=campaign, key="scars", data=SCARS)
+    initial = {**ruleset.example_initial, **INITIAL.get(ruleset.key, {})}
+    character = character_create(membership=membership, name="Bench", sheet=initial)
+    character.refresh_from_db()
+    return character
+
+
+def time_case(
+    client: Any, url: str, body: dict[str, Any], repeat: int
+) -> tuple[list[float], list[float]] | str:
+    """``repeat`` odds requests, each followed by a GET of the character, in ms; or why
+    the odds were refused (nothing to time)."""
+    from django.core.cache import cache
+
+    def ask() -> tuple[Any, float]:
+        cache.clear()  # the request limits count in the cache: not what we time
+        start = time.perf_counter()
+        response = client.post(f"{url}odds/", body, content_type="application/json")
+        return response, (time.perf_counter() - start) * 1000
+
+    def read() -> float:
+        cache.clear()
+        start = time.perf_counter()
+        response = client.get(url)
+        assert response.status_code == 200, response.status_code
+        return (time.perf_counter() - start) * 1000
+
+    response, _ = ask()  # warm-up, and is there anything to time?
+    if response.status_code != 200:
+        return f"{response.status_code}: {str(response.json())[:60]}"
+    read()
+    odds_times, read_times = [], []
+    for _ in range(repeat):  # interleaved: both see the same load
+        odds_times.append(ask()[1])
+        read_times.append(read())
+    return odds_times, read_times
+
+
 def server(repeat: int) -> float:
     """The odds through the API on a real database, beside a plain GET of the character."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
@@ -215,14 +262,10 @@ def server(repeat: int) -> float:
 
     django.setup()
     from django.contrib.auth import get_user_model
-    from django.core.cache import cache
     from django.db import connection
     from django.test import Client
 
-    from campaigns.models import Membership
-    from campaigns.services import campaign_create
     from characters.models import Character
-    from rules.play.services import campaign_table_set, character_create
 
     connection.settings_dict.setdefault("TEST", {})
     connection.settings_dict["TEST"]["NAME"] = f"{connection.settings_dict['NAME']}_oddsbench"
@@ -239,45 +282,16 @@ def server(repeat: int) -> float:
             f"{'GET p50':>10}{'GET p95':>10}{'p95 ratio':>10}{'pair +p50':>10}"
         )
         for ruleset in all_rulesets():
-            campaign = campaign_create(
-                user=referee, name=f"Bench {ruleset.key}", ruleset=ruleset.key
-            )
-            membership = Membership.objects.get(campaign=campaign, user=referee)
-            if ruleset.key == "warband":
-                campaign_table_set(campaign=campaign, key="scars", data=SCARS)
-            initial = {**ruleset.example_initial, **INITIAL.get(ruleset.key, {})}
-            character = character_create(membership=membership, name="Bench", sheet=initial)
+            character = bench_character(ruleset, referee)
             url = f"/api/v1/characters/{character.pk}/"
-            character.refresh_from_db()
-            fresh = character.sheet
             for label, action, params in cases(ruleset):
-                body = {"action": action, "params": params}
-                sheet = prepared(ruleset, fresh, action)
+                sheet = prepared(ruleset, character.sheet, action)
                 Character.objects.filter(pk=character.pk).update(sheet=sheet)
-
-                def ask(body: dict[str, Any] = body, url: str = url) -> Any:
-                    cache.clear()  # the request limits count in the cache: not what we time
-                    start = time.perf_counter()
-                    response = client.post(f"{url}odds/", body, content_type="application/json")
-                    return response, (time.perf_counter() - start) * 1000
-
-                def read(url: str = url) -> float:
-                    cache.clear()
-                    start = time.perf_counter()
-                    response = client.get(url)
-                    assert response.status_code == 200, response.status_code
-                    return (time.perf_counter() - start) * 1000
-
-                response, _ = ask()  # warm-up, and is there anything to time?
-                if response.status_code != 200:
-                    reason = str(response.json())[:60]
-                    print(f"{ruleset.key:<18}{label:<24}  {response.status_code}: {reason}")
+                timed = time_case(client, url, {"action": action, "params": params}, repeat)
+                if isinstance(timed, str):
+                    print(f"{ruleset.key:<18}{label:<24}  {timed}")
                     continue
-                read()
-                odds_times, read_times = [], []
-                for _ in range(repeat):  # interleaved: both see the same load
-                    odds_times.append(ask()[1])
-                    read_times.append(read())
+                odds_times, read_times = timed
                 p95, base = percentile(odds_times, 0.95), percentile(read_times, 0.95)
                 worst = max(worst, p95)
                 # What the odds add to a request: the median of each pair's difference

@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 # bench/ is on the path of a bench script
 from actions import BenchPostgres  # noqa: E402
-from live_pages import (  # noqa: E402
+from servers import (  # noqa: E402
     bench_env,
     free_port,
     gunicorn_cpu,
@@ -129,14 +129,101 @@ def client(args: tuple[dict[str, int], dict[str, Any], str, float]) -> list[floa
     return latencies
 
 
-def main() -> None:
+Results = dict[tuple[str, str], tuple[list[float], dict[str, float]]]
+
+
+def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--before", type=Path, required=True, help="the checkout before")
     parser.add_argument("--app", type=Path, default=ROOT, help="the checkout after")
     parser.add_argument("--seconds", type=float, default=6.0)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--clients", type=int, default=8)
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def start_servers(
+    env: dict[str, str], apps: dict[str, Path], servers: list[Any]
+) -> tuple[dict[str, dict[str, int]], dict[str, list[int]]]:
+    """A web and an events server for each checkout: their ports and their masters' pids.
+    Each server joins ``servers`` as it starts, so the caller stops whatever did."""
+    events_env = {**env, "DATABASE_CONN_MAX_AGE": "0", "DATABASE_POOL_MAX_SIZE": "4"}
+    ports: dict[str, dict[str, int]] = {}
+    masters: dict[str, list[int]] = {}
+    for label, app in apps.items():
+        ports[label] = {"web": free_port(), "events": free_port()}
+        web = start_server(
+            env, ports[label]["web"], ["config.wsgi:application", "--workers=3"], app
+        )
+        servers.append(web)
+        events = start_server(events_env, ports[label]["events"], EVENTS, app)
+        servers.append(events)
+        masters[label] = [web.pid, events.pid]
+    return ports, masters
+
+
+def stamp_sheets(port: int, players: list[dict[str, Any]]) -> None:
+    """Each player's sheet's stamp, as its page carries it."""
+    for who in players:
+        status, page = fetch(port, who, f"/characters/{who['character']}/")
+        assert status == 200, status
+        who["stamp"] = re.search(rb"/live/\?v=([^\"&]+)", page).group(1).decode()  # type: ignore[union-attr]
+
+
+def measure(
+    args: argparse.Namespace,
+    ports: dict[str, dict[str, int]],
+    masters: dict[str, list[int]],
+    players: list[dict[str, Any]],
+    pg: BenchPostgres,
+    redis: Redis,
+) -> Results:
+    """Every kind of request against each checkout in turn, ``--rounds`` times: the
+    latencies and the CPU each part spent."""
+    results: Results = {}
+    for label in ports:
+        for kind in KINDS:
+            results[(label, kind)] = ([], dict.fromkeys(("web", "pg", "redis"), 0.0))
+    with multiprocessing.get_context("fork").Pool(args.clients) as pool:
+        for label in ports:  # warm every worker
+            pool.map(client, [(ports[label], who, "GET", 1.0) for who in players])
+        for _ in range(args.rounds):
+            for kind in KINDS:
+                for label in ports:
+                    before = cpu(masters[label], pg, redis)
+                    runs = pool.map(
+                        client, [(ports[label], who, kind, args.seconds) for who in players]
+                    )
+                    after = cpu(masters[label], pg, redis)
+                    latencies, spent = results[(label, kind)]
+                    latencies += [latency for run in runs for latency in run]
+                    for part in spent:
+                        spent[part] += after[part] - before[part]
+    return results
+
+
+def report(args: argparse.Namespace, labels: list[str], results: Results) -> None:
+    print(f"{'':<16}{'req/s':>7}{'p50':>7}{'p95':>7}{'web':>7}{'pg':>7}{'redis':>7}{'total':>7}")
+    for kind in KINDS:
+        for label in labels:
+            latencies, spent = results[(label, kind)]
+            per = {part: 1000 * s / len(latencies) for part, s in spent.items()}
+            print(
+                f"{kind + ', ' + label:<16}"
+                f"{len(latencies) / (args.rounds * args.seconds):>7.0f}"
+                f"{statistics.median(latencies):>7.1f}"
+                f"{statistics.quantiles(latencies, n=20)[-1]:>7.1f}"
+                + "".join(f"{per[part]:>7.2f}" for part in ("web", "pg", "redis"))
+                + f"{sum(per.values()):>7.2f}"
+            )
+    print(
+        f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} at the end; "
+        "CPU in ms per request"
+    )
+
+
+def main() -> None:
+    args = arguments()
     if not have_servers():
         raise SystemExit("the bench needs PostgreSQL's server binaries and redis-server")
     apps = {"before": args.before.resolve(), "after": args.app.resolve()}
@@ -158,69 +245,15 @@ def main() -> None:
 
             django.setup()
             players = make_players(args.clients)
-            events_env = {**env, "DATABASE_CONN_MAX_AGE": "0", "DATABASE_POOL_MAX_SIZE": "4"}
-            ports: dict[str, dict[str, int]] = {}
-            masters: dict[str, list[int]] = {}
-            for label, app in apps.items():
-                ports[label] = {"web": free_port(), "events": free_port()}
-                web = start_server(
-                    env, ports[label]["web"], ["config.wsgi:application", "--workers=3"], app
-                )
-                events = start_server(
-                    events_env,
-                    ports[label]["events"],
-                    EVENTS,
-                    app,
-                )
-                servers += [web, events]
-                masters[label] = [web.pid, events.pid]
-            for who in players:  # the sheet's stamp, as its page carries it
-                status, page = fetch(ports["after"]["web"], who, f"/characters/{who['character']}/")
-                assert status == 200, status
-                who["stamp"] = re.search(rb"/live/\?v=([^\"&]+)", page).group(1).decode()  # type: ignore[union-attr]
+            ports, masters = start_servers(env, apps, servers)
+            stamp_sheets(ports["after"]["web"], players)
             print(
                 f"{args.clients} clients, {args.seconds:g} s a phase, {args.rounds} rounds, "
                 f"{os.cpu_count()} cores, load average "
                 f"{' '.join(f'{x:.1f}' for x in os.getloadavg())} at the start"
             )
-            results: dict[tuple[str, str], tuple[list[float], dict[str, float]]] = {}
-            for label in apps:
-                for kind in KINDS:
-                    results[(label, kind)] = ([], dict.fromkeys(("web", "pg", "redis"), 0.0))
-            with multiprocessing.get_context("fork").Pool(args.clients) as pool:
-                for label in apps:  # warm every worker
-                    pool.map(client, [(ports[label], who, "GET", 1.0) for who in players])
-                for _ in range(args.rounds):
-                    for kind in KINDS:
-                        for label in apps:
-                            before = cpu(masters[label], pg, redis)
-                            runs = pool.map(
-                                client, [(ports[label], who, kind, args.seconds) for who in players]
-                            )
-                            after = cpu(masters[label], pg, redis)
-                            latencies, spent = results[(label, kind)]
-                            latencies += [latency for run in runs for latency in run]
-                            for part in spent:
-                                spent[part] += after[part] - before[part]
-            print(
-                f"{'':<16}{'req/s':>7}{'p50':>7}{'p95':>7}{'web':>7}{'pg':>7}{'redis':>7}{'total':>7}"
-            )
-            for kind in KINDS:
-                for label in apps:
-                    latencies, spent = results[(label, kind)]
-                    per = {part: 1000 * s / len(latencies) for part, s in spent.items()}
-                    print(
-                        f"{kind + ', ' + label:<16}"
-                        f"{len(latencies) / (args.rounds * args.seconds):>7.0f}"
-                        f"{statistics.median(latencies):>7.1f}"
-                        f"{statistics.quantiles(latencies, n=20)[-1]:>7.1f}"
-                        + "".join(f"{per[part]:>7.2f}" for part in ("web", "pg", "redis"))
-                        + f"{sum(per.values()):>7.2f}"
-                    )
-            print(
-                f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} at the end; "
-                "CPU in ms per request"
-            )
+            results = measure(args, ports, masters, players, pg, redis)
+            report(args, list(apps), results)
         finally:
             try:
                 for server in servers:

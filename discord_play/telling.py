@@ -21,8 +21,8 @@ from rules.clock.report import notable_first
 from rules.engine.registry import get_ruleset
 from rules.log.models import Resolution
 from web.plain import plain_message
-from web.views.characters import log_title
 from web.views.clock import entry_url
+from web.views.sheet_page import log_title
 
 # Of a report's message (6,000 characters at most): what the first embed, with the notable
 # events, may take; the rest is shared by the characters' embeds.

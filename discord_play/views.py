@@ -22,7 +22,8 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from discord_play import messages as m
-from discord_play.interactions import COMMAND, COMPONENT, MESSAGE, PING, PONG, respond
+from discord_play.call import COMMAND, COMPONENT, MESSAGE, PING, PONG
+from discord_play.interactions import respond
 from discord_play.selectors import interaction_answer_of
 from discord_play.services import interaction_answered, interaction_claim, interaction_release
 from discord_play.signature import genuine, public_key

@@ -1,7 +1,7 @@
 """Forms built from JSON Schemas: an action's params, a new character's first fields.
 
 The rules engine describes every action's params as a closed JSON Schema
-(``rules.engine.interface.params_schema``). :func:`schema_fields` turns one into form
+(``rules.engine.schemas.params_schema``). :func:`schema_fields` turns one into form
 fields the templates draw (``templates/characters/_field.html``) and
 :func:`parse_params` reads the posted form back into params through a django form
 (:class:`ParamsForm`, one :class:`ControlField` per control). Only the conversion from
@@ -106,28 +106,51 @@ def build_field(
         help=str(schema.get("description", "")),
         nullable=nullable,
     )
-    default = schema.get("default")
-    current = value if value is not None else default
+    current = value if value is not None else schema.get("default")
+    if (
+        _as_select(base, schema, types, current, choices)
+        or _as_scalar(base, schema, types, current)
+        or _as_word_list(base, schema, types, current)
+        or _as_object(base, schema, types, current)
+    ):
+        return base
+    base.value = "" if current is None else json.dumps(current)  # JSON typed by hand
+    return base
+
+
+def _as_select(
+    base: FormField,
+    schema: Mapping[str, Any],
+    types: list[str],
+    current: Any,
+    choices: list[tuple[str, str]] | None,
+) -> bool:
+    """A select of the choices given, or of the schema's words; False if neither."""
     if choices is not None and types in (["integer"], ["string"]):
         base.kind = "select"
         base.choices = choices
         base.integer_choices = types == ["integer"]
         base.value = _text(current)
-        return base
+        return True
     if "enum" in schema and all(isinstance(v, str) for v in schema["enum"]):
         base.kind = "select"
         base.choices = [(v, choice_words(v)) for v in schema["enum"]]
         base.value = _text(current)
-        return base
+        return True
+    return False
+
+
+def _as_scalar(base: FormField, schema: Mapping[str, Any], types: list[str], current: Any) -> bool:
+    """A number, a yes/no or a text control; False for other types."""
     if types == ["integer"] or types == ["number"]:
         base.kind = "number"
         base.minimum = schema.get("minimum")
         base.maximum = schema.get("maximum")
         base.step = "1" if types == ["integer"] else "any"
         base.value = _text(current)
-        return base
+        return True
     if types == ["boolean"]:
-        if required or default is not None:
+        if base.required or schema.get("default") is not None:
             base.kind = "checkbox"
             base.value = bool(current)
         else:  # no default: "leave it to the rules" must stay possible
@@ -136,62 +159,74 @@ def build_field(
             # a Yes/No select, not a box: its help says Yes and No (issue 29)
             base.help = re.sub(r"\bUnticked\b", "No", base.help)
             base.help = re.sub(r"\bTicked\b", "Yes", base.help)
-        return base
+        return True
     if types == ["string"]:
         base.max_length = schema.get("maxLength")
         base.kind = "textarea" if (base.max_length or 10**6) > LONG_TEXT else "text"
         base.value = _text(current)
-        return base
+        return True
+    return False
+
+
+def _as_word_list(
+    base: FormField, schema: Mapping[str, Any], types: list[str], current: Any
+) -> bool:
+    """An array of strings: picked from its known words, or typed; False otherwise."""
     items = schema.get("items")
-    strings = types == ["array"] and isinstance(items, Mapping) and _types(items) == ["string"]
-    if strings and isinstance(default, list) and schema.get("uniqueItems"):
+    if not (types == ["array"] and isinstance(items, Mapping) and _types(items) == ["string"]):
+        return False
+    default = schema.get("default")
+    if isinstance(default, list) and schema.get("uniqueItems"):
         # a set of words with a known list (a warband turn's phases): picked, not typed;
         # the options keep their order, so the picks come back in it (issue 29)
         chosen = [str(v) for v in current] if isinstance(current, list) else []
         base.kind = "multiselect"
         base.choices = [(v, humanize(v)) for v in _merged(chosen, [str(d) for d in default])]
         base.value = chosen
-        return base
-    if strings:
-        base.kind = "list"  # words separated by commas
-        base.value = ", ".join(map(str, current)) if isinstance(current, list) else _text(current)
-        return base
-    if types == ["object"]:
-        properties = schema.get("properties")
-        extra = schema.get("additionalProperties")
-        if properties:
-            needed = set(schema.get("required", ()))
-            given = current if isinstance(current, Mapping) else {}
-            base.kind = "group"
-            base.children = [
-                build_field(
-                    sub,
-                    sub_schema,
-                    name=f"{name}.{sub}",
-                    required=sub in needed,
-                    value=given.get(sub),
-                )
-                for sub, sub_schema in properties.items()
-            ]
-            return base
-        if isinstance(extra, Mapping) and _types(extra) == ["integer"]:
-            names = schema.get("propertyNames", {}).get("enum")
-            given = current if isinstance(current, Mapping) else {}
-            if names:
-                base.kind = "group"
-                base.children = [
-                    build_field(n, extra, name=f"{name}.{n}", required=False, value=given.get(n))
-                    for n in names
-                ]
-            else:
-                base.kind = "pairs"
-                rows = [(str(k), _text(v)) for k, v in given.items()]
-                base.pairs = rows + [("", "")] * max(1, PAIR_ROWS - len(rows))
-                base.minimum = extra.get("minimum")
-                base.maximum = extra.get("maximum")
-            return base
-    base.value = "" if current is None else json.dumps(current)
-    return base
+        return True
+    base.kind = "list"  # words separated by commas
+    base.value = ", ".join(map(str, current)) if isinstance(current, list) else _text(current)
+    return True
+
+
+def _as_object(base: FormField, schema: Mapping[str, Any], types: list[str], current: Any) -> bool:
+    """An object as a group of its properties' controls, or of named whole numbers, or as
+    pairs of a name and a number; False for an object it cannot show so."""
+    if types != ["object"]:
+        return False
+    properties = schema.get("properties")
+    extra = schema.get("additionalProperties")
+    given = current if isinstance(current, Mapping) else {}
+    if properties:
+        needed = set(schema.get("required", ()))
+        base.kind = "group"
+        base.children = [
+            build_field(
+                sub,
+                sub_schema,
+                name=f"{base.name}.{sub}",
+                required=sub in needed,
+                value=given.get(sub),
+            )
+            for sub, sub_schema in properties.items()
+        ]
+        return True
+    if not (isinstance(extra, Mapping) and _types(extra) == ["integer"]):
+        return False
+    names = schema.get("propertyNames", {}).get("enum")
+    if names:
+        base.kind = "group"
+        base.children = [
+            build_field(n, extra, name=f"{base.name}.{n}", required=False, value=given.get(n))
+            for n in names
+        ]
+    else:
+        base.kind = "pairs"
+        rows = [(str(k), _text(v)) for k, v in given.items()]
+        base.pairs = rows + [("", "")] * max(1, PAIR_ROWS - len(rows))
+        base.minimum = extra.get("minimum")
+        base.maximum = extra.get("maximum")
+    return True
 
 
 def _merged(chosen: list[str], known: list[str]) -> list[str]:

@@ -18,108 +18,69 @@ import dataclasses
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
-import fastjsonschema
-import jsonschema
-
-from rules.engine.dice import Dice, Roll
+from rules.engine.data import (
+    RESEAL_EFFECT,
+    ActionBlocked,
+    ChoiceOption,
+    Correction,
+    CorrectionRefused,
+    OddsUnavailable,
+    OutOfBounds,
+    Params,
+    PendingChoice,
+    Result,
+    RuleError,
+    ScheduledEffect,
+    Sheet,
+    Who,
+)
+from rules.engine.dice import Dice
 from rules.engine.odds import Odds, TooManyPaths, certain, enumerate_draws, grouped
+from rules.engine.schemas import (
+    COMMON_OUTCOME_PROPERTIES,
+    OPTION_INT_LIMIT,
+    ActionSpec,
+    json_type,
+    options_schema,
+    outcome_schema,
+    params_schema,
+)
+from rules.engine.text import field_words, value_words
+from rules.engine.validation import copy_json, is_valid_fast, validate
 
-Sheet = dict[str, Any]
-Params = dict[str, Any]
-Who = Literal["owner", "referee"]
-
-
-class RuleError(ValueError):
-    """The request does not make sense under the rules (answered 400)."""
-
-
-# The scheduled effect a ruleset lists when its sheet holds an order drawn in secret (a
-# Deckahedron deck): the campaign applies it to every character as soon as its dice seed
-# is revealed, so that the order in play comes from the new, still secret seed and the
-# revealed one predicts nothing still hidden (docs/dice.md, "Hidden rolls").
-RESEAL_EFFECT = "reseal"
+# What a ruleset module needs is importable from here, the interface it implements; the
+# values themselves live in rules.engine.data and the schema helpers in
+# rules.engine.schemas.
+__all__ = [
+    "COMMON_OUTCOME_PROPERTIES",
+    "OPTION_INT_LIMIT",
+    "RESEAL_EFFECT",
+    "ActionBlocked",
+    "ActionSpec",
+    "ChoiceOption",
+    "Context",
+    "Correction",
+    "CorrectionRefused",
+    "OddsUnavailable",
+    "OutOfBounds",
+    "Params",
+    "PendingChoice",
+    "Result",
+    "RuleError",
+    "Ruleset",
+    "ScheduledEffect",
+    "Sheet",
+    "Who",
+    "options_schema",
+    "outcome_schema",
+    "params_schema",
+]
 
 # The most ways for the dice to fall that Ruleset.odds walks through the real rules
 # (each a full resolution on a copy); past it a ruleset computes the odds with icepool.
 ODDS_PATH_LIMIT = 256
-
-
-class OddsUnavailable(RuleError):
-    """The odds of this action are not computed yet (answered 400 with the reason)."""
-
-
-class ActionBlocked(RuntimeError):
-    """The character cannot act now: dead, incapacitated... (answered 409)."""
-
-
-@dataclass(frozen=True)
-class ChoiceOption:
-    key: str
-    label: str
-    # A question the page asks before this option is taken, for a lethal or
-    # irreversible one ("Die outright?"); empty for the others.
-    confirm: str = ""
-
-
-@dataclass(frozen=True)
-class PendingChoice:
-    """A question the rules ask mid-resolution (ruling G-3).
-
-    ``kind`` tells the ruleset's :meth:`Ruleset.choose` what is being answered and
-    ``state`` carries whatever it needs to finish (JSON-serialisable). The Django
-    side gives each stored choice an id.
-    """
-
-    kind: str
-    prompt: str
-    options: tuple[ChoiceOption, ...]
-    state: Mapping[str, Any] = field(default_factory=dict)
-    who: Who = "owner"
-
-    def option_keys(self) -> tuple[str, ...]:
-        return tuple(option.key for option in self.options)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "prompt": self.prompt,
-            "options": [
-                {"key": o.key, "label": o.label, **({"confirm": o.confirm} if o.confirm else {})}
-                for o in self.options
-            ],
-            "state": copy.deepcopy(dict(self.state)),
-            "who": self.who,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> PendingChoice:
-        return cls(
-            kind=data["kind"],
-            prompt=data["prompt"],
-            options=tuple(
-                ChoiceOption(o["key"], o["label"], o.get("confirm", "")) for o in data["options"]
-            ),
-            state=copy.deepcopy(dict(data.get("state", {}))),
-            who=data.get("who", "owner"),
-        )
-
-
-@dataclass(frozen=True)
-class ScheduledEffect:
-    """Something the campaign clock must apply later (disease save, worsening...).
-
-    ``due_in`` is in in-game minutes from the resolution's clock. ``key`` names the
-    effect so a later result can cancel it (a treated wound stops worsening);
-    ``hidden`` effects are not listed to players (ruling G-4).
-    """
-
-    kind: str
-    due_in: int
-    payload: Mapping[str, Any] = field(default_factory=dict)
-    key: str = ""
-    hidden: bool = False
 
 
 @dataclass(frozen=True)
@@ -140,387 +101,9 @@ class Context:
         return copy.deepcopy(ruleset.tables[key])
 
 
-@dataclass(frozen=True)
-class Result:
-    """What a resolution produced. The engine never mutates the sheet it was given."""
-
-    sheet: Sheet
-    summary: str
-    rolls: tuple[Roll, ...] = ()
-    pending_choice: PendingChoice | None = None
-    effects: tuple[ScheduledEffect, ...] = ()
-    cancel_effects: tuple[str, ...] = ()  # keys of scheduled effects to cancel
-    outcome: Mapping[str, Any] = field(default_factory=dict)  # facts for the table
-    elapsed_minutes: int = 0  # in-game time the action itself takes
-
-
-@dataclass(frozen=True)
-class OutOfBounds:
-    """Where a sheet leaves its ruleset's own bounds (:meth:`Ruleset.out_of_bounds`)."""
-
-    fields: tuple[str, ...]  # the sheet's fields it is about ("hp", "hit_dice")
-    why: str  # a sentence naming the value and the bound: "hp 999 is above ... 24"
-
-
-class CorrectionRefused(RuleError):
-    """A referee's correction the rules refuse (:meth:`Ruleset.correct`): each problem a
-    sentence naming the value and why, as the API lists them."""
-
-    def __init__(self, problems: list[str]) -> None:
-        super().__init__(" ".join(_capital_sentence(why) for why in problems))
-        self.problems = problems
-
-
-@dataclass(frozen=True)
-class Correction:
-    """A referee's correction as its ruleset takes it (:meth:`Ruleset.correct`)."""
-
-    sheet: Sheet  # the sheet after it
-    # field -> (before, after): the fields asked for that change, then those the rules
-    # set as a consequence (a state the numbers decide, a value kept by the rules)
-    asked: Mapping[str, tuple[Any, Any]]
-    follows: Mapping[str, tuple[Any, Any]]
-
-
 def _same(a: Any, b: Any) -> bool:
     """Equal as JSON: ``True`` is not ``1``, ``1`` is ``1.0`` (numbers are made whole first)."""
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
-
-
-def field_words(key: str) -> str:
-    """A sheet field in words for a sentence: "major_wound_marks" -> "major wound marks"."""
-    return key.replace("_", " ")
-
-
-def value_words(value: Any) -> str:
-    """A sheet value in a sentence: "6", "yes", "no", "none", short JSON otherwise."""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if value is None:
-        return "none"
-    if isinstance(value, str):
-        return value or "nothing"
-    text = json.dumps(value, separators=(", ", ": "))
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-@dataclass(frozen=True)
-class ActionSpec:
-    """An action a ruleset offers: served by ``GET rulesets/`` and checked on input."""
-
-    key: str
-    label: str
-    params: Mapping[str, Any]  # JSON Schema of the params object
-    who: Who = "owner"
-    description: str = ""
-    # A question the page asks before acting, for a lethal or irreversible action.
-    confirm: str = ""
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "key": self.key,
-            "label": self.label,
-            "params": copy.deepcopy(dict(self.params)),
-            "who": self.who,
-            "description": self.description,
-        }
-
-
-def params_schema(properties: Mapping[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
-    """A closed JSON Schema object: unknown params are bad input, not ignored."""
-    return {
-        "type": "object",
-        "properties": dict(properties),
-        "required": list(required),
-        "additionalProperties": False,
-    }
-
-
-# What a resolution's ``outcome`` may hold in every ruleset, besides the ruleset's own
-# facts (:attr:`Ruleset.outcome_properties`): a referee's correction of the sheet
-# (rules.play.editing) logs each field it changed, from and to. Other edits, undo and
-# redo log no facts ({}).
-COMMON_OUTCOME_PROPERTIES: Mapping[str, Any] = {
-    "changed": {
-        "type": "object",
-        "description": "A correction: each field changed, from and to.",
-        "additionalProperties": {
-            "type": "object",
-            "properties": {"from": {}, "to": {}},
-            "required": ["from", "to"],
-            "additionalProperties": False,
-        },
-    },
-}
-
-
-def _either(*schemas: Mapping[str, Any]) -> dict[str, Any]:
-    return {"anyOf": [dict(schema) for schema in schemas]}
-
-
-def outcome_schema(properties: Mapping[str, Any]) -> dict[str, Any]:
-    """A closed JSON Schema object of a ruleset's outcomes: its facts, each optional (an
-    action says only what it found), beside :data:`COMMON_OUTCOME_PROPERTIES` (a fact
-    named like one of those may be either)."""
-    merged = {key: copy.deepcopy(dict(value)) for key, value in properties.items()}
-    for key, common in COMMON_OUTCOME_PROPERTIES.items():
-        merged[key] = _either(merged[key], common) if key in merged else copy.deepcopy(common)
-    return {"type": "object", "properties": merged, "additionalProperties": False}
-
-
-# Whole-number options are minutes, hours, hit points...: never absurd.
-OPTION_INT_LIMIT = 1_000_000
-
-
-def options_schema(properties: Mapping[str, Any]) -> dict[str, Any]:
-    """A ruleset's campaign options: each property with its ``default``, a ``title`` and a
-    ``description`` for the options form, whole numbers bounded; nothing else allowed."""
-    for key, prop in properties.items():
-        missing = {"default", "title", "description"} - set(prop)
-        if missing:
-            raise TypeError(f"campaign option {key!r} lacks {', '.join(sorted(missing))}")
-        if prop.get("type") == "integer" and not (
-            prop.get("minimum", -OPTION_INT_LIMIT - 1) >= -OPTION_INT_LIMIT
-            and prop.get("maximum", OPTION_INT_LIMIT + 1) <= OPTION_INT_LIMIT
-        ):
-            raise TypeError(f"campaign option {key!r} needs a minimum and a maximum")
-    return {
-        "type": "object",
-        "properties": dict(properties),
-        "additionalProperties": False,
-    }
-
-
-_JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
-
-
-def copy_json(value: Any) -> Any:
-    """A deep copy of JSON data, as ``copy.deepcopy`` makes it but about 4x faster.
-
-    Copying the sheet is a fifth of a scheduled effect's cost on the campaign clock
-    (bench/clock_advance.py). Dicts, lists and scalars are copied here; anything else
-    (a tuple, a Mapping that is not a dict...) goes through ``copy.deepcopy``. Unlike
-    it, an object found twice is copied twice: a sheet read back from the database
-    shares nothing either, so a result cannot depend on it.
-    """
-    kind = type(value)
-    if kind is dict:
-        return {
-            key: item if type(item) in _JSON_SCALARS else copy_json(item)
-            for key, item in value.items()
-        }
-    if kind is list:
-        return [item if type(item) in _JSON_SCALARS else copy_json(item) for item in value]
-    if kind in _JSON_SCALARS:
-        return value
-    return copy.deepcopy(value)
-
-
-def _first_error_message(error: jsonschema.ValidationError) -> str:
-    where = ".".join(str(part) for part in error.absolute_path)
-    return f"{where}: {error.message}" if where else error.message
-
-
-# Validating every sheet after every resolution is most of the engine's time on the
-# campaign clock (bench/clock_advance.py). So each schema gets two validators, built
-# once: fastjsonschema's compiled function (about 20x faster) answers "valid?", and
-# only when it says no does jsonschema, the authority, decide and word the errors.
-# rules/engine/tests/test_validation.py checks the two agree on every ruleset's schemas.
-# Schemas are module-level constants, so the cache stays small; each schema is kept
-# beside its validators so an id is never reused for another object while cached.
-_Validators = tuple[Mapping[str, Any], jsonschema.Draft202012Validator, Callable[[Any], Any] | None]
-_VALIDATORS: dict[int, _Validators] = {}
-
-
-def _compile_fast(schema: Mapping[str, Any]) -> Callable[[Any], Any] | None:
-    # Our schemas use only keywords that draft 7 and 2020-12 read alike; the draft
-    # marker goes so fastjsonschema does not refuse the 2020-12 URI.
-    plain = {key: value for key, value in schema.items() if key != "$schema"}
-    split = _split_object(plain)
-    if split is not None:
-        return split
-    return _compile_one(plain)
-
-
-def _compile_one(schema: Mapping[str, Any]) -> Callable[[Any], Any] | None:
-    # Only "valid?" is asked of it: without detailed exceptions a failed branch of an
-    # "if" (an old_school disease's effect) costs far less, a third of the sheet's
-    # check. fastjsonschema cannot compile "const" so; it is the one-value "enum".
-    lean = _const_as_enum(schema)
-    if lean is not None:
-        try:
-            fast: Callable[[Any], Any] = fastjsonschema.compile(
-                lean, use_default=False, detailed_exceptions=False
-            )
-        except (fastjsonschema.JsonSchemaDefinitionException, KeyError):
-            pass  # compiled below as it is, or not at all
-        else:
-            return fast
-    try:
-        compiled: Callable[[Any], Any] = fastjsonschema.compile(dict(schema), use_default=False)
-    except fastjsonschema.JsonSchemaDefinitionException:
-        return None  # a keyword it cannot compile: jsonschema alone then
-    return compiled
-
-
-# Keywords whose value is a schema, a list of schemas, or a map of names to schemas;
-# every other keyword's value is data ("enum", "required"...) or a number.
-_SCHEMA_KEYWORDS = frozenset(
-    {"items", "additionalItems", "additionalProperties", "contains", "not", "if", "then"}
-    | {"else", "propertyNames", "unevaluatedItems", "unevaluatedProperties"}
-)
-_SCHEMA_LISTS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
-_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "dependentSchemas"})
-# What fastjsonschema may see without detailed exceptions: none of these is needed by
-# our schemas, and each could hide a "const" this walk does not reach.
-_UNWALKED = frozenset({"$ref", "$defs", "definitions", "dependencies", "$dynamicRef"})
-
-
-def _const_as_enum(schema: Any) -> Any:
-    """``schema`` with every ``"const": x`` written ``"enum": [x]`` (the same constraint),
-    or None if that cannot be done surely (a keyword this does not walk)."""
-    if isinstance(schema, bool):
-        return schema
-    if not isinstance(schema, Mapping) or _UNWALKED & schema.keys():
-        return None
-    lean: dict[str, Any] = {}
-    for key, value in schema.items():
-        if key in _SCHEMA_KEYWORDS:  # "items" may be a list of schemas (draft 7)
-            parts = value if isinstance(value, list) else [value]
-            walked = [_const_as_enum(part) for part in parts]
-            if any(part is None for part in walked):
-                return None
-            lean[key] = walked if isinstance(value, list) else walked[0]
-        elif key in _SCHEMA_LISTS:
-            walked = [_const_as_enum(part) for part in value]
-            if any(part is None for part in walked):
-                return None
-            lean[key] = walked
-        elif key in _SCHEMA_MAPS:
-            named = {name: _const_as_enum(part) for name, part in value.items()}
-            if any(part is None for part in named.values()):
-                return None
-            lean[key] = named
-        elif key == "const":
-            if "enum" in schema:
-                return None
-            lean["enum"] = [value]
-        else:
-            lean[key] = value
-    return lean
-
-
-# The keywords a closed object schema may have at its top for _split_object.
-_OBJECT_KEYWORDS = frozenset(
-    {"type", "properties", "required", "additionalProperties", "title", "description"}
-)
-
-
-def _split_object(schema: Mapping[str, Any]) -> Callable[[Any], Any] | None:
-    """For an object schema made of properties only (a sheet's), a check of each property
-    with its own compiled function: each is small, so what a failed "if" costs (its
-    message formatted from the function's locals) is small too. None for other schemas."""
-    properties = schema.get("properties")
-    if (
-        schema.get("type") != "object"
-        or not isinstance(properties, Mapping)
-        or not schema.keys() <= _OBJECT_KEYWORDS
-        or schema.get("additionalProperties", True) not in (True, False)
-        or not all(isinstance(name, str) for name in schema.get("required", ()))
-        or _UNWALKED & {key for part in properties.values() for key in _keys(part)}
-    ):
-        return None
-    checks: dict[str, Callable[[Any], Any]] = {}
-    for name, part in properties.items():
-        check = _compile_one(part) if isinstance(part, Mapping) else None
-        if check is None:
-            return None
-        checks[name] = check
-    required = frozenset(schema.get("required", ()))
-    closed = schema.get("additionalProperties", True) is False
-
-    def check_object(instance: Any) -> None:
-        if not isinstance(instance, dict) or not required <= instance.keys():
-            raise fastjsonschema.JsonSchemaValueException("not the object required")
-        for key, value in instance.items():
-            check = checks.get(key)
-            if check is not None:
-                check(value)
-            elif closed:
-                raise fastjsonschema.JsonSchemaValueException(f"{key!r} is not allowed")
-
-    return check_object
-
-
-def _keys(schema: Any) -> set[str]:
-    """Every key of every mapping within ``schema`` (to find a keyword anywhere in it)."""
-    keys: set[str] = set()
-    pending = [schema]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, Mapping):
-            keys.update(key for key in item if isinstance(key, str))
-            pending.extend(item.values())
-        elif isinstance(item, list):
-            pending.extend(item)
-    return keys
-
-
-def _validators(schema: Mapping[str, Any]) -> _Validators:
-    cached = _VALIDATORS.get(id(schema))
-    if cached is not None and cached[0] is schema:
-        return cached
-    built = (schema, jsonschema.Draft202012Validator(schema), _compile_fast(schema))
-    if len(_VALIDATORS) < 4096:
-        _VALIDATORS[id(schema)] = built
-    return built
-
-
-def is_valid_fast(instance: Any, schema: Mapping[str, Any]) -> bool | None:
-    """fastjsonschema's answer, or None when it could not compile the schema."""
-    fast = _validators(schema)[2]
-    if fast is None:
-        return None
-    try:
-        fast(instance)
-    except fastjsonschema.JsonSchemaValueException:
-        return False
-    return True
-
-
-def _capital_sentence(text: str) -> str:
-    text = text.strip()
-    if not text:
-        return text
-    text = text[:1].upper() + text[1:]
-    return text if text[-1] in ".!?" else text + "."
-
-
-def validate(instance: Any, schema: Mapping[str, Any], what: str) -> None:
-    """Raise :class:`RuleError` with a readable message if ``instance`` is invalid."""
-    if is_valid_fast(instance, schema):
-        return
-    validator = _validators(schema)[1]
-    errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
-    if errors:
-        raise RuleError(f"invalid {what}: " + "; ".join(_first_error_message(e) for e in errors))
-
-
-def json_type(value: Any) -> str:
-    """The JSON Schema type of a JSON value."""
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list | tuple):
-        return "array"
-    if value is None:
-        return "null"
-    return "object"
 
 
 ActionHandler = Callable[[Sheet, Params, Dice, Context], Result]

@@ -7,7 +7,9 @@ alike (``campaigns.selectors.clock_display`` answers with this function).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
+from typing import Any
 
 HOUR = 60
 DAY = 24 * HOUR
@@ -38,3 +40,20 @@ def duration_text(minutes: int) -> str:
         if n
     ]
     return " ".join(parts) or "0 minutes"
+
+
+def field_words(key: str) -> str:
+    """A sheet field in words for a sentence: "major_wound_marks" -> "major wound marks"."""
+    return key.replace("_", " ")
+
+
+def value_words(value: Any) -> str:
+    """A sheet value in a sentence: "6", "yes", "no", "none", short JSON otherwise."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "none"
+    if isinstance(value, str):
+        return value or "nothing"
+    text = json.dumps(value, separators=(", ", ": "))
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -11,7 +11,8 @@ from typing import Any
 from campaigns.models import Campaign
 from characters.models import Character
 from core.cleaning import json_without_nul, reject_nul_characters
-from rules.engine.interface import Result, copy_json
+from rules.engine.interface import Result
+from rules.engine.validation import copy_json
 from rules.log.models import Resolution, ScheduledEffect
 
 

@@ -238,12 +238,11 @@ def _clock_span(
     return low, high
 
 
-def campaign_recap(membership: Membership, window: RecapWindow) -> dict[str, Any]:
-    """The recap of the span as the member may read it (module docstring)."""
-    campaign = membership.campaign
+def _recap_rows(membership: Membership, window: RecapWindow) -> tuple[list[Resolution], bool]:
+    """The span's entries the member may be told, in clock order, and whether the span
+    held more than :data:`RECAP_LIMIT`."""
     referee = membership.is_referee
-    ruleset = get_ruleset(campaign.ruleset)
-    rows_query = Resolution.objects.filter(campaign_id=campaign.pk).select_related(
+    rows_query = Resolution.objects.filter(campaign_id=membership.campaign_id).select_related(
         "actor", "character"
     )
     if not referee:
@@ -266,39 +265,60 @@ def campaign_recap(membership: Membership, window: RecapWindow) -> dict[str, Any
             for r in rows
             if entry_seen(r, referee=False, applies_hidden_effect=r.pk in secret).told
         ]
-    labels = {spec.key: spec.label for spec in ruleset.actions}
+    return rows, truncated
 
-    characters: dict[int, dict[str, Any]] = {}
+
+def _entry_view(
+    row: Resolution, campaign: Campaign, labels: Mapping[str, str], *, referee: bool
+) -> dict[str, Any]:
+    return {
+        "id": row.pk,
+        "clock": row.clock,
+        "date": clock_display(row.clock, campaign),
+        "kind": row.kind,
+        "action": row.action,
+        "title": labels.get(row.action, row.get_kind_display()),
+        "actor": row.actor_id,
+        "by": entry_author_words(row),
+        "summary": row.summary,
+        "undoes": row.undoes_id,
+        "choice": row.pending_choice is not None,
+        "dice": dice_that_mattered(row, referee=referee),
+    }
+
+
+def _characters_told(
+    rows: list[Resolution], campaign: Campaign, *, referee: bool
+) -> list[dict[str, Any]]:
+    """Each character's span, in the order of their first entry: their state before and
+    after, and their entries in their own order."""
+    ruleset = get_ruleset(campaign.ruleset)
+    labels = {spec.key: spec.label for spec in ruleset.actions}
     ordered: dict[int, list[Resolution]] = {}
-    for row in rows:  # characters in the order of their first entry
+    for row in rows:
         ordered.setdefault(row.character_id, []).append(row)
+    characters = []
     for character_id, entries in ordered.items():
         entries.sort(key=lambda r: r.version)  # each character's own order
         first, last = entries[0], entries[-1]
-        characters[character_id] = {
-            "id": character_id,
-            "name": last.character.name,
-            # a character created in the span starts as created
-            "state_before": ruleset.status(first.sheet_before or first.sheet_after),
-            "state_after": ruleset.status(last.sheet_after),
-            "entries": [
-                {
-                    "id": r.pk,
-                    "clock": r.clock,
-                    "date": clock_display(r.clock, campaign),
-                    "kind": r.kind,
-                    "action": r.action,
-                    "title": labels.get(r.action, r.get_kind_display()),
-                    "actor": r.actor_id,
-                    "by": entry_author_words(r),
-                    "summary": r.summary,
-                    "undoes": r.undoes_id,
-                    "choice": r.pending_choice is not None,
-                    "dice": dice_that_mattered(r, referee=referee),
-                }
-                for r in entries
-            ],
-        }
+        characters.append(
+            {
+                "id": character_id,
+                "name": last.character.name,
+                # a character created in the span starts as created
+                "state_before": ruleset.status(first.sheet_before or first.sheet_after),
+                "state_after": ruleset.status(last.sheet_after),
+                "entries": [_entry_view(r, campaign, labels, referee=referee) for r in entries],
+            }
+        )
+    return characters
+
+
+def campaign_recap(membership: Membership, window: RecapWindow) -> dict[str, Any]:
+    """The recap of the span as the member may read it (module docstring)."""
+    campaign = membership.campaign
+    rows, truncated = _recap_rows(membership, window)
+    characters = _characters_told(rows, campaign, referee=membership.is_referee)
     lines = clock_lines(
         campaign,
         clock_from=window.clock_from,
@@ -323,7 +343,7 @@ def campaign_recap(membership: Membership, window: RecapWindow) -> dict[str, Any
             "passed": None if low is None or high is None else high - low,
             "entries": [_line_view(line, campaign) for line in lines],
         },
-        "characters": list(characters.values()),
+        "characters": characters,
         "truncated": truncated,
     }
 

@@ -152,15 +152,8 @@ class _Replayer:
         return None, None
 
     def character(self, character: Character, report: ReplayReport) -> Divergence | None:
-        # Who played the character when each entry was made (a level gained follows it):
-        # the first edit of who plays them says who did before it (issue 29).
-        first = (
-            Resolution.objects.filter(character=character, kind=ResolutionKind.EDIT, action=OWNER)
-            .order_by("version")
-            .values_list("params", flat=True)
-            .first()
-        )
-        self.owner_id = character.owner_id if first is None else _player(first, "from")
+        # Who played the character when each entry was made (a level gained follows it).
+        self.owner_id = _first_owner(character)
         sheet: dict[str, Any] = {}
         choice: dict[str, Any] | None = None
         log = Resolution.objects.filter(character=character).order_by("version")
@@ -187,47 +180,11 @@ class _Replayer:
             except Exception as error:  # the ruleset refuses it now: say what it said
                 return diverged(f"replaying it fails: {type(error).__name__}: {error}")
             if result is None:
-                expected = sheet  # a rename, a retirement, a cancelled choice
-                if r.kind in (ResolutionKind.UNDO, ResolutionKind.REDO):
-                    # an undo gives back its entry's sheet before, a redo the undone
-                    # entry's sheet after (rules.play.undo)
-                    entry = by_id.get(r.params.get("resolution", -1))
-                    if entry is None:
-                        return diverged(f"its {r.kind} names no earlier resolution of the log")
-                    undo = r.kind == ResolutionKind.UNDO
-                    expected = entry.sheet_before if undo else entry.sheet_after
-                elif r.kind == ResolutionKind.EDIT and r.action == "correct":
-                    expected = {**sheet, **r.params["changes"]}  # set by the referee's hand
-                found = first_difference(r.sheet_after, expected)
-                if found:
-                    return diverged(f"the sheet after differs ({found})")
+                differs = _unresolved_difference(r, sheet, by_id)
             else:
-                found = first_difference(r.sheet_after, result.sheet)
-                if found:
-                    return diverged(f"the sheet after differs ({found})")
-                rolls = [roll.as_dict() for roll in result.rolls]
-                if rolls != r.rolls:
-                    return diverged("the replay rolls other dice than the log records")
-                end = r.dice_counter_start if generator is None else generator.counter
-                if end != r.dice_counter_end:
-                    return diverged(
-                        f"the dice counter ends at {end}, the log says {r.dice_counter_end}"
-                    )
-                replayed = (
-                    None if result.pending_choice is None else result.pending_choice.as_dict()
-                )
-                logged = (
-                    None
-                    if r.pending_choice is None
-                    else {
-                        k: v
-                        for k, v in r.pending_choice.items()
-                        if k != "id"  # a fresh uuid
-                    }
-                )
-                found = first_difference(logged, replayed)
-                if found:
-                    return diverged(f"the pending choice differs ({found})")
+                differs = _resolved_difference(r, result, generator)
+            if differs:
+                return diverged(differs)
             sheet = r.sheet_after
             choice = r.pending_choice
             self.owner_id = _owner_after(r, by_id, self.owner_id)
@@ -241,6 +198,66 @@ class _Replayer:
         if character.pending_choice != choice:
             return Divergence(character, None, "the stored pending choice is not the log's last")
         return None
+
+
+def _first_owner(character: Character) -> int | None:
+    """Who played the character at its creation: the first edit of who plays them says
+    who did before it (issue 29); without one, who plays them now."""
+    first = (
+        Resolution.objects.filter(character=character, kind=ResolutionKind.EDIT, action=OWNER)
+        .order_by("version")
+        .values_list("params", flat=True)
+        .first()
+    )
+    return character.owner_id if first is None else _player(first, "from")
+
+
+def _unresolved_difference(
+    r: Resolution, sheet: dict[str, Any], by_id: dict[int, Resolution]
+) -> str | None:
+    """How an entry the engine does not resolve parts from the log, or None: its sheet
+    after must be the sheet before it, or what its undo, redo or correction sets."""
+    expected = sheet  # a rename, a retirement, a cancelled choice
+    if r.kind in (ResolutionKind.UNDO, ResolutionKind.REDO):
+        # an undo gives back its entry's sheet before, a redo the undone
+        # entry's sheet after (rules.play.undo)
+        entry = by_id.get(r.params.get("resolution", -1))
+        if entry is None:
+            return f"its {r.kind} names no earlier resolution of the log"
+        undo = r.kind == ResolutionKind.UNDO
+        expected = entry.sheet_before if undo else entry.sheet_after
+    elif r.kind == ResolutionKind.EDIT and r.action == "correct":
+        expected = {**sheet, **r.params["changes"]}  # set by the referee's hand
+    found = first_difference(r.sheet_after, expected)
+    return f"the sheet after differs ({found})" if found else None
+
+
+def _resolved_difference(
+    r: Resolution, result: Result, generator: HmacGenerator | None
+) -> str | None:
+    """How a resolution resolved again parts from the log, or None: the sheet after, the
+    dice rolled, the dice counter and the pending choice must be the logged ones."""
+    found = first_difference(r.sheet_after, result.sheet)
+    if found:
+        return f"the sheet after differs ({found})"
+    rolls = [roll.as_dict() for roll in result.rolls]
+    if rolls != r.rolls:
+        return "the replay rolls other dice than the log records"
+    end = r.dice_counter_start if generator is None else generator.counter
+    if end != r.dice_counter_end:
+        return f"the dice counter ends at {end}, the log says {r.dice_counter_end}"
+    replayed = None if result.pending_choice is None else result.pending_choice.as_dict()
+    logged = (
+        None
+        if r.pending_choice is None
+        else {
+            k: v
+            for k, v in r.pending_choice.items()
+            if k != "id"  # a fresh uuid
+        }
+    )
+    found = first_difference(logged, replayed)
+    return f"the pending choice differs ({found})" if found else None
 
 
 def _player(params: Any, side: str) -> int | None:

@@ -10,18 +10,9 @@ from web.rulesets import DemoCharacter, Presentation
 from web.rulesets.drawing import next_effect, percent, pips, tone
 
 
-def view(
-    sheet: Mapping[str, Any],
-    effects: Iterable[Any],
-    *,
-    referee: bool = False,
-    raw: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    """``raw``, the stored sheet, is given for referees only: it still lists the diseases
-    kept from the player (ruling G-4), which ``public_sheet`` leaves out."""
-    effects = list(effects)
+def _abilities(sheet: Mapping[str, Any], roll_penalty: int) -> list[dict[str, Any]]:
+    """Each ability score, current against its maximum, with the modifier in play."""
     modifiers = sheet.get("modifiers", {})
-    roll_penalty = int(sheet.get("penalties", {}).get("rolls", 0))  # sleep deprivation, OS-8
     abilities = []
     for name in data.ABILITIES:
         current, maximum = int(sheet[name]), int(sheet[f"max_{name}"])
@@ -38,8 +29,11 @@ def view(
                 "in_play": modifiers.get(name, 0) + roll_penalty,
             }
         )
-    wounds, max_wounds = int(sheet["wounds"]), int(sheet["max_wounds"])
-    fraction = percent(wounds, max_wounds)
+    return abilities
+
+
+def _conditions(sheet: Mapping[str, Any], effects: list[Any]) -> list[dict[str, Any]]:
+    """The conditions the character is in, each a chip with what ends or checks it next."""
     conditions_data = sheet.get("conditions", {})
     deprived = int(conditions_data.get("sleep_deprived_days", 0))
     shown = (  # (condition, its chip's words and tone, the effect that ends or checks it)
@@ -69,8 +63,12 @@ def view(
                 "next_label": next_label,
             }
         )
+    return conditions
+
+
+def _diseases(source: Mapping[str, Any], effects: list[Any], *, referee: bool) -> list[Any]:
+    """The diseases the viewer may see, each with its next save and the saves made."""
     diseases = []
-    source = raw if referee and raw is not None else sheet
     for disease in source.get("diseases", []):
         if disease.get("hidden") and not referee:  # ruling G-4
             continue
@@ -82,8 +80,25 @@ def view(
                 "progress": pips(int(disease["saves_made"]), int(disease["saves_total"]), cap=20),
             }
         )
+    return diseases
+
+
+def view(
+    sheet: Mapping[str, Any],
+    effects: Iterable[Any],
+    *,
+    referee: bool = False,
+    raw: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """``raw``, the stored sheet, is given for referees only: it still lists the diseases
+    kept from the player (ruling G-4), which ``public_sheet`` leaves out."""
+    effects = list(effects)
+    roll_penalty = int(sheet.get("penalties", {}).get("rolls", 0))  # sleep deprivation, OS-8
+    wounds, max_wounds = int(sheet["wounds"]), int(sheet["max_wounds"])
+    fraction = percent(wounds, max_wounds)
+    source = raw if referee and raw is not None else sheet
     return {
-        "abilities": abilities,
+        "abilities": _abilities(sheet, roll_penalty),
         "roll_penalty": roll_penalty,
         "critical_injuries": list(sheet.get("critical_injuries", [])),
         "wounds": wounds,
@@ -95,8 +110,8 @@ def view(
             (label[:1].upper() + label[1:], sheet.get(f"save_{key}"))
             for key, label in data.SAVE_NAMES.items()
         ],
-        "conditions": conditions,
-        "diseases": diseases,
+        "conditions": _conditions(sheet, effects),
+        "diseases": _diseases(source, effects, referee=referee),
         "state": sheet.get("state", ""),
         "race": sheet.get("race", ""),
         "age": sheet.get("age"),

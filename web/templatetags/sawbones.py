@@ -16,7 +16,7 @@ from campaigns.models import Campaign
 from campaigns.selectors import clock_display
 from rules.clock.models import ClockJobKind
 from rules.engine.dice import Roll
-from rules.engine.interface import value_words
+from rules.engine.text import value_words
 from web import rulesets
 from web.forms import humanize as _humanize
 

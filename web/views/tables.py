@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib import messages
@@ -19,7 +20,7 @@ from django.urls import reverse
 
 from campaigns.access import access_campaign
 from core.errors import NotAllowed
-from rules.engine.interface import RuleError
+from rules.engine.interface import RuleError, Ruleset
 from rules.engine.registry import get_ruleset
 from rules.log.selectors import campaign_tables_view
 from rules.play.services import campaign_table_reset, campaign_table_set
@@ -27,6 +28,7 @@ from web.forms import humanize
 from web.plain import plain_json_problem, plain_table_problem, strip_rulings
 from web.table_editor import (
     CellProblem,
+    Shape,
     edited,
     posted_rows,
     rows_of,
@@ -82,6 +84,54 @@ def _without_rows(data: Any) -> bool:
     return not data
 
 
+@dataclass
+class _Edit:
+    """A table's edit as posted: the editor's text (fields and rows, or the JSON), the
+    table's data once read and checked (None otherwise), and what is wrong in words."""
+
+    heads: dict[str, str]
+    rows: list[dict[str, str]]
+    text: str
+    data: Any = None
+    problem: str = ""
+
+
+def _read_rows(edit: _Edit, shape: Shape, post: Any, ruleset: Ruleset, key: str, what: str) -> None:
+    """The edit posted from the rows editor: a row added, removed or moved (not checked
+    yet), or the rows read as the table's data and checked by the ruleset."""
+    edit.heads, edit.rows = posted_rows(shape, post)
+    if what not in {"preview", "save"}:  # add, remove or move a row: not checked yet
+        edit.rows = edited(edit.rows, shape, what)
+        return
+    try:
+        data = table_data(shape, edit.heads, edit.rows)
+        ruleset.validate_table(key, data)
+    except CellProblem as problem:
+        edit.problem = str(problem)
+    except RuleError as problem:
+        edit.problem = plain_table_problem(str(problem))
+    else:
+        edit.data, edit.text = data, json.dumps(data, indent=2, ensure_ascii=False)
+
+
+def _read_json(edit: _Edit, shape: Shape | None, post: Any, ruleset: Ruleset, key: str) -> None:
+    """The edit posted as JSON text, read and checked by the ruleset; shown as rows too
+    where the table is made of rows."""
+    edit.text = str(post.get("data", ""))[:MAX_TEXT]
+    try:
+        data = json.loads(edit.text)
+        ruleset.validate_table(key, data)
+    except ValueError as problem:
+        # RuleError is a ValueError, so the ruleset's refusal too is worded as JSON that
+        # does not read: as before this step was split out (an "except RuleError"
+        # after this one was never reached)
+        edit.problem = plain_json_problem(problem)
+    else:
+        edit.data = data
+        if shape is not None:
+            edit.heads, edit.rows = rows_of(shape, data)
+
+
 @login_required
 def campaign_tables(request: HttpRequest, campaign_id: int, key: str = "") -> HttpResponse:
     try:
@@ -100,8 +150,7 @@ def campaign_tables(request: HttpRequest, campaign_id: int, key: str = "") -> Ht
     table = by_key[key]
     shape = shape_of(ruleset.table_schema(key))
     heads, rows = rows_of(shape, table["data"]) if shape is not None else ({}, [])
-    text = json.dumps(table["data"], indent=2, ensure_ascii=False)
-    problem_text = ""
+    edit = _Edit(heads, rows, json.dumps(table["data"], indent=2, ensure_ascii=False))
     shown = table["data"]
     status = 200
     by_rows = shape is not None and request.POST.get("editor") == "rows"
@@ -112,59 +161,38 @@ def campaign_tables(request: HttpRequest, campaign_id: int, key: str = "") -> Ht
             campaign_table_reset(campaign=campaign, key=key)
             messages.success(request, f"{humanize(key)}: back to the ruleset's own table.")
             return redirect(reverse("campaign-table", args=[campaign.pk, key]))
-        data: Any = None
         if by_rows and shape is not None:
-            heads, rows = posted_rows(shape, request.POST)
-            if what not in {"preview", "save"}:  # add, remove or move a row: not checked yet
-                rows = edited(rows, shape, what)
-            else:
-                try:
-                    data = table_data(shape, heads, rows)
-                    ruleset.validate_table(key, data)
-                except CellProblem as problem:
-                    problem_text = str(problem)
-                except RuleError as problem:
-                    problem_text = plain_table_problem(str(problem))
-                else:
-                    text = json.dumps(data, indent=2, ensure_ascii=False)
+            _read_rows(edit, shape, request.POST, ruleset, key, what)
         else:
-            text = str(request.POST.get("data", ""))[:MAX_TEXT]
-            try:
-                data = json.loads(text)
-                ruleset.validate_table(key, data)
-            except ValueError as problem:
-                problem_text = plain_json_problem(problem)
-            except RuleError as problem:
-                problem_text = plain_table_problem(str(problem))
-            else:
-                if shape is not None:
-                    heads, rows = rows_of(shape, data)
-        if data is not None and not problem_text:
-            shown, previewing = data, True
+            _read_json(edit, shape, request.POST, ruleset, key)
+        if edit.data is not None and not edit.problem:
+            shown, previewing = edit.data, True
             if what == "save":
                 try:
-                    campaign_table_set(campaign=campaign, key=key, data=data)
+                    campaign_table_set(campaign=campaign, key=key, data=edit.data)
                 except RuleError as problem:
-                    problem_text = plain_table_problem(str(problem))
+                    edit.problem = plain_table_problem(str(problem))
                 else:
                     messages.success(request, f"{humanize(key)} saved.")
                     return redirect(reverse("campaign-table", args=[campaign.pk, key]))
-        status = 400 if problem_text else 200
+        status = 400 if edit.problem else 200
     context = {
         "campaign": campaign,
         "tables": [{**t, "label": humanize(t["key"])} for t in tables],
         "key": key,
         "label": humanize(key),
         "edited": table["edited"],
-        "text": text,
-        "error": problem_text,
-        "rows_error": problem_text if by_rows else "",
-        "json_error": "" if by_rows else problem_text,
+        "text": edit.text,
+        "error": edit.problem,
+        "rows_error": edit.problem if by_rows else "",
+        "json_error": "" if by_rows else edit.problem,
         "shape": shape,
-        "heads": [(c, heads.get(c.key, "")) for c in shape.heads] if shape else [],
-        "rows": [[(c, row.get(c.key, "")) for c in shape.columns] for row in rows] if shape else [],
+        "heads": [(c, edit.heads.get(c.key, "")) for c in shape.heads] if shape else [],
+        "rows": (
+            [[(c, row.get(c.key, "")) for c in shape.columns] for row in edit.rows] if shape else []
+        ),
         "preview": preview(shown),
-        "previewing": previewing and not problem_text,
+        "previewing": previewing and not edit.problem,
         "empty": _without_rows(shown),
     }
     return render(request, "campaigns/tables.html", context, status=status)

@@ -38,10 +38,10 @@ from rules.engine.interface import (
     Sheet,
     options_schema,
     params_schema,
-    validate,
 )
 from rules.engine.odds import Odds, certain, from_die, successes
 from rules.engine.turn import Turn
+from rules.engine.validation import validate
 
 BOX_COUNT = 10
 FORWARD, BACK, BAR = "/", "\\", "-"

@@ -41,10 +41,10 @@ from rules.engine.interface import (
     Sheet,
     options_schema,
     params_schema,
-    validate,
 )
 from rules.engine.odds import Odds, certain, grouped
 from rules.engine.rulesets.deckahedron_odds import WOUND, Pile, flip_outcomes, pile
+from rules.engine.validation import validate
 
 RESULTS = ("xx", "x", "v", "vv")  # two crosses, cross, check, two checks (DK-1)
 # The results in words, for summaries people read.

@@ -34,11 +34,11 @@ from rules.engine.interface import (
     Sheet,
     options_schema,
     params_schema,
-    validate,
 )
 from rules.engine.odds import Odds, TooManyPaths, die_outcomes, expression_die, grouped
 from rules.engine.rulesets.warband_odds import injury_roll_outcomes, ledge_outcomes
 from rules.engine.text import sentence
+from rules.engine.validation import validate
 
 # -- data ----------------------------------------------------------------------------------
 

@@ -19,12 +19,12 @@ from rules.engine.interface import (
     RuleError,
     Ruleset,
     Sheet,
-    copy_json,
     options_schema,
     params_schema,
 )
 from rules.engine.text import clock_text, sentence
 from rules.engine.turn import Turn
+from rules.engine.validation import copy_json
 
 
 class Tiny(Ruleset):

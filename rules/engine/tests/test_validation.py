@@ -1,6 +1,6 @@
 """The fast validator (fastjsonschema) and the authority (jsonschema) agree.
 
-``rules.engine.interface.validate`` trusts fastjsonschema's "valid" and asks
+``rules.engine.validation.validate`` trusts fastjsonschema's "valid" and asks
 jsonschema only when it says "invalid". That is sound only if the two agree on every
 schema the rulesets use: random sheets and params, near-valid and not, check it.
 """
@@ -16,8 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.engine.dice import Dice, SystemGenerator
-from rules.engine.interface import RuleError, is_valid_fast, validate
+from rules.engine.interface import RuleError
 from rules.engine.registry import all_rulesets
+from rules.engine.validation import is_valid_fast, validate
 
 RULESETS = all_rulesets()
 
@@ -118,7 +119,7 @@ def test_an_invalid_instance_still_gets_the_authoritys_message():
 
 # Effects of every kind a disease may have (old_school's EFFECT_SCHEMA: an "if" per kind,
 # a "oneOf" for damage), valid and not: the fast path compiles "const" as a one-value
-# "enum" and checks a sheet property by property (rules.engine.interface._compile_fast).
+# "enum" and checks a sheet property by property (rules.engine.validation._compile_fast).
 DISEASE_EFFECTS = [
     {"type": "none"},
     {"type": "death"},

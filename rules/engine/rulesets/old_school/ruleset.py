@@ -31,7 +31,6 @@ from rules.engine.interface import (
     Sheet,
     options_schema,
     params_schema,
-    validate,
 )
 from rules.engine.odds import Odds
 from rules.engine.rulesets.old_school import data, odds
@@ -50,6 +49,7 @@ from rules.engine.rulesets.old_school.data import (
 )
 from rules.engine.text import clock_text
 from rules.engine.turn import Turn
+from rules.engine.validation import validate
 
 # Sheet fields the engine keeps itself: set by actions and effects, never at creation.
 MANAGED_FIELDS: tuple[str, ...] = (

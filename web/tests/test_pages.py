@@ -590,7 +590,7 @@ def test_a_bad_new_character_is_refused_with_a_reason(web, campaign, player):
 def poll(client: Client, url: str, stamp: str, queries: int | None = None) -> Any:
     """One live poll as htmx sends it (static/js/sawbones.js): the stamp as If-None-Match;
     with ``queries``, at most that many (the session, the user, and the stamp read with
-    the viewer's access: web/live.py, tests/test_live_queries.py)."""
+    the viewer's access: web/live.py, web/tests/test_live_queries.py)."""
     with CaptureQueriesContext(connection) as captured:
         response = client.get(
             url, {"v": stamp}, HTTP_IF_NONE_MATCH=f'"{stamp}"', HTTP_HX_REQUEST="true"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 QUERY = re.compile(
     r"\.objects\b|\.(filter|exclude|aggregate|annotate|select_related|prefetch_related)\("
 )

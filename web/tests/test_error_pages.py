@@ -20,7 +20,7 @@ def broken(request: HttpRequest) -> HttpResponse:
 urlpatterns = [path("broken/", broken), *real_urlpatterns]
 
 
-@pytest.mark.urls("tests.test_error_pages")
+@pytest.mark.urls("web.tests.test_error_pages")
 def test_a_server_error_shows_the_apps_500_page(db):
     client = Client(raise_request_exception=False)
     response = client.get("/broken/")
