@@ -49,8 +49,8 @@ from webhooks.models import (
 )
 from webhooks.services import retry_after, webhook_schedule
 
-# The delivery log keeps the name it had before delivery had its own app: the lines a
-# deployment's alerts and searches look for (docs/operations.md).
+# The delivery log keeps the logger name it had before delivery had its own app: a
+# deployment's searches of its JSON logs name it (docs/operations.md, LOG_FORMAT=json).
 logger = logging.getLogger("webhooks.services")
 
 LEASE = timedelta(minutes=2)  # a worker that dies lets another deliver after this

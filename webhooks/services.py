@@ -201,6 +201,7 @@ def delivery_resend(*, endpoint: WebhookEndpoint, delivery_id: int) -> WebhookDe
     return again
 
 
+# -- a receiver's rate limit (webhook_delivery.services, discord_play.discord_api) ---------
 MAX_RETRY_AFTER_SECONDS = 3600.0
 
 
