@@ -50,6 +50,7 @@ from core.openapi import (
     refused,
     serializer_class,
 )
+from core.query import QueryParameters
 from rules.engine.calendar import (
     MAX_MONTH_DAYS,
     MAX_MONTHS,
@@ -254,6 +255,11 @@ class CampaignListApi(APIView):
 
 
 class CampaignDetailApi(APIView):
+    class DeleteQuery(QueryParameters):
+        parameters = [confirm_parameter("The campaign's name")]
+
+    query_parameters = {"DELETE": DeleteQuery}
+
     class UpdateSerializer(JsonSerializer):
         name = serializers.CharField(max_length=NAME_MAX_LENGTH, required=False)
         ruleset = RulesetField(required=False)
@@ -298,7 +304,6 @@ class CampaignDetailApi(APIView):
 
     @extend_schema(
         request=None,
-        parameters=[confirm_parameter("The campaign's name")],
         responses={
             204: OpenApiResponse(description="deleted with everything in it"),
             400: refused("`confirm` is not the campaign's name."),

@@ -42,13 +42,36 @@ def character_new(*, membership: Membership, name: str, owner_id: int | None) ->
     return owner_membership.user, name
 
 
-def character_insert(*, campaign: Campaign, owner: Any, name: str) -> Character:
+def character_insert(
+    *,
+    campaign: Campaign,
+    owner: Any,
+    name: str,
+    sheet: dict[str, Any] | None = None,
+    version: int = 0,
+    pending_choice: dict[str, Any] | None = None,
+    retired: bool = False,
+) -> Character:
     """The new character's row (owner and name from :func:`character_new`), with no sheet
     yet (version 0): the play writes its sheet with its first resolution. The caller
-    holds the campaign's lock."""
-    character = Character(campaign=campaign, owner=owner, name=name, sheet={}, version=0)
+    holds the campaign's lock.
+
+    An import (``rules.logbook.export.campaign_import``) gives the character as it was
+    exported instead: its sheet (checked by the ruleset), version, pending choice, and
+    whether it was retired (now, as far as this campaign knows)."""
+    character = Character(
+        campaign=campaign,
+        owner=owner,
+        name=name,
+        sheet={} if sheet is None else sheet,
+        version=version,
+        pending_choice=pending_choice,
+    )
     character.full_clean(exclude=["sheet"])
     character.save()
+    if retired:
+        character.retired_at = timezone.now()
+        character.save(update_fields=["retired_at"])
     return character
 
 

@@ -1,7 +1,5 @@
 """gunicorn's hooks for the web containers (docker-compose.yml: ``-c config/gunicorn.py``).
 
-Each worker reads the API's declared query parameters as it starts (config/query.py).
-
 With ``PROMETHEUS_MULTIPROC_DIR`` each worker process writes its request counts to files
 in that folder, and ``GET /metrics`` adds them up (config/metrics.py): the folder starts
 empty with each gunicorn, and a worker that exits has its live values dropped.
@@ -19,14 +17,6 @@ def on_starting(server: Any) -> None:
     if folder:
         shutil.rmtree(folder, ignore_errors=True)  # counts of an earlier run
         os.makedirs(folder, exist_ok=True)
-
-
-def post_worker_init(worker: Any) -> None:
-    """Read each API operation's declared query parameters from the schema (about a
-    second) as the worker starts, not in its first request that has a query string."""
-    from config.query import declared_query_parameters  # Django is set up by now
-
-    declared_query_parameters()
 
 
 def child_exit(server: Any, worker: Any) -> None:

@@ -31,6 +31,7 @@ from core.openapi import (
     ErrorDetailSerializer,
     InputErrorsSerializer,
 )
+from core.query import QueryParameters, declared_query
 
 API_PREFIX = "/api/v1/"
 BODY_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
@@ -132,7 +133,15 @@ class SawbonesAutoSchema(AutoSchema):
         return self.method in BODY_METHODS and any(self.get_auth())
 
     def get_override_parameters(self) -> list[Any]:
+        """The view's own (``extend_schema`` adds them to these), the query its view
+        declares for the method (core.query: the one declaration the server checks keys
+        against), and the ``Idempotency-Key`` header of a write."""
         parameters: list[Any] = super().get_override_parameters()
+        declared = declared_query(self.view, str(self.method))
+        if declared is not None and issubclass(declared, QueryParameters):
+            parameters = [*parameters, *declared.parameters]
+        elif declared is not None:  # a filter serializer: each field a query parameter
+            parameters = [*parameters, declared]
         return [*parameters, IDEMPOTENCY_PARAMETER] if self.keyed() else parameters
 
     def _map_serializer_field(

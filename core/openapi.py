@@ -22,6 +22,7 @@ from drf_spectacular.utils import (
 )
 from rest_framework import serializers
 
+from core.query import QueryParameters
 from rules.engine.interface import Ruleset
 from rules.engine.registry import all_rulesets
 
@@ -83,6 +84,12 @@ PAGE_PARAMETERS = [
         description="up to 200 (more is cut to 200), default 50",
     ),
 ]
+
+
+class PageQuery(QueryParameters):
+    """The query of a page of a list and nothing else (core.pagination reads it)."""
+
+    parameters = PAGE_PARAMETERS
 
 
 def below_pattern(limit: int) -> str:

@@ -1,6 +1,6 @@
 """The Discord format of a campaign's webhooks (docs/discord.md, docs/webhooks.md): each
 event as a message for a Discord channel's webhook URL, made when it is sent
-(``webhooks.services.register_format``, registered in ``apps.py``).
+(``webhook_delivery.services``, above this app, imports it).
 
 What the channel is told:
 

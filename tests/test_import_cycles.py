@@ -11,7 +11,17 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ["accounts", "campaigns", "characters", "config", "core", "rules", "web", "webhooks"]
+PACKAGES = [
+    "accounts",
+    "campaigns",
+    "characters",
+    "config",
+    "core",
+    "rules",
+    "web",
+    "webhook_delivery",
+    "webhooks",
+]
 
 
 def _module_name(path: Path) -> str:

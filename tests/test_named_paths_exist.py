@@ -33,6 +33,7 @@ PACKAGES = (
     "rules",
     "tests",
     "web",
+    "webhook_delivery",
     "webhooks",
 )
 SKIPPED_DIRS = {".venv", ".git", "node_modules", "migrations", "__pycache__", "generated_client"}
@@ -41,7 +42,9 @@ DOTTED = re.compile(rf"(?<![\w./-])((?:{'|'.join(PACKAGES)})(?:\.[A-Za-z_]\w*)+)
 FILE = re.compile(rf"(?<![\w./<>*{{}}:-])((?:[\w.-]+/)+[\w.-]+\.(?:{EXTENSIONS}))(?![\w/<>*-])")
 # Names that look like paths and are not: Celery task names (kept as they were when
 # the tasks lived elsewhere, so queued messages still find them).
-NOT_PATHS = re.compile(r"^(rules\.tasks(\.|$)|webhooks\.tasks\.deliver$|[a-z_.]+\.send_email$)")
+NOT_PATHS = re.compile(
+    r"^(rules\.tasks(\.|$)|webhooks\.tasks\.deliver(_webhooks)?$|[a-z_.]+\.send_email$)"
+)
 # A page that walks the reader through files they are to write (a new ruleset "grim").
 EXAMPLES = {"docs/adding-a-ruleset.md": re.compile(r"(?<![a-z])grim")}
 

@@ -11,7 +11,7 @@ from rest_framework.views import APIView
 
 from campaigns.access import access_campaign
 from core.api_input import JsonSerializer
-from core.openapi import PAGE_PARAMETERS, refused
+from core.openapi import PageQuery, refused
 from core.pagination import StrictPagination
 from webhooks.models import DeliveryState, WebhookFormat
 from webhooks.selectors import (
@@ -157,11 +157,10 @@ class WebhookSecretRotateApi(APIView):
 
 
 class WebhookDeliveriesApi(APIView):
+    query_parameters = {"GET": PageQuery}
+
     @extend_schema(
         responses={200: DeliveryPageSerializer},
-        parameters=[
-            *PAGE_PARAMETERS,
-        ],
         description="Referee only: the delivery log, newest first.",
     )
     def get(self, request: Request, campaign_id: int, webhook_id: int) -> Response:

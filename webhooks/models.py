@@ -18,8 +18,8 @@ def new_webhook_secret() -> str:
 
 class WebhookFormat(models.TextChoices):
     """What a URL is sent: Sawbones' own signed JSON, or a message for a Discord channel's
-    webhook (its body made by the formatter ``discord_play`` registers,
-    ``webhooks.services.register_format``)."""
+    webhook (its body made by ``discord_play.feed`` when it is sent,
+    ``webhook_delivery.services``)."""
 
     SAWBONES = "sawbones", "Sawbones JSON, signed"
     DISCORD = "discord", "A Discord channel's messages"
@@ -38,7 +38,7 @@ class WebhookEndpoint(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     # One worker at a time delivers to a URL, in event order: it claims the endpoint by
-    # compare-and-set until this moment (webhooks.services.webhook_deliver).
+    # compare-and-set until this moment (webhook_delivery.services.webhook_deliver).
     lease_until = models.DateTimeField(null=True, blank=True)
     # At most one delivery task per URL is in the broker: whoever sends it sets this (the
     # moment it is due) by compare-and-set, and the worker that ran it clears it when it

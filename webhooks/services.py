@@ -1,11 +1,9 @@
-"""Writes of webhooks: register and remove URLs, record events, deliver, re-send.
+"""Writes of webhooks: register and remove URLs, record events, send their delivery
+task, re-send.
 
 Events are recorded in the transaction that changed the campaign (under its row lock,
 so their ids follow the campaign's order of changes); their delivery is sent once
-that transaction commits. Each URL gets its events in id order, one worker at a time
-(a compare-and-set lease on the endpoint), at least once: a delivery counts only after
-a 2xx answer, and a failed one is tried again with exponential backoff before any
-later event goes to that URL.
+that transaction commits, and each URL gets them in id order (``webhook_delivery``).
 
 Each URL has at most one delivery task in the broker, however many events wait: the
 task is sent only by whoever sets ``task_due_at`` by compare-and-set, and the worker
@@ -14,31 +12,20 @@ failing URL, or at once when its run used up its time, so other URLs get their t
 A broker that cannot be reached loses nothing: the commit stands, and beat's sweep
 (:func:`endpoints_due`) sends the task once the broker is back.
 
-A URL of another format than Sawbones' own (``WebhookFormat``) gets each event as that
-format's formatter makes it when it is sent (:func:`register_format`: ``discord_play``
-registers Discord's, as messages for a channel); an event the formatter has nothing to
-say about counts as delivered without a request. A receiver that answers ``429`` with
-``retry_after`` (Discord's rate limits) is tried again after that long, and that try is
-not counted against the URL's tries.
+The delivery task runs in ``webhook_delivery`` (its services send each URL's events in
+order, in the URL's format, and hand the URL on), an app above everything a format tells
+of; this module sends it by name.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import ipaddress
 import json
 import logging
-import socket
-import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
-from urllib import error as urlerror
-from urllib import request as urlrequest
 from urllib.parse import urlsplit
 
 from celery import current_app
@@ -65,24 +52,16 @@ from webhooks.models import (
 logger = logging.getLogger(__name__)
 
 MAX_WEBHOOKS_PER_CAMPAIGN = 5
-LEASE = timedelta(minutes=2)  # a worker that dies lets another deliver after this
 # A delivery task this late (its message lost with the broker, or never sent) is sent
 # again by beat's sweep (SAWBONES_WEBHOOK_LOST_TASK_SECONDS overrides it).
 LOST_TASK = timedelta(minutes=2)
-# A run stops starting new sends after this long and queues the URL again behind the
-# others: a long backlog of one URL never holds a worker away from the other URLs.
-RUN_SECONDS = 10.0
 # A task's countdown is kept under Redis's visibility timeout (an hour), past which the
 # broker would hand the waiting message out a second time; a longer backoff waits in steps.
 MAX_COUNTDOWN_SECONDS = 300.0
-# The delivery task, sent by name: this module must not import the task module (which
-# imports this one). Its queue comes from CELERY_TASK_ROUTES.
+# The delivery task, sent by name (webhook_delivery.tasks, which keeps the name it had
+# when it lived in this app: messages queued by an older release still find it). Its
+# queue comes from CELERY_TASK_ROUTES.
 DELIVER_TASK = "webhooks.tasks.deliver_webhooks"
-USER_AGENT = "Sawbones-Webhooks/1"
-SIGNATURE_HEADER = "X-Sawbones-Signature"
-TIMESTAMP_HEADER = "X-Sawbones-Timestamp"
-EVENT_ID_HEADER = "X-Sawbones-Event-Id"
-EVENT_TYPE_HEADER = "X-Sawbones-Event"
 
 
 def _setting(name: str, default: Any) -> Any:
@@ -222,34 +201,8 @@ def delivery_resend(*, endpoint: WebhookEndpoint, delivery_id: int) -> WebhookDe
     return again
 
 
-# -- formats: what a URL of another format is sent ---------------------------------------
-# A formatter makes the JSON body of one event for its format, or None when that format
-# has nothing to say about it (Discord's channel is told an advance by its report, not by
-# each effect it applied). Registered at start by the app that knows the format.
-Formatter = Callable[[WebhookEvent], dict[str, Any] | None]
-_FORMATTERS: dict[str, Formatter] = {}
-
-
-def register_format(name: str, formatter: Formatter) -> None:
-    """Make ``formatter`` the maker of the bodies sent to URLs of format ``name``."""
-    _FORMATTERS[name] = formatter
-
-
-# -- signing and sending ---------------------------------------------------------------
-@dataclass(frozen=True)
-class Sent:
-    """What one try came to: the receiver's status (None: no answer, or nothing sent),
-    an error or a note for the delivery log, the seconds a ``429`` asked to wait, and
-    whether nothing was to be sent (the format had nothing to say)."""
-
-    status: int | None
-    error: str = ""
-    retry_after: float | None = None
-    nothing_to_send: bool = False
-
-
+# -- a receiver's rate limit (webhook_delivery.services, discord_play.discord_api) ---------
 MAX_RETRY_AFTER_SECONDS = 3600.0
-MIN_RETRY_AFTER_SECONDS = 0.1  # "0": still not at once, or a run would ask again and again
 
 
 def retry_after(body: bytes, headers: Any) -> float | None:
@@ -271,238 +224,6 @@ def retry_after(body: bytes, headers: Any) -> float | None:
     if value != value or value < 0:  # NaN or negative: no number to wait by
         return None
     return min(value, MAX_RETRY_AFTER_SECONDS)
-
-
-def signature(secret: str, timestamp: int, body: str) -> str:
-    """``sha256=`` and the hex HMAC-SHA256 of ``"<timestamp>.<body>"`` under the secret."""
-    message = f"{timestamp}.{body}".encode()
-    return "sha256=" + hmac.new(secret.encode(), message, hashlib.sha256).hexdigest()
-
-
-class _NoRedirects(urlrequest.HTTPRedirectHandler):
-    """A redirect is an answer that is not 2xx: never follow one elsewhere."""
-
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-
-_OPENER = urlrequest.build_opener(_NoRedirects)
-
-
-def _refused_address(url: str) -> str | None:
-    """Why the URL's host may not be called (a private or local address), or None.
-
-    Deployments keep webhooks off their own network unless
-    ``SAWBONES_WEBHOOK_ALLOW_PRIVATE`` is set (tests and the embedded mode set it).
-    """
-    if _setting("SAWBONES_WEBHOOK_ALLOW_PRIVATE", False):
-        return None
-    host = urlsplit(url).hostname or ""
-    try:
-        infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
-    except OSError as error:
-        return f"cannot resolve {host}: {error}"
-    for info in infos:
-        address = ipaddress.ip_address(str(info[4][0]))
-        if not address.is_global:
-            return f"{host} is a private or local address ({address})"
-    return None
-
-
-def _body_for(endpoint: WebhookEndpoint, event: WebhookEvent) -> tuple[str | None, str]:
-    """The body the URL gets for the event, in its format, or None and why not."""
-    if endpoint.format == WebhookFormat.SAWBONES:
-        return event.body, ""
-    formatter = _FORMATTERS.get(endpoint.format)
-    if formatter is None:
-        return None, f"no formatter for the {endpoint.format} format is installed"
-    try:
-        made = formatter(event)
-    except Exception as error:  # a failed try, as a receiver's error: later events go on
-        logger.exception(
-            "webhook %s: the %s message of event %s", endpoint.pk, endpoint.format, event.uuid
-        )
-        return None, f"could not make the {endpoint.format} message: {error}"[:500]
-    if made is None:
-        return None, ""
-    return json.dumps(made, cls=DjangoJSONEncoder, separators=(",", ":")), ""
-
-
-def _post(endpoint: WebhookEndpoint, event: WebhookEvent) -> Sent:
-    """Send once, in the URL's format."""
-    body, problem = _body_for(endpoint, event)
-    if problem:
-        return Sent(None, problem)
-    if body is None:
-        return Sent(None, f"nothing to send in the {endpoint.format} format", nothing_to_send=True)
-    refused = _refused_address(endpoint.url)
-    if refused:
-        return Sent(None, refused)
-    headers = {
-        "Content-Type": "application/json",
-        "User-Agent": USER_AGENT,
-        EVENT_TYPE_HEADER: event.type,
-        EVENT_ID_HEADER: str(event.uuid),
-    }
-    if endpoint.format == WebhookFormat.SAWBONES:  # signed with the secret shown to its owner
-        timestamp = int(time.time())
-        headers[TIMESTAMP_HEADER] = str(timestamp)
-        headers[SIGNATURE_HEADER] = signature(endpoint.secret, timestamp, body)
-    request = urlrequest.Request(  # noqa: S310 - http(s) only, checked at registration
-        endpoint.url, data=body.encode(), method="POST", headers=headers
-    )
-    try:
-        with _OPENER.open(request, timeout=_setting("SAWBONES_WEBHOOK_TIMEOUT", 5)) as answer:
-            answer.read(1024)
-            return Sent(int(answer.status))
-    except urlerror.HTTPError as error:
-        wait = retry_after(error.read(4096), error.headers) if error.code == 429 else None
-        return Sent(int(error.code), f"answered {error.code}", retry_after=wait)
-    except (urlerror.URLError, OSError, ValueError) as error:
-        return Sent(None, f"could not send: {error}"[:500])
-
-
-def backoff(attempts: int) -> timedelta:
-    """Wait before try ``attempts + 1``: doubling from the base, at most an hour."""
-    base = float(_setting("SAWBONES_WEBHOOK_BACKOFF_SECONDS", 10))
-    return timedelta(seconds=min(base * 2 ** (attempts - 1), 3600))
-
-
-def _claim(endpoint_id: int, now: datetime) -> bool:
-    """Compare-and-set: this worker delivers to the URL until the lease ends."""
-    return (
-        WebhookEndpoint.objects.filter(pk=endpoint_id)
-        .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
-        .update(lease_until=now + LEASE)
-        == 1
-    )
-
-
-def _next_delivery(endpoint_id: int) -> WebhookDelivery | None:
-    return (
-        WebhookDelivery.objects.filter(endpoint_id=endpoint_id, state=DeliveryState.PENDING)
-        .select_related("endpoint", "event")
-        .order_by("id")
-        .first()
-    )
-
-
-def _deliver(
-    endpoint_id: int, now: datetime, run_seconds: float | None
-) -> tuple[bool, float | None]:
-    """Deliver the URL's due events in order under the lease, for at most
-    ``run_seconds`` (None: until nothing is due). Whether this worker held the lease,
-    and the seconds until the next try is due (None: nothing waits)."""
-    if not _claim(endpoint_id, now):
-        return False, None
-    held: datetime | None = now + LEASE  # the lease this worker set (_claim)
-    started = time.monotonic()
-    wait: float | None = None
-    try:
-        while (delivery := _next_delivery(endpoint_id)) is not None:
-            if delivery.next_attempt_at > now:
-                wait = (delivery.next_attempt_at - now).total_seconds()
-                break
-            if run_seconds is not None and time.monotonic() - started >= run_seconds:
-                wait = 0.0  # due now, after the other URLs' turn
-                break
-            sent = _post(delivery.endpoint, delivery.event)
-            status, error = sent.status, sent.error
-            delivery.last_status = status
-            delivery.last_error = error
-            if sent.nothing_to_send:  # the URL's format has nothing to say about it
-                delivery.state = DeliveryState.DELIVERED
-                delivery.delivered_at = timezone.now()
-            elif status == 429 and sent.retry_after is not None:
-                # Wait as long as the receiver says (Discord's rate limits); the try does
-                # not count against the URL: the receiver is there, only busy.
-                wait_for = max(sent.retry_after, MIN_RETRY_AFTER_SECONDS)
-                delivery.next_attempt_at = timezone.now() + timedelta(seconds=wait_for)
-            else:
-                delivery.attempts += 1
-                if status is not None and 200 <= status < 300:
-                    delivery.state = DeliveryState.DELIVERED
-                    delivery.delivered_at = timezone.now()
-                elif delivery.attempts >= _setting("SAWBONES_WEBHOOK_MAX_ATTEMPTS", 10):
-                    delivery.state = DeliveryState.FAILED  # the referee may re-send it
-                else:
-                    delivery.next_attempt_at = now + backoff(delivery.attempts)
-            if delivery.state != DeliveryState.DELIVERED and not sent.nothing_to_send:
-                logger.info(
-                    "webhook %s: delivery %s, try %s: %s",
-                    endpoint_id,
-                    delivery.pk,
-                    delivery.attempts,
-                    error or f"answered {status}",
-                )
-            delivery.save(
-                update_fields=[
-                    "attempts",
-                    "last_status",
-                    "last_error",
-                    "state",
-                    "delivered_at",
-                    "next_attempt_at",
-                ]
-            )
-            # Renew the lease from the time it is now, by compare-and-set on the lease
-            # this worker holds: a worker whose lease ran out (a long backlog of slow
-            # answers) and was taken by another stops, so no URL gets two senders.
-            renewed = now + timedelta(seconds=time.monotonic() - started) + LEASE
-            if not WebhookEndpoint.objects.filter(pk=endpoint_id, lease_until=held).update(
-                lease_until=renewed
-            ):
-                held = None
-                return False, None
-            held = renewed
-    finally:
-        if held is not None:  # release it only if it is still this worker's
-            WebhookEndpoint.objects.filter(pk=endpoint_id, lease_until=held).update(
-                lease_until=None
-            )
-    return True, wait
-
-
-def webhook_deliver(*, endpoint_id: int, now: datetime | None = None) -> float | None:
-    """Deliver the URL's pending events in order; the seconds until the next try is
-    due, or None when nothing waits (or another worker holds the URL)."""
-    now = now or timezone.now()
-    owned, wait = _deliver(endpoint_id, now, run_seconds=None)
-    if owned and wait is None and _next_delivery(endpoint_id) is not None:
-        wait = 0.0  # recorded while this worker held the lease
-    return wait
-
-
-def _due_in(endpoint_id: int, now: datetime) -> float | None:
-    """Seconds until the URL's next pending delivery is due (0 if it is), or None."""
-    first = (
-        WebhookDelivery.objects.filter(endpoint_id=endpoint_id, state=DeliveryState.PENDING)
-        .order_by("id")
-        .values_list("next_attempt_at", flat=True)
-        .first()
-    )
-    return None if first is None else max((first - now).total_seconds(), 0.0)
-
-
-def webhook_run(*, endpoint_id: int) -> None:
-    """The delivery task: deliver what is due, then hand the URL on. Only the worker
-    that held the lease touches the task slot, after it let the lease go: it frees the
-    slot, then looks for work again and sends the next task if some waits, so an event
-    committed meanwhile is never left without a task (its own send, or this one, wins
-    the compare-and-set). A duplicate message changes nothing: it finds the lease
-    taken, or nothing due."""
-    eager = bool(current_app.conf.task_always_eager)
-    owned, _ = _deliver(
-        endpoint_id,
-        timezone.now(),
-        None if eager else _setting("SAWBONES_WEBHOOK_RUN_SECONDS", RUN_SECONDS),
-    )
-    if not owned:
-        return  # another worker delivers to the URL and hands it on
-    WebhookEndpoint.objects.filter(pk=endpoint_id).update(task_due_at=None)
-    wait = _due_in(endpoint_id, timezone.now())
-    if wait is not None and not eager:
-        webhook_schedule(endpoint_id=endpoint_id, delay=wait)
 
 
 def webhook_schedule(*, endpoint_id: int, delay: float = 0.0) -> bool:
@@ -527,8 +248,8 @@ def webhook_schedule(*, endpoint_id: int, delay: float = 0.0) -> bool:
     )
     if not taken:
         return False
-    if eager:
-        webhook_run(endpoint_id=endpoint_id)
+    if eager:  # the task the worker would run, here, by the name it is sent by
+        current_app.tasks[DELIVER_TASK](endpoint_id)
         return True
     try:
         current_app.send_task(DELIVER_TASK, (endpoint_id,), countdown=delay or None)

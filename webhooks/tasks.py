@@ -1,4 +1,5 @@
-"""Celery tasks of webhooks: ids in, one service call (webhooks.services)."""
+"""Celery tasks of webhooks: beat's sweep (webhooks.services). The delivery task itself
+is ``webhook_delivery.tasks.deliver_webhooks``."""
 
 from __future__ import annotations
 
@@ -7,16 +8,9 @@ import logging
 from celery import shared_task
 
 from core.errors import UNAVAILABLE_ERRORS
-from webhooks.services import endpoints_due, webhook_run, webhook_schedule
+from webhooks.services import endpoints_due, webhook_schedule
 
 logger = logging.getLogger(__name__)
-
-
-@shared_task(acks_late=True, reject_on_worker_lost=True)
-def deliver_webhooks(endpoint_id: int) -> None:
-    """Deliver a URL's due events in order; the URL's next task is sent by this one
-    (webhooks.services.webhook_run), never by each event."""
-    webhook_run(endpoint_id=endpoint_id)
 
 
 @shared_task

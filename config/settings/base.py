@@ -62,6 +62,7 @@ INSTALLED_APPS = [
     "web",
     "webhooks",
     "discord_play",  # play from Discord: slash commands, the webhooks' Discord format
+    "webhook_delivery",  # sending webhooks, in each URL's format (Discord's included)
 ]
 
 MIDDLEWARE = [

@@ -24,8 +24,9 @@ from rules.clock.services import clock_advance_run, clock_job_resume
 from rules.clock.tests.clock_helpers import play_session, run_job
 from rules.log.models import Resolution
 from rules.play.services import resolution_cancel_choice
+from webhook_delivery.services import webhook_deliver
 from webhooks.models import DeliveryState, WebhookDelivery, WebhookEndpoint
-from webhooks.services import webhook_create, webhook_deliver
+from webhooks.services import webhook_create
 
 pytestmark = pytest.mark.django_db
 
@@ -229,12 +230,12 @@ def test_a_long_report_is_summed_up_and_linked_never_cut_in_a_sentence(discord, 
 def test_a_message_that_cannot_be_made_is_a_failed_try(
     discord, receiver, referee, table, client_for, monkeypatch
 ):
-    from webhooks import services
+    from webhook_delivery import services
 
     def broken(event: Any) -> dict[str, Any]:
         raise ValueError("no words for it")
 
-    monkeypatch.setitem(services._FORMATTERS, "discord", broken)
+    monkeypatch.setattr(services, "discord_message", broken)
     endpoint = webhook_create(
         campaign=table["campaign"], url=receiver.url + "/hook", user=referee, format="discord"
     )

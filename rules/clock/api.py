@@ -31,6 +31,7 @@ from core.openapi import (
     json_schema_field,
     refused,
 )
+from core.query import QueryParameters
 from rules.clock.live import clock_live_set
 from rules.clock.models import ClockEntryKind, ClockJob, ClockJobKind, ClockJobState
 from rules.clock.report import NOTABLE
@@ -485,8 +486,9 @@ class CampaignEffectsApi(APIView):
             min_value=1, max_value=MAX_ID, required=False, help_text="only this character's"
         )
 
+    query_parameters = {"GET": FilterSerializer}
+
     @extend_schema(
-        parameters=[FilterSerializer],
         responses={
             200: EffectSerializer(many=True),
             400: error_answer(400, "Bad filter: an unknown `state` or a bad `character` id."),
@@ -538,19 +540,23 @@ class ClockEntryPageSerializer(serializers.Serializer):
 
 
 class ClockLogApi(APIView):
-    @extend_schema(
-        responses={
-            200: ClockEntryPageSerializer,
-            400: error_answer(400, "Bad filter: field errors (`{filter: [messages]}`)."),
-        },
-        parameters=[
+    class FilterQuery(QueryParameters):
+        parameters = [
             *PAGE_PARAMETERS,
             *log_filter_parameters(
                 action="the entry's kind: advance, live_on, live_off, live_rate or resume",
                 who='a user id (who did it), or "clock" for entries of no one',
                 text="text",
             ),
-        ],
+        ]
+
+    query_parameters = {"GET": FilterQuery}
+
+    @extend_schema(
+        responses={
+            200: ClockEntryPageSerializer,
+            400: error_answer(400, "Bad filter: field errors (`{filter: [messages]}`)."),
+        },
         description="The clock in the campaign log: advances asked for, the live clock "
         "switched on or off or its rate changed, stopped advances resumed, and who did each; "
         "newest first, with the same filters as `resolutions/` (an entry is about no "

@@ -6,7 +6,7 @@ of a character, and the effects it schedules. Saved by their callers
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from campaigns.models import Campaign
 from characters.models import Character
@@ -16,21 +16,29 @@ from rules.engine.validation import copy_json
 from rules.log.models import Resolution, ScheduledEffect
 
 
+class ResolutionStep(TypedDict):
+    """What one step of a character writes to the log, as its writers pass it on: the
+    keyword arguments :func:`build_resolution` and
+    :func:`rules.play.services.persist_result` share, said once."""
+
+    campaign: Campaign
+    character: Character
+    result: Result
+    kind: str
+    action: str
+    params: Mapping[str, Any]
+    actor: Any
+    counter_start: int
+    counter_end: int
+    clock: int
+
+
 def build_resolution(
     *,
-    campaign: Campaign,
-    character: Character,
-    result: Result,
-    kind: str,
-    action: str,
-    params: Mapping[str, Any],
-    actor: Any,
-    counter_start: int,
-    counter_end: int,
-    clock: int,
     pending_choice: dict[str, Any] | None,
     undoes: Resolution | None = None,
     batch: Any = None,
+    **step: Unpack[ResolutionStep],
 ) -> Resolution:
     """The unsaved log row of ``result`` for ``character`` (still at its old version).
 
@@ -38,6 +46,7 @@ def build_resolution(
     saves one, the campaign clock (``rules.clock.services``) a batch of them
     (``rules.log.sql_writes``).
     """
+    character, result, params = step["character"], step["result"], step["params"]
     reject_nul_characters(params, "params")
     # The sheet's JSON text, made for the check, is what the clock's COPY writes: the
     # largest value of the row is encoded once, not twice (bench/clock_advance.py).
@@ -46,12 +55,13 @@ def build_resolution(
         [result.summary, dict(result.outcome), [dict(effect.payload) for effect in result.effects]],
         "the resolution",
     )
+    actor = step["actor"]
     resolution = Resolution(
-        campaign=campaign,
+        campaign=step["campaign"],
         character=character,
         actor=actor if getattr(actor, "is_authenticated", False) else None,
-        kind=kind,
-        action=action,
+        kind=step["kind"],
+        action=step["action"],
         params=copy_json(dict(params)),
         rolls=[roll.as_dict() for roll in result.rolls],
         # The engine knows sheets, not names: the log names the character.
@@ -61,9 +71,9 @@ def build_resolution(
         sheet_after=result.sheet,
         version=character.version + 1,
         pending_choice=pending_choice,
-        clock=clock,
-        dice_counter_start=counter_start,
-        dice_counter_end=counter_end,
+        clock=step["clock"],
+        dice_counter_start=step["counter_start"],
+        dice_counter_end=step["counter_end"],
         undoes=undoes,
         elapsed_minutes=max(0, int(result.elapsed_minutes)),
         batch=batch,

@@ -25,6 +25,7 @@ from campaigns.api import campaign_answer, campaign_output
 from core.api_input import JsonSerializer
 from core.cleaning import MAX_ID
 from core.openapi import PAGE_PARAMETERS, error_answer, refused
+from core.query import QueryParameters
 from rules.engine.registry import ruleset_keys
 from rules.log.filters import MINUTE_PARAMETERS, log_filter_parameters, log_filters
 from rules.log.models import EffectState, ResolutionKind
@@ -297,19 +298,23 @@ class CampaignImportApi(APIView):
 
 
 class CampaignLogApi(APIView):
-    @extend_schema(
-        responses={
-            200: ResolutionPageSerializer,
-            400: error_answer(400, "Bad filter: field errors (`{filter: [messages]}`)."),
-        },
-        parameters=[
+    class FilterQuery(QueryParameters):
+        parameters = [
             *PAGE_PARAMETERS,
             *log_filter_parameters(
                 action="an action key",
                 who='a user id, or "clock" for what the clock applied',
                 text="text of the summary",
             ),
-        ],
+        ]
+
+    query_parameters = {"GET": FilterQuery}
+
+    @extend_schema(
+        responses={
+            200: ResolutionPageSerializer,
+            400: error_answer(400, "Bad filter: field errors (`{filter: [messages]}`)."),
+        },
         description="The whole log of the campaign, newest first (in-game time): every "
         "character's entries for the referee, a player's own characters' for a player. "
         "Hidden rolls only for the referee (G-4).",
@@ -458,23 +463,46 @@ RECAP_REFUSED = refused(
     "a bound cannot be: a date the calendar does not have, a bound given both as a minute "
     "and as a date, a real time that is not one (field errors in plain words)."
 )
-RECAP_SPAN = [
-    *MINUTE_PARAMETERS,
-    OpenApiParameter(
-        "from_date",
-        _text(
-            "from this date of the campaign's calendar: 1000-Bloom-6 or 1000-2-6 "
-            "(without a calendar: 3 or Day 3), with a time if wanted (08:30)"
+
+
+class RecapSpanQuery(QueryParameters):
+    """The span of a recap: in-game minutes, dates of the calendar, real times
+    (rules.logbook.recap.recap_window reads them)."""
+
+    parameters = [
+        *MINUTE_PARAMETERS,
+        OpenApiParameter(
+            "from_date",
+            _text(
+                "from this date of the campaign's calendar: 1000-Bloom-6 or 1000-2-6 "
+                "(without a calendar: 3 or Day 3), with a time if wanted (08:30)"
+            ),
         ),
-    ),
-    OpenApiParameter("to_date", _text("up to this date (its end, without a time), as from_date")),
-    OpenApiParameter("real_from", _text("from this real time: an ISO 8601 date and time")),
-    OpenApiParameter("real_to", _text("up to this real time: an ISO 8601 date and time")),
-]
+        OpenApiParameter(
+            "to_date", _text("up to this date (its end, without a time), as from_date")
+        ),
+        OpenApiParameter("real_from", _text("from this real time: an ISO 8601 date and time")),
+        OpenApiParameter("real_to", _text("up to this real time: an ISO 8601 date and time")),
+    ]
+
+
+class RecapQuery(QueryParameters):
+    """The span, and the recap's format (JSON or Markdown)."""
+
+    parameters = [
+        *RecapSpanQuery.parameters,
+        OpenApiParameter(
+            "format",
+            {"type": "string", "enum": ["json", "md"]},
+            description="md: the recap as Markdown (or send Accept: text/markdown; or "
+            "ask `recap.md`); another format is a 400",
+        ),
+    ]
 
 
 class CampaignRecapApi(APIView):
     renderer_classes = [JSONRenderer, MarkdownRenderer]
+    query_parameters: dict[str, type[QueryParameters]] = {"GET": RecapQuery}
 
     @extend_schema(
         responses={
@@ -486,15 +514,6 @@ class CampaignRecapApi(APIView):
             ),
             (400, "application/json"): RECAP_REFUSED,
         },
-        parameters=[
-            *RECAP_SPAN,
-            OpenApiParameter(
-                "format",
-                {"type": "string", "enum": ["json", "md"]},
-                description="md: the recap as Markdown (or send Accept: text/markdown; or "
-                "ask `recap.md`); another format is a 400",
-            ),
-        ],
         description="The session recap: per character what happened in order, the dice "
         "that mattered and where the clock went, over in-game time, real time or both. "
         "A player's holds their own characters, without what the referee keeps hidden (G-4).",
@@ -521,6 +540,7 @@ class CampaignRecapMarkdownApi(CampaignRecapApi):
     generated client reads as text (``recap/`` answers JSON or Markdown as asked)."""
 
     renderer_classes = [MarkdownRenderer]
+    query_parameters = {"GET": RecapSpanQuery}
 
     @extend_schema(
         responses={
@@ -529,7 +549,6 @@ class CampaignRecapMarkdownApi(CampaignRecapApi):
             ),
             (400, "application/json"): RECAP_REFUSED,
         },
-        parameters=RECAP_SPAN,
         description="The session recap as Markdown (text/markdown), to paste into a journal "
         "or a chat: what `recap/?format=md` answers.",
     )

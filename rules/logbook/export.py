@@ -28,12 +28,12 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import DataError, transaction
-from django.utils import timezone
 
 from campaigns.invitations import invitations_create
 from campaigns.models import Campaign, Membership, Role
 from campaigns.services import campaign_create
 from characters.models import Character
+from characters.services import character_insert
 from core.cleaning import MAX_ID, reject_nul_characters
 from rules.engine.calendar import CalendarError, calendar_data, parse_calendar
 from rules.engine.interface import RuleError
@@ -282,6 +282,50 @@ def campaign_import(*, user: Any, data: Any, players: Any = None) -> Campaign:
     ``players`` maps the export's players (usernames there) to usernames here: each is
     invited (campaigns.invitations) to join as a player, play the characters they played
     and name the entries they made, which happens only when they accept."""
+    meta, characters, resolutions, effects = _export_parts(data)
+    importer = user.get_username()
+    mapped = _players(data, players, importer)
+    # the export's names that are the importer's: those mapped to them, and their own
+    # unless they name someone else for it
+    yours = ({importer} - set(mapped)) | {
+        old for old, new in (players or {}).items() if new.strip() == importer
+    }
+    try:
+        with transaction.atomic():
+            campaign = _import_campaign(user, meta)
+            _import_tables(campaign, data.get("tables") or {})
+            new_characters, played = _import_characters(campaign, user, characters, mapped)
+            invitations_create(
+                membership=Membership.objects.select_related("campaign", "user").get(
+                    campaign=campaign, user=user
+                ),
+                named=mapped,
+                characters=played,
+            )
+            # Effects first (pending, unlinked): the log's params point at their new ids.
+            new_effects = _import_effects(campaign, effects, new_characters)
+            new_resolutions = _import_resolutions(
+                campaign,
+                resolutions,
+                new_characters=new_characters,
+                new_effects=new_effects,
+                user=user,
+                yours=yours,
+            )
+            _link_effects(effects, new_effects, new_resolutions)
+            Membership.objects.filter(campaign=campaign, user=user).update(role=Role.REFEREE)
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as error:
+        raise _bad(f"the export is damaged: {type(error).__name__} {error}") from None
+    except DataError:  # a value too long or too large for its column (PostgreSQL)
+        raise _bad("the export is damaged: a value does not fit where it goes") from None
+    except RuleError as error:
+        raise _bad(str(error)) from None
+    return campaign
+
+
+def _export_parts(data: Any) -> tuple[dict[str, Any], list[Any], list[Any], list[Any]]:
+    """The export's campaign, characters, resolutions and effects, once it is known to be
+    a Sawbones export of this version, without NUL, of no more rows than an import takes."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise _bad("this is not a Sawbones campaign export")
     if data.get("version") != VERSION:
@@ -305,118 +349,132 @@ def campaign_import(*, user: Any, data: Any, players: Any = None) -> Campaign:
         raise _bad("the export lacks its campaign, characters, resolutions or effects")
     if len(characters) + len(resolutions) + len(effects) > MAX_ROWS:
         raise _bad(f"at most {MAX_ROWS} rows can be imported at once")
-    importer = user.get_username()
-    mapped = _players(data, players, importer)
-    # the export's names that are the importer's: those mapped to them, and their own
-    # unless they name someone else for it
-    yours = ({importer} - set(mapped)) | {
-        old for old, new in (players or {}).items() if new.strip() == importer
-    }
-    try:
-        with transaction.atomic():
-            campaign = campaign_create(
-                user=user,
-                name=str(meta.get("name", "")),
-                ruleset=str(meta.get("ruleset", "")),
-                options=meta.get("options") or None,
-            )
-            campaign.clock = _int(meta.get("clock", 0), "the clock")
-            campaign.dice_counter = _int(meta.get("dice_counter", 0), "the dice counter")
-            campaign.dice_seed_first_counter = campaign.dice_counter
-            campaign.actions_move_clock = bool(meta.get("actions_move_clock", True))
-            try:  # how the clock reads (issue 25); an export from before has none
-                campaign.calendar = calendar_data(parse_calendar(meta.get("calendar") or None))
-            except CalendarError as error:
-                raise _bad(str(error)) from None
-            campaign.save()
-            ruleset = get_ruleset(campaign.ruleset)
-            tables = data.get("tables") or {}
-            if not isinstance(tables, dict):
-                raise _bad("tables must be an object")
-            for key, table in tables.items():
-                ruleset.validate_table(key, table)
-                CampaignTable.objects.create(campaign=campaign, key=key, data=table)
-            new_characters: dict[int, Character] = {}
-            played: dict[
-                str, list[int]
-            ] = {}  # an invited player's characters, by the export's name
-            for row in characters:
-                ruleset.validate_sheet(row["sheet"])
-                character = Character(
-                    campaign=campaign,
-                    owner=user,
-                    name=str(row["name"]),
-                    sheet=row["sheet"],
-                    version=_int(row["version"], "a version"),
-                    pending_choice=row.get("pending_choice"),
-                )
-                character.full_clean(exclude=["sheet"])
-                character.save()
-                if row.get("retired"):
-                    character.retired_at = timezone.now()
-                    character.save(update_fields=["retired_at"])
-                new_characters[row["id"]] = character
-                if row.get("owner") in mapped:
-                    played.setdefault(row["owner"], []).append(character.pk)
-            invitations_create(
-                membership=Membership.objects.select_related("campaign", "user").get(
-                    campaign=campaign, user=user
-                ),
-                named=mapped,
-                characters=played,
-            )
-            # Effects first (pending, unlinked): the log's params point at their new ids.
-            new_effects: dict[int, ScheduledEffect] = {}
-            for row in effects:
-                _fits(ScheduledEffect, {name: row[name] for name in _EFFECT_FIELDS})
-                effect = ScheduledEffect(
-                    campaign=campaign,
-                    character=new_characters[row["character"]],
-                    **{name: row[name] for name in _EFFECT_FIELDS if name != "state"},
-                )
-                new_effects[row["id"]] = effect
-            ScheduledEffect.objects.bulk_create(list(new_effects.values()))
-            new_resolutions: dict[int, Resolution] = {}
-            for row in sorted(resolutions, key=lambda r: r["id"]):
-                undoes = row.get("undoes")
-                fields = {name: row[name] for name in _RESOLUTION_FIELDS}
-                _fits(Resolution, fields)
-                fields["params"] = _people(
-                    row, _remap(fields["params"], new_resolutions, new_effects), user, yours
-                )
-                author = row.get("actor")
-                if author is not None and (
-                    not isinstance(author, str) or len(author) > USERNAME_LENGTH
-                ):
-                    raise _bad(
-                        f"an entry's actor is a username of at most {USERNAME_LENGTH} characters"
-                    )
-                resolution = Resolution(
-                    campaign=campaign,
-                    character=new_characters[row["character"]],
-                    actor=user if author in yours else None,
-                    imported_actor=str(author) if author and author not in yours else "",
-                    undoes=new_resolutions[undoes] if undoes is not None else None,
-                    batch=row.get("batch"),
-                    **fields,
-                )
-                resolution.save()
-                new_resolutions[row["id"]] = resolution
-            for row in effects:
-                effect = new_effects[row["id"]]
-                effect.state = row["state"]
-                effect.created_by = new_resolutions.get(row.get("created_by"))
-                effect.resolution = new_resolutions.get(row.get("resolution"))
-                # an export from before it has none: those undos revive nothing
-                effect.cancelled_by = new_resolutions.get(row.get("cancelled_by"))
-            ScheduledEffect.objects.bulk_update(
-                list(new_effects.values()), ["state", "created_by", "resolution", "cancelled_by"]
-            )
-            Membership.objects.filter(campaign=campaign, user=user).update(role=Role.REFEREE)
-    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as error:
-        raise _bad(f"the export is damaged: {type(error).__name__} {error}") from None
-    except DataError:  # a value too long or too large for its column (PostgreSQL)
-        raise _bad("the export is damaged: a value does not fit where it goes") from None
-    except RuleError as error:
+    return meta, characters, resolutions, effects
+
+
+def _import_campaign(user: Any, meta: dict[str, Any]) -> Campaign:
+    """The new campaign, its clock, dice counter and calendar as exported."""
+    campaign = campaign_create(
+        user=user,
+        name=str(meta.get("name", "")),
+        ruleset=str(meta.get("ruleset", "")),
+        options=meta.get("options") or None,
+    )
+    campaign.clock = _int(meta.get("clock", 0), "the clock")
+    campaign.dice_counter = _int(meta.get("dice_counter", 0), "the dice counter")
+    campaign.dice_seed_first_counter = campaign.dice_counter
+    campaign.actions_move_clock = bool(meta.get("actions_move_clock", True))
+    try:  # how the clock reads (issue 25); an export from before has none
+        campaign.calendar = calendar_data(parse_calendar(meta.get("calendar") or None))
+    except CalendarError as error:
         raise _bad(str(error)) from None
+    campaign.save()
     return campaign
+
+
+def _import_tables(campaign: Campaign, tables: Any) -> None:
+    """The campaign's edited tables, each checked by its ruleset."""
+    if not isinstance(tables, dict):
+        raise _bad("tables must be an object")
+    ruleset = get_ruleset(campaign.ruleset)
+    for key, table in tables.items():
+        ruleset.validate_table(key, table)
+        CampaignTable.objects.create(campaign=campaign, key=key, data=table)
+
+
+def _import_characters(
+    campaign: Campaign, user: Any, characters: list[Any], mapped: dict[str, str]
+) -> tuple[dict[int, Character], dict[str, list[int]]]:
+    """The characters, the importer's until an invited player accepts theirs: the new
+    character by the export's id, and an invited player's characters by the export's
+    name of them."""
+    ruleset = get_ruleset(campaign.ruleset)
+    new_characters: dict[int, Character] = {}
+    played: dict[str, list[int]] = {}
+    for row in characters:
+        ruleset.validate_sheet(row["sheet"])
+        character = character_insert(
+            campaign=campaign,
+            owner=user,
+            name=str(row["name"]),
+            sheet=row["sheet"],
+            version=_int(row["version"], "a version"),
+            pending_choice=row.get("pending_choice"),
+            retired=bool(row.get("retired")),
+        )
+        new_characters[row["id"]] = character
+        if row.get("owner") in mapped:
+            played.setdefault(row["owner"], []).append(character.pk)
+    return new_characters, played
+
+
+def _import_effects(
+    campaign: Campaign, effects: list[Any], new_characters: dict[int, Character]
+) -> dict[int, ScheduledEffect]:
+    """The scheduled effects, pending and linked to no resolution yet (the log's params
+    point at their new ids), by the export's id."""
+    new_effects: dict[int, ScheduledEffect] = {}
+    for row in effects:
+        _fits(ScheduledEffect, {name: row[name] for name in _EFFECT_FIELDS})
+        effect = ScheduledEffect(
+            campaign=campaign,
+            character=new_characters[row["character"]],
+            **{name: row[name] for name in _EFFECT_FIELDS if name != "state"},
+        )
+        new_effects[row["id"]] = effect
+    ScheduledEffect.objects.bulk_create(list(new_effects.values()))
+    return new_effects
+
+
+def _import_resolutions(
+    campaign: Campaign,
+    resolutions: list[Any],
+    *,
+    new_characters: dict[int, Character],
+    new_effects: dict[int, ScheduledEffect],
+    user: Any,
+    yours: set[str],
+) -> dict[int, Resolution]:
+    """The log in its order, ids in params remapped to the new rows; an entry of the
+    importer's is theirs, another person's keeps their name until they accept."""
+    new_resolutions: dict[int, Resolution] = {}
+    for row in sorted(resolutions, key=lambda r: r["id"]):
+        undoes = row.get("undoes")
+        fields = {name: row[name] for name in _RESOLUTION_FIELDS}
+        _fits(Resolution, fields)
+        fields["params"] = _people(
+            row, _remap(fields["params"], new_resolutions, new_effects), user, yours
+        )
+        author = row.get("actor")
+        if author is not None and (not isinstance(author, str) or len(author) > USERNAME_LENGTH):
+            raise _bad(f"an entry's actor is a username of at most {USERNAME_LENGTH} characters")
+        resolution = Resolution(
+            campaign=campaign,
+            character=new_characters[row["character"]],
+            actor=user if author in yours else None,
+            imported_actor=str(author) if author and author not in yours else "",
+            undoes=new_resolutions[undoes] if undoes is not None else None,
+            batch=row.get("batch"),
+            **fields,
+        )
+        resolution.save()
+        new_resolutions[row["id"]] = resolution
+    return new_resolutions
+
+
+def _link_effects(
+    effects: list[Any],
+    new_effects: dict[int, ScheduledEffect],
+    new_resolutions: dict[int, Resolution],
+) -> None:
+    """Each effect's state, and the resolutions that made, applied or cancelled it."""
+    for row in effects:
+        effect = new_effects[row["id"]]
+        effect.state = row["state"]
+        effect.created_by = new_resolutions.get(row.get("created_by"))
+        effect.resolution = new_resolutions.get(row.get("resolution"))
+        # an export from before it has none: those undos revive nothing
+        effect.cancelled_by = new_resolutions.get(row.get("cancelled_by"))
+    ScheduledEffect.objects.bulk_update(
+        list(new_effects.values()), ["state", "created_by", "resolution", "cancelled_by"]
+    )

@@ -18,7 +18,7 @@ from campaigns.api import SeedPeriodSerializer
 from characters.access import access_character
 from core.api_input import JsonSerializer
 from core.openapi import (
-    PAGE_PARAMETERS,
+    PageQuery,
     ProxyMap,
     by_ruleset,
     const_field,
@@ -417,12 +417,9 @@ class ResolutionPageSerializer(serializers.Serializer):
 
 
 class ResolutionListApi(APIView):
-    @extend_schema(
-        responses={200: ResolutionPageSerializer},
-        parameters=[
-            *PAGE_PARAMETERS,
-        ],
-    )
+    query_parameters = {"GET": PageQuery}
+
+    @extend_schema(responses={200: ResolutionPageSerializer})
     def get(self, request: Request, character_id: int) -> Response:
         access = access_character(request.user, character_id)
         paginator = ResolutionPagination()

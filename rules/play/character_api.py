@@ -32,6 +32,7 @@ from core.openapi import (
     refused,
     sheet_component,
 )
+from core.query import QueryParameters
 from rules.play.editing import (
     character_correct,
     character_delete,
@@ -214,6 +215,11 @@ def _edited(character_id: int, request: Request, resolution_id: int) -> Response
 class CharacterDetailApi(APIView):
     """The sheet (GET), rename (owner or referee), delete (referee, confirmed by the name)."""
 
+    class DeleteQuery(QueryParameters):
+        parameters = [confirm_parameter("The character's name")]
+
+    query_parameters = {"DELETE": DeleteQuery}
+
     @extend_schema(responses={200: character_answer()})
     def get(self, request: Request, character_id: int) -> Response:
         access = access_character(request.user, character_id)
@@ -244,7 +250,6 @@ class CharacterDetailApi(APIView):
 
     @extend_schema(
         request=None,
-        parameters=[confirm_parameter("The character's name")],
         responses={
             204: OpenApiResponse(description="deleted with its log"),
             400: refused("`confirm` is not the character's name."),

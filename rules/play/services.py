@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Unpack
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
@@ -47,7 +47,7 @@ from rules.log.models import (
     ResolutionKind,
     ScheduledEffect,
 )
-from rules.log.services import build_resolution, build_scheduled_effects
+from rules.log.services import ResolutionStep, build_resolution, build_scheduled_effects
 from rules.log.sql_writes import write_action
 from webhooks.models import WebhookEndpoint
 
@@ -87,20 +87,11 @@ def _locked_character(characters: QuerySet[Character], character_id: int) -> Cha
 
 def persist_result(
     *,
-    campaign: Campaign,
-    character: Character,
-    result: Result,
-    kind: str,
-    action: str,
-    params: Mapping[str, Any],
-    actor: Any,
-    counter_start: int,
-    counter_end: int,
-    clock: int,
     undoes: Resolution | None = None,
     restored_choice: dict[str, Any] | None = None,
     batch: Any = None,
     time_passes: bool = False,
+    **step: Unpack[ResolutionStep],
 ) -> Resolution:
     """Write the result: sheet, version, pending choice, dice counter, log, effects.
 
@@ -109,17 +100,10 @@ def persist_result(
     clock moved, or its job written, with the action's rows; a job is sent once they
     commit.
     """
+    campaign, character, result = step["campaign"], step["character"], step["result"]
+    counter_start, counter_end, actor = step["counter_start"], step["counter_end"], step["actor"]
     resolution = build_resolution(
-        campaign=campaign,
-        character=character,
-        result=result,
-        kind=kind,
-        action=action,
-        params=params,
-        actor=actor,
-        counter_start=counter_start,
-        counter_end=counter_end,
-        clock=clock,
+        **step,
         pending_choice=restored_choice or stored_choice(result.pending_choice),
         undoes=undoes,
         batch=batch,

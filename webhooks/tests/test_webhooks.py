@@ -19,8 +19,9 @@ from django.utils import timezone
 
 from campaigns.models import Membership
 from rules.play.services import character_create
+from webhook_delivery.services import backoff, webhook_deliver
 from webhooks.models import DeliveryState, WebhookDelivery, WebhookEndpoint, WebhookEvent
-from webhooks.services import backoff, events_record, webhook_deliver
+from webhooks.services import events_record
 
 pytestmark = pytest.mark.django_db
 
