@@ -29,8 +29,9 @@ VISIBLE_ATTRIBUTES = ("aria-label", "title", "alt", "placeholder", "hx-confirm",
 # Text that is no word of any language, so nothing to translate (each explained):
 NOT_WORDS = {
     "Sawbones",  # the product's name, the same in every language
-    "d",  # the dice notation's "d" (2d6): the same in every language the rulesets speak
-    "px",  # a CSS length in a style attribute's value
+    # the dice notation's "d" (d6, 2d6): the dice grammar's (rules/engine/dice.py), which
+    # the engine's expressions on every page use too, in every language
+    "d",
 }
 # A tag the translation tags open, and the one that closes it: the text between is marked.
 MARKED_BLOCKS = {"blocktranslate": "endblocktranslate", "blocktrans": "endblocktrans"}
@@ -204,11 +205,11 @@ def test_the_account_page_saves_the_choice_and_refuses_an_unknown_one(compiled, 
     page = client.get(reverse("account"))
     assert 'name="language"' in page.content.decode()
     client.post(reverse("account-language"), {"language": "de"})
-    page = client.get(reverse("account")).content.decode()
-    assert '<option value="de" lang="de" selected>' in page
+    chosen = client.get(reverse("account")).content.decode()
+    assert '<option value="de" lang="de" selected>' in chosen
     # the footer then says whose choice it is and where to change it, instead of its picker
-    assert 'action="/i18n/setlang/"' not in page
-    assert "Sprache: Deutsch" in page
+    assert 'action="/i18n/setlang/"' not in chosen
+    assert "Sprache: Deutsch" in chosen
     client.post(reverse("account-language"), {"language": "xx"})
     assert account_language(player) == "de"
 
