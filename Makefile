@@ -20,7 +20,7 @@ ONCE_IN_POSTGRES := -m "not pure and not walk"
 ONCE_IN_DEFAULT := -m "not drill and (walk or not browser)"
 PYTEST_ONCE := $(if $(findstring postgres,$(DATABASE_URL)),$(ONCE_IN_POSTGRES),$(ONCE_IN_DEFAULT))
 
-.PHONY: run test lint browser clean
+.PHONY: run test lint browser messages clean
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,7 +28,7 @@ $(BIN)/.installed: requirements.txt requirements-dev.txt
 	$(BIN)/pip install --quiet -r requirements-dev.txt
 	touch $@
 
-run: $(BIN)/.installed
+run: $(BIN)/.installed messages
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py seed_demo
 	$(BIN)/python manage.py runserver 127.0.0.1:8000
@@ -43,7 +43,13 @@ lint: $(BIN)/.installed
 browser:
 	@command -v chromium >/dev/null 2>&1 || scripts/install-chromium
 
-test: $(BIN)/.installed browser lint
+# The compiled catalogues (*.mo) are built from the committed .po files, never committed
+# (docs/translating.md); GNU gettext's msgfmt does it, installed when missing (needs root).
+messages: $(BIN)/.installed
+	@command -v msgfmt >/dev/null 2>&1 || scripts/install-gettext
+	$(BIN)/python manage.py compilemessages --ignore .venv --ignore node_modules
+
+test: $(BIN)/.installed browser messages lint
 	$(BIN)/python manage.py makemigrations --check --dry-run
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --maxschedchunk 1 --durations=25 $(PYTEST_ONCE)
 

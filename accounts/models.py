@@ -6,7 +6,8 @@ shown once, when the token is made). Knox's token model is swapped for this one
 the last use. What a scope allows is decided in ``campaigns.access``.
 
 A person may also link their Discord user (``DiscordLink``, with a ``DiscordLinkCode``
-typed in Discord) to play from Discord's slash commands (``discord_play``).
+typed in Discord) to play from Discord's slash commands (``discord_play``), and choose
+the language of the pages (``AccountPreferences``).
 """
 
 from __future__ import annotations
@@ -76,3 +77,19 @@ class DiscordLinkCode(models.Model):
 
     def __str__(self) -> str:
         return f"Discord link code of {self.user}, until {self.expires_at}"
+
+
+class AccountPreferences(models.Model):
+    """What a person chose for themselves: for now the language of the pages
+    (docs/translating.md). Blank is no choice: the footer's picker (a cookie), else the
+    browser's Accept-Language, else English. A person without a row chose nothing."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preferences"
+    )
+    # A code of settings.LANGUAGES, checked by accounts.services.account_language_set (no
+    # choices here: a new language must not need a migration).
+    language = models.CharField(max_length=8, blank=True, default="")
+
+    def __str__(self) -> str:
+        return f"Preferences of {self.user}: language {self.language or '(none)'}"

@@ -7,7 +7,7 @@ from typing import Any
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from accounts.models import ApiToken, DiscordLink
+from accounts.models import AccountPreferences, ApiToken, DiscordLink
 
 
 def tokens_for_user(user: Any) -> QuerySet[ApiToken]:
@@ -31,3 +31,12 @@ def user_for_discord(discord_user_id: str) -> Any:
     link = DiscordLink.objects.select_related("user").filter(discord_user_id=discord_user_id)
     found = link.first()
     return None if found is None or not found.user.is_active else found.user
+
+
+def account_language(user: Any) -> str:
+    """The language the person chose for the pages (a code of settings.LANGUAGES), or ""
+    when they chose none."""
+    return (
+        AccountPreferences.objects.filter(user=user).values_list("language", flat=True).first()
+        or ""
+    )

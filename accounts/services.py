@@ -6,6 +6,7 @@ import secrets
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import authenticate, get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
@@ -16,7 +17,7 @@ from knox.crypto import hash_token
 from knox.models import get_digest_token
 from knox.settings import CONSTANTS
 
-from accounts.models import ApiToken, DiscordLink, DiscordLinkCode
+from accounts.models import AccountPreferences, ApiToken, DiscordLink, DiscordLinkCode
 from accounts.selectors import tokens_for_user
 from campaigns.models import Membership
 
@@ -172,3 +173,11 @@ def discord_unlink(*, user: Any) -> bool:
     """Forget the person's Discord user; whether there was one."""
     deleted, _ = DiscordLink.objects.filter(user=user).delete()
     return bool(deleted)
+
+
+def account_language_set(*, user: Any, language: str) -> None:
+    """Keep the person's choice of language ("" for none); a code that is not one of
+    settings.LANGUAGES is refused."""
+    if language and language not in dict(settings.LANGUAGES):
+        raise ValidationError({"language": ["not a language of this site"]})
+    AccountPreferences.objects.update_or_create(user=user, defaults={"language": language})

@@ -9,6 +9,7 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from accounts.views import account_language
 from config import health
 from discord_play.views import interactions as discord_interactions
 
@@ -30,6 +31,10 @@ urlpatterns = [
     path("health/worker/", health.worker_health, name="health-worker"),
     # Discord's Interactions Endpoint URL: its protocol, not the API's (docs/discord.md).
     path("discord/interactions/", discord_interactions, name="discord-interactions"),
+    # The language: the footer's picker for everyone (Django's set_language: a cookie) and
+    # a signed-in person's own choice (docs/translating.md).
+    path("i18n/", include("django.conf.urls.i18n")),
+    path("account/language/", account_language, name="account-language"),
     path("favicon.ico", RedirectView.as_view(url=static("img/sawbones.svg"), permanent=True)),
     path("", include("config.web_urls")),
 ]

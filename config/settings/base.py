@@ -75,11 +75,18 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "corsheaders.middleware.CorsMiddleware",  # /api/ only (CORS_URLS_REGEX)
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The reader's language (docs/translating.md): the language cookie (the footer's
+    # picker), else Accept-Language, else English; after the session, before CommonMiddleware
+    # as Django asks. It sets Content-Language on every answer, the API's too.
+    "django.middleware.locale.LocaleMiddleware",
     "core.middleware.ApiPathMiddleware",  # API paths with or without "/", JSON errors
     "django.middleware.common.CommonMiddleware",
     "django_htmx.middleware.HtmxMiddleware",  # request.htmx (web/htmx.py)
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # A signed-in person's own choice of language beats the cookie and the browser's, on
+    # the pages (not the API: it answers Accept-Language).
+    "accounts.language.AccountLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     # Writes with an Idempotency-Key (API) or a page form's one-time key act once; after
     # the user is known, before CSRF is checked: a replay is the user's own first answer.
@@ -104,6 +111,8 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                # LANGUAGE_CODE for <html lang>, LANGUAGES for the pickers
+                "django.template.context_processors.i18n",
             ],
             # {% form_key %} in every form that changes something (issue 24)
             "builtins": ["web.templatetags.form_keys"],
@@ -162,7 +171,11 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
 
-LANGUAGE_CODE = "en-us"
+# English by default; German and Spanish beside it (docs/translating.md). The catalogues
+# are locale/<code>/LC_MESSAGES/django.po, compiled by `make messages` (never committed).
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("de", "Deutsch"), ("es", "Español")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
