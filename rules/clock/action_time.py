@@ -32,6 +32,7 @@ from rules.clock.services import (
     clock_move_quiet,
     clock_quiet_value,
 )
+from rules.clock.text import duration_words
 from rules.log.models import Resolution
 
 __all__ = ["ActionTime", "action_time", "action_time_pass", "elapsed_words"]
@@ -120,12 +121,6 @@ def action_time(
 
 
 def elapsed_words(minutes: int) -> str:
-    """ "8 hours", "30 minutes", "1 day 2 hours": the time an action took, for the log."""
-    days, rest = divmod(int(minutes), 24 * 60)
-    hours, mins = divmod(rest, 60)
-    parts = [
-        f"{n} {unit}{'' if n == 1 else 's'}"
-        for n, unit in ((days, "day"), (hours, "hour"), (mins, "minute"))
-        if n
-    ]
-    return " ".join(parts)
+    """ "8 hours", "30 minutes", "1 day 2 hours": the time an action took, for the log;
+    nothing for an action that took none."""
+    return duration_words(minutes) if minutes else ""

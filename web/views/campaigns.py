@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -45,7 +45,7 @@ from characters.choices import public_choice
 from characters.models import Character
 from characters.selectors import PartyMember, party
 from core.cleaning import reject_nul_characters
-from core.errors import NotAllowed, ResolutionConflict
+from core.errors import ResolutionConflict
 from rules.battles.selectors import warband_rules
 from rules.clock.models import ClockJob
 from rules.clock.selectors import clock_hold, clock_jobs_for_campaign, reports_since
@@ -59,6 +59,7 @@ from web.forms import FormField, ParamsError, humanize, parse_params, schema_fie
 from web.htmx import is_htmx
 from web.live import party_stamp, party_unchanged, tagged
 from web.plain import PLAIN, plain_message
+from web.referee import referee_membership
 from web.rulesets import sheet_templates
 from web.templatetags.sawbones import effect_text
 from web.views.clock import report_context
@@ -315,10 +316,7 @@ def _referee_post(
 ) -> HttpResponse:
     """A referee's button on the campaign page: ``write(campaign_id=...)``, then back to
     the page with ``done``, or with the refusal in words (409)."""
-    try:
-        membership = access_campaign(request.user, campaign_id, referee=True)
-    except NotAllowed as error:
-        raise PermissionDenied(str(error)) from None
+    membership = referee_membership(request, campaign_id)
     try:
         write(campaign_id=membership.campaign_id)
     except ResolutionConflict as error:
@@ -449,10 +447,7 @@ def campaign_options(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def invite_new(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    try:
-        membership = access_campaign(request.user, campaign_id, referee=True)
-    except NotAllowed as error:
-        raise PermissionDenied(str(error)) from None
+    membership = referee_membership(request, campaign_id)
     # Other links (single-use, expiring ones made in Settings) stay unless asked (issue 24).
     revoke = request.POST.get("revoke_others") in ("on", "true", "1")
     invite = invite_create(campaign=membership.campaign, user=request.user, replace_others=revoke)

@@ -29,22 +29,16 @@ from campaigns.services import (
 )
 from characters.services import campaign_leave, member_remove
 from core.cleaning import loads_json, valid_id
-from core.errors import NotAllowed, ResolutionConflict
+from core.errors import ResolutionConflict
 from rules.engine.calendar import PRESETS, CalendarError
 from rules.engine.registry import get_ruleset
 from rules.logbook.export import campaign_import, export_players
 from web.plain import PLAIN, field_labels, plain_import_problem, plain_message
+from web.referee import referee_membership
 from web.views.campaigns import _posted_options, option_fields
 from web.views.clock import calendar_form_values, calendar_preview_rows, posted_calendar
 
 FORMS = ("settings", "calendar", "invite", "revoke", "remove", "delete")
-
-
-def _referee(request: HttpRequest, campaign_id: int) -> Membership:
-    try:
-        return access_campaign(request.user, campaign_id, referee=True)
-    except NotAllowed as error:
-        raise PermissionDenied(str(error)) from None
 
 
 def _words(error: Exception, labels: dict[str, str]) -> str:
@@ -81,7 +75,7 @@ def _hours(raw: str) -> int | None:
 
 @login_required
 def campaign_manage(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    membership = _referee(request, campaign_id)
+    membership = referee_membership(request, campaign_id)
     campaign = membership.campaign
     ruleset = get_ruleset(campaign.ruleset)
     errors: dict[str, str] = {}

@@ -9,27 +9,22 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from campaigns.access import access_campaign
-from core.errors import NotAllowed
 from rules.engine.interface import RuleError
 from rules.engine.registry import get_ruleset
 from rules.logbook.selectors import party_characters
 from rules.play.party import party_action
 from web.forms import parse_params, posted_values, schema_fields
 from web.plain import field_labels
+from web.referee import referee_membership
 from web.views.characters import BAD_INPUT, CONFLICT, _message, _status
 
 
 @login_required
 def party_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    try:
-        membership = access_campaign(request.user, campaign_id, referee=True)
-    except NotAllowed as error:
-        raise PermissionDenied(str(error)) from None
+    membership = referee_membership(request, campaign_id)
     campaign = membership.campaign
     ruleset = get_ruleset(campaign.ruleset)
     characters = party_characters(membership)

@@ -13,19 +13,17 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from campaigns.access import access_campaign
-from core.errors import NotAllowed
 from rules.engine.interface import RuleError, Ruleset
 from rules.engine.registry import get_ruleset
 from rules.log.selectors import campaign_tables_view
 from rules.play.services import campaign_table_reset, campaign_table_set
 from web.forms import humanize
 from web.plain import plain_json_problem, plain_table_problem, strip_rulings
+from web.referee import referee_membership
 from web.table_editor import (
     CellProblem,
     Shape,
@@ -134,10 +132,7 @@ def _read_json(edit: _Edit, shape: Shape | None, post: Any, ruleset: Ruleset, ke
 
 @login_required
 def campaign_tables(request: HttpRequest, campaign_id: int, key: str = "") -> HttpResponse:
-    try:
-        membership = access_campaign(request.user, campaign_id, referee=True)
-    except NotAllowed as error:
-        raise PermissionDenied(str(error)) from None
+    membership = referee_membership(request, campaign_id)
     campaign = membership.campaign
     ruleset = get_ruleset(campaign.ruleset)
     tables = campaign_tables_view(campaign)
