@@ -15,7 +15,19 @@ import pytest
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-from playwright.sync_api import Browser, Page, ViewportSize, sync_playwright  # noqa: E402
+from playwright.sync_api import (  # noqa: E402
+    Browser,
+    Page,
+    ViewportSize,
+    expect,
+    sync_playwright,
+)
+
+# A page's wait, and an expectation's, long enough for a machine busy with the suite's
+# other workers and the drills (a wait ends as soon as the page is there: a passing test
+# pays nothing for it; only a failing one waits to the end).
+PAGE_TIMEOUT_MS = 30_000
+expect.set_options(timeout=15_000)
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -69,7 +81,7 @@ def new_page(
         context.add_init_script(path=AXE_PATH)
         contexts.append(context)
         page = context.new_page()
-        page.set_default_timeout(10_000)
+        page.set_default_timeout(PAGE_TIMEOUT_MS)
         return page
 
     yield make

@@ -52,13 +52,13 @@ def test_two_advances_behind_a_choice_end_with_the_clock_running_from_the_page(n
     page.get_by_label("Custom").fill("1")
     page.get_by_label("Unit").select_option(label="weeks")
     page.get_by_role("button", name="Advance", exact=True).click()
-    expect(status).to_contain_text("The clock stopped at", timeout=10_000)
+    expect(status).to_contain_text("The clock stopped at", timeout=30_000)
     expect(status.get_by_role("link", name="Answer the choice")).to_be_visible()
 
     # 3. without answering, advance a week again: queued, and the page says behind what
     page.get_by_label("Custom").fill("1")
     page.get_by_role("button", name="Advance", exact=True).click()
-    expect(status).to_contain_text("1 more clock job waits behind it", timeout=10_000)
+    expect(status).to_contain_text("1 more clock job waits behind it", timeout=30_000)
     expect(status.locator(".clock-behind")).to_have_text("An advance of 7 days, asked by referee.")
     expect(status).to_contain_text("The clock stopped at")
     expect(page.get_by_role("button", name="Advance", exact=True)).to_be_enabled()
@@ -75,7 +75,7 @@ def test_two_advances_behind_a_choice_end_with_the_clock_running_from_the_page(n
             page.goto(f"/campaigns/{campaign.pk}/")
             continue
         status.get_by_role("button", name="Resume the clock").click()
-        expect(page.locator("[data-clock-progress]")).to_be_hidden(timeout=10_000)
+        expect(page.locator("[data-clock-progress]")).to_be_hidden(timeout=30_000)
         page.reload()
         if not status.locator(".clock-stop").count():
             break

@@ -80,5 +80,5 @@ def test_wound_watch_the_track_and_stabilize(new_page, referee, player):
         "Terminal wound: dies at Day 1, 00:05 unless stabilized, 5 min left."
     )
     ref.get_by_role("button", name="+10 min").click()
-    expect(card.locator(".badge")).to_have_text("dead", timeout=10_000)
+    expect(card.locator(".badge")).to_have_text("dead", timeout=30_000)
     expect(card.locator(".cm-state")).to_have_text("Dead.")

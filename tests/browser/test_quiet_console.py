@@ -66,8 +66,8 @@ def test_playing_while_the_pages_refresh_logs_no_console_error(new_page, referee
         amount.fill("1")
         refresh(page, "#live")  # the sheet's refresh is out...
         page.locator("#action-damage button[type=submit]").click()  # ...when the referee acts
-        expect(notice).to_contain_text("Takes 1 damage", timeout=10_000)
-        expect(notice).to_contain_text(f"to {hp})", timeout=10_000)
+        expect(notice).to_contain_text("Takes 1 damage", timeout=30_000)
+        expect(notice).to_contain_text(f"to {hp})", timeout=30_000)
     page.wait_for_timeout(1500)  # the refreshes asked for meanwhile come back
     expect(notice).to_contain_text("to 27)")  # no older answer was swapped in over it
 
@@ -76,6 +76,6 @@ def test_playing_while_the_pages_refresh_logs_no_console_error(new_page, referee
     for step in range(1, 4):
         refresh(page, "#dash-live")
         page.get_by_role("button", name="+10 min").click()
-        expect(clock).to_have_text(re.compile(rf"Day 1, 00:{step}0"), timeout=10_000)
+        expect(clock).to_have_text(re.compile(rf"Day 1, 00:{step}0"), timeout=30_000)
     page.wait_for_timeout(1500)
     assert errors == []

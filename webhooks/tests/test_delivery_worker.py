@@ -70,7 +70,9 @@ def test_a_url_that_is_down_holds_one_task_and_gets_every_event_in_order_once_it
             runs = len(re.findall(r"deliver_webhooks\[[^]]+\] received", worker.output()))
             first = WebhookDelivery.objects.filter(endpoint_id=down).order_by("id").first()
             assert first is not None
-            assert runs <= first.attempts + 4, worker.output()[-3000:]
+            # every run is a task this process sent (a handful, counted above) or the one
+            # the worker sent again after a try: never one per waiting event
+            assert runs <= first.attempts + len(sent), worker.output()[-3000:]
             assert WebhookDelivery.objects.filter(endpoint_id=down, attempts__gt=0).count() == 1
 
             # when the URL comes back, every event arrives, in order, once
