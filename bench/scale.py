@@ -1,26 +1,28 @@
 """Benchmark of Sawbones at scale (issue 39, docs/performance.md, "Scale").
 
-Two databases of the same campaigns, one of 10 and one of 10,000 (``--scale 1``): each
+Two databases of the same campaigns, one of 21 and one of 10,000 (``--scale 1``): each
 campaign has its referee and its player (their own accounts, the player's e-mail digest
 on), 5 characters with 40 log entries each and 4 pending effects each (so 50,000
 characters, 2,000,000 entries and 200,000 pending effects in the big one), two clock jobs
 done, a live clock, and a webhook URL with two deliveries done (20,000) and, at every
-fifth campaign, one pending (2,000) whose task is on its way. In both, 10 campaigns
-have work for beat: their live clock is due a tick, a clock job has lost its task (its
-heartbeat is stale), a webhook delivery is due with no task, a digest is due; everywhere
-else the live clock ticked just now, the digests went out today and the tasks are on
-their way. Seeded in SQL (``INSERT ... SELECT`` from one campaign made through the
-services), then analyzed.
+fifth campaign, one pending (2,000) whose task is on its way. In both, the same work
+waits for beat: at 10 campaigns the live clock is due a tick, a webhook delivery is due
+with no task on its way and a digest is due; at 10 others a clock job lost its task (its
+heartbeat is stale); everywhere else the live clock ticked just now, the digests went
+out today and the tasks are on their way. The small database is those 20 and the one
+campaign the requests read. Seeded in SQL (``INSERT ... SELECT`` from that one campaign,
+made through the services), then analyzed.
 
 Measured in each, in one run:
 
-* one beat tick of the live clocks, the clock watchdog, the webhook sweep and the digest
-  sweep, called in-process with the tasks they send published to an in-memory broker
-  (their own work is other benchmarks'): CPU seconds of this process and of its
-  PostgreSQL backend (from /proc, as bench/clock_advance.py), and the ratio big/small;
 * the p95 of the pages a referee and a player open and of the API's lists and details,
-  on one campaign that is the same in both (Django's test client, in-process), the
-  databases taking turns round after round; the ratio big/small per request.
+  on the one campaign, the same in both (Django's test client, in-process), the
+  databases taking turns round after round: wall clock and CPU (this process and its
+  PostgreSQL backend, /proc/PID/schedstat), and the ratios big/small;
+* one beat tick of the live clocks (which runs the watchdog too), the clock watchdog,
+  the webhook sweep and the digest sweep, called in-process with the tasks they send
+  published to an in-memory broker (the work they hand on is other benchmarks'), beat's
+  work set again before each (:func:`arm`): CPU as above, and the ratio big/small.
 
 Run it on PostgreSQL (it creates and drops its own databases, ``<name>_scale_small`` and
 ``<name>_scale_big``):
