@@ -139,11 +139,28 @@ def _tick_campaign(campaign: Campaign, now: datetime, *, force: bool = False) ->
     return job
 
 
+def _due_a_tick(now: datetime) -> list[int]:
+    """The live campaigns whose clock has at least a whole in-game minute to move at
+    ``now``, in the order beat has always ticked them: only they are read whole and
+    ticked, in a transaction each (issue 39: a tick costs what the campaigns with work
+    cost, not every live one, bench/scale.py). Decided by :func:`_live_minutes`, as
+    :func:`_tick_campaign` decides again on the row it reads."""
+    live = Campaign.objects.filter(live_ratio__gt=0, live_last_tick__isnull=False)
+    return [
+        pk
+        for pk, ratio, last_tick in live.values_list("pk", "live_ratio", "live_last_tick")
+        if last_tick is not None and _live_minutes(ratio, last_tick, now)[0] > 0
+    ]
+
+
 def clock_live_tick(*, now: datetime | None = None) -> list[ClockJob]:
     """Celery beat's tick: advance every live campaign, and re-enqueue jobs whose task is lost."""
     now = now or timezone.now()
     jobs: list[ClockJob] = []
-    for campaign in Campaign.objects.filter(live_ratio__gt=0, live_last_tick__isnull=False):
+    for campaign_id in _due_a_tick(now):
+        campaign = Campaign.objects.filter(pk=campaign_id).first()
+        if campaign is None:
+            continue  # deleted since
         with transaction.atomic():
             job = _tick_campaign(campaign, now)
         if job is not None:
