@@ -135,10 +135,27 @@ def seed(campaigns: int) -> Campaign:
     the template returned. Everything but the template in a few SQL statements."""
     first = template()
     others = campaigns - 1
-    user, camp, member = _table(USER), _table(Campaign), _table(Membership)
-    character, log, effects = _table(Character), _table(Resolution), _table(ScheduledEffect)
-    jobs, hooks = _table(ClockJob), _table(WebhookEndpoint)
-    events, deliveries = _table(WebhookEvent), _table(WebhookDelivery)
+    _seed_people_and_characters(first, others)
+    _seed_log_effects_and_jobs(first)
+    _seed_webhooks(first)
+    camp, member = _table(Campaign), _table(Membership)
+    # everyone's live clock ticked just now; the digests went out today
+    _sql(f"UPDATE {camp} SET live_ratio = 1, live_last_tick = now()")
+    _sql(f"UPDATE {member} SET digest_sent_at = now() WHERE email_digest")
+    _work(WITH_WORK)
+    arm(WITH_WORK)
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TABLE bench_map")
+        cursor.execute("ANALYZE")
+    return first
+
+
+def _seed_people_and_characters(first: Campaign, others: int) -> None:
+    """The template's people, campaign, memberships and characters, ``others`` times."""
+    user = _table(USER)
+    camp = _table(Campaign)
+    member = _table(Membership)
+    character = _table(Character)
     # the people: a referee and a player per campaign
     for who in ("referee", "player"):
         _clone(
@@ -183,6 +200,15 @@ def seed(campaigns: int) -> Campaign:
         },
         f"t.campaign_id = {first.pk} AND m.g > 0",
     )
+
+
+def _seed_log_effects_and_jobs(first: Campaign) -> None:
+    """Every character's log, its pending effects, two done clock jobs per campaign."""
+    camp = _table(Campaign)
+    character = _table(Character)
+    log = _table(Resolution)
+    effects = _table(ScheduledEffect)
+    jobs = _table(ClockJob)
     # the log: each character's creation, then entries at every ten in-game minutes
     _clone(
         Resolution,
@@ -214,6 +240,14 @@ def seed(campaigns: int) -> Campaign:
         f"g * 60, g * 60 + 60, g * 60 + 60, 0, 0, '', '[]'::jsonb, now(), now(), now(), "
         f"now(), now() FROM {camp} c, generate_series(1, 2) g"
     )
+
+
+def _seed_webhooks(first: Campaign) -> None:
+    """A URL per campaign, its deliveries done, every fifth campaign's newest pending."""
+    camp = _table(Campaign)
+    hooks = _table(WebhookEndpoint)
+    events = _table(WebhookEvent)
+    deliveries = _table(WebhookDelivery)
     # webhooks: a URL per campaign, its deliveries done, every fifth a pending one
     _clone(
         WebhookEndpoint,
@@ -244,15 +278,6 @@ def seed(campaigns: int) -> Campaign:
         f"UPDATE {hooks} h SET task_due_at = now() + interval '10 minutes' WHERE EXISTS "
         f"(SELECT 1 FROM {deliveries} d WHERE d.endpoint_id = h.id AND d.state = 'pending')"
     )
-    # everyone's live clock ticked just now; the digests went out today
-    _sql(f"UPDATE {camp} SET live_ratio = 1, live_last_tick = now()")
-    _sql(f"UPDATE {member} SET digest_sent_at = now() WHERE email_digest")
-    _work(WITH_WORK)
-    arm(WITH_WORK)
-    with connection.cursor() as cursor:
-        cursor.execute("DROP TABLE bench_map")
-        cursor.execute("ANALYZE")
-    return first
 
 
 def _work(count: int) -> None:
@@ -415,6 +440,9 @@ def p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
+Costs = dict[tuple[str, str, str], list[float]]  # (database, person, path) -> seconds
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=float, default=1.0)
@@ -438,93 +466,124 @@ def main() -> None:
     connection.settings_dict.setdefault("TEST", {})
     created: list[Database] = []
     try:
-        for database in databases:
-            connection.settings_dict["NAME"] = base
-            connection.settings_dict["TEST"]["NAME"] = database.name
-            connection.creation.create_test_db(verbosity=0, autoclobber=True)
-            created.append(database)
-            start = time.perf_counter()
-            database.campaign = seed(sizes[database.label])
-            database.clients = sign_in(database.campaign)
-            counts = {
-                model.__name__: model.objects.count()
-                for model in (Campaign, Character, Resolution, ScheduledEffect, WebhookDelivery)
-            }
-            print(
-                f"{database.label}: {database.name}, seeded in "
-                f"{time.perf_counter() - start:.1f} s: "
-                + ", ".join(f"{n:,} {name}" for name, n in counts.items())
-            )
+        _create_and_seed(databases, sizes, base, created)
         print(
             f"scale {args.scale}; {os.cpu_count()} CPUs; load average "
             f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}"
         )
-        # the requests, the databases taking turns
-        first = databases[0].campaign
-        assert first is not None
-        use(databases[0])
-        paths = requests(first)
-        walls: dict[tuple[str, str, str], list[float]] = {}
-        cpus: dict[tuple[str, str, str], list[float]] = {}
-        for round_ in range(args.rounds + 1):  # the first warms up: not counted
-            for database in databases:
-                use(database)
-                assert database.clients is not None
-                for who, path in paths:
-                    page, api = database.clients[who]
-                    client = api if path.startswith("/api/") else page
-                    cache.clear()  # the request limits' counters
-                    # A collection of the whole heap (100-150 ms) falls on any request,
-                    # in either database: taken here, outside the figures, or it is
-                    # what a p95 measures.
-                    gc.collect()
-                    with measured() as cost:
-                        response = client.get(path)
-                    assert response.status_code == 200, (database.label, who, path, response)
-                    if not round_:
-                        continue
-                    walls.setdefault((database.label, who, path), []).append(cost.wall)
-                    cpus.setdefault((database.label, who, path), []).append(cost.cpu)
-        print()
-        print(
-            f"p95 of {args.rounds} requests each, ms{'wall':>29}{'':>14}"
-            f"{'CPU (ours + PostgreSQL)':>26}"
-        )
-        print(f"{'':<60}{'small':>8}{'big':>8}{'ratio':>7}{'small':>8}{'big':>8}{'ratio':>7}")
-        ratios: dict[str, list[float]] = {"wall": [], "cpu": []}
-        for who, path in paths:
-            line = f"  {who:<8}{path:<50}"
-            for kind, table in (("wall", walls), ("cpu", cpus)):
-                small = p95(table[("small", who, path)]) * 1000
-                big = p95(table[("big", who, path)]) * 1000
-                ratios[kind].append(big / small)
-                line += f"{small:>8.1f}{big:>8.1f}{big / small:>7.2f}"
-            print(line)
-        for kind, values in ratios.items():
-            print(
-                f"  ratio big/small, {kind}: median {statistics.median(values):.2f}, "
-                f"max {max(values):.2f}"
-            )
-        # beat's ticks, once each in each database
-        print()
-        print(
-            f"one beat tick, CPU ms (ours + PostgreSQL){'small':>8}{'big':>8}{'ratio':>7}"
-            "   (what it sent: small and big)"
-        )
-        for name, tick in TICKS:
-            costs, done = [], []
-            for database in databases:
-                use(database)
-                arm(WITH_WORK)
-                with measured() as cost:
-                    done.append(tick())
-                costs.append(cost)
-            small, big = (c.cpu * 1000 for c in costs)
-            line = f"  {name:<44}{small:>8.1f}{big:>8.1f}{big / max(small, 0.1):>7.2f}"
-            print(f"{line}   ({' and '.join(str(d) for d in done)})")
+        paths, walls, cpus = _measure_requests(databases, args.rounds)
+        _print_requests(paths, walls, cpus, args.rounds)
+        _measure_ticks(databases)
     finally:
         for database in created:
             _leave(database, base, keep=args.keep)
+
+
+def _create_and_seed(
+    databases: list[Database], sizes: dict[str, int], base: str, created: list[Database]
+) -> None:
+    """Each benchmark database made, seeded and signed in to (``created`` lists them)."""
+    for database in databases:
+        connection.settings_dict["NAME"] = base
+        connection.settings_dict["TEST"]["NAME"] = database.name
+        connection.creation.create_test_db(verbosity=0, autoclobber=True)
+        created.append(database)
+        start = time.perf_counter()
+        database.campaign = seed(sizes[database.label])
+        database.clients = sign_in(database.campaign)
+        counts = {
+            model.__name__: model.objects.count()
+            for model in (Campaign, Character, Resolution, ScheduledEffect, WebhookDelivery)
+        }
+        print(
+            f"{database.label}: {database.name}, seeded in "
+            f"{time.perf_counter() - start:.1f} s: "
+            + ", ".join(f"{n:,} {name}" for name, n in counts.items())
+        )
+
+
+def _measure_requests(
+    databases: list[Database], rounds: int
+) -> tuple[
+    list[tuple[str, str]],
+    Costs,
+    Costs,
+]:
+    """Every request, ``rounds`` times in each database (taking turns): wall and CPU."""
+    # the requests, the databases taking turns
+    first = databases[0].campaign
+    assert first is not None
+    use(databases[0])
+    paths = requests(first)
+    walls: Costs = {}
+    cpus: Costs = {}
+    for round_ in range(rounds + 1):  # the first warms up: not counted
+        for database in databases:
+            use(database)
+            assert database.clients is not None
+            for who, path in paths:
+                page, api = database.clients[who]
+                client = api if path.startswith("/api/") else page
+                cache.clear()  # the request limits' counters
+                # A collection of the whole heap (100-150 ms) falls on any request,
+                # in either database: taken here, outside the figures, or it is
+                # what a p95 measures.
+                gc.collect()
+                with measured() as cost:
+                    response = client.get(path)
+                assert response.status_code == 200, (database.label, who, path, response)
+                if not round_:
+                    continue
+                walls.setdefault((database.label, who, path), []).append(cost.wall)
+                cpus.setdefault((database.label, who, path), []).append(cost.cpu)
+    return paths, walls, cpus
+
+
+def _print_requests(
+    paths: list[tuple[str, str]],
+    walls: Costs,
+    cpus: Costs,
+    rounds: int,
+) -> None:
+    """The p95 of each request in each database, and their ratios."""
+    print()
+    print(f"p95 of {rounds} requests each, ms{'wall':>29}{'':>14}{'CPU (ours + PostgreSQL)':>26}")
+    print(f"{'':<60}{'small':>8}{'big':>8}{'ratio':>7}{'small':>8}{'big':>8}{'ratio':>7}")
+    ratios: dict[str, list[float]] = {"wall": [], "cpu": []}
+    for who, path in paths:
+        line = f"  {who:<8}{path:<50}"
+        for kind, table in (("wall", walls), ("cpu", cpus)):
+            small = p95(table[("small", who, path)]) * 1000
+            big = p95(table[("big", who, path)]) * 1000
+            ratios[kind].append(big / small)
+            line += f"{small:>8.1f}{big:>8.1f}{big / small:>7.2f}"
+        print(line)
+    for kind, values in ratios.items():
+        print(
+            f"  ratio big/small, {kind}: median {statistics.median(values):.2f}, "
+            f"max {max(values):.2f}"
+        )
+
+
+def _measure_ticks(databases: list[Database]) -> None:
+    """One tick of each of beat's tasks in each database: its CPU, and what it sent."""
+    # beat's ticks, once each in each database
+    print()
+    print(
+        f"one beat tick, CPU ms (ours + PostgreSQL){'small':>8}{'big':>8}{'ratio':>7}"
+        "   (what it sent: small and big)"
+    )
+    for name, tick in TICKS:
+        costs, done = [], []
+        for database in databases:
+            use(database)
+            arm(WITH_WORK)
+            with measured() as cost:
+                done.append(tick())
+            costs.append(cost)
+        small, big = (c.cpu * 1000 for c in costs)
+        line = f"  {name:<44}{small:>8.1f}{big:>8.1f}{big / max(small, 0.1):>7.2f}"
+        print(f"{line}   ({' and '.join(str(d) for d in done)})")
 
 
 def _leave(database: Database, base: str, *, keep: bool) -> None:
