@@ -85,7 +85,7 @@ def shape_of(schema: dict[str, Any]) -> Shape | None:
             return Shape("rows", columns, heads)
     entries = schema.get("additionalProperties")
     if types == ["object"] and (columns := _columns(entries)):
-        return Shape("named", [Column(NAME, "Name", "text", True), *columns])
+        return Shape("named", [Column(NAME, _("Name"), "text", True), *columns])
     return None
 
 

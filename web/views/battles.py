@@ -215,7 +215,8 @@ def _next_label(view: dict[str, Any] | None) -> str:
     if index + 1 < len(phases):
         return humanize(phases[index + 1])
     following = (view["active_index"] + 1) % len(view["warbands"])
-    return f"{possessive(view['warbands'][following]['name'])} upkeep"
+    # the possessive is English's (docs/translating.md): the other languages read it as a label
+    return _("%(whose)s upkeep") % {"whose": possessive(view["warbands"][following]["name"])}
 
 
 def access_battles_rules(membership: Membership) -> Warband:
