@@ -4,6 +4,7 @@ API speak."""
 
 from __future__ import annotations
 
+import ast
 import re
 from io import StringIO
 from pathlib import Path
@@ -19,8 +20,11 @@ from django.utils import translation
 from django.utils.html import escape
 
 from accounts.selectors import account_language
+from accounts.services import account_language_set
 from campaigns.models import Campaign
 from characters.models import Character
+from rules.clock.tasks import queue_digests
+from rules.clock.tests.clock_helpers import run_job, wounded
 
 TEMPLATES = Path(settings.BASE_DIR) / "templates"
 
@@ -85,6 +89,8 @@ def unmarked_text(source: str) -> list[str]:
 
 
 HTML_TEMPLATES = sorted(TEMPLATES.rglob("*.html"))
+# The e-mails' templates (digest, invitation, password reset): plain text, the same check.
+TEXT_TEMPLATES = sorted(TEMPLATES.rglob("*.txt"))
 
 
 def test_the_checker_finds_text_and_leaves_marked_text():
@@ -99,9 +105,80 @@ def test_the_checker_finds_text_and_leaves_marked_text():
     )
 
 
-@pytest.mark.parametrize("path", HTML_TEMPLATES, ids=lambda p: str(p.relative_to(TEMPLATES)))
+@pytest.mark.parametrize(
+    "path", HTML_TEMPLATES + TEXT_TEMPLATES, ids=lambda p: str(p.relative_to(TEMPLATES))
+)
 def test_every_text_of_a_template_is_marked_for_translation(path):
     assert unmarked_text(path.read_text()) == []
+
+
+# --- the pages' Python-side words ---------------------------------------------------
+
+WEB = Path(settings.BASE_DIR) / "web"
+# Django's flash messages: ``messages.success(request, text)``; their text is what a
+# person reads on the next page.
+FLASH = {"success", "info", "warning", "error", "debug"}
+# A form field's words (django forms' ``label=`` and ``help_text=``).
+FIELD_WORDS = {"label", "help_text"}
+
+
+def _unmarked(node: ast.expr) -> bool:
+    """Words a person reads written straight into the code, not through gettext: a str
+    constant, an f-string, or either joined to something (``"Saved " + name``,
+    ``"%s saved" % name``, one side of ``a if b else c``)."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str) and bool(re.search(r"[^\W\d_]", node.value))
+    if isinstance(node, ast.JoinedStr):
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _unmarked(node.left) or _unmarked(node.right)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        return _unmarked(node.left)
+    if isinstance(node, ast.IfExp):
+        return _unmarked(node.body) or _unmarked(node.orelse)
+    return False
+
+
+def unmarked_python(source: str) -> list[int]:
+    """The lines of flash messages and form fields' labels and help texts whose words are
+    not marked for translation."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        said: list[ast.expr] = [k.value for k in node.keywords if k.arg in FIELD_WORDS]
+        func = node.func
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr in FLASH
+            and isinstance(func.value, ast.Name)
+            and func.value.id == "messages"
+        ):
+            said += node.args[1:2] + [k.value for k in node.keywords if k.arg == "message"]
+        found += [value.lineno for value in said if _unmarked(value)]
+    return sorted(found)
+
+
+def test_the_python_checker_finds_unmarked_words_and_leaves_marked_ones():
+    assert unmarked_python('messages.success(request, "Saved.")') == [1]
+    assert unmarked_python('messages.error(request, f"{name} left.")') == [1]
+    assert unmarked_python('messages.info(request, message="Saved " + name)') == [1]
+    assert unmarked_python('forms.CharField(\n label="Name", help_text=f"{x}")') == [2, 2]
+    marked = (
+        'messages.success(request, _("%(name)s saved.") % {"name": name})\n'
+        "messages.error(request, str(error), extra_tags=PLAIN)\n"
+        'forms.CharField(label=gettext_lazy("Name"), help_text=_("Why."))\n'
+        "FormField(label=str(schema.get('title')))"
+    )
+    assert unmarked_python(marked) == []
+
+
+WEB_MODULES = sorted(p for p in WEB.rglob("*.py") if "tests" not in p.parts)
+
+
+@pytest.mark.parametrize("path", WEB_MODULES, ids=lambda p: str(p.relative_to(WEB)))
+def test_the_pages_notices_and_form_words_are_marked_for_translation(path):
+    assert unmarked_python(path.read_text()) == []
 
 
 # --- the catalogues -----------------------------------------------------------------
@@ -310,3 +387,42 @@ def test_every_demo_page_renders_in_the_language_with_no_template_english_left(
             continue  # a ruleset's help is its English rules text until a later step
         left = [sentence for sentence in english if escape(sentence) in html]
         assert left == [], url
+
+
+# --- what the pages say after an action, and the e-mails ----------------------------
+
+
+@pytest.mark.django_db
+def test_a_german_page_after_an_action_shows_its_notice_in_german(compiled, campaign, player, web):
+    client = web(player)
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "de"
+    answer = client.post(f"/campaigns/{campaign.pk}/digest/", {"email_digest": ""}, follow=True)
+    page = answer.content.decode()
+    assert '<html lang="de">' in page
+    assert "Keine E-Mails mehr aus dieser Kampagne." in page
+    assert "No more e-mails from this campaign." not in page
+
+
+@pytest.mark.django_db
+def test_the_digest_goes_out_in_its_readers_language(
+    compiled, campaign, player, other_player, web, mailoutbox
+):
+    for user, language in ((player, "es"), (other_player, "")):
+        user.email = f"{user.username}@example.org"
+        user.save(update_fields=["email"])
+        account_language_set(user=user, language=language)
+        answer = web(user).post(f"/campaigns/{campaign.pk}/digest/", {"email_digest": "on"})
+        assert answer.status_code == 302
+        wounded(campaign, user, f"Hero of {user.username}", every=60)
+    run_job(campaign, 60)
+    queue_digests()  # beat's run, the send tasks in-process: no request, no language of its own
+    sent = {mail.to[0]: mail for mail in mailoutbox}
+    spanish = sent["player@example.org"]
+    assert spanish.subject == f"Lo que les pasó a tus personajes en {campaign.name}"
+    assert "Esto es lo que les pasó a tus personajes" in spanish.body
+    assert "en la página de la campaña" in spanish.body
+    assert "Here is what happened" not in spanish.body
+    # no choice: English, whatever language the last mail was in
+    english = sent["other_player@example.org"]
+    assert english.subject == f"What happened to your characters in {campaign.name}"
+    assert "Here is what happened to your characters" in english.body

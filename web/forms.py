@@ -19,6 +19,7 @@ from typing import Any
 
 from django import forms
 from django.http import QueryDict
+from django.utils.translation import gettext as _
 
 from web import rulesets
 
@@ -36,7 +37,7 @@ def humanize(key: str) -> str:
 def choice_words(value: Any) -> str:
     """A choice of a select in words: ``"none"`` reads "Nothing" (issue 34: "None" is
     what a program says), any other value as :func:`humanize` says it."""
-    return "Nothing" if value in ("none", None) else humanize(str(value))
+    return _("Nothing") if value in ("none", None) else humanize(str(value))
 
 
 @dataclass
@@ -273,7 +274,11 @@ def schema_fields(
             choices=choices or None,
         )
         if source is not None:  # picked from the sheet: the schema's note is for programs
-            control.help = "" if choices else f"No {control.label.lower()} on the sheet to pick."
+            control.help = (
+                ""
+                if choices
+                else _("No %(what)s on the sheet to pick.") % {"what": control.label.lower()}
+            )
         if defaults is not None:
             control.help = ""
             if key in defaults:
@@ -331,7 +336,10 @@ class ControlField(forms.Field):
                 if not pair_name and not number:
                     continue
                 if not pair_name:
-                    raise forms.ValidationError(f"{control.label}: give a name for {number}")
+                    raise forms.ValidationError(
+                        _("%(label)s: give a name for %(number)s")
+                        % {"label": control.label, "number": number}
+                    )
                 pairs[pair_name] = _number(control, number)
             return pairs if pairs or control.required else ABSENT
         if control.kind == "multiselect":
@@ -355,7 +363,9 @@ class ControlField(forms.Field):
             try:
                 return json.loads(raw)
             except json.JSONDecodeError:
-                raise forms.ValidationError(f"{control.label}: not valid JSON") from None
+                raise forms.ValidationError(
+                    _("%(label)s: not valid JSON") % {"label": control.label}
+                ) from None
         return raw
 
 
@@ -366,8 +376,12 @@ def _number(control: FormField, raw: str) -> int | float:
     try:
         return int(raw) if control.step == "1" else float(raw)
     except ValueError:
-        what = "a whole number" if control.step == "1" else "a number"
-        raise forms.ValidationError(f"{control.label}: enter {what}, not {raw!r}") from None
+        words = (
+            _("%(label)s: enter a whole number, not %(raw)s")
+            if control.step == "1"
+            else _("%(label)s: enter a number, not %(raw)s")
+        )
+        raise forms.ValidationError(words % {"label": control.label, "raw": repr(raw)}) from None
 
 
 def _leaves(controls: list[FormField]) -> list[FormField]:

@@ -11,8 +11,10 @@ reads (issue 12). The API keeps the precise field errors; only pages go through 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
+
+from django.utils.translation import gettext as _
 
 from web.forms import humanize
 
@@ -44,11 +46,18 @@ _FEW = re.compile(r"does not have enough properties|should be non-empty$")
 # Sentences the engine and services write for programs, said again for people (issue
 # 29): a stale version, a change written "hp (11 -> 2)" (said "hp (from 11 to 2)"), a
 # possessive after an s, a label's full stop before its value.
-_REWRITES: tuple[tuple[re.Pattern[str], str], ...] = (
+_REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
     (
         re.compile(r"^(?P<who>.+?) is at version \d+, not \d+\b.*$", re.DOTALL),
-        r"\g<who> has changed since this page was loaded: it shows them as they are now; "
-        "try again.",
+        # the whole sentence replaced: the reader's language (the others rewrite the
+        # engine's English sentences, English until the engine names messages)
+        lambda match: (
+            _(
+                "%(who)s has changed since this page was loaded: it shows them as they are now; "
+                "try again."
+            )
+            % {"who": match["who"]}
+        ),
     ),
     (re.compile(r"\((?P<old>[^()\s]+) -> (?P<new>[^()\s]+)\)"), r"(from \g<old> to \g<new>)"),
     (re.compile(r"(?<=\S) -> (?=\S)"), " to "),
@@ -118,44 +127,72 @@ def _label(path: str, labels: Mapping[str, str]) -> str:
 
 def _one(path: str, message: str, labels: Mapping[str, str]) -> str:
     label = _label(path, labels)
-    what = label or "This value"
+    what = label or _("This value")
+    said = _said(message, what, label)
+    if said is None:
+        said = _("%(what)s is not allowed here")
+    return said % {"what": what, **_values(message, labels)}
+
+
+def _values(message: str, labels: Mapping[str, str]) -> dict[str, str]:
+    """The values a schema message names, for the sentence :func:`_said` picks."""
     if match := _REQUIRED.match(message):
-        return f"{_label(match['key'], labels)} is needed"
-    if match := _LESS.match(message):
-        return f"{what} must be at least {match['n']}"
-    if match := _GREATER.match(message):
-        return f"{what} can be at most {match['n']}"
-    if match := _TYPE.match(message):
-        if "integer" in match["types"]:
-            return f"{what} must be a whole number"
-        if "number" in match["types"]:
-            return f"{what} must be a number"
-        return f"{what} is not the right kind of value"
+        return {"key": _label(match["key"], labels)}
+    if match := _LESS.match(message) or _GREATER.match(message):
+        return {"n": match["n"]}
     if match := _ENUM.match(message):
         options = re.findall(r"'([^']*)'", match["options"])
-        listed = ", ".join(humanize(o) for o in options)
-        return f"{what} must be one of: {listed}" if listed else f"{what} is not allowed"
+        return {"listed": ", ".join(humanize(o) for o in options)}
+    return {}
+
+
+def _said(message: str, what: str, label: str) -> str | None:
+    """The sentence (with its placeholders) for a JSON Schema message; None for one this
+    does not know."""
+    if _REQUIRED.match(message):
+        return _("%(key)s is needed")
+    if _LESS.match(message):
+        return _("%(what)s must be at least %(n)s")
+    if _GREATER.match(message):
+        return _("%(what)s can be at most %(n)s")
+    if match := _TYPE.match(message):
+        if "integer" in match["types"]:
+            return _("%(what)s must be a whole number")
+        if "number" in match["types"]:
+            return _("%(what)s must be a number")
+        return _("%(what)s is not the right kind of value")
+    if match := _ENUM.match(message):
+        listed = re.findall(r"'([^']*)'", match["options"])
+        return _("%(what)s must be one of: %(listed)s") if listed else _("%(what)s is not allowed")
     if _EXTRA.match(message):
-        return "The form sent something the rules do not know; reload the page"
+        return _("The form sent something the rules do not know; reload the page")
+    return _said_more(message, what, label)
+
+
+def _said_more(message: str, what: str, label: str) -> str | None:
     if "not a dice expression" in message:  # the dice service's own word (a scars table)
-        return f"{what}: write the dice like 2d6, d20 or 1d8+1"
+        return _("%(what)s: write the dice like 2d6, d20 or 1d8+1")
     if "does not match" in message:
         if "d[1-9]" in message or "dice" in what.lower():
-            return f"{what}: write the dice like 2d6, d20 or 1d8+1"
-        return f"{what}: use plain letters, without spaces or signs"
+            return _("%(what)s: write the dice like 2d6, d20 or 1d8+1")
+        return _("%(what)s: use plain letters, without spaces or signs")
     if "is not valid under any of the given schemas" in message or "is valid under each" in message:
-        return f"{what}: fill in one of its choices (an amount or dice, say), not none or both"
+        return _("%(what)s: fill in one of its choices (an amount or dice, say), not none or both")
     if "has non-unique elements" in message:
-        return f"{what} lists the same thing twice"
+        return _("%(what)s lists the same thing twice")
     if message.startswith("'' ") or message.startswith('"" '):  # an empty text
-        return f"{what} cannot be empty"
+        return _("%(what)s cannot be empty")
     if _FEW.search(message):
-        return f"{what}: fill in at least one of its boxes" if label else "Fill in at least one box"
-    if match := _SHORT.match(message):
-        return f"{what} cannot be empty"
-    if match := _LONG.match(message):
-        return f"{what} is too long"
-    return f"{what} is not allowed here"
+        return (
+            _("%(what)s: fill in at least one of its boxes")
+            if label
+            else _("Fill in at least one box")
+        )
+    if _SHORT.match(message):
+        return _("%(what)s cannot be empty")
+    if _LONG.match(message):
+        return _("%(what)s is too long")
+    return None
 
 
 def _split_item(item: str) -> tuple[str, str]:
@@ -206,46 +243,45 @@ def field_labels(fields: Iterable[Any]) -> dict[str, str]:
     return labels
 
 
-_NOTHING_IMPORTED = " Nothing was imported."
-
-
 def plain_import_problem(message: str) -> str:
     """Why a campaign file was refused (rules.logbook.export.campaign_import's messages, which
     the API keeps), as the import page says it (issue 29)."""
-    message = str(message).strip()
+    return _import_problem(str(message).strip()) + " " + _("Nothing was imported.")
+
+
+def _import_problem(message: str) -> str:
     if message.startswith("this is not a Sawbones campaign export"):
-        return "That file is not a campaign downloaded from Sawbones." + _NOTHING_IMPORTED
+        return _("That file is not a campaign downloaded from Sawbones.")
     if re.match(r"this export is of version", message):
-        return (
-            "That file was downloaded from another version of Sawbones, which this one "
-            "cannot read." + _NOTHING_IMPORTED
+        return _(
+            "That file was downloaded from another version of Sawbones, which this one cannot read."
         )
     if message.startswith("unknown ruleset"):
-        return "That campaign plays by rules this Sawbones does not have." + _NOTHING_IMPORTED
+        return _("That campaign plays by rules this Sawbones does not have.")
     if message.startswith("no character in the export is played by "):
         who = message.removeprefix("no character in the export is played by ")
-        return (
-            f"No character in that file is played by {who}: write the names as the "
-            "file has them (a character's player on its old sheet)." + _NOTHING_IMPORTED
-        )
+        return _(
+            "No character in that file is played by %(who)s: write the names as the "
+            "file has them (a character's player on its old sheet)."
+        ) % {"who": who}
     if " are mapped to one person here, " in message:
-        olds, _, new = message.partition(" are mapped to one person here, ")
-        return (
-            f"{olds} would both be played by {new} here: each player of the file plays "
-            "their own characters, so map each to a person of their own." + _NOTHING_IMPORTED
-        )
+        olds, _here, new = message.partition(" are mapped to one person here, ")
+        return _(
+            "%(olds)s would both be played by %(new)s here: each player of the file plays "
+            "their own characters, so map each to a person of their own."
+        ) % {"olds": olds, "new": new}
     if message.startswith("give each player's name"):
-        return "Write each player as their name in the file = a username here." + _NOTHING_IMPORTED
+        return _("Write each player as their name in the file = a username here.")
     if message.startswith("at most "):
-        return "That campaign is too large to import at once." + _NOTHING_IMPORTED
+        return _("That campaign is too large to import at once.")
     if match := re.match(r"^invalid (sheet|[\w ]*table): (?P<rest>.*)$", message, re.DOTALL):
-        where = "A character's sheet" if match.group(1) == "sheet" else "A table"
         said = plain_message(message)
-        return f"{where} in that file does not fit the rules: {said}{_NOTHING_IMPORTED}"
-    return (
-        "That file is damaged: part of it is missing or was changed after it was "
-        "downloaded." + _NOTHING_IMPORTED
-    )
+        if match.group(1) == "sheet":
+            return _("A character's sheet in that file does not fit the rules: %(said)s") % {
+                "said": said
+            }
+        return _("A table in that file does not fit the rules: %(said)s") % {"said": said}
+    return _("That file is damaged: part of it is missing or was changed after it was downloaded.")
 
 
 _TABLE = re.compile(r"^invalid (?P<table>[\w ]*?table): (?P<rest>.*)$", re.DOTALL)
@@ -259,18 +295,26 @@ def _table_item(item: str) -> str:
     parts = path.split(".") if path else []
     rows = [int(p) for p in parts if p.isdigit()]
     names = [p for p in parts if not p.isdigit() and p != "rows"]
-    where = f"Row {rows[0] + 1}" if rows else "The table"
+    where = _("Row %(number)s") % {"number": rows[0] + 1} if rows else _("The table")
     column = humanize(names[-1]) if names else ""
     if match := _REQUIRED.match(message):
-        return f"{where} needs {humanize(match['key']).lower()}"
+        return _("%(where)s needs %(what)s") % {
+            "where": where,
+            "what": humanize(match["key"]).lower(),
+        }
     if _EXTRA.match(message):
         extra = ", ".join(humanize(k).lower() for k in _UNEXPECTED.findall(message))
-        return f"{where} has something this table does not have: {extra or 'an extra column'}"
+        return _("%(where)s has something this table does not have: %(extra)s") % {
+            "where": where,
+            "extra": extra or _("an extra column"),
+        }
     if (match := _TYPE.match(message)) and not column:
         if "array" in match["types"]:
-            return f"{where} must be a list of rows, between [ and ]"
+            return _("%(where)s must be a list of rows, between [ and ]") % {"where": where}
         if "object" in match["types"]:
-            return f"{where} must be written between {{ and }}, each entry with its name"
+            return _("%(where)s must be written between { and }, each entry with its name") % {
+                "where": where
+            }
     said = _one(names[-1] if names else "", message, {})
     return f"{where}, {said[:1].lower()}{said[1:]}" if column else f"{where}: {said.lower()}"
 
@@ -285,17 +329,19 @@ def plain_table_problem(message: str) -> str:
     said = list(dict.fromkeys(_sentence(_table_item(i)) for i in match["rest"].split("; ") if i))
     more = len(said) - _SHOWN_PROBLEMS
     shown = " ".join(said[:_SHOWN_PROBLEMS])
-    return shown + (f" And {more} more like these." if more > 0 else "")
+    if more <= 0:
+        return shown
+    return shown + " " + _("And %(more)s more like these.") % {"more": more}
 
 
 def plain_json_problem(error: ValueError) -> str:
     """Text that is not JSON, said with where it goes wrong (not Python's message)."""
     line, column = getattr(error, "lineno", None), getattr(error, "colno", None)
     if getattr(error, "doc", None) is not None and not str(getattr(error, "doc", "")).strip():
-        return "The table is empty: write its rows, or go back to the ruleset's table."
+        return _("The table is empty: write its rows, or go back to the ruleset's table.")
     if line is not None:
-        return (
-            f"The table is not written correctly near line {line}, column {column}: "
+        return _(
+            "The table is not written correctly near line %(line)s, column %(column)s: "
             "check the commas, quotes and brackets there."
-        )
-    return "The table is not written correctly: check its commas, quotes and brackets."
+        ) % {"line": line, "column": column}
+    return _("The table is not written correctly: check its commas, quotes and brackets.")

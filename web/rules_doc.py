@@ -22,6 +22,7 @@ import re
 from itertools import count
 
 from django.utils.html import escape
+from django.utils.translation import gettext as _
 from markdown_it.token import Token
 
 from rules.engine.registry import get_ruleset, ruleset_keys
@@ -134,9 +135,10 @@ def for_readers(html: str, key: str) -> str:
     numbers = count(1)
     html = re.sub(
         r"<table>",
-        lambda _: (
-            f'<div class="table-scroll" tabindex="0" role="group" '
-            f'aria-label="Table {next(numbers)} (scrolls sideways)"><table>'
+        lambda _match: (
+            '<div class="table-scroll" tabindex="0" role="group" aria-label="'
+            + escape(_("Table %(number)s (scrolls sideways)") % {"number": next(numbers)})
+            + '"><table>'
         ),
         html,
     )

@@ -20,6 +20,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from web.forms import humanize
 
 NAME = "name"  # the column holding a named entry's key
@@ -83,7 +85,7 @@ def shape_of(schema: dict[str, Any]) -> Shape | None:
             return Shape("rows", columns, heads)
     entries = schema.get("additionalProperties")
     if types == ["object"] and (columns := _columns(entries)):
-        return Shape("named", [Column(NAME, "Name", "text", True), *columns])
+        return Shape("named", [Column(NAME, _("Name"), "text", True), *columns])
     return None
 
 
@@ -133,7 +135,7 @@ def edited(rows: list[dict[str, str]], shape: Shape, what: str) -> list[dict[str
     rows = list(rows)
     if what == "add":
         return [*rows, {c.key: "" for c in shape.columns}]
-    verb, _, number = what.partition("-")
+    verb, _dash, number = what.partition("-")
     if not number.isdigit() or not 0 <= int(number) < len(rows):
         return rows
     index = int(number)
@@ -158,7 +160,10 @@ def _value(column: Column, text: str, where: str) -> Any:
         try:
             return int(text)
         except ValueError:
-            raise CellProblem(f"{where}, {column.label.lower()}: write a whole number.") from None
+            raise CellProblem(
+                _("%(where)s, %(column)s: write a whole number.")
+                % {"where": where, "column": column.label.lower()}
+            ) from None
     if column.kind == "yesno":
         return text.lower() in {"yes", "true", "on", "1"}
     if column.kind == "json":
@@ -166,8 +171,11 @@ def _value(column: Column, text: str, where: str) -> Any:
             return json.loads(text)
         except ValueError:
             raise CellProblem(
-                f"{where}, {column.label.lower()}: not written correctly; "
-                "see the table as JSON for its form."
+                _(
+                    "%(where)s, %(column)s: not written correctly; see the table as JSON for "
+                    "its form."
+                )
+                % {"where": where, "column": column.label.lower()}
             ) from None
     return text
 
@@ -186,18 +194,24 @@ def _row(columns: list[Column], texts: dict[str, str], where: str) -> dict[str, 
 
 def table_data(shape: Shape, heads: dict[str, str], rows: list[dict[str, str]]) -> Any:
     """The table's JSON from the editor's text (the ruleset checks it next)."""
-    built = [_row(shape.columns, texts, f"Row {n}") for n, texts in enumerate(rows, start=1)]
+    built = [
+        _row(shape.columns, texts, _("Row %(number)s") % {"number": n})
+        for n, texts in enumerate(rows, start=1)
+    ]
     if shape.form == "list":
         return built
     if shape.form == "rows":
-        top = _row(shape.heads, heads, "The table")
+        top = _row(shape.heads, heads, _("The table"))
         return {**top, "rows": built}
     named: dict[str, Any] = {}
     for number, row in enumerate(built, start=1):
         name = str(row.pop(NAME, "")).strip()
         if not name:
-            raise CellProblem(f"Row {number} needs a name.")
+            raise CellProblem(_("Row %(number)s needs a name.") % {"number": number})
         if name in named:
-            raise CellProblem(f"Row {number}: another row already has the name {name}.")
+            raise CellProblem(
+                _("Row %(number)s: another row already has the name %(name)s.")
+                % {"number": number, "name": name}
+            )
         named[name] = row
     return named

@@ -22,8 +22,10 @@ from django.conf import settings
 from django.core.mail import send_mail
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
 
+from accounts.selectors import account_language
 from campaigns.models import Campaign
 from campaigns.selectors import clock_display, digest_due_memberships, membership_for_digest
 from campaigns.services import membership_digest_claim, membership_digest_unclaim
@@ -96,13 +98,14 @@ def digest_send(*, membership_id: int, now: datetime | None = None) -> bool:
         membership_id=membership.pk, last_sent=last_sent, since=since, now=now
     ):
         return False  # another task sent it, or the player stopped it meanwhile
+    # in the reader's language (their account's choice), not the beat's: else English
+    with translation.override(account_language(membership.user) or settings.LANGUAGE_CODE):
+        subject = _("What happened to your characters in %(campaign)s") % {
+            "campaign": campaign.name
+        }
+        body = digest_text(campaign, reports)
     try:
-        send_mail(
-            f"What happened to your characters in {campaign.name}",
-            digest_text(campaign, reports),
-            None,
-            [address],
-        )
+        send_mail(subject, body, None, [address])
     except Exception:
         membership_digest_unclaim(
             membership_id=membership.pk, claimed=now, last_sent=last_sent, since=since

@@ -15,7 +15,10 @@ import importlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 # A ruleset's picture: (public sheet, scheduled effects, referee=..., raw=...) -> context.
 SheetView = Callable[..., dict[str, Any]]
@@ -47,7 +50,7 @@ class Presentation:
     placeholders: frozenset[str] = frozenset()
     # The decisions its rules ask for (a pending choice's kind -> what the log's filter
     # calls it): the log is filtered by them beside the actions.
-    decisions: Mapping[str, str] = field(default_factory=dict)
+    decisions: Mapping[str, StrOrPromise] = field(default_factory=dict)
 
     @property
     def sheet_template(self) -> str:
@@ -103,7 +106,7 @@ def sheet_placeholders(key: str) -> frozenset[str]:
     return shown.placeholders if shown is not None else frozenset()
 
 
-def ruleset_decisions(key: str) -> Mapping[str, str]:
+def ruleset_decisions(key: str) -> Mapping[str, StrOrPromise]:
     shown = presentation(key)
     return shown.decisions if shown is not None else {}
 

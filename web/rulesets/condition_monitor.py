@@ -6,12 +6,15 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
 from rules.engine.rulesets import condition_monitor as cm
 from web.forms import humanize
 from web.rulesets import DemoCharacter, Presentation
 
 
-def view(sheet: Mapping[str, Any], effects: Iterable[Any], **_: Any) -> dict[str, Any]:
+def view(sheet: Mapping[str, Any], effects: Iterable[Any], **_unused: Any) -> dict[str, Any]:
     """The ten boxes as the text draws them, the penalty and the running clock."""
     boxes = [cm.box_text(box) for box in sheet["boxes"]]
     size, gap = 30, 6  # each box in the picture, and the space after it
@@ -42,9 +45,10 @@ def view(sheet: Mapping[str, Any], effects: Iterable[Any], **_: Any) -> dict[str
         "height": size + 4,
         "size": size,
         "track_text": cm.track_text(boxes),
-        "alt": (", ".join(described) + f" of {len(boxes)} boxes marked")
+        "alt": _("%(marked)s of %(total)s boxes marked")
+        % {"marked": ", ".join(described), "total": len(boxes)}
         if described
-        else f"all {len(boxes)} boxes empty",
+        else _("all %(total)s boxes empty") % {"total": len(boxes)},
         "penalty": int(sheet["penalty"]),
         "willpower": int(sheet["willpower"]),
         "strength": int(sheet["strength"]),
@@ -74,7 +78,7 @@ PRESENTATION = Presentation(
     key="condition_monitor",
     view=view,
     choices={"line": lines},
-    decisions={cm.CHOICE_DYING: "The dying hour"},
+    decisions={cm.CHOICE_DYING: gettext_lazy("The dying hour")},
     party=(
         DemoCharacter(
             1,

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from django.utils.translation import gettext_lazy
+
 from rules.engine.rulesets import deckahedron as dk
 from web.rulesets import DemoCharacter, Presentation
 from web.rulesets.drawing import pips
@@ -61,7 +63,7 @@ PRESENTATION = Presentation(
     key="deckahedron",
     view=view,
     choices={attribute: ranks for attribute in dk.ATTRIBUTES},
-    decisions={dk.WOUND_CHOICE: "A wound card or stamina"},
+    decisions={dk.WOUND_CHOICE: gettext_lazy("A wound card or stamina")},
     party=(
         DemoCharacter(1, "Cael", {"strength": 3, "dexterity": 2, "intelligence": 1}),
         DemoCharacter(2, "Ysolde", {"strength": 1, "dexterity": 3, "intelligence": 4}),

@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
 from rules.engine.rulesets.hit_dice import (
     CHOICE_BYPASS,
     CHOICE_DEATH_OR_MAJOR,
@@ -14,7 +17,7 @@ from web.rulesets import DemoCharacter, Presentation
 from web.rulesets.drawing import next_effect, percent, pips, tone
 
 
-def view(sheet: Mapping[str, Any], effects: Iterable[Any], **_: Any) -> dict[str, Any]:
+def view(sheet: Mapping[str, Any], effects: Iterable[Any], **_unused: Any) -> dict[str, Any]:
     hp, hit_dice = int(sheet["hp"]), int(sheet["hit_dice"])
     hp_max = max(hp, hit_dice * 6)  # the most a re-roll can give (6.4)
     fraction = percent(hp, hp_max)
@@ -49,8 +52,14 @@ def wounds(sheet: Mapping[str, Any]) -> list[tuple[str, str]]:
     return [
         (
             str(w["id"]),
-            f"Wound {w['id']} ({w['kind']}{', treated' if w.get('treated') else ''}): "
-            f"{w['description']}"[:90],
+            (
+                (
+                    _("Wound %(id)s (%(kind)s, treated): %(description)s")
+                    if w.get("treated")
+                    else _("Wound %(id)s (%(kind)s): %(description)s")
+                )
+                % {"id": w["id"], "kind": w["kind"], "description": w["description"]}
+            )[:90],
         )
         for w in held
         if isinstance(w, dict) and "id" in w
@@ -63,8 +72,8 @@ PRESENTATION = Presentation(
     choices={"wound": wounds},
     placeholders=frozenset({MAJOR_WOUND_PLACEHOLDER}),
     decisions={
-        CHOICE_DEATH_OR_MAJOR: "Death or a major wound",
-        CHOICE_BYPASS: "Pay hit points or suffer the effect",
+        CHOICE_DEATH_OR_MAJOR: gettext_lazy("Death or a major wound"),
+        CHOICE_BYPASS: gettext_lazy("Pay hit points or suffer the effect"),
     },
     party=(
         DemoCharacter(1, "Aldo the Bold", {"level": 3, "hit_dice": 3, "hp": 11}),

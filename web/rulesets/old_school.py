@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
 from rules.engine.rulesets.old_school import data
 from web.rulesets import DemoCharacter, Presentation
 from web.rulesets.drawing import next_effect, percent, pips, tone
@@ -37,17 +40,18 @@ def _conditions(sheet: Mapping[str, Any], effects: list[Any]) -> list[dict[str, 
     conditions_data = sheet.get("conditions", {})
     deprived = int(conditions_data.get("sleep_deprived_days", 0))
     shown = (  # (condition, its chip's words and tone, the effect that ends or checks it)
-        ("unconscious", "Unconscious", "bad", "wake_up", "wakes"),
-        ("drunk", "Drunk", "warn", "sober_up", "sober"),
+        ("unconscious", _("Unconscious"), "bad", "wake_up", _("wakes")),
+        ("drunk", _("Drunk"), "warn", "sober_up", _("sober")),
         (
             "sleep_deprived_days",
-            f"Sleep-deprived ({deprived} day{'s' if deprived > 1 else ''})",
+            ngettext("Sleep-deprived (%(days)s day)", "Sleep-deprived (%(days)s days)", deprived)
+            % {"days": deprived},
             "warn",
             "sleep_window",
-            "next sleep check",
+            _("next sleep check"),
         ),
-        ("starving", "Starving", "warn", "starvation_check", "next save"),
-        ("thirsty", "Thirsty", "bad", "thirst_check", "next save"),
+        ("starving", _("Starving"), "warn", "starvation_check", _("next save")),
+        ("thirsty", _("Thirsty"), "bad", "thirst_check", _("next save")),
     )
     conditions = []
     for key, name, chip_tone, kind, next_label in shown:

@@ -4,28 +4,33 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from django.utils.translation import gettext_lazy
 
 from web.rulesets import DemoCharacter, Presentation
 from web.rulesets.drawing import pips
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 
 @dataclass(frozen=True)
 class Look:
     """How a warband unit's state is drawn: a word, a colour (tone) and an icon."""
 
-    word: str
+    word: StrOrPromise
     tone: str
     icon: str
 
 
 # Each state has its own word, colour and picture, so no one needs to tell colours apart.
 LOOKS: dict[str, Look] = {
-    "none": Look("Fighting fit", "fit", "shield"),
-    "staggered": Look("Staggered", "staggered", "wobble"),
-    "dazed": Look("Dazed", "dazed", "spiral"),
-    "stunned": Look("Stunned", "stunned", "star"),
-    "incapacitated": Look("Incapacitated", "down", "cross"),
+    "none": Look(gettext_lazy("Fighting fit"), "fit", "shield"),
+    "staggered": Look(gettext_lazy("Staggered"), "staggered", "wobble"),
+    "dazed": Look(gettext_lazy("Dazed"), "dazed", "spiral"),
+    "stunned": Look(gettext_lazy("Stunned"), "stunned", "star"),
+    "incapacitated": Look(gettext_lazy("Incapacitated"), "down", "cross"),
 }
 
 

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django import template
+from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign
 from campaigns.selectors import clock_display
@@ -55,17 +56,20 @@ def queued_job_words(job: Any, campaign: Any = None) -> str:
     asked by rhea.", "What an undo brought back that is due already." """
     who = job.requested_by.get_username() if job.requested_by_id else None
     if job.kind == ClockJobKind.ADVANCE:
-        text = (
-            f"An advance of {duration(job.minutes)}"
-            if job.until is None
-            else f"An advance until {clock(job.until, campaign)}"
-        )
-        return text + (f", asked by {who}." if who else ".")
+        values = {"who": who, "duration": duration(job.minutes)}
+        if job.until is not None:
+            values["until"] = clock(job.until, campaign)
+            if who:
+                return _("An advance until %(until)s, asked by %(who)s.") % values
+            return _("An advance until %(until)s.") % values
+        if who:
+            return _("An advance of %(duration)s, asked by %(who)s.") % values
+        return _("An advance of %(duration)s.") % values
     if job.kind == ClockJobKind.LIVE:
-        return f"The live clock's {duration(job.minutes)}."
+        return _("The live clock's %(duration)s.") % {"duration": duration(job.minutes)}
     if job.kind == ClockJobKind.ACTION:
-        return f"The {duration(job.minutes)} an action took."
-    return "What an undo brought back that is due already."
+        return _("The %(duration)s an action took.") % {"duration": duration(job.minutes)}
+    return _("What an undo brought back that is due already.")
 
 
 @register.filter

@@ -23,6 +23,8 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from accounts.selectors import discord_link_of, tokens_for_user
@@ -47,27 +49,30 @@ from web.views.campaigns import pending_invite_url
 class SignupForm(forms.Form):
     username = forms.CharField(max_length=150, widget=forms.TextInput(attrs={"autofocus": True}))
     email = forms.EmailField(
-        required=False, help_text="Optional; needed only to reset a forgotten password."
+        required=False,
+        help_text=gettext_lazy("Optional; needed only to reset a forgotten password."),
     )
     password = forms.CharField(widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}))
     password_again = forms.CharField(
-        label="Password again",
+        label=gettext_lazy("Password again"),
         widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
     )
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         if data.get("password") and data.get("password_again") != data.get("password"):
-            self.add_error("password_again", "The two passwords differ: type the same one twice.")
+            self.add_error(
+                "password_again", _("The two passwords differ: type the same one twice.")
+            )
         return data
 
 
 class EmailForm(forms.Form):
-    email = forms.EmailField(label="New e-mail address", required=False)
+    email = forms.EmailField(label=gettext_lazy("New e-mail address"), required=False)
     password = forms.CharField(
-        label="Your password",
+        label=gettext_lazy("Your password"),
         widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
-        help_text="To be sure it is you.",
+        help_text=gettext_lazy("To be sure it is you."),
     )
 
 
@@ -103,10 +108,10 @@ def locked_out(
     """django-axes' answer once a username fails too often from one address (429):
     JSON for the API (with Retry-After), a page for people."""
     minutes = int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)
-    message = (
+    message = _(
         "Too many wrong passwords for this username from your address: signing in is "
-        f"paused for {minutes} minutes."
-    )
+        "paused for %(minutes)s minutes."
+    ) % {"minutes": minutes}
     answer: HttpResponse
     if is_api(request):
         answer = JsonResponse({"detail": message}, status=429)
@@ -130,7 +135,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and not registration_allowed(request):
         form.is_valid()
         form.add_error(
-            None, "Too many accounts were made from your address lately. Try again in an hour."
+            None, _("Too many accounts were made from your address lately. Try again in an hour.")
         )
         return render(
             request,
@@ -167,8 +172,10 @@ class LoginView(auth_views.LoginView):
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         # The same budget of password checks per address as POST auth/token/.
         if not LoginThrottle().allow_page(request):
-            message = "Too many sign-in attempts from your address just now: try again in a minute."
-            context = {"message": message, "heading": "Too many sign-in attempts"}
+            message = _(
+                "Too many sign-in attempts from your address just now: try again in a minute."
+            )
+            context = {"message": message, "heading": _("Too many sign-in attempts")}
             answer = render(request, "registration/locked_out.html", context, status=429)
             answer["Retry-After"] = "60"
             return answer
@@ -184,32 +191,34 @@ _NEW_SECRET = "sawbones_new_token"  # noqa: S105 - the session key of a secret s
 
 class TokenForm(forms.Form):
     name = forms.CharField(
-        max_length=100, label="Name", help_text="What will use it, e.g. “Discord bot”."
+        max_length=100,
+        label=gettext_lazy("Name"),
+        help_text=gettext_lazy("What will use it, e.g. “Discord bot”."),
     )
     scope = forms.ChoiceField(
-        label="It may",
+        label=gettext_lazy("It may"),
         choices=[
-            (TokenScope.READ, "Look only: read campaigns, characters and logs"),
-            (TokenScope.PLAYER, "Play: what you may do as a player"),
-            (TokenScope.REFEREE, "Everything you may do, refereeing included"),
+            (TokenScope.READ, gettext_lazy("Look only: read campaigns, characters and logs")),
+            (TokenScope.PLAYER, gettext_lazy("Play: what you may do as a player")),
+            (TokenScope.REFEREE, gettext_lazy("Everything you may do, refereeing included")),
         ],
         initial=TokenScope.READ,
     )
     campaign = forms.TypedChoiceField(
-        label="Campaign", coerce=int, required=False, empty_value=None, choices=[]
+        label=gettext_lazy("Campaign"), coerce=int, required=False, empty_value=None, choices=[]
     )
     expires_on = forms.DateField(
-        label="Expires on",
+        label=gettext_lazy("Expires on"),
         required=False,
         widget=forms.DateInput(attrs={"type": "date"}),
-        help_text="Optional. Without a date it works until you revoke it.",
+        help_text=gettext_lazy("Optional. Without a date it works until you revoke it."),
     )
 
     def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         campaign = self.fields["campaign"]
         assert isinstance(campaign, forms.ChoiceField)
-        campaign.choices = [("", "All my campaigns")] + [
+        campaign.choices = [("", _("All my campaigns"))] + [
             (m.campaign_id, m.campaign.name) for m in memberships_for_user(user)
         ]
 
@@ -247,10 +256,10 @@ def account_email(request: HttpRequest) -> HttpResponse:
     form = EmailForm(request.POST)
     if form.is_valid():
         if not request.user.check_password(form.cleaned_data["password"]):
-            form.add_error("password", "That is not your password.")
+            form.add_error("password", _("That is not your password."))
         else:
             user_change_email(user=request.user, email=form.cleaned_data["email"])
-            messages.success(request, "Your e-mail address is changed.")
+            messages.success(request, _("Your e-mail address is changed."))
             return redirect("account")
     return _account_page(request, 400, email_form=form)
 
@@ -262,7 +271,7 @@ def account_password(request: HttpRequest) -> HttpResponse:
     if form.is_valid():
         user = form.save()
         update_session_auth_hash(request, user)  # stay logged in here, out elsewhere
-        messages.success(request, "Your password is changed.")
+        messages.success(request, _("Your password is changed."))
         return redirect("account")
     return _account_page(request, 400, password_form=form)
 
@@ -295,17 +304,17 @@ def account_token_create(request: HttpRequest) -> HttpResponse:
 def _token_refusal(error: ValidationError) -> str:
     fields = error.message_dict
     if "expires_at" in fields:
-        return "Pick an expiry date after today."
+        return _("Pick an expiry date after today.")
     if "campaign" in fields:
-        return "You are not in that campaign."
-    return "You have too many tokens: revoke some you no longer use first."
+        return _("You are not in that campaign.")
+    return _("You have too many tokens: revoke some you no longer use first.")
 
 
 @login_required
 @require_POST
 def account_token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
     token_revoke(user=request.user, token_id=token_id)
-    messages.success(request, "Token revoked: whatever used it is now turned away.")
+    messages.success(request, _("Token revoked: whatever used it is now turned away."))
     return redirect(reverse("account") + "#tokens")
 
 
@@ -337,5 +346,5 @@ def account_discord_code(request: HttpRequest) -> HttpResponse:
 @require_POST
 def account_discord_unlink(request: HttpRequest) -> HttpResponse:
     discord_unlink(user=request.user)
-    messages.success(request, "Unlinked: your Discord user acts as nobody here any more.")
+    messages.success(request, _("Unlinked: your Discord user acts as nobody here any more."))
     return redirect(reverse("account") + "#discord")

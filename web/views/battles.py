@@ -19,6 +19,8 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from campaigns.models import Membership
@@ -81,12 +83,12 @@ def _warband(band: dict[str, Any], active: bool, viewer: Membership) -> dict[str
 
 # What the quick forms call each param, for their error sentences.
 QUICK_LABELS = {
-    "attack_roll": ("The attack's d20", ""),
-    "attack": ("The attack", ""),
-    "modifiers": ("Modifiers", ""),
-    "height_inches": ("The fall", " inches"),
-    "drop_inches": ("The drop", " inches"),
-    "sides": ("The sides it could fall from", ""),
+    "attack_roll": (gettext_lazy("The attack's d20"), ""),
+    "attack": (gettext_lazy("The attack"), ""),
+    "modifiers": (gettext_lazy("Modifiers"), ""),
+    "height_inches": (gettext_lazy("The fall"), gettext_lazy(" inches")),
+    "drop_inches": (gettext_lazy("The drop"), gettext_lazy(" inches")),
+    "sides": (gettext_lazy("The sides it could fall from"), ""),
 }
 
 
@@ -102,17 +104,22 @@ def read_quick_form(ruleset: Warband, action: str, data: Any) -> dict[str, Any]:
         label, unit = QUICK_LABELS.get(control.key, (control.label, ""))
         if control.key not in params:
             if control.required:
-                raise ParamsError(f"{label} is missing.")
+                raise ParamsError(_("%(label)s is missing.") % {"label": label})
             continue
         value = params[control.key]
         if control.choices and value not in {key for key, _ in control.choices}:
             allowed = ", ".join(text.lower() for _, text in control.choices)
-            raise ParamsError(f"{label} must be one of: {allowed}.")
+            raise ParamsError(
+                _("%(label)s must be one of: %(allowed)s.") % {"label": label, "allowed": allowed}
+            )
         low, high = control.minimum, control.maximum
         if isinstance(value, int | float) and (
             (low is not None and value < low) or (high is not None and value > high)
         ):
-            raise ParamsError(f"{label} must be from {low:g} to {high:g}{unit}.")
+            raise ParamsError(
+                _("%(label)s must be from %(low)s to %(high)s%(unit)s.")
+                % {"label": label, "low": f"{low:g}", "high": f"{high:g}", "unit": unit}
+            )
     return params
 
 
@@ -208,7 +215,8 @@ def _next_label(view: dict[str, Any] | None) -> str:
     if index + 1 < len(phases):
         return humanize(phases[index + 1])
     following = (view["active_index"] + 1) % len(view["warbands"])
-    return f"{possessive(view['warbands'][following]['name'])} upkeep"
+    # the possessive is English's (docs/translating.md): the other languages read it as a label
+    return _("%(whose)s upkeep") % {"whose": possessive(view["warbands"][following]["name"])}
 
 
 def access_battles_rules(membership: Membership) -> Warband:
@@ -243,7 +251,7 @@ def _message(error: Exception) -> str:
     if isinstance(error, ValidationError):
         return "; ".join(error.messages)
     if isinstance(error, Http404):
-        return "The battle is already over."
+        return _("The battle is already over.")
     return str(error)
 
 
@@ -277,7 +285,9 @@ def battle_start(request: HttpRequest, campaign_id: int) -> HttpResponse:
             request,
             membership,
             400,
-            error="Choose the warbands that fight: every place is empty, which keeps them all out.",
+            error=_(
+                "Choose the warbands that fight: every place is empty, which keeps them all out."
+            ),
             values={"warbands": picked},
         )
     try:
@@ -290,7 +300,7 @@ def battle_start(request: HttpRequest, campaign_id: int) -> HttpResponse:
             error=_battle_error(error),
             values={"warbands": picked},
         )
-    return _answer(request, membership, notice="The battle begins.")
+    return _answer(request, membership, notice=_("The battle begins."))
 
 
 def _battle_error(error: Exception) -> str:
@@ -314,11 +324,15 @@ def battle_next_phase(request: HttpRequest, campaign_id: int) -> HttpResponse:
 def battle_stop(request: HttpRequest, campaign_id: int) -> HttpResponse:
     membership = _referee(request, campaign_id)
     try:
-        _, due = battle_finish(campaign_id=membership.campaign_id)
+        _finished, due = battle_finish(campaign_id=membership.campaign_id)
     except Http404 as error:
         return _answer(request, membership, 409, error=_message(error))
     names = ", ".join(unit["name"] for unit in due)
-    notice = "The battle is over." + (f" Due a roll for scars: {names}." if names else "")
+    notice = (
+        _("The battle is over. Due a roll for scars: %(names)s.") % {"names": names}
+        if names
+        else _("The battle is over.")
+    )
     return _answer(request, membership, notice=notice)
 
 

@@ -21,6 +21,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
 from campaigns.access import access_campaign
@@ -71,11 +73,11 @@ PENDING_INVITE = "pending_invite"  # session key: the invite code opened while l
 MORNING_HOUR = 6  # "next morning" on the clock buttons: the next 06:00
 # The live clock's choices: in-game minutes per real minute (rules.clock.live.clock_live_set).
 LIVE_RATIOS = (
-    ("0", "Off"),
-    ("1", "1 minute per minute (real time)"),
-    ("10", "10 minutes per minute"),
-    ("60", "1 hour per minute"),
-    ("1440", "1 day per minute"),
+    ("0", gettext_lazy("Off")),
+    ("1", gettext_lazy("1 minute per minute (real time)")),
+    ("10", gettext_lazy("10 minutes per minute")),
+    ("60", gettext_lazy("1 hour per minute")),
+    ("1440", gettext_lazy("1 day per minute")),
 )
 
 
@@ -262,7 +264,9 @@ def dashboard_context(request: HttpRequest, membership: Membership, **extra: Any
     known = dict(LIVE_RATIOS)
     context["live_ratio"] = ratio
     context["live_ratios"] = (
-        LIVE_RATIOS if ratio in known else (*LIVE_RATIOS, (ratio, f"{ratio} minutes per minute"))
+        LIVE_RATIOS
+        if ratio in known
+        else (*LIVE_RATIOS, (ratio, _("%(ratio)s minutes per minute") % {"ratio": ratio}))
     )
     context.update(extra)
     return context
@@ -293,7 +297,7 @@ def _news(membership: Membership, own_characters: list[Character]) -> list[dict[
 @require_POST
 def dice_rotate(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """The referee reveals the dice seed in use and commits to a new one (docs/dice.md)."""
-    done = "The dice seed is revealed: every roll made with it can now be checked."
+    done = _("The dice seed is revealed: every roll made with it can now be checked.")
     return _referee_post(request, campaign_id, campaign_dice_rotate, done, "#dice")
 
 
@@ -330,7 +334,7 @@ def _referee_post(
 @require_POST
 def campaign_archive_view(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """The referee archives the campaign; its dice seed is revealed (docs/dice.md)."""
-    done = "The campaign is archived. The dice seed is revealed: every roll can now be checked."
+    done = _("The campaign is archived. The dice seed is revealed: every roll can now be checked.")
     return _referee_post(request, campaign_id, campaign_archive, done, "#archive")
 
 
@@ -338,7 +342,7 @@ def campaign_archive_view(request: HttpRequest, campaign_id: int) -> HttpRespons
 @require_POST
 def campaign_unarchive_view(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """The referee brings an archived campaign back into play."""
-    done = "The campaign is back in play."
+    done = _("The campaign is back in play.")
     return _referee_post(request, campaign_id, campaign_unarchive, done, "#archive")
 
 
@@ -392,11 +396,11 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         name = str(request.POST.get("name", "")).strip()
         try:
-            name = posted_text(request.POST, "name", "Campaign name")
+            name = posted_text(request.POST, "name", _("Campaign name"))
             options = _posted_options(chosen, request.POST)
             values = options
             if not name:
-                raise ValidationError({"name": ["Give the campaign a name."]})
+                raise ValidationError({"name": [_("Give the campaign a name.")]})
             campaign = campaign_create(
                 user=request.user, name=name, ruleset=chosen.key, options=options
             )
@@ -405,7 +409,10 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
         except RuleError as error:
             errors = {"__all__": [plain_message(str(error))]}
         else:
-            messages.success(request, f"{campaign.name} is ready. Invite your players.")
+            messages.success(
+                request,
+                _("%(campaign)s is ready. Invite your players.") % {"campaign": campaign.name},
+            )
             return redirect("campaign", campaign_id=campaign.pk)
     return render(
         request,
@@ -451,8 +458,10 @@ def invite_new(request: HttpRequest, campaign_id: int) -> HttpResponse:
     # Other links (single-use, expiring ones made in Settings) stay unless asked (issue 24).
     revoke = request.POST.get("revoke_others") in ("on", "true", "1")
     invite = invite_create(campaign=membership.campaign, user=request.user, replace_others=revoke)
-    notice = "New invite link ready: send it to your players." + (
-        " Earlier links no longer work." if revoke else " Earlier links still work."
+    notice = (
+        _("New invite link ready: send it to your players. Earlier links no longer work.")
+        if revoke
+        else _("New invite link ready: send it to your players. Earlier links still work.")
     )
     if is_htmx(request):  # said beside the link, not on the next page
         return render(
@@ -487,10 +496,12 @@ def join(request: HttpRequest, code: str = "") -> HttpResponse:
             error = " ".join(plain_message(message) for message in exc.messages)
         else:
             request.session.pop(PENDING_INVITE, None)
-            messages.success(request, f"Welcome to {membership.campaign.name}.")
+            messages.success(
+                request, _("Welcome to %(campaign)s.") % {"campaign": membership.campaign.name}
+            )
             return redirect("campaign", campaign_id=membership.campaign_id)
     elif code and invite is None:
-        error = "No campaign has this invite code. Check the link with your referee."
+        error = _("No campaign has this invite code. Check the link with your referee.")
     already = membership_of(invite.campaign, request.user) if invite else None
     return render(
         request,

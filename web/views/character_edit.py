@@ -14,6 +14,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 
 from campaigns.selectors import campaign_members
 from characters.access import CharacterAccess, access_character
@@ -74,7 +75,7 @@ def character_edit(request: HttpRequest, character_id: int) -> HttpResponse:
     if request.method == "POST":
         form = request.POST.get("form", "")
         if form in REFEREE_FORMS and not access.is_referee:
-            raise PermissionDenied("only the campaign's referee may do this")
+            raise PermissionDenied(_("only the campaign's referee may do this"))
         try:
             notice = _post(request, access, form)
         except (ValidationError, ResolutionConflict, RuleError, ActionBlocked, DiceError) as error:
@@ -133,11 +134,14 @@ def _post(request: HttpRequest, access: CharacterAccess, form: str) -> str:
             player=_player(str(data.get("owner", ""))),
             expected_version=_number(str(data.get("expected_version", ""))),
         )
-        return f"{access.character.name} is now played by {edit.params['to']['username']}."
+        return _("%(character)s is now played by %(player)s.") % {
+            "character": access.character.name,
+            "player": edit.params["to"]["username"],
+        }
     elif form == "delete":
         name = access.character.name
         character_delete(character_id=character_id, confirm=str(data.get("confirm", "")))
-        return f"{name} is deleted, with their log."
+        return _("%(character)s is deleted, with their log.") % {"character": name}
     else:
-        raise ValidationError("Unknown form.")
+        raise ValidationError(_("Unknown form."))
     return edit.summary

@@ -21,6 +21,8 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from campaigns.access import access_campaign
@@ -217,13 +219,15 @@ def character_undo(request: HttpRequest, character_id: int) -> HttpResponse:
         to = valid_id(request.POST["to"]) if request.POST.get("to") else None
         undos = resolution_undo(character_id=access.character.pk, actor=request.user, to=to)
     except (ValueError, TypeError):
-        return _answer(request, character_id, 400, errors={"undo": "Pick an entry of the log."})
+        return _answer(request, character_id, 400, errors={"undo": _("Pick an entry of the log.")})
     except CONFLICT as error:
         return _answer(request, character_id, 409, errors={"undo": _message(error)})
     notice = (
         undos[-1].summary
         if len(undos) == 1
-        else (f"{access.character.name}: Referee undid {len(undos)} entries.")
+        else f"{access.character.name}: "
+        + ngettext("Referee undid %(count)s entry.", "Referee undid %(count)s entries.", len(undos))
+        % {"count": len(undos)}
     )
     ruleset = get_ruleset(access.character.campaign.ruleset)
     again = applied_again_words(
@@ -273,7 +277,9 @@ def character_reveal(request: HttpRequest, character_id: int, resolution_id: int
     if resolution is None:
         raise Http404("no such resolution")
     resolution_reveal(resolution=resolution)
-    return _answer(request, character_id, 200, notice="The hidden rolls are shown to players now.")
+    return _answer(
+        request, character_id, 200, notice=_("The hidden rolls are shown to players now.")
+    )
 
 
 def odds_percent(probability: Fraction) -> str:
@@ -303,9 +309,9 @@ def character_odds(request: HttpRequest, character_id: int, action: str) -> Http
             access=access, action=spec.key, params=parse_params(fields, request.POST)
         )
     except OddsUnavailable:
-        context["message"] = "The chances of this are not worked out yet."
+        context["message"] = _("The chances of this are not worked out yet.")
     except BAD_INPUT:
-        context["message"] = "Fill in the form to see the chances."
+        context["message"] = _("Fill in the form to see the chances.")
     except (*CONFLICT, NotAllowed) as error:
         context["message"] = _message(error)
     else:
@@ -350,7 +356,7 @@ def character_new(request: HttpRequest, campaign_id: int) -> HttpResponse:
         sheet = parse_params(fields, request.POST)
         character = character_create(
             membership=membership,
-            name=posted_text(request.POST, "name", "Name"),
+            name=posted_text(request.POST, "name", _("Name")),
             sheet=sheet,
             owner_id=owner_id,
         )
@@ -363,5 +369,5 @@ def character_new(request: HttpRequest, campaign_id: int) -> HttpResponse:
             create_name=request.POST.get("name", ""),
         )
         return render(request, "campaigns/detail.html", context, status=_status(error))
-    messages.success(request, f"{character.name} joins the party.")
+    messages.success(request, _("%(character)s joins the party.") % {"character": character.name})
     return redirect("character", character_id=character.pk)

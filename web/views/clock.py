@@ -14,6 +14,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.http import urlencode
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from campaigns.access import access_campaign
 from campaigns.models import Campaign
@@ -107,7 +109,16 @@ def _whole(value: Any, what: str) -> int:
     try:
         return int(text)
     except ValueError:
-        raise CalendarError(f"The start {what} is a whole number.") from None
+        raise CalendarError(_START_WORDS[what]) from None
+
+
+# The start date's parts as a person reads their error: a sentence each, a language may
+# word "year", "month" and "day" differently in them.
+_START_WORDS = {
+    "year": gettext_lazy("The start year is a whole number."),
+    "month": gettext_lazy("The start month is a whole number."),
+    "day": gettext_lazy("The start day is a whole number."),
+}
 
 
 def posted_calendar(data: Any) -> dict[str, Any]:
@@ -121,16 +132,20 @@ def posted_calendar(data: Any) -> dict[str, Any]:
         name, comma, days = line.rpartition(",")
         if not comma or not days.strip().isdigit():
             raise CalendarError(
-                "Write each month on its own line: its name, a comma and its number of days "
-                "(Frost, 30)."
+                _(
+                    "Write each month on its own line: its name, a comma and its number of "
+                    "days (Frost, 30)."
+                )
             )
         months.append({"name": name.strip(), "days": int(days)})
     written = str(data.get("weekdays", ""))
     weekdays = [w.strip() for w in written.split(",")] if written.strip() else []
     if "" in weekdays:  # issue 34: dropped without a word before
         raise CalendarError(
-            "A week day has no name: write the names separated by commas, with a name "
-            "between every two commas (Sunday, Moonday, Tiwsday)."
+            _(
+                "A week day has no name: write the names separated by commas, with a name "
+                "between every two commas (Sunday, Moonday, Tiwsday)."
+            )
         )
     epoch: dict[str, Any] = {
         "year": _whole(data.get("year", 1), "year"),
@@ -148,10 +163,10 @@ def calendar_preview_rows(calendar: Calendar | None, clock: int) -> list[tuple[s
     return [
         (label, date_at(calendar, clock + minutes).text)
         for label, minutes in (
-            ("Now", 0),
-            ("In a day", DAY),
-            ("In a week", 7 * DAY),
-            ("In 100 days", 100 * DAY),
+            (_("Now"), 0),
+            (_("In a day"), DAY),
+            (_("In a week"), 7 * DAY),
+            (_("In 100 days"), 100 * DAY),
         )
     ]
 
@@ -168,7 +183,7 @@ def calendar_preview(request: HttpRequest, campaign_id: int) -> HttpResponse:
         key = str(request.GET.get("preset", "")).strip()
         calendar = preset(key) if key else parse_calendar(posted_calendar(request.GET))
         if not key and calendar is None:
-            raise CalendarError("A calendar needs at least one month.")
+            raise CalendarError(_("A calendar needs at least one month."))
         rows = calendar_preview_rows(calendar, campaign.clock)
     except CalendarError as problem:
         error = str(problem)

@@ -7,6 +7,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from campaigns.invitations import invitation_decline
@@ -24,8 +25,11 @@ def invitation_accept_page(request: HttpRequest, invitation_id: int) -> HttpResp
         return redirect("home")
     messages.success(
         request,
-        f"You play in {invitation.campaign.name} now: the characters {invitation.player} "
-        "played there are yours, and the entries they made show your name.",
+        _(
+            "You play in %(campaign)s now: the characters %(player)s played there are yours, "
+            "and the entries they made show your name."
+        )
+        % {"campaign": invitation.campaign.name, "player": invitation.player},
     )
     return redirect("campaign", campaign_id=invitation.campaign_id)
 
@@ -39,6 +43,8 @@ def invitation_decline_page(request: HttpRequest, invitation_id: int) -> HttpRes
         messages.error(request, str(refused))
         return redirect("home")
     messages.success(
-        request, f"You declined the invitation to {invitation.campaign.name}: nothing changed."
+        request,
+        _("You declined the invitation to %(campaign)s: nothing changed.")
+        % {"campaign": invitation.campaign.name},
     )
     return redirect("home")

@@ -12,6 +12,8 @@ from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from campaigns.access import access_campaign
 from rules.clock.action_time import elapsed_words
@@ -25,13 +27,13 @@ from web.rulesets import ruleset_decisions
 # What the log holds beside the ruleset's actions (rules.play.undo, rules.play.editing): each a
 # value of the action filter (issue 29).
 BY_HAND = (
-    ("undo", "Undo"),
-    ("redo", "Redo"),
-    ("rename", "Edit: rename"),
-    ("level_up", "Edit: level up"),
-    ("correct", "Edit: correction"),
-    ("retire", "Edit: retire"),
-    ("return", "Edit: back from retirement"),
+    ("undo", gettext_lazy("Undo")),
+    ("redo", gettext_lazy("Redo")),
+    ("rename", gettext_lazy("Edit: rename")),
+    ("level_up", gettext_lazy("Edit: level up")),
+    ("correct", gettext_lazy("Edit: correction")),
+    ("retire", gettext_lazy("Edit: retire")),
+    ("return", gettext_lazy("Edit: back from retirement")),
 )
 PAGE_SIZE = 50
 DAY = 24 * 60
@@ -39,18 +41,21 @@ DAY = 24 * 60
 # A filter the log cannot use (a hand-edited address), in the page's words (issue 29);
 # rules.logbook.selectors keeps the precise messages for the API.
 FILTER_WORDS = {
-    "character": "Pick a character from the list.",
-    "who": "Pick someone from the list, or the clock.",
-    "from": "A day is a whole number, from 1.",
-    "to": "A day is a whole number, from 1.",
+    "character": gettext_lazy("Pick a character from the list."),
+    "who": gettext_lazy("Pick someone from the list, or the clock."),
+    "from": gettext_lazy("A day is a whole number, from 1."),
+    "to": gettext_lazy("A day is a whole number, from 1."),
 }
 
 
 def _filter_words(problem: ValidationError) -> str:
     if not hasattr(problem, "error_dict"):
         return " ".join(problem.messages)
-    said = [FILTER_WORDS.get(key, "A search is at most 200 letters.") for key in problem.error_dict]
-    return " ".join(dict.fromkeys(said)) + " The whole log is shown."
+    said = [
+        str(FILTER_WORDS.get(key, _("A search is at most 200 letters.")))
+        for key in problem.error_dict
+    ]
+    return " ".join([*dict.fromkeys(said), _("The whole log is shown.")])
 
 
 def _days_to_minutes(data: Any) -> dict[str, str]:
@@ -62,9 +67,9 @@ def _days_to_minutes(data: Any) -> dict[str, str]:
             try:
                 day = int(raw)
             except ValueError:
-                raise ValidationError("A day is a whole number, from 1.") from None
+                raise ValidationError(_("A day is a whole number, from 1.")) from None
             if not 1 <= day <= 10**9:
-                raise ValidationError("A day is a whole number, from 1.")
+                raise ValidationError(_("A day is a whole number, from 1."))
             query[key] = str(day * DAY - 1 if last else (day - 1) * DAY)
     return query
 

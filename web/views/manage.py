@@ -12,6 +12,8 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from campaigns.access import access_campaign
@@ -54,10 +56,10 @@ def _invite_state(invite: Invite, refusal: str | None) -> str:
     if refusal is None:
         return ""
     if invite.revoked_at is not None:
-        return "was revoked: it lets nobody in"
+        return _("was revoked: it lets nobody in")
     if invite.single_use and invite.uses >= 1:
-        return "was for one person and has been used"
-    return "has expired"
+        return _("was for one person and has been used")
+    return _("has expired")
 
 
 def _hours(raw: str) -> int | None:
@@ -67,8 +69,11 @@ def _hours(raw: str) -> int | None:
     if not raw.isdigit() or not 1 <= int(raw) <= MAX_INVITE_HOURS:
         # the range said, whatever was wrong (issue 34: -1 and 99999999999 read alike)
         raise ValidationError(
-            f"Expires after: a whole number of hours from 1 to {MAX_INVITE_HOURS} (a year); "
-            "leave it empty for a link that never expires."
+            _(
+                "Expires after: a whole number of hours from 1 to %(hours)s (a year); "
+                "leave it empty for a link that never expires."
+            )
+            % {"hours": MAX_INVITE_HOURS}
         )
     return int(raw)
 
@@ -130,19 +135,19 @@ def _post(request: HttpRequest, membership: Membership, form: str) -> str:
         ruleset = get_ruleset(campaign.ruleset)
         name = str(data.get("name", "")).strip()
         if not name:
-            raise ValidationError("The campaign needs a name: nothing was saved.")
+            raise ValidationError(_("The campaign needs a name: nothing was saved."))
         campaign_update(
             campaign_id=campaign.pk,
             name=name,
             options=_posted_options(ruleset, data),
             actions_move_clock=data.get("actions_move_clock") == "on",
         )
-        return "Settings saved."
+        return _("Settings saved.")
     if form == "calendar":
         key = str(data.get("preset", "")).strip() if "use_preset" in data else ""
         calendar = None if key else posted_calendar(data)
         campaign_calendar_set(campaign_id=campaign.pk, calendar=calendar, preset_key=key)
-        return "Calendar saved: the clock reads in it now (it did not move)."
+        return _("Calendar saved: the clock reads in it now (it did not move).")
     if form == "invite":
         hours = str(data.get("expires_in_hours", "")).strip()
         invite = invite_create(
@@ -151,19 +156,19 @@ def _post(request: HttpRequest, membership: Membership, form: str) -> str:
             expires_in_hours=_hours(hours),
             single_use=data.get("single_use") == "on",
         )
-        return f"New invite link ready: code {invite.code}."
+        return _("New invite link ready: code %(code)s.") % {"code": invite.code}
     if form == "revoke":
         invite_revoke(campaign_id=campaign.pk, invite_id=valid_id(data.get("invite", "")))
-        return "The invite link is revoked: it lets nobody in any more."
+        return _("The invite link is revoked: it lets nobody in any more.")
     if form == "remove":
         member_remove(
             campaign_id=campaign.pk, user_id=valid_id(data.get("user", "")), referee=request.user
         )
-        return "The player is removed; their characters are yours now."
+        return _("The player is removed; their characters are yours now.")
     if form == "delete":
         campaign_delete(campaign_id=campaign.pk, confirm=str(data.get("confirm", "")))
-        return f"{campaign.name} is deleted."
-    raise ValidationError("Unknown form.")
+        return _("%(campaign)s is deleted.") % {"campaign": campaign.name}
+    raise ValidationError(_("Unknown form."))
 
 
 @login_required
@@ -175,7 +180,7 @@ def campaign_leave_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
     except ResolutionConflict as error:
         messages.error(request, str(error), extra_tags=PLAIN)
         return redirect("campaign", campaign_id=campaign_id)
-    messages.success(request, f"You left {membership.campaign.name}.")
+    messages.success(request, _("You left %(campaign)s.") % {"campaign": membership.campaign.name})
     return redirect("home")
 
 
@@ -208,8 +213,11 @@ def _posted_players(text: str) -> dict[str, str] | None:
         old, new = old.strip(), (new if sep else old).strip()
         if line.strip() and not (old and new):
             raise ValidationError(
-                f"Write each player as their name in the file = a username here: "
-                f"“{line.strip()}” is not."
+                _(
+                    "Write each player as their name in the file = a username here: "
+                    "“%(line)s” is not."
+                )
+                % {"line": line.strip()}
             )
         if old:
             mapping[old] = new
@@ -218,36 +226,42 @@ def _posted_players(text: str) -> dict[str, str] | None:
 
 def _names(names: list[str]) -> str:
     """ "alice", "alice and bob", "alice, bob and carol"."""
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    if len(names) == 1:
+        return names[0]
+    return _("%(first)s and %(last)s") % {"first": ", ".join(names[:-1]), "last": names[-1]}
 
 
 def _imported(campaign: Any, user: Any, data: Any, mapped: dict[str, str] | None) -> str:
     """What the import did, for its referee: who is invited, whose characters wait. The
     same whether the usernames belong to anyone or not (issue 36)."""
-    said = f"{campaign.name} is imported: you are its referee."
+    said = _("%(campaign)s is imported: you are its referee.") % {"campaign": campaign.name}
     mapped = mapped or {}
     invited = sorted({new for new in mapped.values() if new != user.get_username()})
     if invited:
-        said += (
-            f" {_names(invited)} {'is' if len(invited) == 1 else 'are'} invited to play the "
-            "characters the file says they played: until each accepts, those characters "
-            "are yours."
-        )
+        said += " " + ngettext(
+            "%(names)s is invited to play the characters the file says they played: until "
+            "each accepts, those characters are yours.",
+            "%(names)s are invited to play the characters the file says they played: until "
+            "each accepts, those characters are yours.",
+            len(invited),
+        ) % {"names": _names(invited)}
     yourself = sorted(old for old, new in mapped.items() if new == user.get_username())
     if yourself:  # issue 34: said, not refused: the referee may mean to play them
-        said += (
-            f" You mapped {_names(yourself)} to yourself: the characters "
-            f"{'they' if len(yourself) > 1 else _names(yourself)} played are yours, the "
-            "referee's, and no one plays them; to give them back, invite "
-            f"{'them' if len(yourself) > 1 else _names(yourself)} and choose who plays "
-            "each on the character's edit page."
-        )
+        said += " " + ngettext(
+            "You mapped %(names)s to yourself: the characters %(names)s played are yours, the "
+            "referee's, and no one plays them; to give them back, invite %(names)s and "
+            "choose who plays each on the character's edit page.",
+            "You mapped %(names)s to yourself: the characters they played are yours, the "
+            "referee's, and no one plays them; to give them back, invite them and choose "
+            "who plays each on the character's edit page.",
+            len(yourself),
+        ) % {"names": _names(yourself)}
     left = [n for n in export_players(data) if n not in mapped and n != user.get_username()]
     if left:
-        said += (
-            f" The characters {_names(left)} played are yours for now: invite them, "
-            "then choose who plays each on the character's edit page."
-        )
+        said += " " + _(
+            "The characters %(names)s played are yours for now: invite them, then choose "
+            "who plays each on the character's edit page."
+        ) % {"names": _names(left)}
     return said
 
 
@@ -265,13 +279,13 @@ def campaign_import_page(request: HttpRequest) -> HttpResponse:
         try:
             players = _posted_players(players_text)
             if upload is None:
-                raise ValidationError("Choose the campaign file you downloaded.")
+                raise ValidationError(_("Choose the campaign file you downloaded."))
             if upload.size is not None and upload.size > MAX_IMPORT_BYTES:
-                raise ValidationError("That file is too large to import.")
+                raise ValidationError(_("That file is too large to import."))
             try:
                 data = loads_json(upload.read().decode("utf-8"))
             except (ValueError, UnicodeDecodeError):
-                raise ValidationError("That file is not a campaign download.") from None
+                raise ValidationError(_("That file is not a campaign download.")) from None
             data = _named_as_copy(data, {m.campaign.name for m in campaigns_of_user(request.user)})
             try:
                 campaign = campaign_import(user=request.user, data=data, players=players)
@@ -294,21 +308,24 @@ def campaign_digest_page(request: HttpRequest, campaign_id: int) -> HttpResponse
     stops it (campaigns.services.membership_digest_set)."""
     membership = access_campaign(request.user, campaign_id)
     if membership.is_referee:
-        raise PermissionDenied("The e-mail digest is for players: the referee sees everything.")
+        raise PermissionDenied(_("The e-mail digest is for players: the referee sees everything."))
     on = request.POST.get("email_digest") == "on"
     membership_digest_set(membership_id=membership.pk, on=on)
     address = membership.user.email
     if not on:
-        messages.success(request, "No more e-mails from this campaign.")
+        messages.success(request, _("No more e-mails from this campaign."))
     elif address:
         messages.success(
             request,
-            f"We will e-mail {address} what happens to your characters, "
-            "at most once a day, and only when something did.",
+            _(
+                "We will e-mail %(address)s what happens to your characters, "
+                "at most once a day, and only when something did."
+            )
+            % {"address": address},
         )
     else:
         messages.success(
             request,
-            "Saved. Add an e-mail address on your account page so the e-mails can reach you.",
+            _("Saved. Add an e-mail address on your account page so the e-mails can reach you."),
         )
     return redirect(reverse("campaign", args=[campaign_id]) + "#digest")

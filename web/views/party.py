@@ -11,6 +11,7 @@ from typing import Any
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext as _
 
 from rules.engine.interface import RuleError
 from rules.engine.registry import get_ruleset
@@ -55,7 +56,7 @@ def party_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
         try:
             params = parse_params(fields, request.POST)
             if not chosen:
-                raise RuleError("Pick at least one character.")
+                raise RuleError(_("Pick at least one character."))
             context["outcome"] = party_action(
                 campaign_id=campaign.pk,
                 actor=request.user,

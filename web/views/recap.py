@@ -19,6 +19,8 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import urlencode
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from campaigns.access import access_campaign
 from campaigns.selectors import campaign_calendar
@@ -62,7 +64,7 @@ def _local_input(moment: Any) -> str:
 
 
 # A real time the page could not read, in its words (the API says it its own way).
-REAL_TIME_WORDS = "A real time is a date and a time, such as 2025-03-01 19:00."
+REAL_TIME_WORDS = gettext_lazy("A real time is a date and a time, such as 2025-03-01 19:00.")
 
 
 @login_required
@@ -80,14 +82,14 @@ def campaign_recap_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
             window = recap_window(campaign, request.GET)
         except ValidationError as problem:
             said = {
-                key: REAL_TIME_WORDS if key.startswith("real_") else " ".join(messages)
+                key: str(REAL_TIME_WORDS) if key.startswith("real_") else " ".join(messages)
                 for key, messages in (
                     problem.message_dict.items()
                     if hasattr(problem, "error_dict")
                     else [("", problem.messages)]
                 )
             }
-            error = " ".join(said.values()) + " The last day is shown instead."
+            error = " ".join([*said.values(), _("The last day is shown instead.")])
             window = RecapWindow(real_from=timezone.now() - timedelta(hours=DEFAULT_HOURS))
     recap = _plain(campaign_recap(membership, window))
     if request.GET.get("format") == "md" and not error:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpRequest
+from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign
 from campaigns.selectors import clock_display
@@ -187,7 +188,7 @@ def _log_views(
         )
         if view["undoable"]:
             first = newest and not any(entry["undoable"] for entry in log)
-            view["undo_label"] = "Undo this" if first else "Undo back to here"
+            view["undo_label"] = _("Undo this") if first else _("Undo back to here")
         log.append(view)
     return log
 
@@ -200,18 +201,19 @@ def applied_again_words(
     the entry that scheduled it as well). Empty for no effect."""
     said = []
     for effect in effects:
-        text = (
-            f"“{effect_text(effect)}” was due at {clock_display(effect.due_at, campaign)} "
-            "and the clock is past it: the undo brought it back, and the clock applies "
-            "whatever is due, so it happened again at once."
-        )
+        text = _(
+            "“%(effect)s” was due at %(due)s and the clock is past it: the undo brought it "
+            "back, and the clock applies whatever is due, so it happened again at once."
+        ) % {"effect": effect_text(effect), "due": clock_display(effect.due_at, campaign)}
         origin = effect.created_by
         if origin is not None:
-            text += (
-                " To change that, undo back to the entry that scheduled it as well: "
-                f"“{log_title(origin.kind, origin.action, labels)}” at "
-                f"{clock_display(origin.clock, campaign)}."
-            )
+            text += " " + _(
+                "To change that, undo back to the entry that scheduled it as well: "
+                "“%(entry)s” at %(clock)s."
+            ) % {
+                "entry": log_title(origin.kind, origin.action, labels),
+                "clock": clock_display(origin.clock, campaign),
+            }
         said.append(text)
     return " ".join(said)
 
@@ -257,11 +259,13 @@ def log_title(kind: str, action: str, labels: dict[str, str]) -> str:
     if kind == ResolutionKind.ACTION:
         return labels.get(action, humanize(action))
     if kind == ResolutionKind.EFFECT:
-        return f"On the clock: {humanize(action).lower()}"
+        return _("On the clock: %(effect)s") % {"effect": humanize(action).lower()}
     if kind == ResolutionKind.CHOICE:
-        return "Decision"
+        return _("Decision")
     if kind == ResolutionKind.CREATE:
-        return "Joins the party"
+        return _("Joins the party")
     if kind == ResolutionKind.BATTLE:  # a warband unit recovering as the battle moves on
-        return "In battle: " + ("upkeep" if action == "battle_upkeep" else "end of its turn")
+        return (
+            _("In battle: upkeep") if action == "battle_upkeep" else _("In battle: end of its turn")
+        )
     return str(ResolutionKind(kind).label) if kind in ResolutionKind.values else humanize(kind)

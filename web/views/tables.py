@@ -16,6 +16,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 
 from rules.engine.interface import RuleError, Ruleset
 from rules.engine.registry import get_ruleset
@@ -154,7 +155,9 @@ def campaign_tables(request: HttpRequest, campaign_id: int, key: str = "") -> Ht
         what = str(request.POST.get("do", "preview"))
         if what == "reset":
             campaign_table_reset(campaign=campaign, key=key)
-            messages.success(request, f"{humanize(key)}: back to the ruleset's own table.")
+            messages.success(
+                request, _("%(table)s: back to the ruleset's own table.") % {"table": humanize(key)}
+            )
             return redirect(reverse("campaign-table", args=[campaign.pk, key]))
         if by_rows and shape is not None:
             _read_rows(edit, shape, request.POST, ruleset, key, what)
@@ -168,7 +171,7 @@ def campaign_tables(request: HttpRequest, campaign_id: int, key: str = "") -> Ht
                 except RuleError as problem:
                     edit.problem = plain_table_problem(str(problem))
                 else:
-                    messages.success(request, f"{humanize(key)} saved.")
+                    messages.success(request, _("%(table)s saved.") % {"table": humanize(key)})
                     return redirect(reverse("campaign-table", args=[campaign.pk, key]))
         status = 400 if edit.problem else 200
     context = {
