@@ -233,9 +233,7 @@ def _fits(model: type[Resolution] | type[ScheduledEffect], values: dict[str, Any
             raise _bad(f"the export is damaged: {name} {value[:20]!r} cannot be")
 
 
-def _remap(
-    params: Any, resolutions: dict[int, Resolution], effects: dict[int, ScheduledEffect]
-) -> Any:
+def _remap(params: Any, resolutions: dict[int, int], effects: dict[int, ScheduledEffect]) -> Any:
     """The ids a log entry's params hold (the effect it applied, the entry an undo undid,
     the effects it cancelled), as the new campaign's."""
     if not isinstance(params, dict):
@@ -245,7 +243,7 @@ def _remap(
         params["scheduled_effect"] = effects[params["scheduled_effect"]].pk
     for key in ("resolution", "undo"):
         if isinstance(params.get(key), int) and params[key] in resolutions:
-            params[key] = resolutions[params[key]].pk
+            params[key] = resolutions[params[key]]
     if isinstance(params.get("cancelled_effects"), list):
         params["cancelled_effects"] = [
             effects[pk].pk for pk in params["cancelled_effects"] if pk in effects
@@ -472,10 +470,11 @@ def _import_resolutions(
     new_effects: dict[int, ScheduledEffect],
     user: Any,
     yours: set[str],
-) -> dict[int, Resolution]:
+) -> dict[int, int]:
     """The log in its order, ids in params remapped to the new rows; an entry of the
-    importer's is theirs, another person's keeps their name until they accept."""
-    new_resolutions: dict[int, Resolution] = {}
+    importer's is theirs, another person's keeps their name until they accept. The new
+    entries' ids by the export's: the rows themselves are not kept (issue 39)."""
+    new_resolutions: dict[int, int] = {}
     for row in sorted(resolutions, key=lambda r: r["id"]):
         undoes = row.get("undoes")
         fields = {name: row[name] for name in _RESOLUTION_FIELDS}
@@ -491,28 +490,28 @@ def _import_resolutions(
             character=new_characters[row["character"]],
             actor=user if author in yours else None,
             imported_actor=str(author) if author and author not in yours else "",
-            undoes=new_resolutions[undoes] if undoes is not None else None,
+            undoes_id=new_resolutions[undoes] if undoes is not None else None,
             batch=row.get("batch"),
             **fields,
         )
         resolution.save()
-        new_resolutions[row["id"]] = resolution
+        new_resolutions[row["id"]] = resolution.pk
     return new_resolutions
 
 
 def _link_effects(
     effects: list[Any],
     new_effects: dict[int, ScheduledEffect],
-    new_resolutions: dict[int, Resolution],
+    new_resolutions: dict[int, int],
 ) -> None:
     """Each effect's state, and the resolutions that made, applied or cancelled it."""
     for row in effects:
         effect = new_effects[row["id"]]
         effect.state = row["state"]
-        effect.created_by = new_resolutions.get(row.get("created_by"))
-        effect.resolution = new_resolutions.get(row.get("resolution"))
+        effect.created_by_id = new_resolutions.get(row.get("created_by"))
+        effect.resolution_id = new_resolutions.get(row.get("resolution"))
         # an export from before it has none: those undos revive nothing
-        effect.cancelled_by = new_resolutions.get(row.get("cancelled_by"))
+        effect.cancelled_by_id = new_resolutions.get(row.get("cancelled_by"))
     ScheduledEffect.objects.bulk_update(
         list(new_effects.values()), ["state", "created_by", "resolution", "cancelled_by"]
     )
