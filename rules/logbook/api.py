@@ -3,10 +3,10 @@ and import (rules.logbook.export), and the session recap (rules.logbook.recap)."
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterator, Mapping
+from typing import Any, cast
 
-from django.http import HttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -37,6 +37,7 @@ from rules.logbook.export import (
     USERNAME_LENGTH,
     VERSION,
     campaign_export,
+    campaign_export_chunks,
     campaign_import,
     log_csv,
 )
@@ -227,6 +228,21 @@ class ExportField(serializers.DictField):
     (rules.logbook.export: a bad one is a 400 in plain words, nothing imported)."""
 
 
+class StreamedJson(StreamingHttpResponse):
+    """A JSON answer sent as it is written; read whole (``content``, ``text``: Django's test
+    client, a middleware), it is joined once and kept."""
+
+    @property
+    def content(self) -> bytes:  # type: ignore[override]
+        joined = b"".join(cast(Iterator[bytes], self.streaming_content))  # not async
+        self.streaming_content = [joined]
+        return joined
+
+    @property
+    def text(self) -> str:  # type: ignore[override]
+        return self.content.decode(self.charset)
+
+
 class CampaignExportApi(APIView):
     @extend_schema(
         responses={200: CampaignExportSerializer},
@@ -234,9 +250,28 @@ class CampaignExportApi(APIView):
         "import it with `POST campaigns/import/`. The dice seed stays secret and is left "
         "out.",
     )
-    def get(self, request: Request, campaign_id: int) -> Response:
+    def get(self, request: Request, campaign_id: int) -> Response | StreamedJson:
         membership = access_campaign(request.user, campaign_id, referee=True)
-        return Response(campaign_export(membership.campaign))
+        renderer = request.accepted_renderer
+        media_type = request.accepted_media_type
+        context = self.get_renderer_context()
+        indent = isinstance(renderer, JSONRenderer) and renderer.get_indent(media_type, context)
+        if not isinstance(renderer, JSONRenderer) or indent is not None:
+            return Response(campaign_export(membership.campaign))  # the browsable API's
+        # Streamed (issue 39): a long log is never held whole, the bytes those the
+        # renderer would write of the whole export.
+        compact = bool(renderer.compact)
+
+        def dumps(value: Any) -> bytes:
+            return bytes(renderer.render(value, media_type, context))
+
+        chunks = campaign_export_chunks(
+            membership.campaign,
+            dumps,
+            b"," if compact else b", ",
+            b":" if compact else b": ",
+        )
+        return StreamedJson(chunks, content_type=renderer.media_type)
 
 
 class CampaignLogCsvApi(APIView):

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -45,6 +46,7 @@ FORMAT = "sawbones-campaign"
 FORMATS = [FORMAT]  # as an enum of the API schema (ExportFormatEnum)
 VERSION = 1
 MAX_ROWS = 200_000
+CHUNK = 500  # rows of the log read, and written, at a time
 USERNAME_LENGTH = 150  # Django's: the longest name an export can give a player
 
 _RESOLUTION_FIELDS = (
@@ -67,15 +69,9 @@ _RESOLUTION_FIELDS = (
 _EFFECT_FIELDS = ("kind", "key", "due_at", "payload", "hidden", "state")
 
 
-def campaign_export(campaign: Campaign) -> dict[str, Any]:
-    """Everything needed to restore the campaign (a handful of queries)."""
-    characters = list(
-        Character.objects.filter(campaign=campaign).select_related("owner").order_by("pk")
-    )
-    resolutions = list(
-        Resolution.objects.filter(campaign=campaign).select_related("actor").order_by("pk")
-    )
-    effects = list(ScheduledEffect.objects.filter(campaign=campaign).order_by("pk"))
+def _export_head(campaign: Campaign) -> dict[str, Any]:
+    """The export but its log and effects: the campaign, its tables, its characters."""
+    characters = Character.objects.filter(campaign=campaign).select_related("owner")
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -99,32 +95,74 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
                 "pending_choice": c.pending_choice,
                 "retired": c.retired_at is not None,
             }
-            for c in characters
-        ],
-        "resolutions": [
-            {
-                "id": r.pk,
-                "character": r.character_id,
-                "actor": entry_author(r),
-                "undoes": r.undoes_id,
-                "batch": str(r.batch) if r.batch else None,
-                **{name: getattr(r, name) for name in _RESOLUTION_FIELDS},
-            }
-            for r in resolutions
-        ],
-        "effects": [
-            {
-                "id": e.pk,
-                "character": e.character_id,
-                "created_by": e.created_by_id,
-                "resolution": e.resolution_id,
-                # the entry that cancelled it: an undo of that entry brings it back (G-6)
-                "cancelled_by": e.cancelled_by_id,
-                **{name: getattr(e, name) for name in _EFFECT_FIELDS},
-            }
-            for e in effects
+            for c in characters.order_by("pk")
         ],
     }
+
+
+def _resolution_rows(campaign: Campaign) -> Iterator[dict[str, Any]]:
+    """The log's rows, read a chunk at a time: a long log is never held whole."""
+    rows = Resolution.objects.filter(campaign=campaign).select_related("actor").order_by("pk")
+    for r in rows.iterator(chunk_size=CHUNK):
+        yield {
+            "id": r.pk,
+            "character": r.character_id,
+            "actor": entry_author(r),
+            "undoes": r.undoes_id,
+            "batch": str(r.batch) if r.batch else None,
+            **{name: getattr(r, name) for name in _RESOLUTION_FIELDS},
+        }
+
+
+def _effect_rows(campaign: Campaign) -> Iterator[dict[str, Any]]:
+    rows = ScheduledEffect.objects.filter(campaign=campaign).order_by("pk")
+    for e in rows.iterator(chunk_size=CHUNK):
+        yield {
+            "id": e.pk,
+            "character": e.character_id,
+            "created_by": e.created_by_id,
+            "resolution": e.resolution_id,
+            # the entry that cancelled it: an undo of that entry brings it back (G-6)
+            "cancelled_by": e.cancelled_by_id,
+            **{name: getattr(e, name) for name in _EFFECT_FIELDS},
+        }
+
+
+def campaign_export(campaign: Campaign) -> dict[str, Any]:
+    """Everything needed to restore the campaign (a handful of queries)."""
+    return {
+        **_export_head(campaign),
+        "resolutions": list(_resolution_rows(campaign)),
+        "effects": list(_effect_rows(campaign)),
+    }
+
+
+def campaign_export_chunks(
+    campaign: Campaign, dumps: Callable[[Any], bytes], comma: bytes, colon: bytes
+) -> Iterator[bytes]:
+    """:func:`campaign_export` as JSON, a few hundred rows at a time (issue 39): the
+    memory it takes does not grow with the log. ``dumps`` writes one JSON value as the
+    whole export would be written (``comma`` and ``colon`` its separators), so the
+    bytes are those of ``dumps(campaign_export(campaign))``: JSON written without
+    indent is its values', separated."""
+    head = dumps(_export_head(campaign))
+    yield head[:-1]  # the object goes on: without its closing brace
+    for key, rows in (
+        ("resolutions", _resolution_rows(campaign)),
+        ("effects", _effect_rows(campaign)),
+    ):
+        yield comma + dumps(key) + colon + b"["
+        first = True
+        batch: list[bytes] = []
+        for row in rows:
+            batch.append(dumps(row))
+            if len(batch) == CHUNK:
+                yield (b"" if first else comma) + comma.join(batch)
+                first, batch = False, []
+        if batch:
+            yield (b"" if first else comma) + comma.join(batch)
+        yield b"]"
+    yield b"}"
 
 
 def log_csv(campaign: Campaign) -> str:
@@ -195,9 +233,7 @@ def _fits(model: type[Resolution] | type[ScheduledEffect], values: dict[str, Any
             raise _bad(f"the export is damaged: {name} {value[:20]!r} cannot be")
 
 
-def _remap(
-    params: Any, resolutions: dict[int, Resolution], effects: dict[int, ScheduledEffect]
-) -> Any:
+def _remap(params: Any, resolutions: dict[int, int], effects: dict[int, ScheduledEffect]) -> Any:
     """The ids a log entry's params hold (the effect it applied, the entry an undo undid,
     the effects it cancelled), as the new campaign's."""
     if not isinstance(params, dict):
@@ -207,7 +243,7 @@ def _remap(
         params["scheduled_effect"] = effects[params["scheduled_effect"]].pk
     for key in ("resolution", "undo"):
         if isinstance(params.get(key), int) and params[key] in resolutions:
-            params[key] = resolutions[params[key]].pk
+            params[key] = resolutions[params[key]]
     if isinstance(params.get("cancelled_effects"), list):
         params["cancelled_effects"] = [
             effects[pk].pk for pk in params["cancelled_effects"] if pk in effects
@@ -434,10 +470,11 @@ def _import_resolutions(
     new_effects: dict[int, ScheduledEffect],
     user: Any,
     yours: set[str],
-) -> dict[int, Resolution]:
+) -> dict[int, int]:
     """The log in its order, ids in params remapped to the new rows; an entry of the
-    importer's is theirs, another person's keeps their name until they accept."""
-    new_resolutions: dict[int, Resolution] = {}
+    importer's is theirs, another person's keeps their name until they accept. The new
+    entries' ids by the export's: the rows themselves are not kept (issue 39)."""
+    new_resolutions: dict[int, int] = {}
     for row in sorted(resolutions, key=lambda r: r["id"]):
         undoes = row.get("undoes")
         fields = {name: row[name] for name in _RESOLUTION_FIELDS}
@@ -453,28 +490,28 @@ def _import_resolutions(
             character=new_characters[row["character"]],
             actor=user if author in yours else None,
             imported_actor=str(author) if author and author not in yours else "",
-            undoes=new_resolutions[undoes] if undoes is not None else None,
+            undoes_id=new_resolutions[undoes] if undoes is not None else None,
             batch=row.get("batch"),
             **fields,
         )
         resolution.save()
-        new_resolutions[row["id"]] = resolution
+        new_resolutions[row["id"]] = resolution.pk
     return new_resolutions
 
 
 def _link_effects(
     effects: list[Any],
     new_effects: dict[int, ScheduledEffect],
-    new_resolutions: dict[int, Resolution],
+    new_resolutions: dict[int, int],
 ) -> None:
     """Each effect's state, and the resolutions that made, applied or cancelled it."""
     for row in effects:
         effect = new_effects[row["id"]]
         effect.state = row["state"]
-        effect.created_by = new_resolutions.get(row.get("created_by"))
-        effect.resolution = new_resolutions.get(row.get("resolution"))
+        effect.created_by_id = new_resolutions.get(row.get("created_by"))
+        effect.resolution_id = new_resolutions.get(row.get("resolution"))
         # an export from before it has none: those undos revive nothing
-        effect.cancelled_by = new_resolutions.get(row.get("cancelled_by"))
+        effect.cancelled_by_id = new_resolutions.get(row.get("cancelled_by"))
     ScheduledEffect.objects.bulk_update(
         list(new_effects.values()), ["state", "created_by", "resolution", "cancelled_by"]
     )

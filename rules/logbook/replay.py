@@ -157,10 +157,10 @@ class _Replayer:
         sheet: dict[str, Any] = {}
         choice: dict[str, Any] | None = None
         log = Resolution.objects.filter(character=character).order_by("version")
-        by_id: dict[int, Resolution] = {}
+        by_id = _Replayed(character)
         version = 0
-        for r in log.iterator():
-            by_id[r.pk] = r
+        for r in log.iterator(chunk_size=500):
+            by_id.add(r)
             report.resolutions += 1
             version += 1
 
@@ -200,6 +200,36 @@ class _Replayer:
         return None
 
 
+class _Replayed:
+    """The character's entries replayed so far, by id, as an undo or a redo names one:
+    read from the database when named (a few are), never the whole log held (issue 39)."""
+
+    def __init__(self, character: Character) -> None:
+        self.character = character
+        self.last: Resolution | None = None
+        self.named: dict[int, Resolution] = {}
+
+    def add(self, r: Resolution) -> None:
+        self.last = r
+
+    def get(self, pk: Any) -> Resolution | None:
+        if isinstance(pk, float) and pk.is_integer():
+            pk = int(pk)  # a dict's key: 1.0 and True are 1
+        if not isinstance(pk, int) or self.last is None:
+            return None
+        pk = int(pk)
+        if pk == self.last.pk:
+            return self.last
+        if pk not in self.named:
+            found = Resolution.objects.filter(
+                character=self.character, pk=pk, version__lte=self.last.version
+            ).first()
+            if found is None:
+                return None
+            self.named[pk] = found
+        return self.named[pk]
+
+
 def _first_owner(character: Character) -> int | None:
     """Who played the character at its creation: the first edit of who plays them says
     who did before it (issue 29); without one, who plays them now."""
@@ -212,9 +242,7 @@ def _first_owner(character: Character) -> int | None:
     return character.owner_id if first is None else _player(first, "from")
 
 
-def _unresolved_difference(
-    r: Resolution, sheet: dict[str, Any], by_id: dict[int, Resolution]
-) -> str | None:
+def _unresolved_difference(r: Resolution, sheet: dict[str, Any], by_id: _Replayed) -> str | None:
     """How an entry the engine does not resolve parts from the log, or None: its sheet
     after must be the sheet before it, or what its undo, redo or correction sets."""
     expected = sheet  # a rename, a retirement, a cancelled choice
@@ -266,7 +294,7 @@ def _player(params: Any, side: str) -> int | None:
     return user_id if isinstance(user_id, int) else None
 
 
-def _owner_after(r: Resolution, by_id: dict[int, Resolution], owner_id: int | None) -> int | None:
+def _owner_after(r: Resolution, by_id: _Replayed, owner_id: int | None) -> int | None:
     """Who plays the character after the entry: changed by an edit of who plays them, its
     undo or its redo (rules.play.editing.played_by_again), else ``owner_id`` still."""
     entry: Resolution | None = r
