@@ -247,9 +247,19 @@ def resolution_redo(*, character_id: int, actor: Any) -> Resolution:
             restored_choice=entry.pending_choice,
         )
         # What the undo revived is taken away again; what it cancelled is scheduled again.
-        ScheduledEffect.objects.filter(
-            pk__in=undo.params.get("revived_as", []), state=EffectState.PENDING
-        ).update(state=EffectState.CANCELLED, cancelled_by=resolution)
+        # A revived effect may have been cancelled since and scheduled again as a copy
+        # (an older entry's redo copies what its undo cancelled): the copy, pending under
+        # the same key at the same time, goes too (the property test found a wound's
+        # worsening redone twice left pending).
+        revived_ids = undo.params.get("revived_as", [])
+        revived = models.Q(pk__in=revived_ids)
+        for key, due_at in ScheduledEffect.objects.filter(pk__in=revived_ids).values_list(
+            "key", "due_at"
+        ):
+            revived |= models.Q(character=character, key=key, due_at=due_at)
+        ScheduledEffect.objects.filter(revived, state=EffectState.PENDING).update(
+            state=EffectState.CANCELLED, cancelled_by=resolution
+        )
         # And as the entry itself cancelled by key, whatever is pending under the keys it
         # cancelled: an entry redone in between may have scheduled them again (ruling G-6;
         # the property test found a stabilize redone after a heal redone kept its timer).

@@ -23,7 +23,7 @@ from django.core.exceptions import ValidationError
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from campaigns.models import Membership
+from campaigns.models import Campaign, Membership
 from characters.models import Character
 from core.errors import NotAllowed, ResolutionConflict
 from rules.clock.models import ClockJob, ClockJobState
@@ -142,6 +142,12 @@ def test_undo_returns_the_character_to_where_it_was_future_included(
     make_campaign, referee, player, ruleset, data, django_capture_on_commit_callbacks
 ) -> None:
     campaign = make_campaign(ruleset)
+    # The dice from a seed hypothesis draws: the same example rolls the same dice, so a
+    # failure replays and shrinks (a random seed made the steps drawn after a choice
+    # differ between runs of one example: hypothesis' "inconsistent data generation").
+    seed = data.draw(st.binary(min_size=32, max_size=32), label="dice seed")
+    Campaign.objects.filter(pk=campaign.pk).update(dice_seed=seed.hex())
+    campaign.refresh_from_db()
     if ruleset == "hit_dice":  # a major wound that worsens every hour (HD-7)
         character = wounded(campaign, player, "Prop", every=60, dc=12, strength=0, will=0)
     else:
