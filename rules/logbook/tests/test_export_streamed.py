@@ -28,6 +28,8 @@ def campaign(make_campaign, referee):
         for action, params in (("drink", {"hours": 6}), ("damage", {"amount": 1})):
             act(character_id=character.pk, action=action, params=params)
         character_rename(character_id=character.pk, actor=referee, name=f"{name}\u2028é “x”")
+    # as the database gives it back (PostgreSQL's jsonb orders the options' keys its way)
+    school.refresh_from_db()
     return school
 
 
