@@ -19,7 +19,7 @@ from campaigns.models import Membership, Role
 from campaigns.services import campaign_create
 from characters.models import Character
 from rules.engine.dice import ScriptedGenerator
-from rules.log import dice as rules_dice
+from rules.log import context as rules_dice
 from rules.play.services import character_create
 from tests import status_census
 from web import streams

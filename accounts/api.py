@@ -22,8 +22,7 @@ from accounts.services import (
     user_register,
 )
 from campaigns.access import TokenScope, may_manage_tokens
-from core.api_input import JsonSerializer
-from core.cleaning import MAX_ID
+from core.cleaning import MAX_ID, JsonSerializer
 from core.openapi import refused
 from core.throttles import AnonThrottle, IpThrottle, LoginThrottle, RegistrationThrottle
 

@@ -35,8 +35,7 @@ from campaigns.services import (
     invite_revoke,
     invite_usable,
 )
-from core.api_input import JsonSerializer, confirm_parameter, confirmation
-from core.cleaning import valid_id
+from core.cleaning import JsonSerializer, confirm_parameter, confirmation, valid_id
 from core.openapi import (
     AnyOfProxySerializer,
     ProxyMap,

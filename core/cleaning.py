@@ -1,11 +1,31 @@
-"""Input cleaning shared by every app: ids, NUL characters, whole numbers."""
+"""Input cleaning shared by every app: ids, NUL characters, whole numbers; and what every
+API view reads from a request the same way: its JSON body (whole numbers written ``1.0``
+read as whole numbers), its ``?format=`` (one the operation answers, else a 400 naming
+it), a deletion's confirmation.
+
+A generated client sends no body with DELETE (drf-spectacular draws none, and many
+HTTP libraries drop it), so a deletion is confirmed in the query string, where the
+schema declares it: ``DELETE characters/3/?confirm=Aldo``.
+"""
 
 from __future__ import annotations
 
+import codecs
 import json
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 from decimal import Decimal
-from typing import Any
+from typing import IO, Any
+
+from django.conf import settings
+from drf_spectacular.utils import OpenApiParameter
+from rest_framework import serializers
+from rest_framework.exceptions import ParseError, ValidationError
+from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.parsers import JSONParser
+from rest_framework.renderers import BaseRenderer
+from rest_framework.request import Request
+from rest_framework.settings import api_settings
 
 from rules.engine.interface import RuleError
 
@@ -88,3 +108,143 @@ def whole_numbers(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [whole_numbers(item) for item in value]
     return value
+
+
+CONFIRM_MAX_LENGTH = 120
+
+
+def confirm_parameter(what: str) -> OpenApiParameter:
+    """The ``confirm`` query parameter of a deletion, required."""
+    return OpenApiParameter(
+        "confirm",
+        {"type": "string", "minLength": 1, "maxLength": CONFIRM_MAX_LENGTH},
+        OpenApiParameter.QUERY,
+        required=True,
+        description=f"{what}, exactly, to confirm the deletion (400 otherwise)",
+    )
+
+
+class ConfirmSerializer(serializers.Serializer):
+    confirm = serializers.CharField(max_length=CONFIRM_MAX_LENGTH)
+
+
+def confirmation(request: Request) -> str:
+    """The ``confirm`` of a deletion: from the query string (what the schema declares),
+    or, as the API took it before, from a JSON body; 400 when neither has one."""
+    source: Any = request.query_params.dict()
+    if "confirm" not in source and isinstance(request.data, dict) and "confirm" in request.data:
+        source = {"confirm": request.data["confirm"]}
+    data = ConfirmSerializer(data=source)
+    data.is_valid(raise_exception=True)
+    confirmed: str = data.validated_data["confirm"]
+    return confirmed
+
+
+class FormatParameterNegotiation(DefaultContentNegotiation):
+    """``DEFAULT_CONTENT_NEGOTIATION_CLASS``: a ``?format=`` no renderer of the operation
+    answers (``recap/?format=xml``) is a 400 naming the parameter and the formats it
+    takes, where DRF would say 404 as if the path did not exist (issue 36)."""
+
+    def select_renderer(
+        self,
+        request: Request,
+        renderers: Iterable[BaseRenderer],
+        format_suffix: str | None = None,
+    ) -> tuple[BaseRenderer, str]:
+        renderers = list(renderers)
+        name = api_settings.URL_FORMAT_OVERRIDE or "format"
+        asked = format_suffix or request.query_params.get(name)
+        if asked and not any(renderer.format == asked for renderer in renderers):
+            formats = ", ".join(sorted({str(renderer.format) for renderer in renderers}))
+            raise ValidationError({name: [f"not a format of this operation (it takes {formats})"]})
+        return super().select_renderer(request, renderers, format_suffix)
+
+
+# -- JSON types, as the schema says them ------------------------------------------------
+class WholeNumberJSONParser(JSONParser):
+    """Every API request body (``DEFAULT_PARSER_CLASSES``): JSON, with a whole number
+    written ``1.0`` read as the whole number 1 wherever it stands (a table's row, a
+    calendar's month, an owner's id), as JSON Schema counts it; so the rules never do
+    arithmetic with ``1.0`` and nothing stores it (issue 36: ``range(1.0, ...)`` was a 500).
+    Otherwise DRF's parser, NaN and Infinity refused as there."""
+
+    def parse(
+        self,
+        stream: IO[Any],
+        media_type: str | None = None,
+        parser_context: Mapping[str, Any] | None = None,
+    ) -> Any:
+        encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
+        try:
+            decoded = codecs.getreader(encoding)(stream)
+            return json.load(decoded, parse_constant=_refuse_constant, parse_float=json_number)
+        except ValueError as exc:
+            raise ParseError(f"JSON parse error - {exc}") from None
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def json_type_problem(field: serializers.Field, value: Any) -> str | None:
+    """Why ``value`` (as JSON decoded it) is not of the JSON type the schema draws
+    ``field`` with, or None. DRF would turn ``0`` into ``"0"`` for a text field, ``0``
+    into false and ``"true"`` into true for a boolean, ``"3"`` into 3 for a whole
+    number: the schema refuses each, so the server does too (issue 27). A number with
+    nothing after its point (``3.0``) is a whole number, as JSON Schema counts it."""
+    if value is None:
+        return None  # DRF's own "may not be null" unless the field allows null
+    if isinstance(field, serializers.BooleanField):
+        return None if isinstance(value, bool) else "Must be true or false."
+    if isinstance(field, serializers.IntegerField):
+        whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+        return None if whole and not isinstance(value, bool) else "Must be a whole number."
+    if isinstance(field, serializers.FloatField):
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        return None if number else "Must be a number."
+    if isinstance(field, serializers.CharField | serializers.DateTimeField):
+        return None if isinstance(value, str) else "Must be text."
+    if isinstance(field, serializers.ChoiceField):
+        return None if isinstance(value, str) else "Must be text, one of the choices."
+    if isinstance(field, serializers.DictField):
+        if not isinstance(value, dict):
+            return "Must be an object."
+        for key, item in value.items():
+            problem = json_type_problem(field.child, item)
+            if problem is not None:
+                return f"{key}: {problem}"
+    if isinstance(field, serializers.ListField):
+        if not isinstance(value, list):
+            return "Must be a list."
+        for index, item in enumerate(value):
+            problem = json_type_problem(field.child, item)
+            if problem is not None:
+                return f"Item {index}: {problem}"
+    return None
+
+
+class JsonSerializer(serializers.Serializer):
+    """A request body's serializer that takes each field in its JSON type only."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, dict):
+            errors = {
+                name: [problem]
+                for name, field in self.fields.items()
+                if not field.read_only
+                and name in data
+                and (problem := json_type_problem(field, data[name])) is not None
+            }
+            if errors:
+                raise serializers.ValidationError(errors)
+        return super().to_internal_value(data)
+
+
+class QueryIntegerField(serializers.IntegerField):
+    """A whole number in a query string as the schema draws it: digits (a minus sign
+    first at most), nothing else; DRF's would take "3.0" and " 3"."""
+
+    def to_internal_value(self, data: Any) -> int:
+        if not isinstance(data, str) or not re.fullmatch(r"-?[0-9]{1,20}", data):
+            self.fail("invalid")
+        return int(super().to_internal_value(data))

@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from campaigns.access import access_campaign
-from core.api_input import JsonSerializer
+from core.cleaning import JsonSerializer
 from discord_play.services import SNOWFLAKE, channel_bind
 
 SNOWFLAKE_HELP = "a Discord id (a snowflake): its decimal digits, as text"

@@ -29,7 +29,7 @@ from django.contrib.auth import get_user_model
 
 from rules.engine.dice import ScriptedGenerator
 from rules.engine.registry import ruleset_keys
-from rules.log import dice as rules_dice
+from rules.log import context as rules_dice
 
 BIN = Path(sys.executable).parent
 SESSION = Path(__file__).parent / "generated_client" / "bot_session.py"

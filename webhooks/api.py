@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from campaigns.access import access_campaign
-from core.api_input import JsonSerializer
+from core.cleaning import JsonSerializer
 from core.openapi import PageQuery, refused
 from core.pagination import StrictPagination
 from webhooks.models import DeliveryState, WebhookFormat

@@ -203,10 +203,10 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "config.openapi.SawbonesAutoSchema",
     # JSON only: a form-encoded or multipart body is a 415, never half understood
     # (nested `params` and `options` do not survive form encoding); a whole number
-    # written 1.0 is read as 1 (core.api_input.WholeNumberJSONParser).
-    "DEFAULT_PARSER_CLASSES": ["core.api_input.WholeNumberJSONParser"],
-    # ?format= that no renderer answers: a 400 naming it (core.api_input)
-    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "core.api_input.FormatParameterNegotiation",
+    # written 1.0 is read as 1 (core.cleaning.WholeNumberJSONParser).
+    "DEFAULT_PARSER_CLASSES": ["core.cleaning.WholeNumberJSONParser"],
+    # ?format= that no renderer answers: a 400 naming it (core.cleaning)
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "core.cleaning.FormatParameterNegotiation",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "config.exceptions.api_exception_handler",

@@ -17,7 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from campaigns.models import Membership
-from core.api_input import JsonSerializer
+from core.cleaning import JsonSerializer
 from core.openapi import error_answer, refused
 from rules.battles.models import Battle
 from rules.battles.selectors import NO_BATTLE, access_battles, battle_view, running_battle

@@ -22,8 +22,7 @@ from campaigns.access import access_campaign
 from campaigns.api import DateSerializer
 from campaigns.models import MAX_LIVE_RATIO, Campaign
 from campaigns.selectors import clock_display, clock_minute_of
-from core.api_input import JsonSerializer, QueryIntegerField
-from core.cleaning import MAX_ID
+from core.cleaning import MAX_ID, JsonSerializer, QueryIntegerField
 from core.openapi import (
     PAGE_PARAMETERS,
     decimal_pattern,

@@ -22,8 +22,7 @@ from rules.clock.report import ReportBuilder, notable_marks
 from rules.clock.text import effect_words
 from rules.engine.interface import ActionBlocked, Context, RuleError
 from rules.engine.registry import get_ruleset
-from rules.log.context import campaign_tables
-from rules.log.dice import campaign_dice
+from rules.log.context import campaign_dice, campaign_tables
 from rules.log.models import EffectState, Resolution, ResolutionKind, ScheduledEffect
 from rules.log.redaction import entry_seen
 from rules.log.services import build_resolution, build_scheduled_effects

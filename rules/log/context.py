@@ -1,5 +1,7 @@
-"""What a ruleset is told about its campaign when it resolves: the clock, the options and
-the campaign's edited tables (the engine's :class:`~rules.engine.interface.Context`).
+"""What a ruleset is given when it resolves for a campaign: what it is told (the clock,
+the options and the campaign's edited tables: the engine's
+:class:`~rules.engine.interface.Context`) and the dice it rolls (an HMAC generator over
+the campaign's secret seed and counter, ruling G-2).
 
 Below the play's services and selectors, which both need it.
 """
@@ -10,6 +12,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from campaigns.models import Campaign
+from rules.engine.dice import Dice, Generator, HmacGenerator
 from rules.engine.interface import Context
 from rules.engine.registry import get_ruleset
 
@@ -50,3 +53,20 @@ def campaign_context(campaign: Campaign, *, by_referee: bool, clock: int | None 
         by_referee=by_referee,
         tables=_CampaignTables(campaign),
     )
+
+
+# Tests may swap the generator factory to script dice through the whole stack
+# (see conftest.py: ``scripted_dice``); production never does.
+_generator_override: list[Generator] = []
+
+
+def campaign_generator(campaign: Campaign) -> HmacGenerator:
+    return HmacGenerator(bytes.fromhex(campaign.dice_seed), campaign.dice_counter)
+
+
+def campaign_dice(campaign: Campaign) -> tuple[Dice, HmacGenerator]:
+    """A dice service for one resolution, and the generator whose counter to save."""
+    generator = campaign_generator(campaign)
+    if _generator_override:
+        return Dice(_generator_override[-1]), generator
+    return Dice(generator), generator

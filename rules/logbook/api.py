@@ -22,8 +22,7 @@ from rest_framework.views import APIView
 
 from campaigns.access import access_campaign, may_import
 from campaigns.api import campaign_answer, campaign_output
-from core.api_input import JsonSerializer
-from core.cleaning import MAX_ID
+from core.cleaning import MAX_ID, JsonSerializer
 from core.openapi import PAGE_PARAMETERS, error_answer, refused
 from core.query import QueryParameters
 from rules.engine.registry import ruleset_keys

@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 from campaigns.access import access_campaign
 from campaigns.api import SeedPeriodSerializer
 from characters.access import access_character
-from core.api_input import JsonSerializer
+from core.cleaning import JsonSerializer
 from core.openapi import (
     PageQuery,
     ProxyMap,

@@ -22,8 +22,7 @@ from characters.access import access_character
 from characters.choices import public_choice
 from characters.models import Character
 from characters.selectors import party, public_sheet
-from core.api_input import JsonSerializer, confirm_parameter, confirmation
-from core.cleaning import MAX_ID
+from core.cleaning import MAX_ID, JsonSerializer, confirm_parameter, confirmation
 from core.openapi import (
     ProxyMap,
     by_ruleset,

@@ -28,8 +28,7 @@ from rules.clock.models import UNFINISHED_JOB_STATES, ClockJob
 from rules.engine.dice import Dice
 from rules.engine.interface import RESEAL_EFFECT, Context, Result, Ruleset
 from rules.engine.registry import get_ruleset
-from rules.log.context import campaign_context
-from rules.log.dice import campaign_dice
+from rules.log.context import campaign_context, campaign_dice
 from rules.log.models import Resolution, ResolutionKind
 from rules.play.services import persist_result
 

@@ -31,8 +31,7 @@ from core.cleaning import reject_nul_characters, whole_numbers
 from core.errors import ResolutionConflict
 from rules.engine.interface import CorrectionRefused, Result, RuleError
 from rules.engine.registry import get_ruleset
-from rules.log.context import campaign_context
-from rules.log.dice import campaign_dice
+from rules.log.context import campaign_context, campaign_dice
 from rules.log.models import Resolution as ResolutionModel
 from rules.log.models import ResolutionKind
 from rules.play.services import check_version, lock_character, lock_character_for, persist_result

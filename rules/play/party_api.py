@@ -11,8 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from campaigns.access import access_campaign
-from core.api_input import JsonSerializer
-from core.cleaning import MAX_ID
+from core.cleaning import MAX_ID, JsonSerializer
 from core.openapi import error_answer, refused
 from rules.engine.registry import all_rulesets
 from rules.log.selectors import resolution_view

@@ -37,8 +37,7 @@ from rules.engine.interface import (
     Ruleset,
 )
 from rules.engine.registry import get_ruleset
-from rules.log.context import campaign_context
-from rules.log.dice import campaign_dice
+from rules.log.context import campaign_context, campaign_dice
 from rules.log.events import publish_resolutions
 from rules.log.models import (
     CampaignTable,

@@ -118,7 +118,7 @@ def demo(settings: Any) -> dict[str, Any]:
     from campaigns.services import invite_create
     from rules.engine.dice import SystemGenerator
     from rules.engine.interface import ActionBlocked, RuleError
-    from rules.log import dice as rules_dice
+    from rules.log import context as rules_dice
     from tests.browser.test_screenshots import PARTIES, take
 
     settings.SAWBONES_EMBEDDED = True

@@ -19,7 +19,7 @@ from campaigns.models import Campaign, Membership, Role
 from campaigns.services import campaign_create
 from characters.models import Character
 from rules.engine.dice import SystemGenerator
-from rules.log import dice as rules_dice
+from rules.log import context as rules_dice
 from rules.play.services import character_create, resolution_create_action
 from tests.browser.conftest import DESKTOP, PHONE, log_in
 from web.rulesets import condition_monitor
