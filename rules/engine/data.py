@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from rules.engine.dice import Roll
+from rules.engine.words import sentences, text_dict, text_said
 
 Sheet = dict[str, Any]
 Params = dict[str, Any]
@@ -66,11 +67,17 @@ class PendingChoice:
         return tuple(option.key for option in self.options)
 
     def as_dict(self) -> dict[str, Any]:
+        """JSON to store: the English texts, and beside each that is a message its data
+        (``prompt_said``, ``label_said``, ``confirm_said``) to say it in another language."""
         return {
             "kind": self.kind,
-            "prompt": self.prompt,
+            **text_dict("prompt", self.prompt),
             "options": [
-                {"key": o.key, "label": o.label, **({"confirm": o.confirm} if o.confirm else {})}
+                {
+                    "key": o.key,
+                    **text_dict("label", o.label),
+                    **(text_dict("confirm", o.confirm) if o.confirm else {}),
+                }
                 for o in self.options
             ],
             "state": copy.deepcopy(dict(self.state)),
@@ -81,9 +88,14 @@ class PendingChoice:
     def from_dict(cls, data: Mapping[str, Any]) -> PendingChoice:
         return cls(
             kind=data["kind"],
-            prompt=data["prompt"],
+            prompt=text_said("prompt", data),
             options=tuple(
-                ChoiceOption(o["key"], o["label"], o.get("confirm", "")) for o in data["options"]
+                ChoiceOption(
+                    o["key"],
+                    text_said("label", o),
+                    text_said("confirm", o) if o.get("confirm") else "",
+                )
+                for o in data["options"]
             ),
             state=copy.deepcopy(dict(data.get("state", {}))),
             who=data.get("who", "owner"),
@@ -133,7 +145,7 @@ class CorrectionRefused(RuleError):
     sentence naming the value and why, as the API lists them."""
 
     def __init__(self, problems: list[str]) -> None:
-        super().__init__(" ".join(_capital_sentence(why) for why in problems))
+        super().__init__(sentences(problems))
         self.problems = problems
 
 
@@ -146,11 +158,3 @@ class Correction:
     # set as a consequence (a state the numbers decide, a value kept by the rules)
     asked: Mapping[str, tuple[Any, Any]]
     follows: Mapping[str, tuple[Any, Any]]
-
-
-def _capital_sentence(text: str) -> str:
-    text = text.strip()
-    if not text:
-        return text
-    text = text[:1].upper() + text[1:]
-    return text if text[-1] in ".!?" else text + "."

@@ -21,6 +21,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar
 
+from rules.engine.words import Message, text_said
+
 T = TypeVar("T")
 
 MAX_DICE = 1000
@@ -134,8 +136,8 @@ class Roll:
 
     def as_dict(self) -> dict[str, object]:
         """The stored form of a roll (a resolution's ``rolls``)."""
-        return {
-            "label": self.label,
+        out: dict[str, object] = {
+            "label": str(self.label),
             "expression": self.expression,
             "dice": list(self.dice),
             "kept": list(self.kept),
@@ -144,6 +146,10 @@ class Roll:
             "kind": self.kind,
             "sizes": list(self.sizes),
         }
+        if isinstance(self.label, Message):
+            # its words in another language (rules.engine.words); the English stays "label"
+            out["label_said"] = self.label.data()
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Roll:
@@ -156,7 +162,7 @@ class Roll:
         else:
             kind, sizes = _kind_and_sizes(expression)
         return cls(
-            label=str(data.get("label", "")),
+            label=text_said("label", data),
             expression=expression,
             dice=tuple(data.get("dice", ())),
             kept=tuple(data.get("kept", ())),

@@ -260,6 +260,10 @@ def _unresolved_difference(r: Resolution, sheet: dict[str, Any], by_id: _Replaye
     return f"the sheet after differs ({found})" if found else None
 
 
+def _without_said(roll: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in roll.items() if key != "label_said"}
+
+
 def _resolved_difference(
     r: Resolution, result: Result, generator: HmacGenerator | None
 ) -> str | None:
@@ -268,8 +272,10 @@ def _resolved_difference(
     found = first_difference(r.sheet_after, result.sheet)
     if found:
         return f"the sheet after differs ({found})"
-    rolls = [roll.as_dict() for roll in result.rolls]
-    if rolls != r.rolls:
+    # A roll's label_said (its label's words in other languages) is not what the dice
+    # did, and entries older than it have none.
+    rolls = [_without_said(roll.as_dict()) for roll in result.rolls]
+    if rolls != [_without_said(roll) for roll in r.rolls]:
         return "the replay rolls other dice than the log records"
     end = r.dice_counter_start if generator is None else generator.counter
     if end != r.dice_counter_end:

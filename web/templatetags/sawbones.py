@@ -14,6 +14,7 @@ from django import template
 from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign
+from core.said import said as _said
 from campaigns.selectors import clock_display
 from rules.clock.models import ClockJobKind
 from rules.engine.dice import Roll
@@ -175,3 +176,9 @@ def effect_text(effect: Any) -> str:
 def die_sides(roll: Mapping[str, Any]) -> str:
     sides = Roll.from_dict(roll).sides
     return "" if sides is None else str(sides)
+
+
+@register.filter
+def said(text: Any) -> str:
+    """An engine message (a summary, a label, a prompt) in the page's language."""
+    return _said(text)

@@ -1,0 +1,33 @@
+"""The rules engine's messages said in the reader's language (``rules.engine.words``).
+
+The engine gives English texts that remember their message id and values; here they are
+said again with Django's gettext in the active language. A text that is not a message
+(a name a person typed, an entry older than messages) is shown as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.utils.translation import gettext, ngettext
+
+from rules.engine.words import Message
+
+
+def said(text: Any) -> str:
+    """``text`` in the active language when it is an engine message; else as it is."""
+    if isinstance(text, Message):
+        return text.render(gettext, ngettext)
+    return "" if text is None else str(text)
+
+
+def said_stored(text: str, data: Mapping[str, Any] | None) -> str:
+    """A stored text in the active language: from its message data when the row has it,
+    else the English text as stored (rows written before messages)."""
+    if data:
+        try:
+            return Message.from_data(data).render(gettext, ngettext)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            pass
+    return text
