@@ -10,6 +10,7 @@ from django.db import models
 
 from campaigns.models import Campaign
 from characters.models import Character
+from core.said import said_stored
 
 
 class ResolutionKind(models.TextChoices):
@@ -50,7 +51,11 @@ class Resolution(models.Model):
     action = models.CharField(max_length=64)
     params = models.JSONField(default=dict, blank=True)
     rolls = models.JSONField(default=list, blank=True)
-    summary = models.TextField()
+    summary = models.TextField()  # English, as webhooks and old exports carry it
+    # The summary as the engine's message (rules.engine.words.Message.data): what says
+    # it in the reader's language (:attr:`said_summary`). Null on entries written before
+    # messages (issue 37): they keep their English text.
+    said = models.JSONField(null=True, blank=True, default=None)
     outcome = models.JSONField(default=dict, blank=True)
     sheet_before = models.JSONField()
     sheet_after = models.JSONField()
@@ -96,6 +101,11 @@ class Resolution(models.Model):
 
     def __str__(self) -> str:
         return f"{self.character} v{self.version}: {self.summary}"
+
+    @property
+    def said_summary(self) -> str:
+        """The summary in the active language (English when the entry has no message)."""
+        return said_stored(self.summary, self.said)
 
 
 class EffectState(models.TextChoices):

@@ -13,6 +13,7 @@ from characters.models import Character
 from core.cleaning import json_without_nul, reject_nul_characters
 from rules.engine.interface import Result
 from rules.engine.validation import copy_json
+from rules.engine.words import Message, say
 from rules.log.models import Resolution, ScheduledEffect
 
 
@@ -31,6 +32,14 @@ class ResolutionStep(TypedDict):
     counter_start: int
     counter_end: int
     clock: int
+
+
+def named_summary(name: str, summary: str) -> dict[str, Any] | None:
+    """The stored message of "<name>: <summary>" when the summary is an engine message
+    (the log's ``said``), else None (the English text is all there is)."""
+    if not isinstance(summary, Message):
+        return None
+    return say("{name}: {summary}", name=name, summary=summary).data()
 
 
 def build_resolution(
@@ -66,6 +75,7 @@ def build_resolution(
         rolls=[roll.as_dict() for roll in result.rolls],
         # The engine knows sheets, not names: the log names the character.
         summary=f"{character.name}: {result.summary}",
+        said=named_summary(character.name, result.summary),
         outcome=copy_json(dict(result.outcome)),
         sheet_before=character.sheet,
         sheet_after=result.sheet,

@@ -14,8 +14,8 @@ from django import template
 from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign
-from core.said import said as _said
 from campaigns.selectors import clock_display
+from core.said import said as _said
 from rules.clock.models import ClockJobKind
 from rules.engine.dice import Roll
 from rules.engine.text import value_words
