@@ -31,3 +31,12 @@ def said_stored(text: str, data: Mapping[str, Any] | None) -> str:
         except (KeyError, TypeError, ValueError, AttributeError):
             pass
     return text
+
+
+def said_error(error: BaseException) -> str:
+    """An error's words in the active language: the engine's refusal is a message (its
+    first argument); any other error reads as it is."""
+    first = error.args[0] if len(error.args) == 1 else None
+    if isinstance(first, Message):
+        return said(first)
+    return str(error)

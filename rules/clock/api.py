@@ -12,6 +12,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -168,26 +169,32 @@ def advance_minutes(campaign: Campaign, data: dict[str, Any]) -> tuple[int, int 
     if "until" in data:
         if any(part in data for part in parts):
             raise ValidationError(
-                {"until": ["Advance until a date, or by days, hours and minutes: not both."]}
+                {
+                    "until": [
+                        gettext("Advance until a date, or by days, hours and minutes: not both.")
+                    ]
+                }
             )
         until = clock_minute_of(campaign, data["until"])
         if until <= campaign.clock:
             raise ValidationError(
                 {
                     "until": [
-                        f"That date is already past: the clock is at "
-                        f"{clock_display(campaign.clock, campaign)}."
+                        gettext("That date is already past: the clock is at %(now)s.")
+                        % {"now": clock_display(campaign.clock, campaign)}
                     ]
                 }
             )
         if until - campaign.clock > MAX_ADVANCE_MINUTES:
-            raise ValidationError({"until": ["That date is more than ten years ahead."]})
+            raise ValidationError({"until": [gettext("That date is more than ten years ahead.")]})
         return until - campaign.clock, until
     minutes = data.get("days", 0) * 24 * 60 + data.get("hours", 0) * 60 + data.get("minutes", 0)
     if minutes < 1:
-        raise ValidationError({"minutes": ["Advance the clock by at least one minute."]})
+        raise ValidationError({"minutes": [gettext("Advance the clock by at least one minute.")]})
     if minutes > MAX_ADVANCE_MINUTES:
-        raise ValidationError({"minutes": ["Advance the clock by at most ten years at once."]})
+        raise ValidationError(
+            {"minutes": [gettext("Advance the clock by at most ten years at once.")]}
+        )
     return minutes, None
 
 
@@ -251,7 +258,9 @@ class UntilSerializer(serializers.Serializer):
         """A number or a name, as the schema says (whether the calendar has it is the
         calendar's to say: a 400 in plain words)."""
         if isinstance(value, bool) or not isinstance(value, int | str):
-            raise serializers.ValidationError("A month is its number (from 1) or its name.")
+            raise serializers.ValidationError(
+                gettext("A month is its number (from 1) or its name.")
+            )
         return value
 
 

@@ -10,7 +10,8 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext
 
 from campaigns.access import refuse_archived
 from campaigns.models import MAX_LIVE_RATIO, Campaign
@@ -51,13 +52,8 @@ def _live_entry(campaign: Campaign, before: Decimal, after: Decimal, actor: Any)
     """The campaign log's entry for a change of the live clock (none when unchanged)."""
     if before == after:
         return
-    if after == 0:
-        kind, words = ClockEntryKind.LIVE_OFF, "stopped the live clock"
-    elif before == 0:
-        kind, words = ClockEntryKind.LIVE_ON, f"ran the clock with real time: {ratio_words(after)}"
-    else:
-        kind = ClockEntryKind.LIVE_RATE
-        words = f"changed the live clock from {ratio_words(before)} to {ratio_words(after)}"
+    with translation.override("en"):  # the row keeps English; pages say it again
+        kind, words = _live_words(before, after)
     ClockEntry.objects.create(
         campaign=campaign,
         kind=kind,
@@ -67,6 +63,17 @@ def _live_entry(campaign: Campaign, before: Decimal, after: Decimal, actor: Any)
         ratio_before=before,
         ratio_after=after,
     )
+
+
+def _live_words(before: Decimal, after: Decimal) -> tuple[str, str]:
+    if after == 0:
+        kind, words = ClockEntryKind.LIVE_OFF, "stopped the live clock"
+    elif before == 0:
+        kind, words = ClockEntryKind.LIVE_ON, f"ran the clock with real time: {ratio_words(after)}"
+    else:
+        kind = ClockEntryKind.LIVE_RATE
+        words = f"changed the live clock from {ratio_words(before)} to {ratio_words(after)}"
+    return kind, words
 
 
 def clock_live_set(
@@ -81,7 +88,12 @@ def clock_live_set(
     ratio = Decimal(ratio)
     if not Decimal(0) <= ratio <= Decimal(MAX_LIVE_RATIO):
         raise ValidationError(
-            {"ratio": [f"a live clock runs at 0 to {MAX_LIVE_RATIO} minutes per real minute"]}
+            {
+                "ratio": [
+                    gettext("a live clock runs at 0 to %(most)s minutes per real minute")
+                    % {"most": MAX_LIVE_RATIO}
+                ]
+            }
         )
     now = now or timezone.now()
     with transaction.atomic():

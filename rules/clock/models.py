@@ -9,29 +9,30 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import Campaign
 from characters.models import Character
 
 
 class ClockJobState(models.TextChoices):
-    QUEUED = "queued", "Queued"
-    RUNNING = "running", "Running"
-    WAITING = "waiting", "Waiting on a choice"
-    DONE = "done", "Done"
-    FAILED = "failed", "Failed"
+    QUEUED = "queued", _("Queued")
+    RUNNING = "running", _("Running")
+    WAITING = "waiting", _("Waiting on a choice")
+    DONE = "done", _("Done")
+    FAILED = "failed", _("Failed")
 
 
 UNFINISHED_JOB_STATES = (ClockJobState.QUEUED, ClockJobState.RUNNING, ClockJobState.WAITING)
 
 
 class ClockJobKind(models.TextChoices):
-    ADVANCE = "advance", "Advanced by the referee"
-    LIVE = "live", "Live clock"
-    ACTION = "action", "Time an action took"
+    ADVANCE = "advance", _("Advanced by the referee")
+    LIVE = "live", _("Live clock")
+    ACTION = "action", _("Time an action took")
     # No time passes: the effects an undo or redo brought back that are due already
     # apply at once, in time order (rules.clock.services.clock_catch_up_start, docs/clock.md).
-    CATCH_UP = "catch_up", "Effects an undo brought back, applied as they fell due"
+    CATCH_UP = "catch_up", _("Effects an undo brought back, applied as they fell due")
 
 
 class ClockReport(models.Model):
@@ -163,11 +164,11 @@ class ClockJob(models.Model):
 
 
 class ClockEntryKind(models.TextChoices):
-    ADVANCE = "advance", "Clock advanced"
-    LIVE_ON = "live_on", "Live clock started"
-    LIVE_OFF = "live_off", "Live clock stopped"
-    LIVE_RATE = "live_rate", "Live clock's rate changed"
-    RESUME = "resume", "Clock resumed"
+    ADVANCE = "advance", _("Clock advanced")
+    LIVE_ON = "live_on", _("Live clock started")
+    LIVE_OFF = "live_off", _("Live clock stopped")
+    LIVE_RATE = "live_rate", _("Live clock's rate changed")
+    RESUME = "resume", _("Clock resumed")
 
 
 class ClockEntry(models.Model):

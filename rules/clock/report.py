@@ -20,15 +20,19 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils.translation import gettext_lazy
+
+from core.said import said_stored
+
 # The kinds of notable event, most notable first, and how a page says each.
-NOTABLE: dict[str, str] = {
-    "death": "died",
-    "incapacitated": "was taken out of action",
-    "ability_loss": "lost ability points",
-    "disease_over": "came through a disease",
-    "aging": "had a birthday with aging saves",
-    "starvation": "went hungry or thirsty",
-    "choice": "has a choice to make: the clock stopped",
+NOTABLE: dict[str, Any] = {
+    "death": gettext_lazy("died"),
+    "incapacitated": gettext_lazy("was taken out of action"),
+    "ability_loss": gettext_lazy("lost ability points"),
+    "disease_over": gettext_lazy("came through a disease"),
+    "aging": gettext_lazy("had a birthday with aging saves"),
+    "starvation": gettext_lazy("went hungry or thirsty"),
+    "choice": gettext_lazy("has a choice to make: the clock stopped"),
 }
 # State words that are not a fall (the page's good tone, web.templatetags.sawbones).
 WELL = frozenset({"standing", "fresh", "alive", "ok", "winded", "harmed", "wounded"})
@@ -122,6 +126,8 @@ class ReportBuilder:
             "notable": notable,
             "hidden": hidden,
         }
+        if getattr(resolution, "said", None):
+            event["said"] = resolution.said  # the summary's message (issue 37)
         entry["events"].append(event)
         self._pending.append((event, resolution))
 
@@ -170,7 +176,7 @@ def report_for_viewer(
             {
                 "clock": event["clock"],
                 "resolution": event["resolution"],
-                "summary": event["summary"],
+                "summary": said_stored(event["summary"], event.get("said")),
                 "notable": list(event.get("notable", [])),
             }
             for event in entry["events"]
@@ -217,9 +223,9 @@ def notable_first(characters: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
                     "name": entry["name"],
                     "clock": event["clock"],
                     "resolution": event["resolution"],
-                    "summary": event["summary"],
+                    "summary": said_stored(event["summary"], event.get("said")),
                     "kind": kind,
-                    "words": NOTABLE[kind],
+                    "words": str(NOTABLE[kind]),
                 }
             )
     found.sort(key=lambda row: (rank[row["kind"]], row["clock"]))

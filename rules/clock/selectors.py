@@ -22,6 +22,7 @@ from rules.clock.models import (
     ClockReport,
 )
 from rules.clock.report import hidden_resolutions, report_for_viewer
+from rules.clock.text import entry_summary
 from rules.log.filters import LogFilters
 from rules.log.models import Resolution
 from rules.log.selectors import LatestRow
@@ -283,7 +284,7 @@ def clock_entry_view(entry: ClockEntry) -> dict[str, Any]:
         "clock": entry.clock,
         "clock_display": clock_display(entry.clock, entry.campaign),
         "date": clock_date(entry.clock, entry.campaign),
-        "summary": f"{actor or 'Someone'} {entry.words}.",
+        "summary": entry_summary(entry, actor),
         "minutes": entry.minutes,
         "ratio_before": entry.ratio_before,
         "ratio_after": entry.ratio_after,
@@ -340,7 +341,7 @@ def clock_lines(
                 id=entry.pk,
                 kind=entry.kind,
                 clock=entry.clock,
-                summary=f"{actor or 'Someone'} {entry.words}.",
+                summary=entry_summary(entry, actor),
                 actor=entry.actor_id,
                 actor_name=actor,
                 job=entry.job_id,

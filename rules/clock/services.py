@@ -43,13 +43,15 @@ from django.db import (
 )
 from django.db.models import BooleanField, PositiveBigIntegerField
 from django.db.models.expressions import RawSQL
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext
 
 from campaigns.access import refuse_archived
 from campaigns.models import Campaign
 from campaigns.services import campaign_lock
 from characters.models import Character
 from core.errors import ResolutionConflict
+from core.said import said
 from rules.clock import queue
 from rules.clock.batch import Batch, batch_size, run_effects, write_batch
 from rules.clock.events import publish_clock_job, publish_clock_report
@@ -63,6 +65,7 @@ from rules.clock.models import (
     ClockReport,
 )
 from rules.clock.text import duration_words
+from rules.engine.words import text_said
 from rules.log.events import publish_resolutions
 from rules.log.models import EffectState, ScheduledEffect
 
@@ -86,10 +89,15 @@ def clock_job_unsaved(
     written with the action's own rows (``rules.play.services``) and sent with
     :func:`clock_job_send` once they are."""
     if isinstance(minutes, bool) or not isinstance(minutes, int) or minutes < 1:
-        raise ValidationError({"minutes": ["advance the clock by at least one minute"]})
+        raise ValidationError({"minutes": [gettext("advance the clock by at least one minute")]})
     if minutes > MAX_ADVANCE_MINUTES:
         raise ValidationError(
-            {"minutes": [f"advance the clock by at most {MAX_ADVANCE_MINUTES} minutes"]}
+            {
+                "minutes": [
+                    gettext("advance the clock by at most %(count)s minutes")
+                    % {"count": MAX_ADVANCE_MINUTES}
+                ]
+            }
         )
     user = requested_by if getattr(requested_by, "is_authenticated", False) else None
     return ClockJob(
@@ -226,9 +234,7 @@ def clock_advance_start(
                     actor=job.requested_by,
                     clock=start,
                     minutes=minutes,
-                    words=f"advanced the clock by {duration_words(minutes)}"
-                    if until is None
-                    else f"advanced the clock to a date, {duration_words(minutes)} ahead",
+                    words=_advance_words(minutes, until is None),
                     job=job,
                 )
     except IntegrityError:  # the same request twice at once: the other one created it
@@ -265,7 +271,7 @@ def clock_job_resume(*, job_id: int, actor: Any = None) -> ClockJob:
         refuse_archived(campaign)
         job = ClockJob.objects.select_for_update().get(pk=job_id)
         if job.state == ClockJobState.DONE:
-            raise ResolutionConflict(f"clock job {job.pk} is already done")
+            raise ResolutionConflict(gettext("clock job %(job)s is already done") % {"job": job.pk})
         if job.state == ClockJobState.QUEUED:
             ahead = (
                 ClockJob.objects.filter(
@@ -276,16 +282,21 @@ def clock_job_resume(*, job_id: int, actor: Any = None) -> ClockJob:
             )
             if ahead is not None:  # issue 34: queued behind a decision, not lost
                 raise ResolutionConflict(
-                    f"Clock job {job.pk} waits its turn behind clock job {ahead}, which "
-                    "stopped on a choice: answer it, then resume that one; this one follows."
+                    gettext(
+                        "Clock job %(job)s waits its turn behind clock job %(ahead)s, which "
+                        "stopped on a choice: answer it, then resume that one; this one follows."
+                    )
+                    % {"job": job.pk, "ahead": ahead}
                 )
         if job.state == ClockJobState.WAITING and job.waiting_on_id is not None:
             character = Character.objects.get(pk=job.waiting_on_id)
             if character.pending_choice is not None:
-                raise ResolutionConflict(
-                    # ruling G-3: the clock waits on the decision
-                    f"{character.name} still waits on a choice: "
-                    f"{character.pending_choice['prompt']} Answer it first."
+                raise ResolutionConflict(  # ruling G-3: the clock waits on the decision
+                    gettext("%(name)s still waits on a choice: %(prompt)s Answer it first.")
+                    % {
+                        "name": character.name,
+                        "prompt": said(text_said("prompt", character.pending_choice)),
+                    }
                 )
         if job.state in (ClockJobState.WAITING, ClockJobState.FAILED):
             job.state = ClockJobState.RUNNING if job.target is not None else ClockJobState.QUEUED
@@ -462,3 +473,13 @@ def _job_report(job: ClockJob, campaign: Campaign, now: datetime) -> ClockReport
         report.clock_from = start
         report.save(update_fields=["clock_from"])
     return report
+
+
+def _advance_words(minutes: int, by: bool) -> str:
+    """An advance's entry in English, as the row keeps it (rules.clock.text.entry_words
+    says it in the reader's language)."""
+    with translation.override("en"):
+        ahead = duration_words(minutes)
+    if by:
+        return f"advanced the clock by {ahead}"
+    return f"advanced the clock to a date, {ahead} ahead"

@@ -30,7 +30,9 @@ def publish_resolutions(
             built.append(
                 (
                     "resolution.created",
-                    resolution_view(resolution, ruleset_key=ruleset_key, viewer_is_referee=True),
+                    resolution_view(
+                        resolution, ruleset_key=ruleset_key, viewer_is_referee=True, english=True
+                    ),
                 )
             )
             if resolution.pending_choice is not None:
@@ -40,7 +42,7 @@ def publish_resolutions(
                         {
                             "character": resolution.character_id,
                             "resolution": resolution.pk,
-                            "choice": public_choice(resolution.pending_choice),
+                            "choice": public_choice(resolution.pending_choice, english=True),
                         },
                     )
                 )

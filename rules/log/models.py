@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import Campaign
 from characters.models import Character
@@ -14,18 +15,16 @@ from core.said import said_stored
 
 
 class ResolutionKind(models.TextChoices):
-    CREATE = "create", "Character created"
-    ACTION = "action", "Action"
-    CHOICE = "choice", "Choice answered"
-    UNDO = "undo", "Undo"
-    EFFECT = "effect", "Scheduled effect"
-    CANCEL_CHOICE = "cancel_choice", "Choice cancelled"
-    BATTLE = "battle", "Battle"  # a unit's recovery as its warband's battle moves on
-    REDO = "redo", "Redo"  # an undo undone (rules.play.undo)
-    EDIT = (
-        "edit",
-        "Edit",
-    )  # a sheet changed by hand: rename, level up, correction (rules.play.editing)
+    CREATE = "create", _("Character created")
+    ACTION = "action", _("Action")
+    CHOICE = "choice", _("Choice answered")
+    UNDO = "undo", _("Undo")
+    EFFECT = "effect", _("Scheduled effect")
+    CANCEL_CHOICE = "cancel_choice", _("Choice cancelled")
+    BATTLE = "battle", _("Battle")  # a unit's recovery as its warband's battle moves on
+    REDO = "redo", _("Redo")  # an undo undone (rules.play.undo)
+    # a sheet changed by hand: rename, level up, correction (rules.play.editing)
+    EDIT = "edit", _("Edit")
 
 
 class Resolution(models.Model):
@@ -109,9 +108,9 @@ class Resolution(models.Model):
 
 
 class EffectState(models.TextChoices):
-    PENDING = "pending", "Pending"
-    DONE = "done", "Done"
-    CANCELLED = "cancelled", "Cancelled"
+    PENDING = "pending", _("Pending")
+    DONE = "done", _("Done")
+    CANCELLED = "cancelled", _("Cancelled")
 
 
 class ScheduledEffect(models.Model):

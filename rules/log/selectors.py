@@ -8,6 +8,7 @@ from typing import Any
 
 from django.db import connection
 from django.db.models import Model, QuerySet
+from django.utils.translation import gettext
 
 from campaigns.models import Campaign, Membership
 from campaigns.selectors import campaign_seed_periods, clock_display, seed_for_counter
@@ -161,16 +162,17 @@ def entry_author_words(resolution: Resolution) -> str:
     if resolution.actor is not None:
         return str(resolution.actor.get_username())
     if resolution.imported_actor:
-        return f"{resolution.imported_actor} (imported)"
-    return "the clock"
+        return gettext("%(name)s (imported)") % {"name": resolution.imported_actor}
+    return gettext("the clock")
 
 
 def resolution_view(
-    resolution: Resolution, *, ruleset_key: str, viewer_is_referee: bool
+    resolution: Resolution, *, ruleset_key: str, viewer_is_referee: bool, english: bool = False
 ) -> dict[str, Any]:
     """A resolution as the viewer may see it: what the referee keeps secret (hidden rolls,
     ``referee_only`` and the params that name it, G-4) only for referees, as
-    rules.log.redaction decides; the sheet as the ruleset shows it."""
+    rules.log.redaction decides; the sheet as the ruleset shows it. The summary is in
+    the active language, or ``english`` as the log keeps it (a webhook's payload)."""
     ruleset = get_ruleset(ruleset_key)
     seen = entry_seen(resolution, referee=viewer_is_referee)
     return {
@@ -183,11 +185,11 @@ def resolution_view(
         # Read through the engine's Roll: rows logged before rolls carried their kind and
         # die sizes are shown with them too.
         "rolls": [Roll.from_dict(roll).as_dict() for roll in seen.rolls],
-        "summary": resolution.summary,
+        "summary": resolution.summary if english else resolution.said_summary,
         "outcome": seen.outcome,
         "sheet": ruleset.public_sheet(resolution.sheet_after),
         "version": resolution.version,
-        "pending_choice": public_choice(resolution.pending_choice),
+        "pending_choice": public_choice(resolution.pending_choice, english=english),
         "clock": resolution.clock,
         "elapsed_minutes": resolution.elapsed_minutes,
         "batch": str(resolution.batch) if resolution.batch else None,

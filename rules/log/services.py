@@ -42,6 +42,25 @@ def named_summary(name: str, summary: str) -> dict[str, Any] | None:
     return say("{name}: {summary}", name=name, summary=summary).data()
 
 
+# The template of a log entry's message: the character's name, then what happened.
+NAMED_SUMMARY = "{name}: {summary}"
+
+
+def entry_summary(entry: Resolution, name: str) -> str:
+    """What ``entry`` says without the character's name in front: its engine message
+    when the entry keeps one (``said``), else the English text as the log has it."""
+    if entry.said:
+        try:
+            said = Message.from_data(entry.said)
+        except (KeyError, TypeError, ValueError):
+            said = None
+        if said is not None and said.template == NAMED_SUMMARY:
+            inner = said.values.get("summary")
+            if isinstance(inner, str):
+                return inner
+    return entry.summary.removeprefix(f"{name}: ")
+
+
 def build_resolution(
     *,
     pending_choice: dict[str, Any] | None,

@@ -90,6 +90,10 @@ class ExportedEntrySerializer(serializers.Serializer):
     params = serializers.DictField()
     rolls = serializers.ListField(child=serializers.DictField())
     summary = serializers.CharField()
+    said = serializers.DictField(
+        allow_null=True,
+        help_text="the summary as a message, to say it in another language (null: none)",
+    )
     outcome = serializers.DictField()
     sheet_before = serializers.DictField()
     sheet_after = serializers.DictField()
@@ -175,6 +179,9 @@ class ImportedEntrySerializer(serializers.Serializer):
     params = serializers.DictField()
     rolls = serializers.ListField(child=serializers.DictField())
     summary = serializers.CharField()
+    said = serializers.DictField(
+        allow_null=True, required=False, help_text="exports from before have none"
+    )
     outcome = serializers.DictField()
     sheet_before = serializers.DictField()
     sheet_after = serializers.DictField()

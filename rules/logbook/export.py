@@ -29,6 +29,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import DataError, transaction
+from django.utils.translation import gettext
 
 from campaigns.invitations import invitations_create
 from campaigns.models import Campaign, Membership, Role
@@ -36,9 +37,11 @@ from campaigns.services import campaign_create
 from characters.models import Character
 from characters.services import character_insert
 from core.cleaning import MAX_ID, reject_nul_characters
+from core.said import said_error
 from rules.engine.calendar import CalendarError, calendar_data, parse_calendar
 from rules.engine.interface import RuleError
 from rules.engine.registry import get_ruleset
+from rules.engine.words import Message
 from rules.log.models import CampaignTable, Resolution, ScheduledEffect
 from rules.log.selectors import entry_author, entry_author_words
 
@@ -111,6 +114,9 @@ def _resolution_rows(campaign: Campaign) -> Iterator[dict[str, Any]]:
             "undoes": r.undoes_id,
             "batch": str(r.batch) if r.batch else None,
             **{name: getattr(r, name) for name in _RESOLUTION_FIELDS},
+            # the summary's message, to read it in another language (issue 37); exports
+            # made before it have none, and their entries keep their English summary
+            "said": r.said,
         }
 
 
@@ -210,13 +216,25 @@ def log_csv(campaign: Campaign) -> str:
     return out.getvalue()
 
 
+def _said(data: Any) -> dict[str, Any] | None:
+    """An entry's message as the export gives it, if it says something; else None (the
+    entry keeps its English summary). A message that does not read is a damaged export."""
+    if data is None:
+        return None
+    try:
+        Message.from_data(data)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise _bad(gettext("the export is damaged: an entry's message cannot be read")) from None
+    return dict(data)
+
+
 def _bad(message: str) -> ValidationError:
     return ValidationError({"data": [message]})
 
 
 def _int(value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_ID:
-        raise _bad(f"{what} must be a whole number from 0")
+        raise _bad(gettext("%(what)s must be a whole number from 0") % {"what": what})
     return value
 
 
@@ -230,7 +248,10 @@ def _fits(model: type[Resolution] | type[ScheduledEffect], values: dict[str, Any
             continue
         choices = [str(key) for key, _ in getattr(field, "choices", None) or []]
         if len(value) > limit or (choices and value not in choices):
-            raise _bad(f"the export is damaged: {name} {value[:20]!r} cannot be")
+            raise _bad(
+                gettext("the export is damaged: %(field)s %(value)s cannot be")
+                % {"field": name, "value": repr(value[:20])}
+            )
 
 
 def _remap(params: Any, resolutions: dict[int, int], effects: dict[int, ScheduledEffect]) -> Any:
@@ -276,13 +297,18 @@ def _players(data: Any, players: Any, importer: str) -> dict[str, str]:
         for k, v in players.items()
     ):
         raise ValidationError(
-            {"players": ["give each player's name in the export and a username here"]}
+            {"players": [gettext("give each player's name in the export and a username here")]}
         )
     known = set(export_players(data))
     stranger = sorted(name for name in players if name not in known)
     if stranger:
         raise ValidationError(
-            {"players": [f"no character in the export is played by {', '.join(stranger)}"]}
+            {
+                "players": [
+                    gettext("no character in the export is played by %(names)s")
+                    % {"names": ", ".join(stranger)}
+                ]
+            }
         )
     # Two of the export's players mapped to one person here would merge their characters
     # under one player: refused (issue 34). Told by the names as written, never by whether
@@ -293,7 +319,12 @@ def _players(data: Any, players: Any, importer: str) -> dict[str, str]:
     for new, olds in sorted(by_user.items()):
         if len(olds) > 1:
             raise ValidationError(
-                {"players": [f"{' and '.join(sorted(olds))} are mapped to one person here, {new}"]}
+                {
+                    "players": [
+                        gettext("%(names)s are mapped to one person here, %(user)s")
+                        % {"names": ", ".join(sorted(olds)), "user": new}
+                    ]
+                }
             )
     return {old: new.strip() for old, new in players.items() if new.strip() != importer}
 
@@ -351,11 +382,14 @@ def campaign_import(*, user: Any, data: Any, players: Any = None) -> Campaign:
             _link_effects(effects, new_effects, new_resolutions)
             Membership.objects.filter(campaign=campaign, user=user).update(role=Role.REFEREE)
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as error:
-        raise _bad(f"the export is damaged: {type(error).__name__} {error}") from None
+        raise _bad(
+            gettext("the export is damaged: %(error)s")
+            % {"error": f"{type(error).__name__} {error}"}
+        ) from None
     except DataError:  # a value too long or too large for its column (PostgreSQL)
-        raise _bad("the export is damaged: a value does not fit where it goes") from None
+        raise _bad(gettext("the export is damaged: a value does not fit where it goes")) from None
     except RuleError as error:
-        raise _bad(str(error)) from None
+        raise _bad(said_error(error)) from None
     return campaign
 
 
@@ -363,13 +397,16 @@ def _export_parts(data: Any) -> tuple[dict[str, Any], list[Any], list[Any], list
     """The export's campaign, characters, resolutions and effects, once it is known to be
     a Sawbones export of this version, without NUL, of no more rows than an import takes."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise _bad("this is not a Sawbones campaign export")
+        raise _bad(gettext("this is not a Sawbones campaign export"))
     if data.get("version") != VERSION:
-        raise _bad(f"this export is of version {data.get('version')!r}, not {VERSION}")
+        raise _bad(
+            gettext("this export is of version %(version)s, not %(expected)s")
+            % {"version": repr(data.get("version")), "expected": VERSION}
+        )
     try:
         reject_nul_characters(data, "the export")
     except RuleError as error:
-        raise _bad(str(error)) from None
+        raise _bad(said_error(error)) from None
     meta = data.get("campaign")
     characters, resolutions, effects = (
         data.get("characters"),
@@ -382,9 +419,9 @@ def _export_parts(data: Any) -> tuple[dict[str, Any], list[Any], list[Any], list
         and isinstance(resolutions, list)
         and isinstance(effects, list)
     ):
-        raise _bad("the export lacks its campaign, characters, resolutions or effects")
+        raise _bad(gettext("the export lacks its campaign, characters, resolutions or effects"))
     if len(characters) + len(resolutions) + len(effects) > MAX_ROWS:
-        raise _bad(f"at most {MAX_ROWS} rows can be imported at once")
+        raise _bad(gettext("at most %(count)s rows can be imported at once") % {"count": MAX_ROWS})
     return meta, characters, resolutions, effects
 
 
@@ -396,14 +433,14 @@ def _import_campaign(user: Any, meta: dict[str, Any]) -> Campaign:
         ruleset=str(meta.get("ruleset", "")),
         options=meta.get("options") or None,
     )
-    campaign.clock = _int(meta.get("clock", 0), "the clock")
-    campaign.dice_counter = _int(meta.get("dice_counter", 0), "the dice counter")
+    campaign.clock = _int(meta.get("clock", 0), gettext("the clock"))
+    campaign.dice_counter = _int(meta.get("dice_counter", 0), gettext("the dice counter"))
     campaign.dice_seed_first_counter = campaign.dice_counter
     campaign.actions_move_clock = bool(meta.get("actions_move_clock", True))
     try:  # how the clock reads (issue 25); an export from before has none
         campaign.calendar = calendar_data(parse_calendar(meta.get("calendar") or None))
     except CalendarError as error:
-        raise _bad(str(error)) from None
+        raise _bad(said_error(error)) from None
     campaign.save()
     return campaign
 
@@ -411,7 +448,7 @@ def _import_campaign(user: Any, meta: dict[str, Any]) -> Campaign:
 def _import_tables(campaign: Campaign, tables: Any) -> None:
     """The campaign's edited tables, each checked by its ruleset."""
     if not isinstance(tables, dict):
-        raise _bad("tables must be an object")
+        raise _bad(gettext("tables must be an object"))
     ruleset = get_ruleset(campaign.ruleset)
     for key, table in tables.items():
         ruleset.validate_table(key, table)
@@ -434,7 +471,7 @@ def _import_characters(
             owner=user,
             name=str(row["name"]),
             sheet=row["sheet"],
-            version=_int(row["version"], "a version"),
+            version=_int(row["version"], gettext("a version")),
             pending_choice=row.get("pending_choice"),
             retired=bool(row.get("retired")),
         )
@@ -478,13 +515,17 @@ def _import_resolutions(
     for row in sorted(resolutions, key=lambda r: r["id"]):
         undoes = row.get("undoes")
         fields = {name: row[name] for name in _RESOLUTION_FIELDS}
+        fields["said"] = _said(row.get("said"))
         _fits(Resolution, fields)
         fields["params"] = _people(
             row, _remap(fields["params"], new_resolutions, new_effects), user, yours
         )
         author = row.get("actor")
         if author is not None and (not isinstance(author, str) or len(author) > USERNAME_LENGTH):
-            raise _bad(f"an entry's actor is a username of at most {USERNAME_LENGTH} characters")
+            raise _bad(
+                gettext("an entry's actor is a username of at most %(count)s characters")
+                % {"count": USERNAME_LENGTH}
+            )
         resolution = Resolution(
             campaign=campaign,
             character=new_characters[row["character"]],

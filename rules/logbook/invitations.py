@@ -22,6 +22,7 @@ from django.utils import timezone
 from campaigns.invitations import invitation_for_user, refuse_answered
 from campaigns.models import Campaign, InvitationState, Membership, PlayerInvitation, Role
 from characters.models import Character
+from rules.engine.words import say
 from rules.log.models import Resolution, ResolutionKind
 from rules.play.editing import OWNER, owner_handed_over
 from rules.play.services import lock_character
@@ -55,9 +56,13 @@ def invitation_accept(*, user: Any, invitation_id: int | str) -> PlayerInvitatio
                 character,
                 to=user,
                 actor=user,
-                summary=f"now played by {user.get_username()}, who accepted the invitation to "
-                f"play {found.player}'s characters of the export, no longer by "
-                f"{character.owner.get_username()}.",
+                summary=say(
+                    "now played by {player}, who accepted the invitation to play {exported}'s "
+                    "characters of the export, no longer by {before}.",
+                    player=user.get_username(),
+                    exported=found.player,
+                    before=character.owner.get_username(),
+                ),
                 invitation=found.pk,
             )
         _name_the_author(campaign_id, found.player, user)

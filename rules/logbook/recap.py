@@ -25,9 +25,11 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 from django.utils.text import slugify
+from django.utils.translation import gettext
 
 from campaigns.models import Campaign, Membership
 from campaigns.selectors import campaign_calendar, clock_date, clock_display
+from core.said import said
 from rules.clock.selectors import ClockLine, clock_lines
 from rules.engine.calendar import DAY, Calendar, CalendarError, date_at, minute_of
 from rules.engine.dice import Roll
@@ -184,7 +186,7 @@ def dice_that_mattered(resolution: Resolution, *, referee: bool) -> list[dict[st
             continue
         shown.append(
             {
-                "label": roll.label,
+                "label": said(roll.label),
                 "expression": roll.expression,
                 "dice": list(roll.dice),
                 "kept": list(roll.kept),
@@ -277,10 +279,10 @@ def _entry_view(
         "date": clock_display(row.clock, campaign),
         "kind": row.kind,
         "action": row.action,
-        "title": labels.get(row.action, row.get_kind_display()),
+        "title": said(labels.get(row.action, row.get_kind_display())),
         "actor": row.actor_id,
         "by": entry_author_words(row),
-        "summary": row.summary,
+        "summary": row.said_summary,
         "undoes": row.undoes_id,
         "choice": row.pending_choice is not None,
         "dice": dice_that_mattered(row, referee=referee),
@@ -359,47 +361,60 @@ def _md(text: Any) -> str:
 
 def _dice_words(dice: list[dict[str, Any]]) -> str:
     return "; ".join(
-        f"{roll['label'] or 'roll'}: {roll['expression']} = {roll['total']}"
+        f"{roll['label'] or gettext('roll')}: {roll['expression']} = {roll['total']}"
         + (f" ({', '.join(map(str, roll['dice']))})" if len(roll["dice"]) > 1 else "")
         for roll in dice
     )
 
 
 def recap_markdown(recap: Mapping[str, Any]) -> str:
-    """The recap as Markdown, to paste into a campaign journal or Discord."""
+    """The recap as Markdown, to paste into a campaign journal or Discord, in the active
+    language (the names people typed stay as typed)."""
     clock = recap["clock"]
-    lines = [f"# {_md(recap['campaign']['name'])}: session recap", ""]
+    name = _md(recap["campaign"]["name"])
+    lines = ["# " + gettext("%(campaign)s: session recap") % {"campaign": name}, ""]
+    span = None
     if clock["from_date"] is not None and clock["to_date"] is not None:
-        lines += [f"*{_md(clock['from_date']['text'])} to {_md(clock['to_date']['text'])}*", ""]
-    lines += ["## Where the clock went", ""]
-    if clock["passed"] is None:
-        lines.append("The clock did not move in this span.")
+        span = {"from": _md(clock["from_date"]["text"]), "to": _md(clock["to_date"]["text"])}
+        lines += ["*" + gettext("%(from)s to %(to)s") % span + "*", ""]
+    lines += ["## " + gettext("Where the clock went"), ""]
+    if clock["passed"] is None or span is None:
+        lines.append(gettext("The clock did not move in this span."))
     else:
-        lines.append(
-            f"From {_md(clock['from_date']['text'])} to {_md(clock['to_date']['text'])}: "
-            f"{duration_text(clock['passed'])}."
-        )
+        passed = said(duration_text(clock["passed"]))
+        lines.append(gettext("From %(from)s to %(to)s: %(passed)s.") % {**span, "passed": passed})
     for entry in clock["entries"]:
         lines.append(f"- **{_md(entry['date'])}**: {_md(entry['summary'])}")
     lines.append("")
     if not recap["characters"]:
-        lines += ["Nothing happened to anyone's characters in this span.", ""]
+        lines += [gettext("Nothing happened to anyone's characters in this span."), ""]
     for character in recap["characters"]:
-        state = character["state_after"]
-        if character["state_before"] != state:
-            state = f"{character['state_before']}, then {state}"
-        lines += [f"## {_md(character['name'])} ({_md(state)})", ""]
-        for entry in character["entries"]:
-            lines.append(
-                f"- **{_md(entry['date'])}** · {_md(entry['title'])} (by {_md(entry['by'])}): "
-                f"{_md(entry['summary'])}"
-            )
-            if entry["dice"]:
-                lines.append(f"  - Dice: {_md(_dice_words(entry['dice']))}")
-        lines.append("")
+        lines += _character_markdown(character)
     if recap["truncated"]:
-        lines += [f"*Only the first {RECAP_LIMIT} entries: ask for a shorter span.*", ""]
+        only = gettext("Only the first %(count)s entries: ask for a shorter span.")
+        lines += ["*" + only % {"count": RECAP_LIMIT} + "*", ""]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _character_markdown(character: Mapping[str, Any]) -> list[str]:
+    state = _md(character["state_after"])
+    if character["state_before"] != character["state_after"]:
+        state = gettext("%(before)s, then %(after)s") % {
+            "before": _md(character["state_before"]),
+            "after": state,
+        }
+    lines = [f"## {_md(character['name'])} ({state})", ""]
+    for entry in character["entries"]:
+        by = gettext("by %(who)s") % {"who": _md(entry["by"])}
+        lines.append(
+            f"- **{_md(entry['date'])}** · {_md(entry['title'])} ({by}): {_md(entry['summary'])}"
+        )
+        if entry["dice"]:
+            lines.append(
+                "  - " + gettext("Dice: %(dice)s") % {"dice": _md(_dice_words(entry["dice"]))}
+            )
+    lines.append("")
+    return lines
 
 
 def recap_file_name(campaign: Campaign, recap: Mapping[str, Any]) -> str:

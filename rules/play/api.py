@@ -7,6 +7,7 @@ from typing import Any
 
 from django.http import Http404
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -352,7 +353,7 @@ class UndoApi(APIView):
 
         def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
             if "to" in attrs and "steps" in attrs:
-                raise serializers.ValidationError("give to or steps, not both")
+                raise serializers.ValidationError(gettext("give to or steps, not both"))
             return attrs
 
     @extend_schema(

@@ -19,6 +19,7 @@ the seed changes hands:
 from __future__ import annotations
 
 from django.db import transaction
+from django.utils.translation import gettext, ngettext
 
 from campaigns.models import Campaign, RevealedSeed
 from campaigns.services import campaign_archived_set, campaign_lock, campaign_seed_rotate
@@ -56,8 +57,10 @@ def campaign_archive(*, campaign_id: int) -> tuple[Campaign, RevealedSeed]:
     campaign = campaign_archived_set(campaign_lock(campaign_id))
     if ClockJob.objects.filter(campaign=campaign, state__in=UNFINISHED_JOB_STATES).exists():
         raise ResolutionConflict(  # the transaction rolls the archiving back
-            "The campaign clock is still advancing (or waits on a choice): let it finish "
-            "before archiving the campaign."
+            gettext(
+                "The campaign clock is still advancing (or waits on a choice): let it finish "
+                "before archiving the campaign."
+            )
         )
     revealed = campaign_seed_rotate(campaign)
     reseal_secret_orders(campaign)
@@ -85,11 +88,16 @@ def refuse_while_secret(campaign: Campaign) -> None:
     count = secret_rolls(campaign)
     if count:
         raise ResolutionConflict(
-            f"{count} hidden roll{'s' if count > 1 else ''} made since the dice seed was last "
-            "revealed {verb} still secret: revealing the seed would tell {them}. Reveal "
-            "{them} first, or rotate the seed later.".format(
-                verb="are" if count > 1 else "is", them="them" if count > 1 else "it"
+            ngettext(
+                "%(count)s hidden roll made since the dice seed was last revealed is still "
+                "secret: revealing the seed would tell it. Reveal it first, or rotate the "
+                "seed later.",
+                "%(count)s hidden rolls made since the dice seed was last revealed are still "
+                "secret: revealing the seed would tell them. Reveal them first, or rotate the "
+                "seed later.",
+                count,
             )
+            % {"count": count}
         )
 
 

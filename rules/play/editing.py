@@ -18,6 +18,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext
 
 from campaigns.models import Membership
 from characters.models import Character
@@ -29,8 +30,10 @@ from characters.services import (
 )
 from core.cleaning import reject_nul_characters, whole_numbers
 from core.errors import ResolutionConflict
+from core.said import said
 from rules.engine.interface import CorrectionRefused, Result, RuleError
 from rules.engine.registry import get_ruleset
+from rules.engine.words import Message, listed, say, word
 from rules.log.context import campaign_context, campaign_dice
 from rules.log.models import Resolution as ResolutionModel
 from rules.log.models import ResolutionKind
@@ -77,14 +80,16 @@ def character_rename(*, character_id: int, actor: Any, name: str) -> ResolutionM
         campaign, character = lock_character(character_id)
         old = character.name
         if new == old:
-            raise ResolutionConflict(f"the character is already called {old}")
+            raise ResolutionConflict(
+                gettext("the character is already called %(name)s") % {"name": old}
+            )
         character_name_set(character=character, name=new)
         return _edit(
             campaign,
             character,
             action="rename",
             params={"from": old, "to": new},
-            summary=f"renamed from {old}.",
+            summary=say("renamed from {name}.", name=old),
             actor=actor,
         )
 
@@ -96,7 +101,9 @@ def character_level_up(*, character_id: int, actor: Any) -> ResolutionModel:
         campaign, character = lock_character(character_id)
         _refuse_retired(character)
         if character.pending_choice is not None:
-            raise ResolutionConflict(f"{character.name} waits on a choice: answer it first.")
+            raise ResolutionConflict(
+                gettext("%(name)s waits on a choice: answer it first.") % {"name": character.name}
+            )
         ruleset = get_ruleset(campaign.ruleset)
         context = campaign_context(campaign, by_referee=True)
         dice, generator = campaign_dice(campaign)
@@ -133,8 +140,11 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _changes_words(changes: Mapping[str, tuple[Any, Any]]) -> str:
-    return ", ".join(f"{key} {_shown(old)} -> {_shown(new)}" for key, (old, new) in changes.items())
+def _changes_words(changes: Mapping[str, tuple[Any, Any]]) -> Message:
+    return listed(
+        say("{field} {old} -> {new}", field=key, old=_shown(old), new=_shown(new))
+        for key, (old, new) in changes.items()
+    )
 
 
 def character_correct(
@@ -149,11 +159,13 @@ def character_correct(
     value, those that followed after "so"."""
     reason = reason.strip() if isinstance(reason, str) else ""
     if not reason:
-        raise ValidationError({"reason": ["say why the sheet is corrected"]})
+        raise ValidationError({"reason": [gettext("say why the sheet is corrected")]})
     if len(reason) > MAX_REASON:
-        raise ValidationError({"reason": [f"at most {MAX_REASON} characters"]})
+        raise ValidationError(
+            {"reason": [gettext("at most %(count)s characters") % {"count": MAX_REASON}]}
+        )
     if not isinstance(changes, Mapping) or not changes:
-        raise ValidationError({"changes": ["give at least one field and its new value"]})
+        raise ValidationError({"changes": [gettext("give at least one field and its new value")]})
     changes = whole_numbers(dict(changes))
     reject_nul_characters([changes, reason], "the correction")
     with transaction.atomic():
@@ -162,12 +174,14 @@ def character_correct(
         try:
             correction = ruleset.correct(character.sheet, changes)
         except CorrectionRefused as refused:
-            raise ValidationError({"changes": refused.problems}) from None
+            raise ValidationError({"changes": [said(p) for p in refused.problems]}) from None
         except RuleError as error:
-            raise ValidationError({"changes": [str(error)]}) from None
+            raise ValidationError({"changes": [said(error.args[0])]}) from None
         words = _changes_words(correction.asked)
         if correction.follows:
-            words += f", so {_changes_words(correction.follows)}"
+            words = say(
+                "{asked}, so {follows}", asked=words, follows=_changes_words(correction.follows)
+            )
         changed = {
             key: {"from": copy.deepcopy(old), "to": copy.deepcopy(new)}
             for key, (old, new) in {**correction.asked, **correction.follows}.items()
@@ -177,7 +191,7 @@ def character_correct(
             character,
             action="correct",
             params={"changes": dict(changes), "reason": reason},
-            summary=f"the referee corrected {words}: {reason}",
+            summary=say("the referee corrected {changes}: {reason}", changes=words, reason=reason),
             actor=actor,
             sheet=correction.sheet,
             outcome={"changed": changed},
@@ -186,7 +200,9 @@ def character_correct(
 
 def _refuse_retired(character: Character) -> None:
     if character.retired_at is not None:
-        raise ResolutionConflict(f"{character.name} is retired: bring them back first")
+        raise ResolutionConflict(
+            gettext("%(name)s is retired: bring them back first") % {"name": character.name}
+        )
 
 
 def character_retire(*, character_id: int, actor: Any, retired: bool) -> ResolutionModel:
@@ -195,15 +211,19 @@ def character_retire(*, character_id: int, actor: Any, retired: bool) -> Resolut
     with transaction.atomic():
         campaign, character = lock_character(character_id)
         if retired == (character.retired_at is not None):
-            state = "retired" if retired else "not retired"
-            raise ResolutionConflict(f"{character.name} is already {state}")
+            already = (
+                gettext("%(name)s is already retired")
+                if retired
+                else gettext("%(name)s is already not retired")
+            )
+            raise ResolutionConflict(already % {"name": character.name})
         character_retired_set(character=character, retired=retired)
         return _edit(
             campaign,
             character,
             action="retire" if retired else "return",
             params={"retired": retired},
-            summary="retires." if retired else "comes back from retirement.",
+            summary=word("retires.") if retired else word("comes back from retirement."),
             actor=actor,
         )
 
@@ -213,7 +233,7 @@ def character_delete(*, character_id: int, confirm: str) -> None:
     with transaction.atomic():
         _, character = lock_character(character_id)
         if (confirm or "").strip() != character.name:
-            raise ValidationError({"confirm": ["type the character's name to delete it"]})
+            raise ValidationError({"confirm": [gettext("type the character's name to delete it")]})
         # Its log goes with it: an undo keeps its entry from going alone, not with it
         # (``Resolution.undoes``: RESTRICT).
         character.delete()
@@ -226,13 +246,14 @@ def _member(campaign: Any, character: Character, player: int | str) -> Membershi
     if isinstance(player, str) and player.strip():
         found, who = members.filter(user__username=player.strip()).first(), player.strip()
     elif isinstance(player, int) and not isinstance(player, bool):
-        found, who = members.filter(user_id=player).first(), "That person"
+        found, who = members.filter(user_id=player).first(), gettext("That person")
     else:
-        raise ValidationError({OWNER: [f"Choose who plays {character.name}."]})
-    if found is None:
         raise ValidationError(
-            {OWNER: [f"{who} is not in {campaign.name}: invite them to the campaign first."]}
+            {OWNER: [gettext("Choose who plays %(name)s.") % {"name": character.name}]}
         )
+    if found is None:
+        not_in = gettext("%(who)s is not in %(campaign)s: invite them to the campaign first.")
+        raise ValidationError({OWNER: [not_in % {"who": who, "campaign": campaign.name}]})
     return found
 
 
@@ -255,13 +276,20 @@ def character_owner_set(
         membership = _member(campaign, character, player)
         old, new = character.owner, membership.user
         if old.pk == new.pk:
-            raise ResolutionConflict(f"{character.name} is already played by {new.get_username()}.")
+            raise ResolutionConflict(
+                gettext("%(name)s is already played by %(player)s.")
+                % {"name": character.name, "player": new.get_username()}
+            )
         return owner_handed_over(
             campaign,
             character,
             to=new,
             actor=actor,
-            summary=f"now played by {new.get_username()}, no longer by {old.get_username()}.",
+            summary=say(
+                "now played by {player}, no longer by {before}.",
+                player=new.get_username(),
+                before=old.get_username(),
+            ),
         )
 
 
@@ -308,10 +336,13 @@ def played_by_again(character: Character, entry: ResolutionModel, side: str) -> 
         else None
     )
     if membership is None:
-        name = who.get("username") or "The player"
+        name = who.get("username") or gettext("The player")
         raise ResolutionConflict(
-            f"{name} is no longer in the campaign, so this cannot be undone or redone: "
-            f"choose who plays {character.name} instead."
+            gettext(
+                "%(player)s is no longer in the campaign, so this cannot be undone or "
+                "redone: choose who plays %(name)s instead."
+            )
+            % {"player": name, "name": character.name}
         )
     if membership.user_id != character.owner_id:
         character_player_set(character=character, owner=membership.user)

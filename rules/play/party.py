@@ -20,12 +20,14 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Model
+from django.utils.translation import gettext
 
 from campaigns.access import refuse_archived
 from campaigns.models import Campaign
 from characters.models import Character
 from core.cleaning import whole_numbers
 from core.errors import ResolutionConflict
+from core.said import said_error
 from rules.clock.action_time import action_time_pass
 from rules.engine.dice import DiceError
 from rules.engine.interface import ActionBlocked, Context, Result, RuleError, Ruleset
@@ -66,14 +68,21 @@ def party_action(
             wanted = set(character_ids)
             if not wanted or len(wanted) > MAX_PARTY:
                 raise ValidationError(
-                    {"characters": [f"pick 1 to {MAX_PARTY} characters of the campaign"]}
+                    {
+                        "characters": [
+                            gettext("pick 1 to %(count)s characters of the campaign")
+                            % {"count": MAX_PARTY}
+                        ]
+                    }
                 )
             chosen = chosen.filter(pk__in=wanted)
         characters = list(chosen)
         if character_ids is not None and len(characters) != len(set(character_ids)):
-            raise ValidationError({"characters": ["every character must be of this campaign"]})
+            raise ValidationError(
+                {"characters": [gettext("every character must be of this campaign")]}
+            )
         if not characters:
-            raise ResolutionConflict("the campaign has no character to act")
+            raise ResolutionConflict(gettext("the campaign has no character to act"))
         outcome = PartyOutcome(batch=uuid.uuid4())
         errors: list[Exception] = []
 
@@ -103,7 +112,7 @@ def party_action(
                 except (RuleError, DiceError, ActionBlocked, ValidationError) as error:
                     campaign.dice_counter = counter
                     errors.append(error)
-                    reason = str(error)
+                    reason = said_error(error)
             outcome.skipped.append(
                 {"character": character.pk, "name": character.name, "reason": reason}
             )
@@ -111,9 +120,9 @@ def party_action(
             # Nothing happened: the same refusal for everyone is the request's fault.
             if errors and all(isinstance(e, RuleError | DiceError) for e in errors):
                 raise errors[0]
+            reasons = "; ".join(f"{s['name']}: {s['reason']}" for s in outcome.skipped)
             raise ResolutionConflict(
-                "no character could take this action: "
-                + "; ".join(f"{s['name']}: {s['reason']}" for s in outcome.skipped)
+                gettext("no character could take this action: %(reasons)s") % {"reasons": reasons}
             )
         outcome.clock_job = action_time_pass(
             campaign=campaign, resolutions=outcome.resolutions, actor=actor

@@ -17,6 +17,7 @@ from django.db import transaction
 from django.db.models import BooleanField, QuerySet
 from django.db.models.expressions import RawSQL
 from django.http import Http404
+from django.utils.translation import gettext
 
 from campaigns.access import refuse_archived
 from campaigns.models import Campaign, Membership
@@ -27,6 +28,7 @@ from characters.models import Character
 from characters.services import character_insert, character_new
 from core.cleaning import reject_nul_characters, whole_numbers
 from core.errors import NotAllowed, ResolutionConflict
+from core.said import said
 from rules.clock.action_time import action_time
 from rules.engine.dice import Dice
 from rules.engine.interface import (
@@ -37,6 +39,7 @@ from rules.engine.interface import (
     Ruleset,
 )
 from rules.engine.registry import get_ruleset
+from rules.engine.words import say, text_said, word
 from rules.log.context import campaign_context, campaign_dice
 from rules.log.events import publish_resolutions
 from rules.log.models import (
@@ -183,8 +186,11 @@ def check_version(character: Character, expected_version: int | None) -> None:
     """409 when the client's ``expected_version`` is not the character's (compare-and-set)."""
     if expected_version is not None and expected_version != character.version:
         raise ResolutionConflict(
-            f"{character.name} is at version {character.version}, not {expected_version}: "
-            "reload the sheet and try again."
+            gettext(
+                "%(name)s is at version %(version)s, not %(expected)s: "
+                "reload the sheet and try again."
+            )
+            % {"name": character.name, "version": character.version, "expected": expected_version}
         )
 
 
@@ -257,16 +263,24 @@ def _resolve_action(
     """The action on rows the caller locked (:func:`lock_character`)."""
     check_version(character, expected_version)
     if character.retired_at is not None:
-        raise ResolutionConflict(f"{character.name} is retired and takes no actions.")
+        raise ResolutionConflict(
+            gettext("%(name)s is retired and takes no actions.") % {"name": character.name}
+        )
     if character.pending_choice is not None:
         raise ResolutionConflict(
-            f"{character.name} waits on a choice: {character.pending_choice['prompt']} "
-            "Answer it first (ruling G-3)."
+            gettext("%(name)s waits on a choice: %(prompt)s Answer it first.")
+            % {
+                "name": character.name,
+                "prompt": said(text_said("prompt", character.pending_choice)),
+            }
         )
     ruleset = get_ruleset(campaign.ruleset)
     spec = ruleset.action(action)
     if not may_act(spec.who, is_referee=by_referee):
-        raise NotAllowed(f"only the referee may {spec.label.lower()}")
+        raise NotAllowed(
+            gettext("only the referee may take this action: %(action)s")
+            % {"action": said(spec.label)}
+        )
 
     def step(rs: Ruleset, sheet: dict[str, Any], dice: Dice, ctx: Context) -> Result:
         return rs.resolve(sheet, action, params, dice, ctx)
@@ -292,10 +306,10 @@ def resolution_answer_choice(
         campaign, character = lock_character(character_id)
         stored = character.pending_choice
         if stored is None or stored.get("id") != choice_id:
-            raise ResolutionConflict("that choice is no longer pending")
+            raise ResolutionConflict(gettext("that choice is no longer pending"))
         choice = PendingChoice.from_dict(stored)
         if not may_act(choice.who, is_referee=by_referee):
-            raise NotAllowed("only the referee may answer this choice")
+            raise NotAllowed(gettext("only the referee may answer this choice"))
 
         def step(rs: Ruleset, sheet: dict[str, Any], dice: Dice, ctx: Context) -> Result:
             return rs.choose(sheet, choice, option, dice, ctx)
@@ -317,11 +331,13 @@ def resolution_cancel_choice(*, character_id: int, actor: Any) -> Resolution:
     with transaction.atomic():
         campaign, character = lock_character(character_id)
         if character.pending_choice is None:
-            raise ResolutionConflict(f"{character.name} has no pending choice")
-        prompt = character.pending_choice["prompt"]
+            raise ResolutionConflict(
+                gettext("%(name)s has no pending choice") % {"name": character.name}
+            )
+        prompt = text_said("prompt", character.pending_choice)
         result = Result(
             sheet=copy.deepcopy(character.sheet),
-            summary=f"Referee cancelled the pending choice: {prompt}",
+            summary=say("Referee cancelled the pending choice: {prompt}", prompt=prompt),
         )
         return persist_result(
             campaign=campaign,
@@ -367,7 +383,7 @@ def character_create(
         character = character_insert(campaign=campaign, owner=owner, name=name)
         result = Result(
             sheet=new_sheet,
-            summary="joins the party.",
+            summary=word("joins the party."),
             rolls=tuple(dice.rolls),
             effects=ruleset.initial_effects(new_sheet),
         )

@@ -39,12 +39,15 @@ from typing import Any
 
 from django.db import models, transaction
 from django.http import Http404
+from django.utils.translation import gettext
 
 from characters.models import Character
 from core.errors import ResolutionConflict
 from rules.clock.services import clock_catch_up_start
 from rules.engine.interface import RESEAL_EFFECT, Result
+from rules.engine.words import Message, say
 from rules.log.models import EffectState, Resolution, ResolutionKind, ScheduledEffect
+from rules.log.services import entry_summary
 from rules.play.editing import played_by_again
 from rules.play.services import lock_character, persist_result
 
@@ -52,9 +55,18 @@ MAX_UNDO_STEPS = 500
 _NOT_IN_FORCE = (ResolutionKind.CREATE, ResolutionKind.UNDO)
 
 
-def _without_name(character: Character, summary: str) -> str:
-    """The log prefixes every summary with the character's name: say it once."""
-    return summary.removeprefix(f"{character.name}: ")
+# The redo's message template (a redo of a redo says what was done, not "redid" twice).
+REDID = "Referee redid: {what}"
+
+
+def _what_happened(character: Character, entry: Resolution) -> str:
+    """What ``entry`` said, without the character's name the log puts in front (said
+    once) and without "Referee redid: " (a redo of a redo says what was done)."""
+    what = entry_summary(entry, character.name)
+    if isinstance(what, Message) and what.template == REDID:
+        inner = what.values.get("what")
+        return inner if isinstance(inner, str) else what
+    return what.removeprefix("Referee redid: ")
 
 
 def _newest_in_force(character: Character) -> Resolution | None:
@@ -102,9 +114,12 @@ def _catch_up(campaign: Any, effect_ids: list[int], actor: Any) -> None:
 def _undo_one(campaign: Any, character: Character, entry: Resolution, actor: Any) -> Resolution:
     if entry.kind == ResolutionKind.EFFECT and entry.action == RESEAL_EFFECT:  # docs/dice.md
         raise ResolutionConflict(
-            f"{character.name}'s deck was shuffled again when the dice seed was revealed; "
-            "undoing that would bring back an order anyone can now work out, so nothing "
-            "before it can be undone."
+            gettext(
+                "The deck of %(name)s was shuffled again when the dice seed was revealed; "
+                "undoing that would bring back an order anyone can now work out, so nothing "
+                "before it can be undone."
+            )
+            % {"name": character.name}
         )
     played_by_again(character, entry, "from")  # an edit of who plays them: the one before
     previous_choice = (
@@ -123,13 +138,13 @@ def _undo_one(campaign: Any, character: Character, entry: Resolution, actor: Any
     )
     revived = list(taken.order_by("pk").values_list("pk", flat=True))
     revived_as = _copies(taken)
-    what = _without_name(character, entry.summary)
-    if entry.kind == ResolutionKind.REDO:
-        what = what.removeprefix("Referee redid: ")
+    what = _what_happened(character, entry)
     resolution = persist_result(
         campaign=campaign,
         character=character,
-        result=Result(sheet=copy.deepcopy(entry.sheet_before), summary=f"Referee undid: {what}"),
+        result=Result(
+            sheet=copy.deepcopy(entry.sheet_before), summary=say("Referee undid: {what}", what=what)
+        ),
         kind=ResolutionKind.UNDO,
         action="undo",
         params={
@@ -172,29 +187,38 @@ def resolution_undo(
                 and not Resolution.objects.filter(character=character, pk=to).exists()
             ):
                 # another character's entry, or none at all: nothing here to conflict with
-                raise Http404(f"no entry {to} in {character.name}'s log")
+                raise Http404(
+                    gettext("no entry %(entry)s in the log of %(name)s")
+                    % {"entry": to, "name": character.name}
+                )
             if target is None:
                 raise ResolutionConflict(
-                    f"that entry of {character.name}'s log cannot be undone: it is the "
-                    "creation, an undo, or already undone"
+                    gettext(
+                        "that entry of the log of %(name)s cannot be undone: it is the "
+                        "creation, an undo, or already undone"
+                    )
+                    % {"name": character.name}
                 )
         count = 1 if steps is None else steps
         if not 1 <= count <= MAX_UNDO_STEPS:
-            raise ResolutionConflict(f"undo 1 to {MAX_UNDO_STEPS} steps at a time")
+            raise ResolutionConflict(
+                gettext("undo 1 to %(count)s steps at a time") % {"count": MAX_UNDO_STEPS}
+            )
         undos: list[Resolution] = []
         while True:
             entry = _newest_in_force(character)
             if entry is None:
                 if undos:
                     break
-                raise ResolutionConflict("there is nothing to undo")
+                raise ResolutionConflict(gettext("there is nothing to undo"))
             undos.append(_undo_one(campaign, character, entry, actor))
             if to is not None:
                 if entry.pk == to:
                     break
                 if len(undos) >= MAX_UNDO_STEPS:
                     raise ResolutionConflict(
-                        f"that is more than {MAX_UNDO_STEPS} steps back: undo in parts"
+                        gettext("that is more than %(count)s steps back: undo in parts")
+                        % {"count": MAX_UNDO_STEPS}
                     )
             elif len(undos) >= count:
                 break
@@ -227,15 +251,18 @@ def resolution_redo(*, character_id: int, actor: Any) -> Resolution:
         undo = redo_target(character)
         if undo is None or undo.undoes is None:
             raise ResolutionConflict(
-                "there is nothing to redo: no undo, or something happened since"
+                gettext("there is nothing to redo: no undo, or something happened since")
             )
         entry = undo.undoes
         played_by_again(character, entry, "to")  # an edit of who plays them: the one after
-        what = _without_name(character, entry.summary).removeprefix("Referee redid: ")
+        what = _what_happened(character, entry)
         resolution = persist_result(
             campaign=campaign,
             character=character,
-            result=Result(sheet=copy.deepcopy(entry.sheet_after), summary=f"Referee redid: {what}"),
+            result=Result(
+                sheet=copy.deepcopy(entry.sheet_after),
+                summary=say("Referee redid: {what}", what=what),
+            ),
             kind=ResolutionKind.REDO,
             action="redo",
             params={"resolution": entry.pk, "undo": undo.pk},

@@ -1,7 +1,9 @@
-"""Every page of the demo at 320 px, as its referee and as a player (issue 29): none
-scrolls sideways (WCAG 2.2 reflow: long words wrap, tables scroll inside their own
-region), and none logs an error in the browser's console (a script the
-Content-Security-Policy blocks, a failed request, an uncaught exception).
+"""Every page of the demo at 320 px, as its referee and as a player (issue 29), in German
+and in Spanish (issue 37: German is long): none scrolls sideways (WCAG 2.2 reflow: long
+words wrap, tables scroll inside their own region), none logs an error in the browser's
+console (a script the Content-Security-Policy blocks, a failed request, an uncaught
+exception), each says its language on ``<html lang>`` and shows no English sentence the
+catalogue says otherwise (the pages' words and the engine's, the log's summaries too).
 
 The pages are found as the accessibility walk finds them (every route of
 ``config/web_urls.py`` with every demo campaign, character and invite), with the worst
@@ -11,9 +13,12 @@ a 5,000-character description in the log and on a sheet.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import polib
 import pytest
+from django.conf import settings
 from django.test import Client
 from playwright.sync_api import ConsoleMessage, Error, Page, ViewportSize
 
@@ -72,7 +77,8 @@ def worst_text(demo: dict[str, Any]) -> dict[str, Any]:
         character.save(update_fields=["name", "sheet"])
         latest = Resolution.objects.filter(character=character).order_by("-version").first()
         assert latest is not None, character
-        Resolution.objects.filter(pk=latest.pk).update(summary=LONG_DESCRIPTION)
+        # a typed text as long as it gets, with no message beside it to say it otherwise
+        Resolution.objects.filter(pk=latest.pk).update(summary=LONG_DESCRIPTION, said=None)
     return demo
 
 
@@ -88,11 +94,33 @@ def _watch(page: Page, errors: list[str]) -> None:
     page.on("pageerror", uncaught)
 
 
-@pytest.mark.parametrize("person", ["referee", "player1"], ids=["referee", "player"])
-def test_every_page_fits_320px_and_logs_no_console_error(new_page, worst_text, person):
-    """One person's walk: two tests rather than one, so the suite's workers take them side
-    by side (issue 33)."""
+def english_sentences(code: str) -> list[str]:
+    """The English sentences of the catalogue (four words or more, no placeholder) that
+    the language ``code`` says otherwise: none may be left on its pages."""
+    po = polib.pofile(str(Path(settings.BASE_DIR) / "locale" / code / "LC_MESSAGES" / "django.po"))
+    return [
+        entry.msgid
+        for entry in po.translated_entries()
+        if not entry.msgid_plural
+        and entry.msgstr != entry.msgid
+        and len(entry.msgid.split()) >= 4
+        and "%" not in entry.msgid
+        and "{" not in entry.msgid
+    ]
+
+
+@pytest.mark.parametrize(
+    ("person", "language"),
+    [("referee", "de"), ("player1", "de"), ("referee", "es"), ("player1", "es")],
+    ids=["referee-de", "player-de", "referee-es", "player-es"],
+)
+def test_every_page_fits_320px_in_its_language_and_logs_no_console_error(
+    new_page, worst_text, person, language
+):
+    """One person's walk in one language: four tests rather than one, so the suite's
+    workers take them side by side (issue 33)."""
     failures: list[str] = []
+    english = english_sentences(language)
     walked = 0
     client = Client()
     client.force_login(worst_text[person])
@@ -101,6 +129,9 @@ def test_every_page_fits_320px_and_logs_no_console_error(new_page, worst_text, p
     errors: list[str] = []
     _watch(page, errors)
     log_in(page, person)
+    page.context.add_cookies(
+        [{"name": settings.LANGUAGE_COOKIE_NAME, "value": language, "url": page.url}]
+    )
     for url in urls:
         response = page.goto(url)
         assert response is not None, url
@@ -120,6 +151,12 @@ def test_every_page_fits_320px_and_logs_no_console_error(new_page, worst_text, p
         )
         if widths[0] > widths[1]:
             failures.append(f"{person} {url}: {widths[0]} px wide: {page.evaluate(OVERFLOW)}")
+        if page.get_attribute("html", "lang") != language:
+            failures.append(f"{person} {url}: lang is {page.get_attribute('html', 'lang')}")
+        text = " ".join(page.inner_text("body").split())
+        left = [sentence for sentence in english if sentence in text]
+        if left:
+            failures.append(f"{person} {url}: English left: {left[:3]}")
         failures.extend(f"{person} {url}: {error}" for error in errors)
         errors.clear()
         walked += 1

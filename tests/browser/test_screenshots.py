@@ -18,6 +18,7 @@ from playwright.sync_api import Page
 from campaigns.models import Campaign, Membership, Role
 from campaigns.services import campaign_create
 from characters.models import Character
+from rules.clock.services import clock_advance_run, clock_advance_start
 from rules.engine.dice import SystemGenerator
 from rules.log import context as rules_dice
 from rules.play.services import character_create, resolution_create_action
@@ -179,4 +180,40 @@ def test_screenshots_of_dashboards_and_sheets(new_page):
             "hit_dice-party-player",
         )
     }
+    assert {path.stem for path in SHOTS.glob("*.png")} >= names
+
+
+def test_screenshots_in_german_and_spanish(new_page):
+    """A sheet, an advance report and the recap in each translated language (issue 37),
+    for docs/translating.md: the game's words said in the reader's language, the names
+    people typed as typed."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    user_model = get_user_model()
+    users = [
+        user_model.objects.create_user(username=name, password=f"pw-{name}")
+        for name in ("referee", "mira", "tobin")
+    ]
+    campaign, aldo = build("hit_dice", users)
+    rules_dice._generator_override.append(SystemGenerator(11))
+    try:
+        # a day passes: the gate sergeant's wound worsens on the clock, into the report
+        job = clock_advance_start(campaign_id=campaign.pk, minutes=24 * 60, requested_by=users[0])
+        clock_advance_run(job_id=job.pk)
+    finally:
+        rules_dice._generator_override.clear()
+    pages = {
+        "sheet": f"/characters/{aldo.pk}/",
+        "report": f"/campaigns/{campaign.pk}/clock/jobs/{job.pk}/",
+        "recap": f"/campaigns/{campaign.pk}/recap/",
+    }
+    for language in ("de", "es"):
+        page = new_page(DESKTOP)
+        log_in(page, "referee")
+        page.context.add_cookies(
+            [{"name": settings.LANGUAGE_COOKIE_NAME, "value": language, "url": page.url}]
+        )
+        for what, path in pages.items():
+            shoot(page, path, f"hit_dice-{what}-{language}")
+            assert page.get_attribute("html", "lang") == language
+    names = {f"hit_dice-{what}-{language}" for what in pages for language in ("de", "es")}
     assert {path.stem for path in SHOTS.glob("*.png")} >= names

@@ -340,7 +340,8 @@ def test_a_pending_choice_blocks_actions_with_409(client_for, aldo, player, scri
     ):
         response = client.post(actions_url(aldo), body, format="json")
         assert response.status_code == 409
-        assert "G-3" in response.json()["detail"]
+        # ruling G-3: the choice comes first (the detail says so, in words, not by id)
+        assert "Answer it first" in response.json()["detail"]
         assert state(aldo) == before
 
 
