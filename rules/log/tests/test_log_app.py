@@ -19,7 +19,7 @@ TABLES = {
     "scheduledeffect": "rules_scheduledeffect",
     "campaigntable": "rules_campaigntable",
 }
-LAST_MIGRATION = ("rules", "0009_undo_restricts")  # 0009: Django's state only
+LAST_MIGRATION = ("rules", "0010_resolution_said")  # 0010: the summary as a message
 
 
 def test_the_log_is_the_rules_app_with_the_same_tables():

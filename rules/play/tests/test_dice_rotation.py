@@ -116,7 +116,7 @@ def test_the_reshuffle_cannot_be_undone(make_campaign, player, referee, client_f
     response = client_for(referee).post(undo, {}, format="json")
     assert response.status_code == 409
     assert (
-        "Dora's deck was shuffled again when the dice seed was revealed"
+        "The deck of Dora was shuffled again when the dice seed was revealed"
         in (response.json()["detail"])
     )
     assert Character.objects.get(pk=dora.pk).sheet == before
