@@ -45,12 +45,39 @@ from rules.engine.interface import (
 from rules.engine.odds import Odds, certain, grouped
 from rules.engine.rulesets.deckahedron_odds import WOUND, Pile, flip_outcomes, pile
 from rules.engine.validation import validate
+from rules.engine.words import (
+    Message,
+    as_sentence,
+    joined,
+    listed,
+    say,
+    say_plural,
+    text_dict,
+    text_said,
+    word,
+)
 
 RESULTS = ("xx", "x", "v", "vv")  # two crosses, cross, check, two checks (DK-1)
 # The results in words, for summaries people read.
-RESULT_WORDS = {"xx": "two crosses", "x": "a cross", "v": "a check", "vv": "two checks"}
-RANK_NAMES = {1: "Anchor", 2: "Bulb", 3: "Crescent", 4: "Dart"}  # ruling DK-2
+RESULT_WORDS = {
+    "xx": word("two crosses"),
+    "x": word("a cross"),
+    "v": word("a check"),
+    "vv": word("two checks"),
+}
+RANK_NAMES = {  # ruling DK-2
+    1: word("Anchor"),
+    2: word("Bulb"),
+    3: word("Crescent"),
+    4: word("Dart"),
+}
 ATTRIBUTES = ("strength", "dexterity", "intelligence")
+# The attributes' names as a summary shows them ("Flips 2 at Strength (Anchor)").
+ATTRIBUTE_NAMES = {
+    "strength": word("Strength"),
+    "dexterity": word("Dexterity"),
+    "intelligence": word("Intelligence"),
+}
 BREATHER_ATTRIBUTES = ("intelligence", "dexterity")
 PILES = ("deck", "discard", "exhaustion")
 MAX_HARM = 2  # ruling DK-2
@@ -93,7 +120,8 @@ def load_cards(path: Path = DECK_FILE) -> dict[str, Card]:
     for row in rows:
         results = (row["rank1_anchor"], row["rank2_bulb"], row["rank3_crescent"], row["rank4_dart"])
         if any(result not in RESULTS for result in results) or row["stamina"] not in {"yes", "no"}:
-            raise ValueError(f"bad Deckahedron card row in {path.name}: {row}")
+            # the shipped file is broken: a programmer's error, no player reads it
+            raise ValueError("bad Deckahedron card row", path.name, row)
         cards[row["card"]] = Card(row["card"], results, row["stamina"] == "yes", row["note"])
     expected = [str(number) for number in range(1, 21)] + ["W1", "W2"]
     stamina = [card.id for card in cards.values() if card.stamina]
@@ -102,7 +130,7 @@ def load_cards(path: Path = DECK_FILE) -> dict[str, Card]:
         or len(stamina) != 10
         or any(card.startswith("W") for card in stamina)
     ):
-        raise ValueError(f"{path.name} must list cards 1-20 (10 with Stamina), then W1 and W2")
+        raise ValueError(path.name, "must list cards 1-20 (10 with Stamina), then W1 and W2")
     return cards
 
 
@@ -147,7 +175,7 @@ _DESCRIPTION = {"type": "string", "maxLength": 300}
 _RESHUFFLE_FIRST = {
     "type": "boolean",
     "default": False,
-    "description": "Shuffle the discard pile into the deck before searching (DK-4).",
+    "description": word("Shuffle the discard pile into the deck before searching (DK-4)."),
 }
 
 _WOUND_STATE_SCHEMA: dict[str, Any] = {
@@ -183,14 +211,16 @@ _WOUND_STATE_SCHEMA: dict[str, Any] = {
 
 
 def _cards(cards: list[str]) -> str:
-    return ", ".join(cards) if cards else "none"
+    """Card ids for a message's value ("3, 12"), or "none"."""
+    return ", ".join(cards) if cards else word("none")
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" + ("" if count == 1 else "s")
+def _chained(parts: list[Message], separator: str = "; ") -> Message:
+    """Parts said one after the other inside a sentence (no capital, no full stop)."""
+    return Message("", parts=[part for part in parts if part], separator=separator)
 
 
-def _shuffle_discard_in(sheet: Sheet, dice: Dice, label: str) -> None:
+def _shuffle_discard_in(sheet: Sheet, dice: Dice, label: Message) -> None:
     """The discard pile goes into the deck, shuffled; hidden, it fixes the order (DK-P2)."""
     sheet["deck"] = dice.shuffle(sheet["deck"] + sheet["discard"], label, hidden=True)
     sheet["discard"] = []
@@ -207,7 +237,7 @@ def _flip_cards(
     refills = 0
     for _ in range(count):
         if not sheet["deck"]:  # ruling DK-3: refill an empty deck from the discard pile
-            _shuffle_discard_in(sheet, dice, "deck ran out: discard pile shuffled in")
+            _shuffle_discard_in(sheet, dice, word("deck ran out: discard pile shuffled in"))
             refills += 1
         card = CARDS[sheet["deck"].pop(0)]
         sheet["discard"].insert(0, card.id)
@@ -217,14 +247,21 @@ def _flip_cards(
     return flips, refills
 
 
-def _flips_text(flips: list[dict[str, Any]]) -> str:
+def _flips_text(flips: list[dict[str, Any]]) -> Message:
     parts = []
     for flip in flips:
-        text = f"card {flip['card']} shows {RESULT_WORDS[flip['result']]}"
+        result = RESULT_WORDS[flip["result"]]
         if flip["wound"]:
-            text += " (wound card: a guttural noise, the flipping stops)"
-        parts.append(text)
-    return ", ".join(parts)
+            parts.append(
+                say(
+                    "card {card} shows {result} (wound card: a guttural noise, the flipping stops)",
+                    card=flip["card"],
+                    result=result,
+                )
+            )
+        else:
+            parts.append(say("card {card} shows {result}", card=flip["card"], result=result))
+    return listed(parts)
 
 
 @dataclass
@@ -249,21 +286,33 @@ class StaminaLoss:
             "incapacitated": self.incapacitated,
         }
 
-    def describe(self) -> str:
-        details = (
-            f"{_cards(self.exhausted)} to the exhaustion pile, "
-            f"{_plural(len(self.discarded), 'other card')} to discard"
-        )
-        if self.reshuffled_first:
-            details += "; discard pile shuffled in first"
-        if self.reshuffles:
-            details += f"; the deck ran out, discard pile shuffled in x{self.reshuffles}"
-        if self.incapacitated:
-            return (
-                f"finds only {len(self.exhausted)} of {self.requested} Stamina ({details}) and "
-                "is incapacitated: no Stamina card is left in the deck or the discard pile"
+    def describe(self) -> Message:
+        parts = [
+            say_plural(
+                "{cards} to the exhaustion pile, {count} other card to discard",
+                "{cards} to the exhaustion pile, {count} other cards to discard",
+                len(self.discarded),
+                cards=_cards(self.exhausted),
             )
-        return f"loses {self.requested} Stamina ({details})"
+        ]
+        if self.reshuffled_first:
+            parts.append(word("discard pile shuffled in first"))
+        if self.reshuffles:
+            parts.append(
+                say("the deck ran out, discard pile shuffled in x{count}", count=self.reshuffles)
+            )
+        details = _chained(parts)
+        if self.incapacitated:
+            return say(
+                "finds only {found} of {requested} Stamina ({details}) and is incapacitated: "
+                "no Stamina card is left in the deck or the discard pile",
+                found=len(self.exhausted),
+                requested=self.requested,
+                details=details,
+            )
+        return say(
+            "loses {requested} Stamina ({details})", requested=self.requested, details=details
+        )
 
 
 def _search_stamina(sheet: Sheet, dice: Dice, loss: StaminaLoss) -> str | None:
@@ -273,7 +322,7 @@ def _search_stamina(sheet: Sheet, dice: Dice, loss: StaminaLoss) -> str | None:
             if not any(CARDS[card].stamina for card in sheet["discard"]):
                 return None  # project ruling DK-P6: no pointless shuffle first
             _shuffle_discard_in(
-                sheet, dice, "deck ran out in the Stamina search: discard shuffled in"
+                sheet, dice, word("deck ran out in the Stamina search: discard shuffled in")
             )
             loss.reshuffles += 1
         card: str = sheet["deck"].pop(0)
@@ -288,7 +337,7 @@ def _lose_stamina(sheet: Sheet, amount: int, reshuffle_first: bool, dice: Dice) 
     """Lose ``amount`` Stamina points one by one; incapacitated if they run out (DK-4)."""
     loss = StaminaLoss(requested=amount)
     if reshuffle_first and sheet["discard"]:  # the player's option (DK-4, DK-P5)
-        _shuffle_discard_in(sheet, dice, "discard pile shuffled in before the Stamina search")
+        _shuffle_discard_in(sheet, dice, word("discard pile shuffled in before the Stamina search"))
         loss.reshuffled_first = True
     for _ in range(amount):
         card = _search_stamina(sheet, dice, loss)
@@ -317,12 +366,25 @@ def _regain_stamina(sheet: Sheet, amount: int, dice: Dice) -> list[str]:
     if moved:
         sheet["exhaustion"] = sheet["exhaustion"][count:]
         sheet["deck"] = dice.shuffle(
-            sheet["deck"] + moved, "regained Stamina shuffled into the deck", hidden=True
+            sheet["deck"] + moved, word("regained Stamina shuffled into the deck"), hidden=True
         )
     return moved
 
 
-def _recover(sheet: Sheet, keep: int, dice: Dice, why: str) -> tuple[list[str], list[str]]:
+# The rolls of a rest's and a healing's recovery (DK-8): (the pick, the shuffle).
+_REST_ROLLS = (
+    word("rest: card kept on the exhaustion pile"),
+    word("rest: exhaustion pile shuffled into the deck"),
+)
+_HEALING_ROLLS = (
+    word("healing: card kept on the exhaustion pile"),
+    word("healing: exhaustion pile shuffled into the deck"),
+)
+
+
+def _recover(
+    sheet: Sheet, keep: int, dice: Dice, labels: tuple[Message, Message]
+) -> tuple[list[str], list[str]]:
     """Keep ``keep`` random cards on the exhaustion pile, shuffle the rest in (DK-8).
 
     The kept cards are picked one by one with public 1dN rolls and stay in their pile
@@ -334,15 +396,13 @@ def _recover(sheet: Sheet, keep: int, dice: Dice, why: str) -> tuple[list[str], 
     else:
         candidates = list(pile)
         for _ in range(keep):
-            candidates.remove(dice.pick(candidates, f"{why}: card kept on the exhaustion pile"))
+            candidates.remove(dice.pick(candidates, labels[0]))
         chosen = set(pile) - set(candidates)
     kept = [card for card in pile if card in chosen]
     returned = [card for card in pile if card not in chosen]
     sheet["exhaustion"] = kept
     if returned:
-        sheet["deck"] = dice.shuffle(
-            sheet["deck"] + returned, f"{why}: exhaustion pile shuffled into the deck", hidden=True
-        )
+        sheet["deck"] = dice.shuffle(sheet["deck"] + returned, labels[1], hidden=True)
     return kept, returned
 
 
@@ -360,13 +420,13 @@ def _end_incapacitation(sheet: Sheet) -> bool:
     return False
 
 
-def _take_wound(sheet: Sheet, reshuffle_first: bool, dice: Dice) -> tuple[dict[str, Any], str]:
+def _take_wound(sheet: Sheet, reshuffle_first: bool, dice: Dice) -> tuple[dict[str, Any], Message]:
     """Take a wound as the text says (DK-7); returns outcome facts and a phrase."""
     if sheet["wounds"] >= MAX_WOUNDS:
         sheet["incapacitated"] = True
         return (
             {"third_wound": True, "incapacitated": True},
-            "a third wound on top of 2: incapacitated",
+            word("a third wound on top of 2: incapacitated"),
         )
     loss = _lose_stamina(sheet, 1, reshuffle_first, dice)
     sheet["wounds"] += 1
@@ -379,18 +439,22 @@ def _take_wound(sheet: Sheet, reshuffle_first: bool, dice: Dice) -> tuple[dict[s
         "wound_card": card,
         "incapacitated": bool(sheet["incapacitated"]),
     }
-    text = (
-        f"{loss.describe()}; wound token {sheet['wounds']} of {MAX_WOUNDS} on the exhaustion "
-        f"pile and wound card {card} on the discard pile"
+    text = say(
+        "{loss}; wound token {wounds} of {most} on the exhaustion pile and wound card {card} "
+        "on the discard pile",
+        loss=loss.describe(),
+        wounds=sheet["wounds"],
+        most=MAX_WOUNDS,
+        card=card,
     )
     return facts, text
 
 
-def _apply_breather(sheet: Sheet, result: str, dice: Dice) -> tuple[dict[str, Any], str]:
+def _apply_breather(sheet: Sheet, result: str, dice: Dice) -> tuple[dict[str, Any], Message]:
     """The breather's result as the text lists it, regaining under DK-5 (DK-6)."""
     roll: int | None = None
     if result in {"vv", "v"}:
-        roll = dice.roll("1d4", "take a breather: Stamina regained").total
+        roll = dice.roll("1d4", word("take a breather: Stamina regained")).total
         amount = roll
     else:
         amount = 1 if result == "x" else 0
@@ -403,26 +467,98 @@ def _apply_breather(sheet: Sheet, result: str, dice: Dice) -> tuple[dict[str, An
         "stamina_regained": len(moved),
         "foe_superior_position": foe,
     }
-    if amount == 0:
-        text = "regains nothing"
-    else:
-        text = f"regains {len(moved)}" + (f" of {amount}" if len(moved) < amount else "")
-        text += " Stamina" + (f" (1d4 = {roll})" if roll is not None else "")
-        if moved:
-            text += f": {_cards(moved)} shuffled into the deck"
-        if len(moved) < amount:
-            text += " (harm and wound tokens hold the rest on the exhaustion pile)"
+    parts = [_regained_text(amount, roll, moved)]
     if foe:
-        text += "; the foe moves to a superior position"
-    return facts, text
+        parts.append(word("the foe moves to a superior position"))
+    return facts, _chained(parts)
 
 
-def _capitalized(text: str) -> str:
-    return text[:1].upper() + text[1:]
+def _regained_text(amount: int, roll: int | None, moved: list[str]) -> Message:
+    """What a breather regains (DK-6): ``amount`` asked (a 1d4 ``roll``), ``moved`` cards."""
+    if amount == 0:
+        return word("regains nothing")
+    values = {"regained": len(moved), "amount": amount, "roll": roll, "cards": _cards(moved)}
+    if len(moved) == amount:
+        if roll is not None:
+            return say(
+                "regains {regained} Stamina (1d4 = {roll}): {cards} shuffled into the deck",
+                **values,
+            )
+        return say("regains {regained} Stamina: {cards} shuffled into the deck", **values)
+    # harm and wound tokens hold some of the cards on the exhaustion pile (DK-5)
+    if moved and roll is not None:
+        return say(
+            "regains {regained} of {amount} Stamina (1d4 = {roll}): {cards} shuffled into the "
+            "deck (harm and wound tokens hold the rest on the exhaustion pile)",
+            **values,
+        )
+    if moved:
+        return say(
+            "regains {regained} of {amount} Stamina: {cards} shuffled into the deck (harm and "
+            "wound tokens hold the rest on the exhaustion pile)",
+            **values,
+        )
+    if roll is not None:
+        return say(
+            "regains {regained} of {amount} Stamina (1d4 = {roll}) (harm and wound tokens "
+            "hold the rest on the exhaustion pile)",
+            **values,
+        )
+    return say(
+        "regains {regained} of {amount} Stamina (harm and wound tokens hold the rest on the "
+        "exhaustion pile)",
+        **values,
+    )
 
 
-def _attribute_label(attribute: str, rank: int) -> str:
-    return f"{attribute.capitalize()} ({RANK_NAMES[rank]})"
+def _incapacitation_words(recovered: bool, incapacitated: bool) -> list[Message]:
+    """After rest or healing: whether incapacitation ended or goes on (DK-9)."""
+    words = []
+    if recovered:
+        words.append(word("no longer incapacitated"))
+    if incapacitated:
+        words.append(word("still incapacitated"))
+    return words
+
+
+# Project ruling DK-P12: the states (Deckahedron.status), and the odds' words for them.
+STATE_WORDS = {
+    "incapacitated": word("incapacitated"),
+    "wounded": word("wounded"),
+    "harmed": word("harmed"),
+    "winded": word("winded"),
+    "fresh": word("fresh"),
+}
+_ENDS = {
+    "incapacitated": word("Ends incapacitated"),
+    "wounded": word("Ends wounded"),
+    "harmed": word("Ends harmed"),
+    "winded": word("Ends winded"),
+    "fresh": word("Ends fresh"),
+}
+# What an incapacitated character is refused, by the action tried (project ruling DK-P9).
+_BLOCKED = {
+    "flip cards": word(
+        "This character is incapacitated and cannot flip cards: only rest, healing or the "
+        "referee can end the incapacitation (ruling DK-9)."
+    ),
+    "lose Stamina": word(
+        "This character is incapacitated and cannot lose Stamina: only rest, healing or the "
+        "referee can end the incapacitation (ruling DK-9)."
+    ),
+    "take a breather": word(
+        "This character is incapacitated and cannot take a breather: only rest, healing or "
+        "the referee can end the incapacitation (ruling DK-9)."
+    ),
+    "take harm": word(
+        "This character is incapacitated and cannot take harm: only rest, healing or the "
+        "referee can end the incapacitation (ruling DK-9)."
+    ),
+    "take a wound": word(
+        "This character is incapacitated and cannot take a wound: only rest, healing or the "
+        "referee can end the incapacitation (ruling DK-9)."
+    ),
+}
 
 
 # What Deckahedron resolutions find (Ruleset.outcome_properties): the cards flipped,
@@ -489,7 +625,7 @@ class Deckahedron(Ruleset):
     }
     key = "deckahedron"
     name = "Deckahedron"
-    blurb = "A deck of cards is the character's stamina; harm and wounds as tokens."
+    blurb = word("A deck of cards is the character's stamina; harm and wounds as tokens.")
     sheet_schema = SHEET_SCHEMA
     creation_fields = ("strength", "dexterity", "intelligence")
     # Project ruling DK-P11: in-game time rest and healing take.
@@ -501,23 +637,23 @@ class Deckahedron(Ruleset):
                 "minimum": 0,
                 "maximum": 7 * 24 * 60,
                 "default": 8 * 60,
-                "title": "Minutes a rest takes",
-                "description": "In-game minutes a rest takes (several hours).",
+                "title": word("Minutes a rest takes"),
+                "description": word("In-game minutes a rest takes (several hours)."),
             },
             "heal_minutes": {
                 "type": "integer",
                 "minimum": 0,
                 "maximum": 30 * 24 * 60,
                 "default": 24 * 60,
-                "title": "Minutes healing takes",
-                "description": "In-game minutes a healing takes (a day).",
+                "title": word("Minutes healing takes"),
+                "description": word("In-game minutes a healing takes (a day)."),
             },
         }
     )
     actions = (
         ActionSpec(
             key="flip",
-            label="Flip cards",
+            label=word("Flip cards"),
             params=params_schema(
                 {
                     "attribute": {"type": "string", "enum": list(ATTRIBUTES)},
@@ -525,80 +661,82 @@ class Deckahedron(Ruleset):
                 },
                 required=("attribute",),
             ),
-            description=(
+            description=word(
                 "Flip cards from the deck, reading each at the attribute's rank; a wound "
                 "card stops the flipping and costs 1 Stamina (DK-3)."
             ),
         ),
         ActionSpec(
             key="lose_stamina",
-            label="Lose Stamina",
+            label=word("Lose Stamina"),
             params=params_schema(
                 {
                     "amount": {"type": "integer", "minimum": 1, "maximum": 10, "default": 1},
                     "reshuffle_first": _RESHUFFLE_FIRST,
                 }
             ),
-            description=(
+            description=word(
                 "Search the deck for Stamina cards and put them on the exhaustion pile; "
                 "incapacitated if none is left (DK-4)."
             ),
         ),
         ActionSpec(
             key="take_breather",
-            label="Take a breather",
+            label=word("Take a breather"),
             params=params_schema(
                 {"attribute": {"type": "string", "enum": list(BREATHER_ATTRIBUTES)}},
                 required=("attribute",),
             ),
-            description="Flip one card with Intelligence or Dexterity to regain Stamina (DK-6).",
+            description=word(
+                "Flip one card with Intelligence or Dexterity to regain Stamina (DK-6)."
+            ),
         ),
         ActionSpec(
             key="take_harm",
-            label="Take a strain, sprain or bruise",
+            label=word("Take a strain, sprain or bruise"),
             params=params_schema(
                 {"description": _DESCRIPTION, "reshuffle_first": _RESHUFFLE_FIRST}
             ),
-            description=(
+            description=word(
                 "Lose 1 Stamina and put a harm token on the exhaustion pile; a third harm "
                 "is a wound instead (DK-7)."
             ),
         ),
         ActionSpec(
             key="take_wound",
-            label="Take a wound",
+            label=word("Take a wound"),
             params=params_schema(
                 {"description": _DESCRIPTION, "reshuffle_first": _RESHUFFLE_FIRST}
             ),
-            description=(
+            description=word(
                 "Lose 1 Stamina, put a wound token on the exhaustion pile and a wound card "
                 "on the discard pile; a third wound incapacitates (DK-7)."
             ),
         ),
         ActionSpec(
             key="rest",
-            label="Rest",
+            label=word("Rest"),
             params=params_schema({}),
-            description=(
+            description=word(
                 "Several hours of rest: remove a harm token, keep one random exhaustion card "
                 "per remaining token, shuffle the others into the deck (DK-8)."
             ),
         ),
         ActionSpec(
             key="heal",
-            label="Spend a day healing",
+            label=word("Spend a day healing"),
             params=params_schema({"description": _DESCRIPTION}),
-            description=(
+            description=word(
                 "Remove a wound token and its wound card and every harm token, keep one "
                 "random exhaustion card per remaining wound, shuffle the others in (DK-7, DK-8)."
             ),
         ),
         ActionSpec(
             key="clear_incapacitation",
-            label="Clear incapacitation",
+            label=word("Clear incapacitation"),
             params=params_schema({}),
             who="referee",
-            description="The referee ends the character's incapacitation (DK-9).",
+            description=word("The referee ends the character's incapacitation (DK-9)."),
         ),
     )
 
@@ -623,7 +761,7 @@ class Deckahedron(Ruleset):
         sheet = self.default_sheet()
         sheet.update({attribute: int(rank) for attribute, rank in initial.items()})
         sheet["deck"] = dice.shuffle(
-            DECK_CARD_IDS, "new character: the Deckahedron is shuffled", hidden=True
+            DECK_CARD_IDS, word("new character: the Deckahedron is shuffled"), hidden=True
         )
         self.validate_sheet(sheet)
         return sheet
@@ -633,7 +771,7 @@ class Deckahedron(Ruleset):
         super().validate_sheet(sheet)
         problems = _sheet_problems(sheet)
         if problems:
-            raise RuleError("invalid sheet: " + "; ".join(problems))
+            raise RuleError(say("invalid sheet: {problems}", problems=_chained(problems)))
 
     def out_of_bounds(self, sheet: Mapping[str, Any]) -> tuple[OutOfBounds, ...]:
         """Project ruling DK-P14: every card in exactly one pile, the wound cards and the
@@ -644,14 +782,14 @@ class Deckahedron(Ruleset):
     def status(self, sheet: Mapping[str, Any]) -> str:
         """Project ruling DK-P12: incapacitated, wounded, harmed, winded or fresh."""
         if sheet["incapacitated"]:
-            return "incapacitated"
+            return STATE_WORDS["incapacitated"]
         if sheet["wounds"]:
-            return "wounded"
+            return STATE_WORDS["wounded"]
         if sheet["harm"]:
-            return "harmed"
+            return STATE_WORDS["harmed"]
         if sheet["exhaustion"]:
-            return "winded"
-        return "fresh"
+            return STATE_WORDS["winded"]
+        return STATE_WORDS["fresh"]
 
     @property
     def public_sheet_schema(self) -> dict[str, Any]:
@@ -659,7 +797,7 @@ class Deckahedron(Ruleset):
         schema["properties"]["deck_size"] = {
             "type": "integer",
             "minimum": 0,
-            "description": "cards in the deck (shown sorted: no one reads the next flip)",
+            "description": word("cards in the deck (shown sorted: no one reads the next flip)"),
         }
         schema["required"] = [*schema.get("required", []), "deck_size"]
         return schema
@@ -674,9 +812,9 @@ class Deckahedron(Ruleset):
     def unavailable(self, sheet: Mapping[str, Any], action: str) -> str | None:
         """The same refusals as ``_ready`` and clearing, said before anyone tries."""
         if action == "clear_incapacitation":
-            return None if sheet["incapacitated"] else "The character is not incapacitated."
+            return None if sheet["incapacitated"] else word("The character is not incapacitated.")
         if sheet["incapacitated"] and action not in ("rest", "heal"):  # project ruling DK-P9
-            return "The character is incapacitated: only rest, healing or the referee end it."
+            return word("The character is incapacitated: only rest, healing or the referee end it.")
         return None
 
     # -- helpers ----------------------------------------------------------------
@@ -684,31 +822,38 @@ class Deckahedron(Ruleset):
         """Actions other than rest, heal and the referee's clearing need a standing one."""
         self.validate_sheet(sheet)
         if sheet["incapacitated"]:  # project ruling DK-P9
-            raise ActionBlocked(
-                f"This character is incapacitated and cannot {action}: only rest, healing or "
-                "the referee can end the incapacitation (ruling DK-9)."
-            )
+            raise ActionBlocked(_BLOCKED[action])
 
     def _wound_stop(
-        self, sheet: Sheet, dice: Dice, action: str, head: str, outcome: dict[str, Any]
+        self, sheet: Sheet, dice: Dice, action: str, head: Message, outcome: dict[str, Any]
     ) -> Result:
         """A flipped wound card costs 1 Stamina: first ask about reshuffling (G-3, DK-P4)."""
         card = outcome["cards"][-1]["card"]
         choice = PendingChoice(
             kind=WOUND_CHOICE,
-            prompt=(
-                f"Wound card {card} costs 1 Stamina. Shuffle the discard pile into the deck "
-                "before searching for the Stamina card?"
+            prompt=say(
+                "Wound card {card} costs 1 Stamina. Shuffle the discard pile into the deck "
+                "before searching for the Stamina card?",
+                card=card,
             ),
             options=(
-                ChoiceOption("search", "Search the deck as it lies"),
-                ChoiceOption("reshuffle", "Shuffle the discard pile in first"),
+                ChoiceOption("search", word("Search the deck as it lies")),
+                ChoiceOption("reshuffle", word("Shuffle the discard pile in first")),
             ),
-            state={"action": action, "summary": head, "outcome": copy.deepcopy(outcome)},
+            # the summary so far, and its message to say it in another language later
+            state={
+                "action": action,
+                **text_dict("summary", head),
+                "outcome": copy.deepcopy(outcome),
+            },
         )
         return Result(
             sheet=sheet,
-            summary=f"{head}; the Stamina search for wound card {card} waits on a choice.",
+            summary=say(
+                "{head}; the Stamina search for wound card {card} waits on a choice.",
+                head=head,
+                card=card,
+            ),
             pending_choice=choice,
             outcome=outcome,
         )
@@ -720,9 +865,21 @@ class Deckahedron(Ruleset):
         count = int(params.get("count", 1))
         rank = int(sheet[attribute])
         flips, refills = _flip_cards(sheet, dice, rank, count)
-        head = f"Flips {count} at {_attribute_label(attribute, rank)}: {_flips_text(flips)}"
+        values = {
+            "count": count,
+            "attribute": ATTRIBUTE_NAMES[attribute],
+            "rank": RANK_NAMES[rank],
+            "cards": _flips_text(flips),
+            "refills": refills,
+        }
         if refills:
-            head += f" (the deck ran out: discard pile shuffled in x{refills})"
+            head = say(
+                "Flips {count} at {attribute} ({rank}): {cards} (the deck ran out: discard "
+                "pile shuffled in x{refills})",
+                **values,
+            )
+        else:
+            head = say("Flips {count} at {attribute} ({rank}): {cards}", **values)
         outcome: dict[str, Any] = {
             "attribute": attribute,
             "rank": rank,
@@ -733,7 +890,7 @@ class Deckahedron(Ruleset):
         }
         if flips[-1]["wound"]:
             return self._wound_stop(sheet, dice, "flip", head, outcome)
-        return Result(sheet=sheet, summary=head + ".", outcome=outcome)
+        return Result(sheet=sheet, summary=as_sentence(head), outcome=outcome)
 
     def action_lose_stamina(
         self, sheet: Sheet, params: Params, dice: Dice, context: Context
@@ -743,7 +900,7 @@ class Deckahedron(Ruleset):
         loss = _lose_stamina(sheet, amount, bool(params.get("reshuffle_first", False)), dice)
         return Result(
             sheet=sheet,
-            summary=_capitalized(loss.describe()) + ".",
+            summary=as_sentence(loss.describe()),
             outcome={"stamina_loss": loss.as_dict(), "incapacitated": loss.incapacitated},
         )
 
@@ -755,9 +912,19 @@ class Deckahedron(Ruleset):
         rank = int(sheet[attribute])
         flips, refills = _flip_cards(sheet, dice, rank, 1)
         result = flips[0]["result"]
-        head = f"Takes a breather with {_attribute_label(attribute, rank)}: {_flips_text(flips)}"
+        values = {
+            "attribute": ATTRIBUTE_NAMES[attribute],
+            "rank": RANK_NAMES[rank],
+            "cards": _flips_text(flips),
+        }
         if refills:
-            head += " (the deck ran out: discard pile shuffled in)"
+            head = say(
+                "Takes a breather with {attribute} ({rank}): {cards} (the deck ran out: "
+                "discard pile shuffled in)",
+                **values,
+            )
+        else:
+            head = say("Takes a breather with {attribute} ({rank}): {cards}", **values)
         outcome: dict[str, Any] = {
             "attribute": attribute,
             "rank": rank,
@@ -770,7 +937,7 @@ class Deckahedron(Ruleset):
             return self._wound_stop(sheet, dice, "take_breather", head, outcome)
         facts, text = _apply_breather(sheet, result, dice)
         outcome.update(facts)
-        return Result(sheet=sheet, summary=f"{head}; {text}.", outcome=outcome)
+        return Result(sheet=sheet, summary=joined([head, text]), outcome=outcome)
 
     def action_take_harm(
         self, sheet: Sheet, params: Params, dice: Dice, context: Context
@@ -778,12 +945,20 @@ class Deckahedron(Ruleset):
         self._ready(sheet, "take harm")
         reshuffle_first = bool(params.get("reshuffle_first", False))
         description = str(params.get("description", ""))
-        head = "Takes a strain, sprain or bruise" + (f" ({description})" if description else "")
+        head = (
+            say("Takes a strain, sprain or bruise ({description})", description=description)
+            if description
+            else word("Takes a strain, sprain or bruise")
+        )
         outcome: dict[str, Any] = {"description": description}
         if sheet["harm"] >= MAX_HARM:  # the text: with 2 harm tokens, a wound instead
             facts, text = _take_wound(sheet, reshuffle_first, dice)
             outcome.update(facts, harm_became_wound=True)
-            summary = f"{head}; with 2 harm tokens already it is a wound instead: {text}."
+            summary = say(
+                "{head}; with 2 harm tokens already it is a wound instead: {wound}.",
+                head=head,
+                wound=text,
+            )
         else:
             loss = _lose_stamina(sheet, 1, reshuffle_first, dice)
             sheet["harm"] += 1
@@ -792,9 +967,12 @@ class Deckahedron(Ruleset):
                 stamina_loss=loss.as_dict(),
                 incapacitated=bool(sheet["incapacitated"]),
             )
-            summary = (
-                f"{head}: {loss.describe()}; harm token {sheet['harm']} of {MAX_HARM} on the "
-                "exhaustion pile."
+            summary = say(
+                "{head}: {loss}; harm token {harm} of {most} on the exhaustion pile.",
+                head=head,
+                loss=loss.describe(),
+                harm=sheet["harm"],
+                most=MAX_HARM,
             )
         return Result(sheet=sheet, summary=summary, outcome=outcome)
 
@@ -804,10 +982,14 @@ class Deckahedron(Ruleset):
         self._ready(sheet, "take a wound")
         description = str(params.get("description", ""))
         facts, text = _take_wound(sheet, bool(params.get("reshuffle_first", False)), dice)
-        head = "Takes a wound" + (f" ({description})" if description else "")
+        head = (
+            say("Takes a wound ({description})", description=description)
+            if description
+            else word("Takes a wound")
+        )
         return Result(
             sheet=sheet,
-            summary=f"{head}: {text}.",
+            summary=say("{head}: {wound}.", head=head, wound=text),
             outcome={"description": description, **facts},
         )
 
@@ -817,16 +999,25 @@ class Deckahedron(Ruleset):
         if harm_removed:
             sheet["harm"] -= 1
         keep = _token_floor(sheet)
-        kept, returned = _recover(sheet, keep, dice, "rest")
+        kept, returned = _recover(sheet, keep, dice, _REST_ROLLS)
         recovered = _end_incapacitation(sheet)
-        summary = (
-            "Rests: "
-            + ("removes a harm token" if harm_removed else "no harm token to remove")
-            + f"; keeps {_plural(len(kept), 'card')} on the exhaustion pile ({_cards(kept)}) "
-            f"for {_plural(keep, 'remaining token')} and shuffles {len(returned)} into the deck"
-            + ("; no longer incapacitated" if recovered else "")
-            + ("; still incapacitated" if sheet["incapacitated"] else "")
-            + "."
+        summary = joined(
+            [
+                word("Rests: removes a harm token")
+                if harm_removed
+                else word("Rests: no harm token to remove"),
+                say_plural(
+                    "keeps {count} card on the exhaustion pile ({cards}) for {tokens} and "
+                    "shuffles {returned} into the deck",
+                    "keeps {count} cards on the exhaustion pile ({cards}) for {tokens} and "
+                    "shuffles {returned} into the deck",
+                    len(kept),
+                    cards=_cards(kept),
+                    tokens=say_plural("{count} remaining token", "{count} remaining tokens", keep),
+                    returned=len(returned),
+                ),
+                *_incapacitation_words(recovered, bool(sheet["incapacitated"])),
+            ]
         )
         return Result(
             sheet=sheet,
@@ -855,22 +1046,36 @@ class Deckahedron(Ruleset):
         harm_removed = int(sheet["harm"])
         sheet["harm"] = 0
         keep = _token_floor(sheet)
-        kept, returned = _recover(sheet, keep, dice, "healing")
+        kept, returned = _recover(sheet, keep, dice, _HEALING_ROLLS)
         recovered = _end_incapacitation(sheet)
-        head = "Spends a day healing" + (f" ({description})" if description else "")
-        summary = (
-            f"{head}: "
-            + (
-                f"removes a wound token and wound card {wound_card}"
-                if wound_card
-                else "no wound token to remove"
-            )
-            + f", removes {_plural(harm_removed, 'harm token')}; keeps "
-            f"{_plural(len(kept), 'card')} on the exhaustion pile ({_cards(kept)}) and "
-            f"shuffles {len(returned)} into the deck"
-            + ("; no longer incapacitated" if recovered else "")
-            + ("; still incapacitated" if sheet["incapacitated"] else "")
-            + "."
+        head = (
+            say("Spends a day healing ({description})", description=description)
+            if description
+            else word("Spends a day healing")
+        )
+        summary = joined(
+            [
+                say(
+                    "{head}: {wound}, {harm}",
+                    head=head,
+                    wound=say("removes a wound token and wound card {card}", card=wound_card)
+                    if wound_card
+                    else word("no wound token to remove"),
+                    harm=say_plural(
+                        "removes {count} harm token", "removes {count} harm tokens", harm_removed
+                    ),
+                ),
+                say_plural(
+                    "keeps {count} card on the exhaustion pile ({cards}) and shuffles "
+                    "{returned} into the deck",
+                    "keeps {count} cards on the exhaustion pile ({cards}) and shuffles "
+                    "{returned} into the deck",
+                    len(kept),
+                    cards=_cards(kept),
+                    returned=len(returned),
+                ),
+                *_incapacitation_words(recovered, bool(sheet["incapacitated"])),
+            ]
         )
         return Result(
             sheet=sheet,
@@ -892,11 +1097,11 @@ class Deckahedron(Ruleset):
     ) -> Result:
         self.validate_sheet(sheet)
         if not sheet["incapacitated"]:
-            raise RuleError("This character is not incapacitated: there is nothing to clear.")
+            raise RuleError(word("This character is not incapacitated: there is nothing to clear."))
         sheet["incapacitated"] = False  # ruling DK-9: the referee may end it at any time
         return Result(
             sheet=sheet,
-            summary="The referee ends the character's incapacitation (ruling DK-9).",
+            summary=word("The referee ends the character's incapacitation (ruling DK-9)."),
             outcome={"incapacitated": False},
         )
 
@@ -904,14 +1109,16 @@ class Deckahedron(Ruleset):
         """Project ruling DK-P13: the campaign's dice seed is being revealed, and the deck's
         order was drawn from it; the deck is shuffled again from the new seed's dice."""
         if len(sheet["deck"]) < 2:
-            return Result(sheet=sheet, summary="The deck has nothing to shuffle again.")
+            return Result(sheet=sheet, summary=word("The deck has nothing to shuffle again."))
         sheet["deck"] = dice.shuffle(
-            sheet["deck"], "the deck shuffled again under a new dice seed", hidden=True
+            sheet["deck"], word("the deck shuffled again under a new dice seed"), hidden=True
         )
         return Result(
             sheet=sheet,
-            summary="The deck is shuffled again, so the dice seed just revealed tells "
-            "nothing of its order.",
+            summary=word(
+                "The deck is shuffled again, so the dice seed just revealed tells "
+                "nothing of its order."
+            ),
             outcome={"reshuffled": len(sheet["deck"])},
         )
 
@@ -925,12 +1132,15 @@ class Deckahedron(Ruleset):
 
     @staticmethod
     def _odds_notes(sheet: Sheet) -> list[str]:
-        notes = [
-            f"The deck holds {len(sheet['deck'])} cards; their order is secret, so every "
-            "order counts as equally likely."
+        notes: list[str] = [
+            say(
+                "The deck holds {count} cards; their order is secret, so every order counts "
+                "as equally likely.",
+                count=len(sheet["deck"]),
+            )
         ]
         if any(CARDS[c].wound for c in sheet["deck"] + sheet["discard"]):
-            notes.append("A wound card costs 1 Stamina.")
+            notes.append(word("A wound card costs 1 Stamina."))
         return notes
 
     def odds_flip(self, sheet: Sheet, params: Params, context: Context) -> Odds:
@@ -946,11 +1156,11 @@ class Deckahedron(Ruleset):
         rank = int(sheet[str(params["attribute"])])
         deck, discard = self._piles(sheet, rank)
         regained = {
-            "vv": "Two checks: regains 1d4 Stamina",
-            "v": "A check: regains 1d4 Stamina, the foe moves to a superior position",
-            "x": "A cross: regains 1 Stamina, the foe moves to a superior position",
-            "xx": "Two crosses: regains nothing, the foe moves to a superior position",
-            WOUND: "A wound card: costs 1 Stamina instead",
+            "vv": word("Two checks: regains 1d4 Stamina"),
+            "v": word("A check: regains 1d4 Stamina, the foe moves to a superior position"),
+            "x": word("A cross: regains 1 Stamina, the foe moves to a superior position"),
+            "xx": word("Two crosses: regains nothing, the foe moves to a superior position"),
+            WOUND: word("A wound card: costs 1 Stamina instead"),
         }
         weighted = [
             (key, regained[key], chance) for key, _, chance in flip_outcomes(deck, discard, 1)
@@ -963,9 +1173,11 @@ class Deckahedron(Ruleset):
         the state is told, never which cards moved."""
         result = self.resolve(sheet, action, params, Dice(SystemGenerator()), context)
         if result.pending_choice is not None:
-            return certain(action, "A question comes first: " + result.pending_choice.prompt)
-        status = self.status(result.sheet)
-        return certain(action, f"Ends {status}", key=status)
+            return certain(
+                action, say("A question comes first: {prompt}", prompt=result.pending_choice.prompt)
+            )
+        status = str(self.status(result.sheet))
+        return certain(action, _ENDS[status], key=status)
 
     def odds_lose_stamina(self, sheet: Sheet, params: Params, context: Context) -> Odds:
         return self._status_odds(sheet, "lose_stamina", params, context)
@@ -998,7 +1210,10 @@ class Deckahedron(Ruleset):
         loss = _lose_stamina(new_sheet, 1, option == "reshuffle", dice)
         outcome["stamina_loss"] = loss.as_dict()
         outcome["incapacitated"] = loss.incapacitated
-        summary = f"{state['summary']}; wound card {card} costs 1 Stamina: {loss.describe()}"
+        parts: list[str] = [
+            text_said("summary", state),  # a state stored before messages: its English
+            say("wound card {card} costs 1 Stamina: {loss}", card=card, loss=loss.describe()),
+        ]
         if state["action"] == "take_breather":
             result = outcome["cards"][0]["result"]
             if loss.incapacitated:  # project ruling DK-P8: a collapsed character regains none
@@ -1009,40 +1224,59 @@ class Deckahedron(Ruleset):
                     stamina_regained=0,
                     foe_superior_position=result != "vv",
                 )
-                summary += "; collapsing, they regain nothing"
+                parts.append(word("collapsing, they regain nothing"))
             else:
                 facts, text = _apply_breather(new_sheet, result, dice)
                 outcome.update(facts)
-                summary += f"; the breather {text}"
+                parts.append(say("the breather {regains}", regains=text))
         self.validate_sheet(new_sheet)
-        return Result(sheet=new_sheet, summary=summary + ".", outcome=outcome)
+        return Result(sheet=new_sheet, summary=joined(parts), outcome=outcome)
 
 
-def _sheet_problems(sheet: Mapping[str, Any]) -> list[str]:
+# A whole number the sheet must hold, by field (a sheet's problem names it).
+_WHOLE_NUMBERS = {
+    "strength": word("strength must be a whole number"),
+    "dexterity": word("dexterity must be a whole number"),
+    "intelligence": word("intelligence must be a whole number"),
+    "harm": word("harm must be a whole number"),
+    "wounds": word("wounds must be a whole number"),
+}
+
+
+def _sheet_problems(sheet: Mapping[str, Any]) -> list[Message]:
     """Card conservation and token rules a JSON schema cannot express."""
-    problems: list[str] = []
+    problems: list[Message] = []
     for key in (*ATTRIBUTES, "harm", "wounds"):
         if type(sheet[key]) is not int:  # JSON Schema lets 2.0 pass as an integer
-            problems.append(f"{key} must be a whole number")
+            problems.append(_WHOLE_NUMBERS[key])
     if problems:
         return problems
     counts = Counter(card for pile in PILES for card in sheet[pile])
     twice = sorted((card for card, n in counts.items() if n > 1), key=_CARD_ORDER.__getitem__)
     if twice:
-        problems.append(f"cards in more than one pile: {', '.join(twice)}")
+        problems.append(say("cards in more than one pile: {cards}", cards=", ".join(twice)))
     missing = [card for card in DECK_CARD_IDS if card not in counts]
     if missing:
-        problems.append(f"cards missing from every pile: {', '.join(missing)}")
+        problems.append(say("cards missing from every pile: {cards}", cards=", ".join(missing)))
     in_play = [card for card in WOUND_CARD_IDS if card in counts]
     expected = list(WOUND_CARD_IDS[: sheet["wounds"]])
     if in_play != expected:
         problems.append(
-            f"wound cards in the piles ({_cards(in_play)}) must be {_cards(expected)} "
-            f"for {sheet['wounds']} wound tokens (ruling DK-7)"
+            say(
+                "wound cards in the piles ({cards}) must be {expected} for {wounds} wound "
+                "tokens (ruling DK-7)",
+                cards=_cards(in_play),
+                expected=_cards(expected),
+                wounds=sheet["wounds"],
+            )
         )
     if len(sheet["exhaustion"]) < _token_floor(sheet):
         problems.append(
-            f"the exhaustion pile holds {len(sheet['exhaustion'])} cards, fewer than its "
-            f"{_token_floor(sheet)} harm and wound tokens (ruling DK-5)"
+            say(
+                "the exhaustion pile holds {count} cards, fewer than its {tokens} harm and "
+                "wound tokens (ruling DK-5)",
+                count=len(sheet["exhaustion"]),
+                tokens=_token_floor(sheet),
+            )
         )
     return problems

@@ -15,8 +15,22 @@ from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from functools import cache
 
+from rules.engine.words import Message, listed, say, word
+
 # Results in order from best to worst, with their words for people.
-RESULT_WORDS = {"vv": "two checks", "v": "a check", "x": "a cross", "xx": "two crosses"}
+RESULT_WORDS = {
+    "vv": word("two checks"),
+    "v": word("a check"),
+    "x": word("a cross"),
+    "xx": word("two crosses"),
+}
+# The same first in a label, with a capital.
+FIRST_RESULT_WORDS = {
+    "vv": word("Two checks"),
+    "v": word("A check"),
+    "x": word("A cross"),
+    "xx": word("Two crosses"),
+}
 WOUND = "wound"
 
 # A pile as counts of card kinds, each kind a result at the flip's rank or WOUND.
@@ -63,13 +77,24 @@ def _order(kind: str) -> int:
 
 def flip_outcomes(deck: Pile, discard: Pile, count: int) -> list[tuple[str, str, Fraction]]:
     """(key, label, probability) for flipping ``count`` cards, most likely first."""
-    weighted = []
+    weighted: list[tuple[str, str, Fraction]] = []
     for drawn, chance in _sequences(deck, discard, count).items():
         key = "+".join(drawn)
-        words = [RESULT_WORDS[k] for k in drawn if k != WOUND]
-        label = ", ".join(words).capitalize() if words else ""
-        if WOUND in drawn:
-            label = (label + "; then " if label else "") + "a wound card: the flipping stops"
-            label = label[:1].upper() + label[1:]
-        weighted.append((key, label, chance))
+        weighted.append((key, _label(drawn), chance))
     return sorted(weighted, key=lambda item: (-item[2], item[0]))
+
+
+def _label(drawn: tuple[str, ...]) -> Message:
+    """The results drawn in words, best first: "Two checks, a cross; then a wound card..."."""
+    results = [kind for kind in drawn if kind != WOUND]
+    words = listed(
+        [
+            FIRST_RESULT_WORDS[kind] if i == 0 else RESULT_WORDS[kind]
+            for i, kind in enumerate(results)
+        ]
+    )
+    if WOUND not in drawn:
+        return words
+    if not results:
+        return word("A wound card: the flipping stops")
+    return say("{results}; then a wound card: the flipping stops", results=words)
