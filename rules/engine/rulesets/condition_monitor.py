@@ -42,12 +42,16 @@ from rules.engine.interface import (
 from rules.engine.odds import Odds, certain, from_die, successes
 from rules.engine.turn import Turn
 from rules.engine.validation import validate
+from rules.engine.words import Message, say, say_plural, word
 
 BOX_COUNT = 10
 FORWARD, BACK, BAR = "/", "\\", "-"
 LINES = (FORWARD, BACK, BAR)  # the order lines are written in a box
-LINE_NAMES = {FORWARD: "forward slash", BACK: "back slash", BAR: "horizontal bar"}
-LINE_PLURALS = {FORWARD: "forward slashes", BACK: "back slashes", BAR: "horizontal bars"}
+LINE_NAMES: Mapping[str, Message] = {
+    FORWARD: word("forward slash"),
+    BACK: word("back slash"),
+    BAR: word("horizontal bar"),
+}
 # Ruling CM-3: aggravated, lethal, normal, partial, empty. Partial boxes (left by
 # healing) go by how many lines they hold, then by their first line (project ruling CM-P2).
 BOX_ORDER: tuple[str, ...] = ("/\\-", "/\\", "/", "/-", "\\-", "\\", "-", "")
@@ -60,6 +64,25 @@ KIND_LINES: Mapping[str, tuple[str, ...]] = {  # ruling CM-3
     "aggravated": (FORWARD, BACK, BAR),
 }
 STATES = ("ok", "incapacitated", "dying", "terminal", "dead")
+# The state words people read (the party list, refusals); the sheet keeps the keys.
+STATE_WORDS: Mapping[str, Message] = {
+    "ok": word("ok"),
+    "incapacitated": word("incapacitated"),
+    "dying": word("dying"),
+    "terminal": word("terminal"),
+    "dead": word("dead"),
+}
+# The sheet's fields in words (rules.engine.text.field_words), for the catalogues.
+FIELD_WORDS = (
+    word("strength"),
+    word("willpower"),
+    word("indomitable"),
+    word("boxes"),
+    word("state"),
+    word("penalty"),
+    word("terminal until"),
+    word("dying until"),
+)
 
 TERMINAL_MINUTES = 5  # ruling CM-5
 DYING_MINUTES = 60  # ruling CM-4
@@ -91,6 +114,14 @@ WOUND_TABLE: tuple[WoundRow, ...] = (
     WoundRow(5, "terminal", BOX_COUNT, terminal=True),
 )
 TERMINAL_ROW = WOUND_TABLE[-1]
+# A row's wound in a sentence, with its article.
+WOUND_WORDS: Mapping[str, Message] = {
+    "petty": word("a petty wound"),
+    "ordinary": word("an ordinary wound"),
+    "serious": word("a serious wound"),
+    "incapacitating": word("an incapacitating wound"),
+    "terminal": word("a terminal wound"),
+}
 
 OPTIONS_SCHEMA: dict[str, Any] = options_schema(
     {
@@ -99,25 +130,25 @@ OPTIONS_SCHEMA: dict[str, Any] = options_schema(
             "minimum": 2,
             "maximum": 100,
             "default": 6,
-            "title": "Soak die size",
-            "description": "Sides of each die of the soak pool.",  # ruling CM-1
+            "title": word("Soak die size"),
+            "description": word("Sides of each die of the soak pool."),  # ruling CM-1
         },
         "soak_hit_threshold": {
             "type": "integer",
             "minimum": 1,
             "maximum": 100,
             "default": 5,
-            "title": "Soak hit threshold",
-            "description": "A soak die showing this or more is a hit.",  # ruling CM-1
+            "title": word("Soak hit threshold"),
+            "description": word("A soak die showing this or more is a hit."),  # ruling CM-1
         },
         "death_at": {
             "type": "integer",
             "minimum": TERMINAL_ROW.net,
             "maximum": MAX_DAMAGE,
             "default": 8,
-            "title": "Death at net damage",
+            "title": word("Death at net damage"),
             # Ruling CM-2: the text also says 7 kills outright; the referee may choose it.
-            "description": "Net damage that kills outright.",
+            "description": word("Net damage that kills outright."),
         },
     }
 )
@@ -125,7 +156,7 @@ OPTIONS_SCHEMA: dict[str, Any] = options_schema(
 _MINUTE = {"type": ["integer", "null"], "minimum": 0}
 SHEET_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "title": "Condition monitor character sheet",
+    "title": word("Condition monitor character sheet"),
     "type": "object",
     "properties": {
         "strength": {
@@ -133,26 +164,28 @@ SHEET_SCHEMA: dict[str, Any] = {
             "minimum": 0,
             "maximum": MAX_ATTRIBUTE,
             "default": 3,
-            "description": "The soak attribute: dice in the soak pool.",  # ruling CM-1
+            "description": word("The soak attribute: dice in the soak pool."),  # ruling CM-1
         },
         "willpower": {
             "type": "integer",
             "minimum": 0,
             "maximum": MAX_ATTRIBUTE,
             "default": 2,
-            "description": "Each point above 2 ignores one box of wound penalty.",  # CM-6
+            "description": word("Each point above 2 ignores one box of wound penalty."),  # CM-6
         },
         "indomitable": {
             "type": "boolean",
             "default": False,
-            "description": "Ignores wound penalties completely.",  # ruling CM-6
+            "description": word("Ignores wound penalties completely."),  # ruling CM-6
         },
         "boxes": {
             "type": "array",
             "items": {"enum": list(BOX_ORDER)},
             "minItems": BOX_COUNT,
             "maxItems": BOX_COUNT,
-            "description": "The ten boxes; each holds its lines in the order /, \\, -.",  # CM-3
+            "description": word(
+                "The ten boxes; each holds its lines in the order /, \\, -."
+            ),  # CM-3
         },
         "state": {"enum": list(STATES), "default": "ok"},
         "penalty": {
@@ -160,15 +193,17 @@ SHEET_SCHEMA: dict[str, Any] = {
             "minimum": 0,
             "maximum": BOX_COUNT,
             "default": 0,
-            "description": "Wound penalty on the character's actions.",  # ruling CM-6
+            "description": word("Wound penalty on the character's actions."),  # ruling CM-6
         },
         "terminal_until": {
             **_MINUTE,
-            "description": "Campaign minute a terminal wound kills unless stabilized.",  # CM-5
+            "description": word(
+                "Campaign minute a terminal wound kills unless stabilized."
+            ),  # CM-5
         },
         "dying_until": {
             **_MINUTE,
-            "description": "Campaign minute the dying hour ends.",  # ruling CM-4
+            "description": word("Campaign minute the dying hour ends."),  # ruling CM-4
         },
     },
     "required": [
@@ -193,51 +228,57 @@ EFFECT_PAYLOAD_SCHEMA: dict[str, Any] = params_schema(
 ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(
         key="damage",
-        label="Take damage",
+        label=word("Take damage"),
         params=params_schema(
             {
                 "amount": {"type": "integer", "minimum": 0, "maximum": MAX_DAMAGE},
-                "kind": {"type": "string", "enum": list(KINDS), "title": "Kind of damage"},
+                "kind": {"type": "string", "enum": list(KINDS), "title": word("Kind of damage")},
                 "soak_dice": {  # ruling CM-1, project ruling CM-P1
                     "type": "integer",
                     "minimum": 0,
                     "maximum": MAX_ATTRIBUTE,
-                    "title": "Soak pool",
-                    "description": "Dice rolled to soak; leave empty for the character's "
-                    "strength, 0 for no soak test.",
+                    "title": word("Soak pool"),
+                    "description": word(
+                        "Dice rolled to soak; leave empty for the character's "
+                        "strength, 0 for no soak test."
+                    ),
                 },
             },
             required=("amount", "kind"),
         ),
         # Rulings CM-1, CM-2, CM-3, CM-4, CM-5.
-        description="A soak test takes its hits off the damage; what is left marks the "
-        "boxes and may leave the character incapacitated, dying, terminally wounded or dead.",
+        description=word(
+            "A soak test takes its hits off the damage; what is left marks the boxes and may "
+            "leave the character incapacitated, dying, terminally wounded or dead."
+        ),
     ),
     ActionSpec(
         key="stabilize",
-        label="Stabilize",
+        label=word("Stabilize"),
         params=params_schema({}),
         # Rulings CM-4, CM-5.
-        description="Medical intervention in time: a terminal wound becomes an incapacitating "
-        "one, a dying character stops dying.",
+        description=word(
+            "Medical intervention in time: a terminal wound becomes an incapacitating one, a "
+            "dying character stops dying."
+        ),
     ),
     ActionSpec(
         key="heal",
-        label="Heal lines",
+        label=word("Heal lines"),
         params=params_schema(
             {
-                "line": {"type": "string", "enum": list(LINES), "title": "Line to heal"},
+                "line": {"type": "string", "enum": list(LINES), "title": word("Line to heal")},
                 "boxes": {"type": "integer", "minimum": 1, "maximum": BOX_COUNT},
             },
             required=("line", "boxes"),
         ),
         who="referee",
         # Ruling CM-7, project ruling CM-P6.
-        description="Removes one kind of line from that many boxes, lightest wounds first.",
+        description=word("Removes one kind of line from that many boxes, lightest wounds first."),
     ),
     ActionSpec(
         key="medical_care",
-        label="Medical care or rest",
+        label=word("Medical care or rest"),
         params=params_schema(
             {
                 "means": {
@@ -249,8 +290,10 @@ ACTIONS: tuple[ActionSpec, ...] = (
         ),
         who="referee",
         # Ruling CM-7, project ruling CM-P7.
-        description="An incapacitating wound becomes a serious one: the six worst boxes stay, "
-        "the four lightest clear.",
+        description=word(
+            "An incapacitating wound becomes a serious one: the six worst boxes stay, the four "
+            "lightest clear."
+        ),
     ),
 )
 
@@ -385,6 +428,11 @@ def track_text(boxes: Sequence[str]) -> str:
     return "".join(f"[{box_picture(box)}]" for box in boxes)
 
 
+def track_said(boxes: Sequence[str]) -> Message:
+    """The track in a summary: "track [X][/][ ]..."."""
+    return say("track {track}", track=track_text(boxes))
+
+
 def box_kind(box: str) -> str:
     """What a box shows: aggravated, lethal, normal, partial (healed in part) or empty."""
     return {"/\\-": "aggravated", "/\\": "lethal", "/": "normal", "": "empty"}.get(
@@ -401,8 +449,53 @@ def box_picture(box: str) -> str:
     return box or " "
 
 
-def _count(count: int, word: str, plural: str) -> str:
-    return f"{count} {word if count == 1 else plural}"
+def lines_count(line: str, count: int) -> Message:
+    """``count`` lines of one kind in words: "1 forward slash", "3 back slashes"."""
+    if line == FORWARD:
+        return say_plural("{count} forward slash", "{count} forward slashes", count)
+    if line == BACK:
+        return say_plural("{count} back slash", "{count} back slashes", count)
+    return say_plural("{count} horizontal bar", "{count} horizontal bars", count)
+
+
+def kind_boxes(kind: str, count: int) -> Message:
+    """``count`` boxes of a wound's kind in words: "1 normal box", "6 lethal boxes"."""
+    if kind == "normal":
+        return say_plural("{count} normal box", "{count} normal boxes", count)
+    if kind == "lethal":
+        return say_plural("{count} lethal box", "{count} lethal boxes", count)
+    return say_plural("{count} aggravated box", "{count} aggravated boxes", count)
+
+
+def takes_damage(kind: str, amount: int) -> Message:
+    """What a character takes, by kind: "takes 4 lethal damage"."""
+    if kind == "normal":
+        return say("takes {amount} normal damage", amount=amount)
+    if kind == "lethal":
+        return say("takes {amount} lethal damage", amount=amount)
+    return say("takes {amount} aggravated damage", amount=amount)
+
+
+def stabilize_first(state: str) -> Message:
+    """The refusal of care while the character is dying or terminal (ruling CM-7)."""
+    if state == "dying":
+        return word("The character is dying: stabilize them first.")
+    return word("The character is terminal: stabilize them first.")
+
+
+NO_WOUND = word("no wound")
+STILL_TERMINAL = word("is still dying of the terminal wound")
+NEITHER_DYING = word("The character is neither dying nor terminally wounded.")
+TERMINAL_FIRST = word("The character is terminally wounded: stabilize them first.")
+NOT_INCAPACITATED = word("The character is not incapacitated: care has no wound to reduce.")
+# The refusals of every action to a dead character, by action.
+DEAD_CANNOT: Mapping[str, Message] = {
+    "damage": word("The character is dead and cannot take damage."),
+    "stabilize": word("The character is dead and cannot be stabilized."),
+    "heal": word("The character is dead and cannot heal."),
+    "medical_care": word("The character is dead and cannot receive care."),
+    "choice": word("The character is dead and cannot answer a choice."),
+}
 
 
 def clock_effect(kind: str, until: int, clock: int) -> ScheduledEffect:
@@ -430,10 +523,10 @@ class _Turn(Turn):
         self.sheet["terminal_until"] = None
         self.sheet["dying_until"] = None
 
-    def die(self, why: str) -> None:
+    def die(self, why: Message) -> None:
         self.stop_clocks()
         self.sheet["state"] = "dead"
-        self.notes.append(f"dies: {why}")
+        self.notes.append(say("dies: {why}", why=why))
 
     def start_terminal(self) -> None:
         """Ruling CM-5: five minutes to live unless stabilized; any dying hour is moot."""
@@ -442,7 +535,13 @@ class _Turn(Turn):
         self.sheet["state"] = "terminal"
         self.sheet["terminal_until"] = until
         self.effects.append(clock_effect(EFFECT_TERMINAL, until, self.context.clock))
-        self.notes.append(f"dies in {TERMINAL_MINUTES} minutes unless stabilized")
+        self.notes.append(
+            say_plural(
+                "dies in {count} minute unless stabilized",
+                "dies in {count} minutes unless stabilized",
+                TERMINAL_MINUTES,
+            )
+        )
 
     def start_dying(self) -> None:
         """Ruling CM-4: every box has ``\\``: an hour for intervention."""
@@ -450,7 +549,7 @@ class _Turn(Turn):
         self.sheet["state"] = "dying"
         self.sheet["dying_until"] = until
         self.effects.append(clock_effect(EFFECT_DYING, until, self.context.clock))
-        self.notes.append("is dying: every box holds a back slash; stabilize within the hour")
+        self.notes.append(word("is dying: every box holds a back slash; stabilize within the hour"))
 
     def settle(self) -> None:
         """After the track changed without a new wound: incapacitated, ok, or dying no more."""
@@ -462,7 +561,7 @@ class _Turn(Turn):
             if all_back(boxes):
                 return  # still a back slash in every box: the hour runs on
             self.stop_clocks()
-            self.notes.append("is no longer dying")
+            self.notes.append(word("is no longer dying"))
         sheet["state"] = "incapacitated" if all_marked(boxes) else "ok"
 
     def finish(self) -> None:
@@ -470,7 +569,7 @@ class _Turn(Turn):
         sheet["penalty"] = penalty(sheet["boxes"], sheet["willpower"], sheet["indomitable"])
         self.outcome.update({"state": sheet["state"], "penalty": sheet["penalty"]})
         if sheet["state"] != "dead":
-            self.notes.append(f"wound penalty {sheet['penalty']}")
+            self.notes.append(say("wound penalty {penalty}", penalty=sheet["penalty"]))
 
 
 # What condition monitor resolutions find (Ruleset.outcome_properties): damage, soak
@@ -509,8 +608,10 @@ class ConditionMonitor(Ruleset):
     """Wounds on a ten-box condition monitor (``docs/rulesets/condition_monitor.md``)."""
 
     key = "condition_monitor"
-    name = "Condition monitor"
-    blurb = "Soak the damage, then mark ten boxes; terminal and dying wounds run against the clock."
+    name = word("Condition monitor")
+    blurb = word(
+        "Soak the damage, then mark ten boxes; terminal and dying wounds run against the clock."
+    )
     creation_fields = ("strength", "willpower", "indomitable")
     sheet_schema: ClassVar[Mapping[str, Any]] = SHEET_SCHEMA
     actions: ClassVar[tuple[ActionSpec, ...]] = ACTIONS
@@ -543,8 +644,10 @@ class ConditionMonitor(Ruleset):
         managed = sorted(set(initial) & set(MANAGED_FIELDS))
         if managed:
             raise RuleError(
-                "these fields are kept by the rules and cannot be set at creation: "
-                + ", ".join(managed)
+                say(
+                    "these fields are kept by the rules and cannot be set at creation: {fields}",
+                    fields=managed,
+                )
             )
         sheet = self.default_sheet()
         sheet.update(copy.deepcopy(dict(initial)))
@@ -552,8 +655,10 @@ class ConditionMonitor(Ruleset):
         boxes = ordered(sheet["boxes"])
         if all_back(boxes):
             raise RuleError(
-                "a new character cannot start with a back slash in every box (dying): "
-                "create them wounded less, then apply the wound"
+                word(
+                    "a new character cannot start with a back slash in every box (dying): "
+                    "create them wounded less, then apply the wound"
+                )
             )
         sheet["boxes"] = boxes
         sheet["state"] = "incapacitated" if all_marked(boxes) else "ok"
@@ -564,44 +669,51 @@ class ConditionMonitor(Ruleset):
     def validate_sheet(self, sheet: Mapping[str, Any]) -> None:
         """The schema, then the track invariants (rulings CM-3, CM-4, CM-5, CM-6)."""
         super().validate_sheet(sheet)
-        problems = []
+        problems: list[Message] = []
         boxes = sheet["boxes"]
         state = sheet["state"]
         if list(boxes) != ordered(boxes):
-            problems.append("boxes: not in the order aggravated, lethal, normal, partial, empty")
+            problems.append(
+                word("boxes: not in the order aggravated, lethal, normal, partial, empty")
+            )
         if sheet["penalty"] != penalty(boxes, sheet["willpower"], sheet["indomitable"]):
-            problems.append("penalty: does not match the boxes and willpower")
+            problems.append(word("penalty: does not match the boxes and willpower"))
         if (sheet["terminal_until"] is not None) != (state == "terminal"):
-            problems.append("terminal_until: set exactly while terminal")
+            problems.append(word("terminal_until: set exactly while terminal"))
         if (sheet["dying_until"] is not None) != (state == "dying"):
-            problems.append("dying_until: set exactly while dying")
+            problems.append(word("dying_until: set exactly while dying"))
         if state in ("incapacitated", "dying", "terminal") and not all_marked(boxes):
-            problems.append(f"state: {state} needs every box marked")
+            problems.append(say("state: {state} needs every box marked", state=STATE_WORDS[state]))
         if state == "dying" and not all_back(boxes):
-            problems.append("state: dying needs a back slash in every box")
+            problems.append(word("state: dying needs a back slash in every box"))
         if state == "ok" and all_marked(boxes):
-            problems.append("state: every box is marked, so the character is not ok")
+            problems.append(word("state: every box is marked, so the character is not ok"))
         if problems:
-            raise RuleError("invalid sheet: " + "; ".join(problems))
+            raise RuleError(
+                say(
+                    "invalid sheet: {problems}",
+                    problems=Message("", parts=problems, separator="; "),
+                )
+            )
 
     def unavailable(self, sheet: Mapping[str, Any], action: str) -> str | None:
         """The same refusals as the actions' own checks, said before anyone tries: a dead
         character takes none (issue 24: the page offered them, each a 409)."""
         state = sheet["state"]
         if state == "dead":
-            return "The character is dead."
+            return word("The character is dead.")
         if action == "stabilize" and state not in ("terminal", "dying"):
-            return "The character is neither dying nor terminally wounded."
+            return NEITHER_DYING
         if action == "heal":
             if state == "terminal":
-                return "The character is terminally wounded: stabilize them first."
+                return TERMINAL_FIRST
             if not any(sheet["boxes"]):
-                return "No box holds a wound to heal."
+                return word("No box holds a wound to heal.")
         if action == "medical_care":
             if state in ("terminal", "dying"):
-                return f"The character is {state}: stabilize them first."
+                return stabilize_first(state)
             if not all_marked(sheet["boxes"]):
-                return "The character is not incapacitated: care has no wound to reduce."
+                return NOT_INCAPACITATED
         return None
 
     def correction_follows(self, sheet: Mapping[str, Any], asked: frozenset[str]) -> dict[str, Any]:
@@ -629,13 +741,19 @@ class ConditionMonitor(Ruleset):
         boxes, state = sheet["boxes"], sheet["state"]
         problems = []
         if list(boxes) != ordered(boxes):
-            problems.append(OutOfBounds(("boxes",), "the boxes are not in the order of the track"))
+            problems.append(
+                OutOfBounds(("boxes",), word("the boxes are not in the order of the track"))
+            )
         right = penalty(boxes, sheet["willpower"], sheet["indomitable"])
         if sheet["penalty"] != right:
             problems.append(
                 OutOfBounds(
                     ("penalty", "boxes", "willpower", "indomitable"),
-                    f"penalty {sheet['penalty']} is not the {right} the boxes give",
+                    say(
+                        "penalty {penalty} is not the {right} the boxes give",
+                        penalty=sheet["penalty"],
+                        right=right,
+                    ),
                 )
             )
         for field, needs in (("terminal_until", "terminal"), ("dying_until", "dying")):
@@ -643,31 +761,42 @@ class ConditionMonitor(Ruleset):
                 problems.append(
                     OutOfBounds(
                         (field, "state"),
-                        f"{field} is set exactly while the state is {needs}, not {state}",
+                        say(
+                            "{field} is set exactly while the state is {needs}, not {state}",
+                            field=field,
+                            needs=STATE_WORDS[needs],
+                            state=STATE_WORDS[state],
+                        ),
                     )
                 )
         if state in ("incapacitated", "dying", "terminal") and not all_marked(boxes):
             problems.append(
-                OutOfBounds(("state", "boxes"), f"the state {state} needs every box marked")
+                OutOfBounds(
+                    ("state", "boxes"),
+                    say("the state {state} needs every box marked", state=STATE_WORDS[state]),
+                )
             )
         if state == "dying" and not all_back(boxes):
             problems.append(
-                OutOfBounds(("state", "boxes"), "the state dying needs a back slash in every box")
+                OutOfBounds(
+                    ("state", "boxes"), word("the state dying needs a back slash in every box")
+                )
             )
         if state == "ok" and all_marked(boxes):
             problems.append(
-                OutOfBounds(("state", "boxes"), "every box is marked: the state is not ok")
+                OutOfBounds(("state", "boxes"), word("every box is marked: the state is not ok"))
             )
         return tuple(problems)
 
     def status(self, sheet: Mapping[str, Any]) -> str:
         """The state word: ok, incapacitated, dying, terminal or dead."""
-        return str(sheet["state"])
+        return STATE_WORDS[sheet["state"]]
 
     @staticmethod
     def _check_alive(sheet: Mapping[str, Any], doing: str) -> None:
+        """``doing``: the action (or "choice") a dead character cannot take."""
         if sheet["state"] == "dead":
-            raise ActionBlocked(f"The character is dead and cannot {doing}.")
+            raise ActionBlocked(DEAD_CANNOT[doing])
 
     def _turn(self, sheet: Sheet, dice: Dice, context: Context, doing: str) -> _Turn:
         self._check_alive(sheet, doing)
@@ -676,37 +805,49 @@ class ConditionMonitor(Ruleset):
     # -- actions --------------------------------------------------------------------------
     def action_damage(self, sheet: Sheet, params: Params, dice: Dice, context: Context) -> Result:
         """Rulings CM-1 (soak), CM-2 (net damage), CM-3 (lines), CM-4 and CM-5 (states)."""
-        turn = self._turn(sheet, dice, context, "take damage")
+        turn = self._turn(sheet, dice, context, "damage")
         amount, kind = int(params["amount"]), str(params["kind"])
         pool: int = params["soak_dice"] if "soak_dice" in params else sheet["strength"]
-        turn.notes.append(f"takes {amount} {kind} damage")
+        turn.notes.append(takes_damage(kind, amount))
         hits = 0
         if amount > 0 and pool > 0:
             size = int(self.option(context, "soak_die_size"))
             threshold = int(self.option(context, "soak_hit_threshold"))
             if threshold > size:
                 raise RuleError(
-                    f"The campaign's soak dice (d{size}) cannot hit on {threshold} or more."
+                    say(
+                        "The campaign's soak dice (d{size}) cannot hit on {threshold} or more.",
+                        size=size,
+                        threshold=threshold,
+                    )
                 )
-            roll = dice.roll(f"{pool}d{size}>={threshold}", f"Soak test ({pool} dice)")
+            # The English says "dice" for one die too (as it always did).
+            label = say_plural("Soak test ({count} dice)", "Soak test ({count} dice)", pool)
+            roll = dice.roll(f"{pool}d{size}>={threshold}", label)
             hits = roll.total
-            faces = ", ".join(map(str, roll.dice))
-            scored = _count(hits, "hit", "hits")
-            turn.notes.append(f"soak test {pool}d{size} rolls {faces}: {scored}")
+            turn.notes.append(
+                say(
+                    "soak test {pool}d{size} rolls {faces}: {hits}",
+                    pool=pool,
+                    size=size,
+                    faces=list(roll.dice),
+                    hits=say_plural("{count} hit", "{count} hits", hits),
+                )
+            )
         elif amount > 0:
-            turn.notes.append("no soak test")
+            turn.notes.append(word("no soak test"))
         net = amount - hits  # ruling CM-1
         turn.outcome.update({"amount": amount, "kind": kind, "soak_dice": pool, "hits": hits})
         turn.outcome["net"] = max(0, net)
         if net <= 0:
-            turn.notes.append("no wound" if amount else "no harm done")
+            turn.notes.append(NO_WOUND if amount else word("no harm done"))
             turn.outcome["wound"] = None
             return turn.result()
         death_at = int(self.option(context, "death_at"))
         row = wound_row(net, death_at)
         if row is None:  # ruling CM-2; the track is left as it was (project ruling CM-P3)
             turn.outcome["wound"] = "death"
-            turn.die(f"net damage {net} kills outright")
+            turn.die(say("net damage {net} kills outright", net=net))
             return turn.result()
         marking = mark_wound(sheet["boxes"], kind, row.boxes)
         sheet["boxes"] = list(marking.boxes)
@@ -719,26 +860,32 @@ class ConditionMonitor(Ruleset):
             }
         )
         turn.notes.append(
-            f"net damage {net}: {'an' if row.name[0] in 'aeiou' else 'a'} {row.name} wound, "
-            + _count(row.boxes, f"{kind} box", f"{kind} boxes")
+            say(
+                "net damage {net}: {wound}, {boxes}",
+                net=net,
+                wound=WOUND_WORDS[row.name],
+                boxes=kind_boxes(kind, row.boxes),
+            )
         )
         if marking.turned_lethal:
-            turned = _count(marking.turned_lethal, "normal box turns", "normal boxes turn")
-            turn.notes.append(f"{turned} lethal on the full track")
-        if marking.overflow:
-            dropped = ", ".join(
-                _count(count, LINE_NAMES[line], LINE_PLURALS[line])
-                for line, count in marking.overflow.items()
+            turn.notes.append(
+                say_plural(
+                    "{count} normal box turns lethal on the full track",
+                    "{count} normal boxes turn lethal on the full track",
+                    marking.turned_lethal,
+                )
             )
-            turn.notes.append(f"no room left for {dropped}")
-        turn.notes.append(f"track {track_text(sheet['boxes'])}")
+        if marking.overflow:
+            dropped = [lines_count(line, count) for line, count in marking.overflow.items()]
+            turn.notes.append(say("no room left for {lines}", lines=dropped))
+        turn.notes.append(track_said(sheet["boxes"]))
         self._after_wound(turn, row)
         return turn.result()
 
     def odds_damage(self, sheet: Sheet, params: Params, context: Context) -> Odds:
         """The wound the damage leaves, exactly: the soak pool's hits are binomial
         (ruling CM-1), each number of hits a net damage and a row of the table (CM-2)."""
-        self._check_alive(sheet, "take damage")  # as the action: 409
+        self._check_alive(sheet, "damage")  # as the action: 409
         amount = int(params["amount"])
         pool: int = params["soak_dice"] if "soak_dice" in params else sheet["strength"]
         death_at = int(self.option(context, "death_at"))
@@ -747,18 +894,23 @@ class ConditionMonitor(Ruleset):
             net = amount - hits
             row = wound_row(net, death_at) if net > 0 else None
             if net <= 0:
-                return "none", "no wound"
+                return "none", NO_WOUND
             if row is None:
-                return "death", f"death (net damage {net})"
-            return row.name, f"{'an' if row.name[0] in 'aeiou' else 'a'} {row.name} wound"
+                return "death", say("death (net damage {net})", net=net)
+            return row.name, WOUND_WORDS[row.name]
 
         if amount == 0 or pool == 0:
             key, label = wound(0)
-            return certain("damage", f"No soak test: {label}.", key=key)
+            return certain("damage", say("No soak test: {wound}.", wound=label), key=key)
         size = int(self.option(context, "soak_die_size"))
         threshold = int(self.option(context, "soak_hit_threshold"))
         hits = successes(pool, size, threshold)  # binomial, computed once per pool
-        note = f"Soak test: {pool}d{size}, each die showing {threshold} or more takes a point off."
+        note = say(
+            "Soak test: {pool}d{size}, each die showing {threshold} or more takes a point off.",
+            pool=pool,
+            size=size,
+            threshold=threshold,
+        )
         return from_die("damage", hits, wound, notes=(note,))
 
     @staticmethod
@@ -768,20 +920,20 @@ class ConditionMonitor(Ruleset):
         boxes = sheet["boxes"]
         if row.terminal:
             if sheet["state"] == "terminal":  # the first deadline stands (CM-P4)
-                turn.notes.append("is still dying of the terminal wound")
+                turn.notes.append(STILL_TERMINAL)
             else:
                 turn.start_terminal()
         elif sheet["state"] == "terminal":
-            turn.notes.append("is still dying of the terminal wound")
+            turn.notes.append(STILL_TERMINAL)
         elif all_back(boxes):
             if sheet["state"] == "dying":  # the hour already running stands (CM-P4)
-                turn.notes.append("is still dying")
+                turn.notes.append(word("is still dying"))
             else:  # a new wound on a stabilized track starts a new hour (CM-P4)
                 turn.start_dying()
         else:
             sheet["state"] = "incapacitated" if all_marked(boxes) else "ok"
             if sheet["state"] == "incapacitated":
-                turn.notes.append("is incapacitated")
+                turn.notes.append(word("is incapacitated"))
         if sheet["terminal_until"] is not None:
             turn.outcome["dies_at"] = sheet["terminal_until"]
         if sheet["dying_until"] is not None:
@@ -791,19 +943,21 @@ class ConditionMonitor(Ruleset):
         self, sheet: Sheet, params: Params, dice: Dice, context: Context
     ) -> Result:
         """Rulings CM-4 and CM-5: medical intervention before the clock runs out."""
-        turn = self._turn(sheet, dice, context, "be stabilized")
+        turn = self._turn(sheet, dice, context, "stabilize")
         state = sheet["state"]
         if state not in ("terminal", "dying"):
-            raise RuleError("The character is neither dying nor terminally wounded.")
+            raise RuleError(NEITHER_DYING)
         until = sheet["terminal_until"] if state == "terminal" else sheet["dying_until"]
         if context.clock >= until:  # the clock's effect decides now
-            raise ActionBlocked("Too late: the time to stabilize the character has run out.")
+            raise ActionBlocked(word("Too late: the time to stabilize the character has run out."))
         turn.stop_clocks()
         sheet["state"] = "incapacitated"
         if state == "terminal":
-            turn.notes.append("is stabilized: the terminal wound is now an incapacitating one")
+            turn.notes.append(
+                word("is stabilized: the terminal wound is now an incapacitating one")
+            )
         else:
-            turn.notes.append("is stabilized and stops dying")
+            turn.notes.append(word("is stabilized and stops dying"))
         turn.outcome["stabilized"] = state
         return turn.result()
 
@@ -811,17 +965,28 @@ class ConditionMonitor(Ruleset):
         """Ruling CM-7; a terminal character must be stabilized first (project ruling CM-P5)."""
         turn = self._turn(sheet, dice, context, "heal")
         if sheet["state"] == "terminal":
-            raise ActionBlocked("The character is terminally wounded: stabilize them first.")
+            raise ActionBlocked(TERMINAL_FIRST)
         line, count = str(params["line"]), int(params["boxes"])
         boxes, healed = heal_lines(sheet["boxes"], line, count)
         if healed == 0:
-            raise RuleError(f"No box holds a {LINE_NAMES[line]} to heal.")
+            raise RuleError(say("No box holds a {line} to heal.", line=LINE_NAMES[line]))
         sheet["boxes"] = list(boxes)
-        turn.notes.append(
-            f"heals the {LINE_NAMES[line]} from {_count(healed, 'box', 'boxes')}"
-            + (f" (only {healed} held one)" if healed < count else "")
-        )
-        turn.notes.append(f"track {track_text(boxes)}")
+        if healed < count:
+            heals = say_plural(
+                "heals the {line} from {count} box (only {count} held one)",
+                "heals the {line} from {count} boxes (only {count} held one)",
+                healed,
+                line=LINE_NAMES[line],
+            )
+        else:
+            heals = say_plural(
+                "heals the {line} from {count} box",
+                "heals the {line} from {count} boxes",
+                healed,
+                line=LINE_NAMES[line],
+            )
+        turn.notes.append(heals)
+        turn.notes.append(track_said(boxes))
         turn.outcome.update({"line": line, "healed": healed})
         turn.settle()
         return turn.result()
@@ -830,20 +995,35 @@ class ConditionMonitor(Ruleset):
         self, sheet: Sheet, params: Params, dice: Dice, context: Context
     ) -> Result:
         """Ruling CM-7: an incapacitating wound becomes a serious one (project ruling CM-P7)."""
-        turn = self._turn(sheet, dice, context, "receive care")
+        turn = self._turn(sheet, dice, context, "medical_care")
         if sheet["state"] in ("terminal", "dying"):
-            raise ActionBlocked(f"The character is {sheet['state']}: stabilize them first.")
+            raise ActionBlocked(stabilize_first(sheet["state"]))
         if not all_marked(sheet["boxes"]):
-            raise RuleError("The character is not incapacitated: care has no wound to reduce.")
+            raise RuleError(NOT_INCAPACITATED)
         boxes = ordered(sheet["boxes"])
         cleared = boxes[SERIOUS_BOXES:]
         sheet["boxes"] = boxes[:SERIOUS_BOXES] + [""] * (BOX_COUNT - SERIOUS_BOXES)
         means = "medical care" if params.get("means", "medical_care") == "medical_care" else "rest"
-        turn.notes.append(
-            f"{means} turns the incapacitating wound into a serious one: "
-            f"{BOX_COUNT - SERIOUS_BOXES} boxes clear"
-        )
-        turn.notes.append(f"track {track_text(sheet['boxes'])}")
+        clear = BOX_COUNT - SERIOUS_BOXES
+        if means == "medical care":
+            turn.notes.append(
+                say_plural(
+                    "medical care turns the incapacitating wound into a serious one: "
+                    "{count} box clears",
+                    "medical care turns the incapacitating wound into a serious one: "
+                    "{count} boxes clear",
+                    clear,
+                )
+            )
+        else:
+            turn.notes.append(
+                say_plural(
+                    "rest turns the incapacitating wound into a serious one: {count} box clears",
+                    "rest turns the incapacitating wound into a serious one: {count} boxes clear",
+                    clear,
+                )
+            )
+        turn.notes.append(track_said(sheet["boxes"]))
         turn.outcome.update({"means": means, "cleared": cleared})
         turn.settle()
         return turn.result()
@@ -859,24 +1039,26 @@ class ConditionMonitor(Ruleset):
         state = turn.sheet["state"]
         if kind == EFFECT_TERMINAL:
             if state == "terminal" and turn.sheet["terminal_until"] == until:
-                turn.die("the terminal wound was not stabilized in time")
+                turn.die(word("the terminal wound was not stabilized in time"))
             else:
-                turn.notes.append("the terminal wound's five minutes pass harmlessly")
+                turn.notes.append(word("the terminal wound's five minutes pass harmlessly"))
         elif state == "dying" and turn.sheet["dying_until"] == until:
-            turn.notes.append("the hour passes without intervention; the referee decides")
+            turn.notes.append(word("the hour passes without intervention; the referee decides"))
             turn.pending = PendingChoice(
                 kind=CHOICE_DYING,
-                prompt="The hour has passed and no one stabilized the character. "
-                "Does the character stabilize by itself, or die?",
+                prompt=word(
+                    "The hour has passed and no one stabilized the character. "
+                    "Does the character stabilize by itself, or die?"
+                ),
                 options=(
-                    ChoiceOption("stabilizes", "Stabilizes by itself"),
-                    ChoiceOption("dies", "Degrades to death"),
+                    ChoiceOption("stabilizes", word("Stabilizes by itself")),
+                    ChoiceOption("dies", word("Degrades to death")),
                 ),
                 state={"until": until},
                 who="referee",
             )
         else:
-            turn.notes.append("the dying hour passes harmlessly")
+            turn.notes.append(word("the dying hour passes harmlessly"))
         turn.outcome["clock"] = kind
         return turn.result()
 
@@ -884,14 +1066,14 @@ class ConditionMonitor(Ruleset):
         self, sheet: Sheet, choice: PendingChoice, option: str, dice: Dice, context: Context
     ) -> Result:
         """The referee's answer when the dying hour has passed (ruling CM-4)."""
-        turn = self._turn(sheet, dice, context, "answer a choice")
+        turn = self._turn(sheet, dice, context, "choice")
         if sheet["state"] != "dying" or sheet["dying_until"] != choice.state.get("until"):
-            raise RuleError("The character is no longer dying of that wound.")
+            raise RuleError(word("The character is no longer dying of that wound."))
         if option == "dies":
-            turn.die("the wounds degrade to death")
+            turn.die(word("the wounds degrade to death"))
         else:
             turn.stop_clocks()
             sheet["state"] = "incapacitated"
-            turn.notes.append("stabilizes by itself")
+            turn.notes.append(word("stabilizes by itself"))
         turn.outcome["answer"] = option
         return turn.result()
