@@ -39,6 +39,7 @@ from rules.engine.odds import Odds, TooManyPaths, die_outcomes, expression_die, 
 from rules.engine.rulesets.warband_odds import injury_roll_outcomes, ledge_outcomes
 from rules.engine.text import sentence
 from rules.engine.validation import validate
+from rules.engine.words import Message, say, word
 
 # -- data ----------------------------------------------------------------------------------
 
@@ -84,26 +85,47 @@ END: Final = "end"
 DEFAULT_ROUT_PERCENT = 50  # ruling WB-6: half the warband's units, rounded up
 
 # What each state means at the table, for the sheet's public form and the pages.
-INJURY_MEANS: dict[str, str] = {
-    "none": "Fighting fit: it moves and acts normally.",
-    "staggered": (
+INJURY_MEANS: dict[str, Message] = {
+    "none": word("Fighting fit: it moves and acts normally."),
+    "staggered": word(
         "Staggered: it moves at half speed and makes every check with disadvantage until "
         "the end of its turn."
     ),
-    "dazed": (
+    "dazed": word(
         'Dazed: it can only move 1", and may use it to disengage from melee only if every '
         "enemy that could attack it has another target that is not stunned or dazed; "
         "attackers have advantage, and if it fails a defence in melee it is incapacitated."
     ),
-    "stunned": (
+    "stunned": word(
         "Stunned: it cannot act. An enemy in melee may attack it only if it has no other "
         "target that is not stunned or dazed, and such an attack incapacitates it."
     ),
-    "incapacitated": (
+    "incapacitated": word(
         "Incapacitated: it is off the board for the rest of the battle and rolls on the Scars "
         "table afterwards."
     ),
 }
+
+# The states in words: the party list's word for each (an unhurt unit is "standing"),
+# and a table's result read after a colon ("none" is no effect).
+STATUS_WORDS: dict[str, Message] = {
+    "none": word("standing"),
+    "staggered": word("staggered"),
+    "dazed": word("dazed"),
+    "stunned": word("stunned"),
+    "incapacitated": word("incapacitated"),
+}
+TABLE_WORDS: dict[str, Message] = {**STATUS_WORDS, "none": word("no effect")}
+# The sheet's fields in words (rules.engine.text.field_words says them so).
+FIELD_WORDS: tuple[Message, ...] = (
+    word("warband"),
+    word("wounds"),
+    word("max wounds"),
+    word("injury"),
+    word("agility"),
+    word("move"),
+    word("scars"),
+)
 
 SCARS_TABLE = "scars"
 # Ruling WB-6: the Scars table is the referee's; the project ships it empty.
@@ -116,13 +138,13 @@ _WARBAND_NAME: dict[str, Any] = {
     "minLength": 1,
     "maxLength": 60,
     "pattern": r"\S",
-    "description": "The name of the unit's warband.",
+    "description": word("The name of the unit's warband."),
 }
 _SCAR_TEXT: dict[str, Any] = {"type": "string", "minLength": 1, "maxLength": 300}
 
 SHEET_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "title": "Warband unit sheet",
+    "title": word("Warband unit sheet"),
     "type": "object",
     "properties": {
         "warband": _WARBAND_NAME,
@@ -132,7 +154,7 @@ SHEET_SCHEMA: dict[str, Any] = {
             "minimum": 1,
             "maximum": 20,
             "default": 1,
-            "description": "Wounds when fit; heroes have more than 1.",  # ruling WB-2
+            "description": word("Wounds when fit; heroes have more than 1."),  # ruling WB-2
         },
         "injury": {"enum": list(INJURIES), "default": "none"},
         "agility": {
@@ -140,14 +162,14 @@ SHEET_SCHEMA: dict[str, Any] = {
             "minimum": 1,
             "maximum": 40,
             "default": 10,
-            "description": "Target number of the unit's agility checks.",
+            "description": word("Target number of the unit's agility checks."),
         },
         "move": {
             "type": "number",
             "minimum": 0,
             "maximum": 60,
             "default": 6,
-            "description": "Move in inches.",
+            "description": word("Move in inches."),
         },
         "scars": {"type": "array", "items": _SCAR_TEXT, "maxItems": 100, "default": []},
     },
@@ -164,17 +186,19 @@ OPTIONS_SCHEMA: dict[str, Any] = options_schema(
             "maxItems": 12,
             "uniqueItems": True,
             "default": list(DEFAULT_PHASES),
-            "title": "Phases",
-            "description": "The phases of a warband's turn, from upkeep to end.",
+            "title": word("Phases"),
+            "description": word("The phases of a warband's turn, from upkeep to end."),
         },
         "rout_threshold_percent": {  # ruling WB-6
             "type": "integer",
             "minimum": 1,
             "maximum": 100,
             "default": DEFAULT_ROUT_PERCENT,
-            "title": "Rout threshold percent",
-            "description": "Rout checks are due once this share of a warband's units, "
-            "rounded up, is incapacitated.",
+            "title": word("Rout threshold percent"),
+            "description": word(
+                "Rout checks are due once this share of a warband's units, "
+                "rounded up, is incapacitated."
+            ),
         },
     }
 )
@@ -186,7 +210,7 @@ SCARS_TABLE_SCHEMA: dict[str, Any] = {
             "type": "string",
             "maxLength": 20,
             "pattern": EXPRESSION_PATTERN,
-            "description": "What the referee rolls on the table: 1d20, 2d6, 1d66 is not one.",
+            "description": word("What the referee rolls on the table: 1d20, 2d6, 1d66 is not one."),
         },
         "rows": {
             "type": "array",
@@ -212,7 +236,7 @@ _MODIFIERS: dict[str, Any] = {
     "minimum": -50,
     "maximum": 50,
     "default": 0,
-    "description": "Injury modifiers (or agility modifiers for a ledge), added to the d20.",
+    "description": word("Injury modifiers (or agility modifiers for a ledge), added to the d20."),
 }
 _INCHES: dict[str, Any] = {"type": "number", "minimum": 0, "maximum": 1000}
 
@@ -220,56 +244,63 @@ ACTIONS: tuple[ActionSpec, ...] = (
     # rulings WB-1, WB-2, WB-4
     ActionSpec(
         key="injury_check",
-        label="Injury check",
+        label=word("Injury check"),
         params=params_schema(
             {
                 "attack_roll": {
                     "type": "integer",
                     "minimum": 1,
                     "maximum": 20,
-                    "description": "The d20 of the successful attack check, as rolled at the "
-                    "table.",
+                    "description": word(
+                        "The d20 of the successful attack check, as rolled at the table."
+                    ),
                 },
                 "attack": {"enum": list(ATTACKS)},
                 "modifiers": _MODIFIERS,
                 "attacker_has_other_target": {
                     "type": "boolean",
                     "default": False,
-                    "description": "In melee: the attacker has another valid target that is "
-                    "not stunned or dazed, so a stunned unit cannot be its target "
-                    "(project ruling WB-P11).",
+                    "description": word(
+                        "In melee: the attacker has another valid target that is "
+                        "not stunned or dazed, so a stunned unit cannot be its target "
+                        "(project ruling WB-P11)."
+                    ),
                 },
             },
             required=("attack_roll", "attack"),
         ),
-        description="A successful attack reads its injury off the Injury Check chart; wounds "
-        "absorb it first.",
+        description=word(
+            "A successful attack reads its injury off the Injury Check chart; wounds "
+            "absorb it first."
+        ),
     ),
     # ruling WB-2
     ActionSpec(
         key="injury_roll",
-        label="Injury roll",
+        label=word("Injury roll"),
         params=params_schema({"modifiers": _MODIFIERS}),
-        description="The server rolls a d20 on the Injury Roll table; only an injuring result "
-        "costs a wound.",
+        description=word(
+            "The server rolls a d20 on the Injury Roll table; only an injuring result "
+            "costs a wound."
+        ),
     ),
     # ruling WB-5
     ActionSpec(
         key="fall",
-        label="Fall",
+        label=word("Fall"),
         params=params_schema(
             {
-                "height_inches": {**_INCHES, "description": "How far it falls."},
+                "height_inches": {**_INCHES, "description": word("How far it falls.")},
                 "modifiers": _MODIFIERS,
             },
             required=("height_inches",),
         ),
-        description='An injury roll with +2 for every full inch above 2".',
+        description=word('An injury roll with +2 for every full inch above 2".'),
     ),
     # rulings G-5, WB-5
     ActionSpec(
         key="ledge_check",
-        label="Ledge check",
+        label=word("Ledge check"),
         params=params_schema(
             {
                 "drop_inches": {**_INCHES, "minimum": LEDGE_MIN_DROP},
@@ -279,49 +310,59 @@ ACTIONS: tuple[ActionSpec, ...] = (
                     "minimum": 1,
                     "maximum": LEDGE_MAX_SIDES,
                     "default": 1,
-                    "description": "How many sides it could fall from; a fall picks one at "
-                    "random (project ruling WB-P10).",
+                    "description": word(
+                        "How many sides it could fall from; a fall picks one at "
+                        "random (project ruling WB-P10)."
+                    ),
                 },
             },
             required=("drop_inches",),
         ),
-        description='A dazed or stunned unit within 1" of a drop of 2" or more makes an '
-        "agility check; failing, it falls.",
+        description=word(
+            'A dazed or stunned unit within 1" of a drop of 2" or more makes an '
+            "agility check; failing, it falls."
+        ),
     ),
     # the text's Dazed rules, project ruling WB-P11
     ActionSpec(
         key="disengage",
-        label="Disengage",
+        label=word("Disengage"),
         params=params_schema(
             {
                 "enemies_have_other_targets": {
                     "type": "boolean",
-                    "description": "Every enemy that could target it in the coming melee has "
-                    "another valid target that is not stunned or dazed.",
+                    "description": word(
+                        "Every enemy that could target it in the coming melee has "
+                        "another valid target that is not stunned or dazed."
+                    ),
                 }
             },
             required=("enemies_have_other_targets",),
         ),
-        description='A dazed unit in melee uses its 1" of move to disengage, in the move '
-        "phase, only if every enemy that could target it has another valid target that is "
-        "not stunned or dazed.",
+        description=word(
+            'A dazed unit in melee uses its 1" of move to disengage, in the move '
+            "phase, only if every enemy that could target it has another valid target that is "
+            "not stunned or dazed."
+        ),
     ),
     # ruling WB-3
     ActionSpec(
         key="recover",
-        label="Recover after the battle",
+        label=word("Recover after the battle"),
         params=params_schema({}),
         who="referee",
-        description="A unit that was not incapacitated is back to full wounds, unhurt.",
+        description=word("A unit that was not incapacitated is back to full wounds, unhurt."),
     ),
     # ruling WB-6, project ruling WB-P5
     ActionSpec(
         key="roll_scars",
-        label="Roll for scars",
+        label=word("Roll for scars"),
         params=params_schema({}),
         who="referee",
-        description="An incapacitated unit rolls on the campaign's Scars table after the "
-        "battle and keeps the scar.",
+        description=word(
+            "An incapacitated unit rolls on the campaign's Scars table after the "
+            "battle and keeps the scar."
+        ),
     ),
 )
 
@@ -371,7 +412,8 @@ def move_now(sheet: Mapping[str, Any]) -> float:
 
 
 def _inches(value: float) -> str:
-    return f'{value:g}"'
+    """A length in inches as a number for a message that writes the inch mark after it."""
+    return f"{value:g}"
 
 
 def _signed(value: int) -> str:
@@ -382,21 +424,40 @@ def _signed(value: int) -> str:
 
 
 # -- who may be attacked in melee, who may leave it (the text's Stunned and Dazed rules) ----
-def melee_target_refusal(injury: str, attack: str, attacker_has_other_target: bool) -> str | None:
+def melee_target_refusal(
+    injury: str, attack: str, attacker_has_other_target: bool
+) -> Message | None:
     """Why an enemy may not attack a unit in ``injury`` in melee, or None if it may.
 
     The text: "A Stunned unit cannot be targeted by an enemy in Melee, if that enemy has
     another valid target that is not Stunned or Dazed" (project ruling WB-P11).
     """
     if attack == "melee" and injury == "stunned" and attacker_has_other_target:
-        return (
+        return word(
             "A stunned unit cannot be attacked in melee while the attacker has another target "
             "that is not stunned or dazed."
         )
     return None
 
 
-def disengage_refusal(injury: str, enemies_have_other_targets: bool) -> str | None:
+# Why a unit that is not dazed does not disengage by this rule (disengage_refusal).
+_NOT_DAZED: dict[str, Message] = {
+    "none": word(
+        'Only a dazed unit disengages with its 1" of move; this one is unhurt and moves by '
+        "the ordinary rules."
+    ),
+    "staggered": word(
+        'Only a dazed unit disengages with its 1" of move; this one is staggered and moves '
+        "by the ordinary rules."
+    ),
+    "incapacitated": word(
+        'Only a dazed unit disengages with its 1" of move; this one is incapacitated and '
+        "moves by the ordinary rules."
+    ),
+}
+
+
+def disengage_refusal(injury: str, enemies_have_other_targets: bool) -> Message | None:
     """Why a unit in ``injury`` may not disengage now, or None if it may.
 
     The text: a Dazed unit "may only Disengage if all enemies that could target it in the
@@ -405,14 +466,11 @@ def disengage_refusal(injury: str, enemies_have_other_targets: bool) -> str | No
     moves out of melee by the ordinary rules, not by this one.
     """
     if injury == "stunned":
-        return "A stunned unit cannot do anything, so it cannot disengage."
+        return word("A stunned unit cannot do anything, so it cannot disengage.")
     if injury != "dazed":
-        return (
-            f'Only a dazed unit disengages with its 1" of move; this one is '
-            f"{_state_word(injury)} and moves by the ordinary rules."
-        )
+        return _NOT_DAZED[injury]
     if not enemies_have_other_targets:
-        return (
+        return word(
             "A dazed unit may disengage only if every enemy that could attack it has another "
             "target that is not stunned or dazed."
         )
@@ -458,7 +516,7 @@ def battle_next(
     (project ruling WB-P7).
     """
     if warbands < 1:
-        raise RuleError("a battle needs at least one warband")
+        raise RuleError(word("a battle needs at least one warband"))
     index = phases.index(state.phase) if state.phase in phases else len(phases) - 1
     if index + 1 < len(phases):
         return BattleState(state.turn, state.active, phases[index + 1]), ()
@@ -517,7 +575,7 @@ class Warband(Ruleset):
 
     key = "warband"
     name = "Warband"
-    blurb = (
+    blurb = word(
         "Skirmish battles: injuries from the attack's own d20, wounds as a buffer, falls, "
         "ledges, recovery turn by turn, rout."
     )
@@ -548,7 +606,7 @@ class Warband(Ruleset):
         given = copy.deepcopy(dict(initial))
         name = given.get("warband")
         if not isinstance(name, str) or not name.strip():
-            raise RuleError("A unit needs the name of its warband.")
+            raise RuleError(word("A unit needs the name of its warband."))
         given["warband"] = name.strip()
         sheet = self.default_sheet()
         sheet.update(given)
@@ -561,48 +619,54 @@ class Warband(Ruleset):
         super().validate_sheet(sheet)
         if sheet["wounds"] > sheet["max_wounds"]:
             raise RuleError(
-                f"invalid sheet: wounds: {sheet['wounds']} is more than max_wounds "
-                f"{sheet['max_wounds']}"
+                say(
+                    "invalid sheet: wounds: {wounds} is more than max_wounds {max_wounds}",
+                    wounds=sheet["wounds"],
+                    max_wounds=sheet["max_wounds"],
+                )
             )
 
-    def unavailable(self, sheet: Mapping[str, Any], action: str) -> str | None:
+    def unavailable(self, sheet: Mapping[str, Any], action: str) -> Message | None:
         """The same refusals as the actions' own checks, said before anyone tries: an
         incapacitated unit is off the board (issue 24: the page offered its actions)."""
         injury = sheet["injury"]
         if injury == "incapacitated":
             if action == "recover":
-                return "The unit was incapacitated: roll on the Scars table for it instead."
+                return word("The unit was incapacitated: roll on the Scars table for it instead.")
             if action != "roll_scars":
-                return "The unit is incapacitated and off the board for this battle."
+                return word("The unit is incapacitated and off the board for this battle.")
         elif action == "roll_scars":
-            return "Only a unit incapacitated in the battle rolls for scars."
+            return word("Only a unit incapacitated in the battle rolls for scars.")
         if action == "ledge_check" and injury not in ("dazed", "stunned"):
-            return "Only a dazed or stunned unit checks its footing at a ledge."
+            return word("Only a dazed or stunned unit checks its footing at a ledge.")
         return None
 
     def out_of_bounds(self, sheet: Mapping[str, Any]) -> tuple[OutOfBounds, ...]:
         """Project ruling WB-P13: wounds at most the unit's maximum."""
         if sheet["wounds"] > sheet["max_wounds"]:
-            why = f"wounds {sheet['wounds']} is above the maximum {sheet['max_wounds']}"
+            why = say(
+                "wounds {wounds} is above the maximum {max_wounds}",
+                wounds=sheet["wounds"],
+                max_wounds=sheet["max_wounds"],
+            )
             return (OutOfBounds(("wounds", "max_wounds"), why),)
         return ()
 
-    def status(self, sheet: Mapping[str, Any]) -> str:
+    def status(self, sheet: Mapping[str, Any]) -> Message:
         """The injury word; an unhurt unit is "standing"."""
-        injury = str(sheet["injury"])
-        return "standing" if injury == "none" else injury
+        return STATUS_WORDS[str(sheet["injury"])]
 
     @property
     def public_sheet_schema(self) -> dict[str, Any]:
         schema = copy.deepcopy(dict(self.sheet_schema))
         schema["properties"]["injury_means"] = {
             "type": "string",
-            "description": "what the unit's injury means now, in words",
+            "description": word("what the unit's injury means now, in words"),
         }
         schema["properties"]["move_now"] = {
             "type": "number",
             "minimum": 0,
-            "description": "how far the unit may move now, in inches",
+            "description": word("how far the unit may move now, in inches"),
         }
         schema["required"] = [*schema.get("required", []), "injury_means", "move_now"]
         return schema
@@ -617,12 +681,14 @@ class Warband(Ruleset):
     # -- options and tables ----------------------------------------------------------------
     def validate_options(self, options: Mapping[str, Any]) -> None:
         """Phases from ``upkeep`` to ``end`` (project ruling WB-P6), a rout percentage."""
-        validate(dict(options), self.options_schema, "campaign options")
+        validate(dict(options), self.options_schema, word("campaign options"))
         phases = options.get("phases", self.options["phases"])
         if phases[0] != UPKEEP or phases[-1] != END:
             raise RuleError(
-                "The phases of a turn must begin with upkeep and finish with end, so that "
-                "units recover when they should."
+                word(
+                    "The phases of a turn must begin with upkeep and finish with end, so that "
+                    "units recover when they should."
+                )
             )
 
     def phases(self, context: Context) -> list[str]:
@@ -642,8 +708,9 @@ class Warband(Ruleset):
             if isinstance(data, Mapping) and isinstance(data.get("dice"), str):
                 DiceExpression.parse(data["dice"])
         except DiceError as error:
-            raise RuleError(f"invalid scars table: dice: {error}") from None
-        validate(data, SCARS_TABLE_SCHEMA, "scars table")
+            why = error.args[0] if error.args and isinstance(error.args[0], str) else str(error)
+            raise RuleError(say("invalid scars table: dice: {error}", error=why)) from None
+        validate(data, SCARS_TABLE_SCHEMA, word("scars table"))
         expression = DiceExpression.parse(data["dice"])
         if not data["rows"]:
             return  # empty is allowed: it is what the project ships (ruling WB-6)
@@ -654,32 +721,43 @@ class Warband(Ruleset):
         for row in data["rows"]:
             if row["max"] < row["min"]:
                 raise RuleError(
-                    f"invalid scars table: the row {row['min']}-{row['max']} ends before it starts"
+                    say(
+                        "invalid scars table: the row {low}-{high} ends before it starts",
+                        low=row["min"],
+                        high=row["max"],
+                    )
                 )
             for total in range(row["min"], row["max"] + 1):
                 if total in covered:
                     raise RuleError(
-                        f"invalid scars table: {total} is in two rows ({covered[total]!r} and "
-                        f"{row['scar']!r})"
+                        say(
+                            "invalid scars table: {total} is in two rows ({first} and {second})",
+                            total=total,
+                            first=repr(covered[total]),
+                            second=repr(row["scar"]),
+                        )
                     )
                 covered[total] = row["scar"]
         missing = [total for total in range(low, high + 1) if total not in covered]
         if missing:
             raise RuleError(
-                f"invalid scars table: {expression} can roll {missing[0]}, which no row covers"
+                say(
+                    "invalid scars table: {dice} can roll {total}, which no row covers",
+                    dice=str(expression),
+                    total=missing[0],
+                )
             )
 
     # -- shared steps ----------------------------------------------------------------------
     @staticmethod
-    def _on_board(sheet: Mapping[str, Any], doing: str) -> None:
+    def _on_board(sheet: Mapping[str, Any], action: str) -> None:
         if sheet["injury"] == "incapacitated":
-            raise ActionBlocked(
-                f"The unit is incapacitated and off the board for this battle, so it cannot "
-                f"{doing}."
-            )
+            raise ActionBlocked(OFF_BOARD[action])
 
     @staticmethod
-    def _injure(sheet: Sheet, injury: str, *, never_lessens: bool) -> tuple[str, dict[str, Any]]:
+    def _injure(
+        sheet: Sheet, injury: str, *, never_lessens: bool
+    ) -> tuple[Message, dict[str, Any]]:
         """Apply ``injury`` through the wounds buffer (ruling WB-2); text and facts.
 
         With ``never_lessens`` (ranged and spell checks, ruling WB-4; injury rolls,
@@ -689,42 +767,58 @@ class Warband(Ruleset):
         before = str(sheet["injury"])
         wounds = int(sheet["wounds"])
         if injury == "none":
-            return "no effect", {"injury": before, "wounds": wounds, "changed": False}
+            return TABLE_WORDS["none"], {"injury": before, "wounds": wounds, "changed": False}
         if never_lessens and SEVERITY[injury] <= SEVERITY[before]:
             return (
-                f"that is no worse than being {before} already, so nothing changes",
+                _NO_WORSE[before],
                 {"injury": before, "wounds": wounds, "changed": False},
             )
         if wounds > 1:  # ruling WB-2: loses a wound instead
             sheet["wounds"] = wounds - 1
             return (
-                f"it loses a wound instead (wounds {wounds} -> {wounds - 1})",
+                say(
+                    "it loses a wound instead (wounds {wounds} -> {left})",
+                    wounds=wounds,
+                    left=wounds - 1,
+                ),
                 {"injury": before, "wounds": wounds - 1, "changed": True, "absorbed": injury},
             )
         # Here the injury is worse than the current one: melee reaches this only for an
         # unhurt or staggered unit (WB-4 took the dazed and stunned ones).
         sheet["wounds"] = 0
         sheet["injury"] = injury
-        text = f"it is now {injury}" if wounds == 0 else f"wounds 1 -> 0 and it is {injury}"
+        text = _NOW[injury] if wounds == 0 else _LAST_WOUND[injury]
         return text, {"injury": injury, "wounds": 0, "changed": True}
 
     def _injury_roll(
-        self, sheet: Sheet, modifiers: int, dice: Dice, label: str
-    ) -> tuple[list[str], dict[str, Any]]:
-        """Roll the Injury Roll table; only an injuring result costs a wound (WB-2)."""
+        self, sheet: Sheet, modifiers: int, dice: Dice, label: Message, height_bonus: int = 0
+    ) -> tuple[list[Message], dict[str, Any]]:
+        """Roll the Injury Roll table; only an injuring result costs a wound (WB-2).
+
+        ``height_bonus``: a fall from a ledge, whose roll says the height's bonus (it is
+        ``modifiers``)."""
         roll = dice.roll(f"1d20{modifiers:+d}" if modifiers else "1d20", label)
         result = injury_roll_result(roll.total)
         text, facts = self._injure(sheet, result, never_lessens=True)
         shown = _roll_text(roll, modifiers)
+        if height_bonus:
+            said = say(
+                "injury roll (+{bonus} for the height) {roll}: {result}",
+                bonus=height_bonus,
+                roll=shown,
+                result=TABLE_WORDS[result],
+            )
+        else:
+            said = say("injury roll {roll}: {result}", roll=shown, result=TABLE_WORDS[result])
         return (
-            [f"injury roll {shown}: {_table_word(result)}", text if result != "none" else ""],
+            [said, text] if result != "none" else [said],
             {"injury_roll": roll.total, "table_result": result, **facts},
         )
 
     # -- actions ---------------------------------------------------------------------------
     # -- odds: one d20 on the Injury Roll table, through the wounds buffer -------------
     def odds_injury_roll(self, sheet: Sheet, params: Params, context: Context) -> Odds:
-        self._on_board(sheet, "be injured again")
+        self._on_board(sheet, "injury_roll")
         modifiers = int(params.get("modifiers", 0))
         weighted = injury_roll_outcomes(sheet, modifiers, injury_roll_result, self._injure)
         return grouped("injury_roll", weighted)
@@ -734,30 +828,28 @@ class Warband(Ruleset):
         bonus = fall_modifier(float(params["height_inches"]))  # ruling WB-5
         modifiers = bonus + int(params.get("modifiers", 0))
         weighted = injury_roll_outcomes(sheet, modifiers, injury_roll_result, self._injure)
-        return grouped("fall", weighted, notes=(f"+{bonus} on the injury roll for the height.",))
+        note = say("+{bonus} on the injury roll for the height.", bonus=bonus)
+        return grouped("fall", weighted, notes=(note,))
 
     def odds_ledge_check(self, sheet: Sheet, params: Params, context: Context) -> Odds:
-        self._on_board(sheet, "check its footing")
+        self._on_board(sheet, "ledge_check")
         if sheet["injury"] not in ("dazed", "stunned"):
-            raise ActionBlocked(
-                f"Only a dazed or stunned unit must check its footing at a ledge; this one is "
-                f"{_state_word(sheet['injury'])}."
-            )
+            raise ActionBlocked(_NO_LEDGE_CHECK[str(sheet["injury"])])
         bonus = fall_modifier(float(params["drop_inches"]))
         weighted, _ = ledge_outcomes(
             sheet, int(params.get("modifiers", 0)), bonus, injury_roll_result, self._injure
         )
-        notes = [f"Agility check against {sheet['agility']}."]
+        notes = [say("Agility check against {target}.", target=sheet["agility"])]
         sides = int(params.get("sides", 1))
         if sides > 1:
-            notes.append(f"A fall is from one of {sides} sides, rolled at random.")
+            notes.append(say("A fall is from one of {sides} sides, rolled at random.", sides=sides))
         return grouped("ledge_check", weighted, notes=tuple(notes))
 
     def action_injury_check(
         self, sheet: Sheet, params: Params, dice: Dice, context: Context
     ) -> Result:
         """Rulings WB-1 (the table's d20, clamped), WB-2 (wounds), WB-4 (melee, ranged)."""
-        self._on_board(sheet, "be injured again")
+        self._on_board(sheet, "injury_check")
         attack = str(params["attack"])
         attack_roll = int(params["attack_roll"])
         modifiers = int(params.get("modifiers", 0))
@@ -773,25 +865,24 @@ class Warband(Ruleset):
             # already spent (project ruling WB-P4).
             sheet["injury"] = "incapacitated"
             sheet["wounds"] = 0
-            why = "cannot defend itself" if before == "stunned" else "fails its defence"
             return Result(
                 sheet=sheet,
-                summary=sentence(
-                    [f"attacked in melee while {before}, it {why} and is incapacitated"]
-                ),
+                summary=sentence([_ATTACKED_IN_MELEE[before]]),
                 outcome={**outcome, "injury": "incapacitated", "wounds": 0, "changed": True},
             )
-        value = clamp_table_value(attack_roll + modifiers)
+        total = attack_roll + modifiers
+        value = clamp_table_value(total)
         result = injury_check_result(value)
         text, facts = self._injure(sheet, result, never_lessens=attack != "melee")
-        reading = f"{attack_roll}{_signed(modifiers)}"
-        if value != attack_roll + modifiers:
-            reading += f" = {attack_roll + modifiers}, read as {value}"  # ruling WB-1
+        shown = f"{attack_roll}{_signed(modifiers)}"
+        reading: str = shown
+        if value != total:  # ruling WB-1
+            reading = say("{roll} = {total}, read as {value}", roll=shown, total=total, value=value)
         elif modifiers:
-            reading += f" = {value}"
+            reading = f"{shown} = {value}"
         return Result(
             sheet=sheet,
-            summary=sentence([f"{attack} injury check on {reading}: {result}", text]),
+            summary=sentence([_injury_check_text(attack, reading, result), text]),
             outcome={**outcome, "value": value, "table_result": result, **facts},
         )
 
@@ -799,9 +890,9 @@ class Warband(Ruleset):
         self, sheet: Sheet, params: Params, dice: Dice, context: Context
     ) -> Result:
         """The Injury Roll table on a server d20 (rulings G-2, WB-2)."""
-        self._on_board(sheet, "be injured again")
+        self._on_board(sheet, "injury_roll")
         parts, outcome = self._injury_roll(
-            sheet, int(params.get("modifiers", 0)), dice, "Injury roll"
+            sheet, int(params.get("modifiers", 0)), dice, word("Injury roll")
         )
         return Result(sheet=sheet, summary=sentence(parts), outcome=outcome)
 
@@ -809,14 +900,18 @@ class Warband(Ruleset):
         """Ruling WB-5: an injury roll, +2 per full inch above 2"."""
         self._on_board(sheet, "fall")
         height = float(params["height_inches"])
+        inches = _inches(height)
         bonus = fall_modifier(height)
         parts, outcome = self._injury_roll(
             sheet,
             bonus + int(params.get("modifiers", 0)),
             dice,
-            f"Injury roll for a {_inches(height)} fall",
+            say('Injury roll for a {inches}" fall', inches=inches),
         )
-        head = f"falls {_inches(height)}" + (f" (+{bonus} for the height)" if bonus else "")
+        if bonus:
+            head = say('falls {inches}" (+{bonus} for the height)', inches=inches, bonus=bonus)
+        else:
+            head = say('falls {inches}"', inches=inches)
         return Result(
             sheet=sheet,
             summary=sentence([head, *parts]),
@@ -827,37 +922,58 @@ class Warband(Ruleset):
         self, sheet: Sheet, params: Params, dice: Dice, context: Context
     ) -> Result:
         """Ruling WB-5: the agility check (G-5); a failure falls the drop at once."""
-        self._on_board(sheet, "check its footing")
+        self._on_board(sheet, "ledge_check")
         if sheet["injury"] not in ("dazed", "stunned"):
-            raise ActionBlocked(
-                f"Only a dazed or stunned unit must check its footing at a ledge; this one is "
-                f"{_state_word(sheet['injury'])}."
-            )
+            raise ActionBlocked(_NO_LEDGE_CHECK[str(sheet["injury"])])
         drop = float(params["drop_inches"])
+        inches = _inches(drop)
         modifiers = int(params.get("modifiers", 0))
         target = int(sheet["agility"])
         roll = dice.roll(
-            f"1d20{modifiers:+d}" if modifiers else "1d20", f"Agility check vs {target}"
+            f"1d20{modifiers:+d}" if modifiers else "1d20",
+            say("Agility check vs {target}", target=target),
         )
         passed = roll.total >= target  # ruling G-5: no automatic success or failure
-        head = (
-            f"agility check at a {_inches(drop)} drop {_roll_text(roll, modifiers)} vs {target}: "
-            + ("keeps its footing" if passed else "fails and falls")
-        )
+        shown = _roll_text(roll, modifiers)
         outcome: dict[str, Any] = {"agility_roll": roll.total, "passed": passed}
         if passed:
+            head = say(
+                'agility check at a {inches}" drop {roll} vs {target}: keeps its footing',
+                inches=inches,
+                roll=shown,
+                target=target,
+            )
             return Result(sheet=sheet, summary=sentence([head]), outcome=outcome)
         sides = int(params.get("sides", 1))
         if sides > 1:  # the text: "determine which side it does so at random" (WB-P10)
-            side = dice.roll(f"1d{sides}", f"Which of {sides} sides it falls from").total
-            head += f" from side {side} of {sides} (rolled)"
+            side = dice.roll(
+                f"1d{sides}", say("Which of {sides} sides it falls from", sides=sides)
+            ).total
+            head = say(
+                'agility check at a {inches}" drop {roll} vs {target}: fails and falls from '
+                "side {side} of {sides} (rolled)",
+                inches=inches,
+                roll=shown,
+                target=target,
+                side=side,
+                sides=sides,
+            )
             outcome["fall_side"] = side
+        else:
+            head = say(
+                'agility check at a {inches}" drop {roll} vs {target}: fails and falls',
+                inches=inches,
+                roll=shown,
+                target=target,
+            )
         bonus = fall_modifier(drop)
         parts, fall = self._injury_roll(
-            sheet, bonus, dice, f"Injury roll for a {_inches(drop)} fall"
+            sheet,
+            bonus,
+            dice,
+            say('Injury roll for a {inches}" fall', inches=inches),
+            height_bonus=bonus,
         )
-        if bonus:
-            parts[0] = parts[0].replace("injury roll", f"injury roll (+{bonus} for the height)", 1)
         return Result(
             sheet=sheet,
             summary=sentence([head, *parts]),
@@ -877,7 +993,7 @@ class Warband(Ruleset):
             raise ActionBlocked(refusal)
         return Result(
             sheet=sheet,
-            summary=sentence(['dazed, it uses its 1" of move to disengage from the melee']),
+            summary=sentence([word('dazed, it uses its 1" of move to disengage from the melee')]),
             outcome={"disengaged": True, "move_inches": DAZED_MOVE},
         )
 
@@ -885,34 +1001,35 @@ class Warband(Ruleset):
         """After a battle, full wounds and no injury, unless incapacitated (scars instead)."""
         if sheet["injury"] == "incapacitated":
             raise ActionBlocked(
-                "The unit was incapacitated: roll on the Scars table for it instead, which "
-                "brings it back for the next battle."
+                word(
+                    "The unit was incapacitated: roll on the Scars table for it instead, which "
+                    "brings it back for the next battle."
+                )
             )
-        before = f"{sheet['injury']}, wounds {sheet['wounds']}/{sheet['max_wounds']}"
+        said = _recovered(str(sheet["injury"]), sheet["wounds"], sheet["max_wounds"])
         sheet["wounds"] = sheet["max_wounds"]
         sheet["injury"] = "none"
         return Result(
             sheet=sheet,
-            summary=sentence([f"recovers after the battle: from {before} to full wounds, unhurt"]),
+            summary=sentence([said]),
             outcome={"injury": "none", "wounds": sheet["wounds"]},
         )
 
     def _scars_table(self, sheet: Mapping[str, Any], context: Context) -> dict[str, Any]:
         """The campaign's Scars table, if this unit may roll on it now (ruling WB-6)."""
         if sheet["injury"] != "incapacitated":
-            raise ActionBlocked(
-                "Only a unit incapacitated in the battle rolls for scars; this one is "
-                f"{_state_word(sheet['injury'])}."
-            )
+            raise ActionBlocked(_NO_SCARS[str(sheet["injury"])])
         table: dict[str, Any] = context.table(self, SCARS_TABLE)
         self.validate_table(SCARS_TABLE, table)
         if not table["rows"]:
             raise ActionBlocked(
-                "The campaign's Scars table is empty: the referee must fill it in before a "
-                "unit can roll on it."
+                word(
+                    "The campaign's Scars table is empty: the referee must fill it in before a "
+                    "unit can roll on it."
+                )
             )
         if len(sheet["scars"]) >= SHEET_SCHEMA["properties"]["scars"]["maxItems"]:
-            raise RuleError("The unit has as many scars as a sheet can hold.")
+            raise RuleError(word("The unit has as many scars as a sheet can hold."))
         return table
 
     def odds_roll_scars(self, sheet: Sheet, params: Params, context: Context) -> Odds:
@@ -921,21 +1038,24 @@ class Warband(Ruleset):
         try:
             die = expression_die(str(DiceExpression.parse(table["dice"])))
         except TooManyPaths:
-            raise OddsUnavailable("The Scars table's dice have too many totals to list.") from None
+            raise OddsUnavailable(
+                word("The Scars table's dice have too many totals to list.")
+            ) from None
         weighted = [
             (f"scar:{index}", str(row["scar"]), probability)
             for total, probability in die_outcomes(die)
             for index, row in enumerate(table["rows"])
             if row["min"] <= total <= row["max"]
         ]
-        return grouped("roll_scars", weighted, notes=(f"{table['dice']} on the Scars table.",))
+        note = say("{dice} on the Scars table.", dice=str(table["dice"]))
+        return grouped("roll_scars", weighted, notes=(note,))
 
     def action_roll_scars(
         self, sheet: Sheet, params: Params, dice: Dice, context: Context
     ) -> Result:
         """Ruling WB-6 and project ruling WB-P5: the scar, then back for the next battle."""
         table = self._scars_table(sheet, context)
-        roll = dice.roll(str(DiceExpression.parse(table["dice"])), "Scars table")
+        roll = dice.roll(str(DiceExpression.parse(table["dice"])), word("Scars table"))
         scar = next(
             str(row["scar"]) for row in table["rows"] if row["min"] <= roll.total <= row["max"]
         )
@@ -946,8 +1066,13 @@ class Warband(Ruleset):
             sheet=sheet,
             summary=sentence(
                 [
-                    f"rolls {roll.expression} = {roll.total} on the Scars table: {scar}",
-                    "back for the next battle with full wounds",
+                    say(
+                        "rolls {dice} = {total} on the Scars table: {scar}",
+                        dice=str(roll.expression),
+                        total=roll.total,
+                        scar=scar,
+                    ),
+                    word("back for the next battle with full wounds"),
                 ]
             ),
             outcome={"scar": scar, "scars_roll": roll.total},
@@ -969,10 +1094,9 @@ class Warband(Ruleset):
         new_sheet: Sheet = copy.deepcopy(dict(sheet))
         new_sheet["injury"] = after
         self.validate_sheet(new_sheet)
-        when = "at its warband's upkeep" if moment == UPKEEP else "at the end of its turn"
         return Result(
             sheet=new_sheet,
-            summary=sentence([f"recovers {when}: {before} -> {_state_word(after)}"]),
+            summary=sentence([_RECOVERS[(moment, before)]]),
             outcome={"moment": moment, "from": before, "injury": after},
         )
 
@@ -984,9 +1108,116 @@ def _roll_text(roll: Roll, modifiers: int) -> str:
     return f"{die}{_signed(modifiers)} = {roll.total}"
 
 
-def _table_word(result: str) -> str:
-    return "no effect" if result == "none" else result
+# -- what the rules say of a unit's state, a message for each state -------------------------
+# (whole sentences: the state is part of the words, not a value put into them)
+
+_INJURED_AGAIN = word(
+    "The unit is incapacitated and off the board for this battle, so it cannot be injured again."
+)
+# Why an incapacitated unit cannot take ``action`` (Warband._on_board).
+OFF_BOARD: dict[str, Message] = {
+    "injury_check": _INJURED_AGAIN,
+    "injury_roll": _INJURED_AGAIN,
+    "fall": word("The unit is incapacitated and off the board for this battle, so it cannot fall."),
+    "ledge_check": word(
+        "The unit is incapacitated and off the board for this battle, so it cannot check its "
+        "footing."
+    ),
+    "disengage": word(
+        "The unit is incapacitated and off the board for this battle, so it cannot disengage."
+    ),
+}
+# An injury no worse than the unit's state (Warband._injure, never_lessens).
+_NO_WORSE: dict[str, Message] = {
+    "staggered": word("that is no worse than being staggered already, so nothing changes"),
+    "dazed": word("that is no worse than being dazed already, so nothing changes"),
+    "stunned": word("that is no worse than being stunned already, so nothing changes"),
+    "incapacitated": word("that is no worse than being incapacitated already, so nothing changes"),
+}
+# The injury taken with no wound left, and with the last one.
+_NOW: dict[str, Message] = {
+    "dazed": word("it is now dazed"),
+    "stunned": word("it is now stunned"),
+    "incapacitated": word("it is now incapacitated"),
+}
+_LAST_WOUND: dict[str, Message] = {
+    "dazed": word("wounds 1 -> 0 and it is dazed"),
+    "stunned": word("wounds 1 -> 0 and it is stunned"),
+    "incapacitated": word("wounds 1 -> 0 and it is incapacitated"),
+}
+# Ruling WB-4: attacked in melee while stunned or dazed.
+_ATTACKED_IN_MELEE: dict[str, Message] = {
+    "stunned": word(
+        "attacked in melee while stunned, it cannot defend itself and is incapacitated"
+    ),
+    "dazed": word("attacked in melee while dazed, it fails its defence and is incapacitated"),
+}
+# A unit that is neither dazed nor stunned does not check its footing.
+_NO_LEDGE_CHECK: dict[str, Message] = {
+    "none": word(
+        "Only a dazed or stunned unit must check its footing at a ledge; this one is unhurt."
+    ),
+    "staggered": word(
+        "Only a dazed or stunned unit must check its footing at a ledge; this one is staggered."
+    ),
+    "incapacitated": word(
+        "Only a dazed or stunned unit must check its footing at a ledge; this one is incapacitated."
+    ),
+}
+# A unit that was not incapacitated does not roll for scars.
+_NO_SCARS: dict[str, Message] = {
+    "none": word("Only a unit incapacitated in the battle rolls for scars; this one is unhurt."),
+    "staggered": word(
+        "Only a unit incapacitated in the battle rolls for scars; this one is staggered."
+    ),
+    "dazed": word("Only a unit incapacitated in the battle rolls for scars; this one is dazed."),
+    "stunned": word(
+        "Only a unit incapacitated in the battle rolls for scars; this one is stunned."
+    ),
+}
+# Ruling WB-3: each step of recovery in a battle (Warband.battle_recovery).
+_RECOVERS: dict[tuple[str, str], Message] = {
+    (UPKEEP, "stunned"): word("recovers at its warband's upkeep: stunned -> dazed"),
+    (UPKEEP, "dazed"): word("recovers at its warband's upkeep: dazed -> staggered"),
+    (END, "staggered"): word("recovers at the end of its turn: staggered -> unhurt"),
+}
 
 
-def _state_word(injury: str) -> str:
-    return "unhurt" if injury == "none" else str(injury)
+def _injury_check_text(attack: str, reading: str, result: str) -> Message:
+    """The Injury Check chart read for an ``attack`` (ruling WB-1)."""
+    shown = TABLE_WORDS[result]
+    if attack == "melee":
+        return say("melee injury check on {reading}: {result}", reading=reading, result=shown)
+    if attack == "ranged":
+        return say("ranged injury check on {reading}: {result}", reading=reading, result=shown)
+    return say("spell injury check on {reading}: {result}", reading=reading, result=shown)
+
+
+def _recovered(injury: str, wounds: int, most: int) -> Message:
+    """Recovery after the battle from ``injury`` with ``wounds`` of ``most`` (ruling WB-3)."""
+    if injury == "staggered":
+        return say(
+            "recovers after the battle: from staggered, wounds {wounds}/{max_wounds} to full "
+            "wounds, unhurt",
+            wounds=wounds,
+            max_wounds=most,
+        )
+    if injury == "dazed":
+        return say(
+            "recovers after the battle: from dazed, wounds {wounds}/{max_wounds} to full "
+            "wounds, unhurt",
+            wounds=wounds,
+            max_wounds=most,
+        )
+    if injury == "stunned":
+        return say(
+            "recovers after the battle: from stunned, wounds {wounds}/{max_wounds} to full "
+            "wounds, unhurt",
+            wounds=wounds,
+            max_wounds=most,
+        )
+    return say(
+        "recovers after the battle: from none, wounds {wounds}/{max_wounds} to full wounds, unhurt",
+        wounds=wounds,
+        max_wounds=most,
+    )
