@@ -701,11 +701,15 @@ class HitDice(Ruleset):
                 options=(
                     ChoiceOption(
                         "major_wound",
-                        say(
-                            "Take a major wound (major wound mark {mark}; at {level} marks "
+                        # The English says "marks" for one too; the count lets a language
+                        # say it right.
+                        say_plural(
+                            "Take a major wound (major wound mark {mark}; at {count} marks "
                             "a failed strength injury save kills)",
+                            "Take a major wound (major wound mark {mark}; at {count} marks "
+                            "a failed strength injury save kills)",
+                            level,
                             mark=marks + 1,
-                            level=level,
                         ),
                     ),
                     ChoiceOption(
