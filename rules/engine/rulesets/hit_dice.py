@@ -43,19 +43,41 @@ from rules.engine.odds import (
 )
 from rules.engine.text import sentence
 from rules.engine.turn import Turn
+from rules.engine.words import Message, say, say_plural, word
 
 INJURY_DC_BASE = 20  # 6.6 / ruling HD-4: DC 20 + overflow
 DEFAULT_WORSEN_DC = 20  # ruling HD-7
 SHORT_REST_MINUTES = 10  # ruling HD-2
 LONG_REST_MINUTES = 8 * 60  # ruling HD-3
-DEFAULT_MINOR_WOUND = "Shallow cut: -2 to heavy physical tasks until the next long rest"  # HD-6
+# HD-6; the sheet keeps the English text (data), a summary says the message.
+DEFAULT_MINOR_WOUND_SAID = word("Shallow cut: -2 to heavy physical tasks until the next long rest")
+DEFAULT_MINOR_WOUND = str(DEFAULT_MINOR_WOUND_SAID)
 MAJOR_WOUND_PLACEHOLDER = "Major wound: awaiting the referee's description"
 MAX_MINUTES = 365 * 24 * 60  # a worsening period of at most a year (G-1)
 
 STATES = ("standing", "collapsed", "dead")
+STATE_WORDS: Mapping[str, Message] = {
+    "standing": word("standing"),
+    "collapsed": word("collapsed"),
+    "dead": word("dead"),
+}
 CHOICE_DEATH_OR_MAJOR = "death_or_major_wound"
 CHOICE_BYPASS = "bypass"
 EFFECT_WORSENS = "wound_worsens"
+# What a dead character cannot do, as the refusal says it (_check_alive).
+DEAD_CANNOT: Mapping[str, Message] = {
+    "answer a choice": word("The character is dead and cannot answer a choice."),
+    "be hurt": word("The character is dead and cannot be hurt."),
+    "die again": word("The character is dead and cannot die again."),
+    "have a wound described": word("The character is dead and cannot have a wound described."),
+    "have a wound treated": word("The character is dead and cannot have a wound treated."),
+    "rest": word("The character is dead and cannot rest."),
+    "stand up": word("The character is dead and cannot stand up."),
+    "take damage": word("The character is dead and cannot take damage."),
+}
+NO_MAJOR_WOUND = word("The character has no major wound to die of.")
+NOT_COLLAPSED = word("The character is not collapsed.")
+STANDS_UP = word("stands up again")
 # Ability losses under these names also lower the matching save modifier (ruling HD-P6).
 SAVE_ABILITIES = {"strength": "strength_save", "will": "will_save"}
 
@@ -64,20 +86,22 @@ _ABILITY_LOSSES_SCHEMA: dict[str, Any] = {
     "propertyNames": {"pattern": "^[a-z][a-z_]{0,29}$"},
     "additionalProperties": {"type": "integer", "minimum": 1, "maximum": 30},
     "maxProperties": 12,
-    "title": "Ability losses",
-    "description": "Each ability the wound lowers, with the points it loses.",
+    "title": word("Ability losses"),
+    "description": word("Each ability the wound lowers, with the points it loses."),
 }
 _WORSENS_EVERY_SCHEMA: dict[str, Any] = {
     "type": ["integer", "null"],
     "minimum": 1,
     "maximum": MAX_MINUTES,
-    "title": "Worsens every (minutes)",
+    "title": word("Worsens every (minutes)"),
     # ruling HD-7; null: never
-    "description": "How often the wound worsens while untreated; leave empty if it never does.",
+    "description": word(
+        "How often the wound worsens while untreated; leave empty if it never does."
+    ),
 }
 _WORSEN_DC_SCHEMA: dict[str, Any] = {
     "type": "integer",
-    "title": "Difficulty of the worsening's injury saves",
+    "title": word("Difficulty of the worsening's injury saves"),
     "minimum": 1,
     "maximum": 100,
     "default": DEFAULT_WORSEN_DC,
@@ -92,7 +116,7 @@ _SAVE_MODIFIER_SCHEMA: dict[str, Any] = {
 WOUND_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "id": {"type": "integer", "minimum": 1, "description": "Stable, never reused."},
+        "id": {"type": "integer", "minimum": 1, "description": word("Stable, never reused.")},
         "kind": {"enum": ["minor", "major"]},
         "description": {"type": "string", "minLength": 1, "maxLength": 500},
         "treated": {"type": "boolean"},
@@ -101,14 +125,14 @@ WOUND_SCHEMA: dict[str, Any] = {
         "worsen_dc": _WORSEN_DC_SCHEMA,
         "until_long_rest": {
             "type": "boolean",
-            "description": "Its penalty ends at the next long rest (rulings HD-3, HD-6).",
+            "description": word("Its penalty ends at the next long rest (rulings HD-3, HD-6)."),
         },
         "expired": {
             "type": "boolean",
-            "description": "A long rest has ended its 'until the next long rest' penalty.",
+            "description": word("A long rest has ended its 'until the next long rest' penalty."),
         },
         "cause": {"type": "string", "maxLength": 200},
-        "received_at": {"type": "integer", "minimum": 0, "description": "Campaign minute."},
+        "received_at": {"type": "integer", "minimum": 0, "description": word("Campaign minute.")},
     },
     "required": [
         "id",
@@ -128,7 +152,7 @@ WOUND_SCHEMA: dict[str, Any] = {
 
 SHEET_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "title": "Hit dice character sheet (ruling HD-1)",
+    "title": word("Hit dice character sheet (ruling HD-1)"),
     "type": "object",
     "properties": {
         "level": {"type": "integer", "minimum": 1, "maximum": 20, "default": 1},
@@ -137,7 +161,7 @@ SHEET_SCHEMA: dict[str, Any] = {
             "minimum": 1,
             "maximum": 100,
             "default": 1,
-            "description": "Equal to level for player characters (6.2); free for NPCs.",
+            "description": word("Equal to level for player characters (6.2); free for NPCs."),
         },
         "hp": {"type": "integer", "minimum": 0, "maximum": 10000, "default": 0},
         "fatigue": {"type": "integer", "minimum": 0, "maximum": 100, "default": 0},
@@ -161,30 +185,32 @@ SHEET_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
-_WOUND_ID = {"type": "integer", "minimum": 1, "description": "The wound's id."}
+_WOUND_ID = {"type": "integer", "minimum": 1, "description": word("The wound's id.")}
 _DAMAGE = {"type": "integer", "minimum": 1, "maximum": 10000}
 
 ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(
         key="damage",
-        label="Take damage",
+        label=word("Take damage"),
         params=params_schema(
             {
                 "amount": _DAMAGE,
                 "give_up": {
                     "type": "boolean",
                     "default": False,
-                    "description": "Fail the will injury save on purpose (6.8, ruling HD-4).",
+                    "description": word("Fail the will injury save on purpose (6.8, ruling HD-4)."),
                 },
             },
             required=("amount",),
         ),
-        description="Hit points absorb the damage; any overflow forces two injury saves "
-        "at DC 20 + overflow (6.6, ruling HD-4).",
+        description=word(
+            "Hit points absorb the damage; any overflow forces two injury saves "
+            "at DC 20 + overflow (6.6, ruling HD-4)."
+        ),
     ),
     ActionSpec(
         key="bypass",
-        label="Effect bypasses hit points",
+        label=word("Effect bypasses hit points"),
         params=params_schema(
             {
                 "damage": _DAMAGE,
@@ -193,31 +219,39 @@ ACTIONS: tuple[ActionSpec, ...] = (
             required=("damage", "attacker_level"),
         ),
         who="referee",
-        description="The character chooses: pay 10 hp per attacker level/HD, or take "
-        "injury saves at DC 20 + damage (6.12, ruling HD-8).",
+        description=word(
+            "The character chooses: pay 10 hp per attacker level/HD, or take "
+            "injury saves at DC 20 + damage (6.12, ruling HD-8)."
+        ),
     ),
     ActionSpec(
         key="short_rest",
-        label="Short rest",
+        label=word("Short rest"),
         params=params_schema({"reroll": {"type": "boolean"}}, required=("reroll",)),
-        description="Ten minutes; re-rolling hp rolls (HD + fatigue)d6 keeping the lowest HD, "
-        "then adds a point of fatigue (6.4, 6.5, ruling HD-2).",
+        description=word(
+            "Ten minutes; re-rolling hp rolls (HD + fatigue)d6 keeping the lowest HD, "
+            "then adds a point of fatigue (6.4, 6.5, ruling HD-2)."
+        ),
     ),
     ActionSpec(
         key="long_rest",
-        label="Night's sleep",
+        label=word("Night's sleep"),
         params=params_schema({}),
-        description="Eight hours; fatigue back to 0, hp re-rolled with HD d6 (6.5, ruling HD-3).",
+        description=word(
+            "Eight hours; fatigue back to 0, hp re-rolled with HD d6 (6.5, ruling HD-3)."
+        ),
     ),
     ActionSpec(
         key="treat_wound",
-        label="Treat a wound",
+        label=word("Treat a wound"),
         params=params_schema({"wound": _WOUND_ID}, required=("wound",)),
-        description="Marks a wound treated: no infection risk, no further worsening (HD-6, HD-7).",
+        description=word(
+            "Marks a wound treated: no infection risk, no further worsening (HD-6, HD-7)."
+        ),
     ),
     ActionSpec(
         key="describe_wound",
-        label="Describe a wound",
+        label=word("Describe a wound"),
         params=params_schema(
             {
                 "wound": _WOUND_ID,
@@ -230,24 +264,30 @@ ACTIONS: tuple[ActionSpec, ...] = (
             required=("wound", "description"),
         ),
         who="referee",
-        description="The referee's description of a wound, its ability losses and how often "
-        "it worsens while untreated (6.9, 6.10, rulings HD-6, HD-7).",
+        description=word(
+            "The referee's description of a wound, its ability losses and how often "
+            "it worsens while untreated (6.9, 6.10, rulings HD-6, HD-7)."
+        ),
     ),
     ActionSpec(
         key="die_of_wounds",
-        label="Die of wounds",
+        label=word("Die of wounds"),
         params=params_schema({}),
         # 6.10, ruling HD-9
-        description="The player lets the character die of their major wounds.",
-        confirm="Let this character die of their major wounds? Only the referee's undo "
-        "brings them back.",
+        description=word("The player lets the character die of their major wounds."),
+        confirm=word(
+            "Let this character die of their major wounds? Only the referee's undo "
+            "brings them back."
+        ),
     ),
     ActionSpec(
         key="stand_up",
-        label="Stand up",
+        label=word("Stand up"),
         params=params_schema({}),
         who="referee",
-        description="The referee ends a collapse before the next rest (project ruling HD-P1).",
+        description=word(
+            "The referee ends a collapse before the next rest (project ruling HD-P1)."
+        ),
     ),
 )
 
@@ -256,10 +296,40 @@ def _modifier_text(modifier: int) -> str:
     return f"{modifier:+d}" if modifier else ""
 
 
-def _save_text(which: str, roll: Roll, modifier: int, dc: int, passed: bool) -> str:
-    die = roll.kept[0]
-    verdict = "passes" if passed else "fails"
-    return f"{which} injury save {die}{_modifier_text(modifier)}={roll.total} vs DC {dc} {verdict}"
+def _save_text(which: str, roll: Roll, modifier: int, dc: int, passed: bool) -> Message:
+    values = {"die": roll.kept[0], "modifier": _modifier_text(modifier), "total": roll.total}
+    if which == "strength":
+        if passed:
+            return say(
+                "strength injury save {die}{modifier}={total} vs DC {dc} passes", **values, dc=dc
+            )
+        return say("strength injury save {die}{modifier}={total} vs DC {dc} fails", **values, dc=dc)
+    if passed:
+        return say("will injury save {die}{modifier}={total} vs DC {dc} passes", **values, dc=dc)
+    return say("will injury save {die}{modifier}={total} vs DC {dc} fails", **values, dc=dc)
+
+
+def _save_loss_refusal(
+    ability: str, *, before: int, after: int, minimum: int, maximum: int
+) -> Message:
+    """Project ruling HD-P6: an ability loss would take its save out of bounds."""
+    if ability == "strength":
+        return say(
+            "That strength loss would take strength_save from {before} to {after}, "
+            "outside {minimum}..{maximum}.",
+            before=before,
+            after=after,
+            minimum=minimum,
+            maximum=maximum,
+        )
+    return say(
+        "That will loss would take will_save from {before} to {after}, "
+        "outside {minimum}..{maximum}.",
+        before=before,
+        after=after,
+        minimum=minimum,
+        maximum=maximum,
+    )
 
 
 def _worsen_key(wound_id: int) -> str:
@@ -286,12 +356,26 @@ def _reroll_odds(action: str, count: int, keep: int) -> Odds:
     these numbers, so computed once (up to 200 dice: bench/odds.py)."""
     die = sum_of(count, 6) if keep == count else lowest_of(count, keep, 6)
     note = (
-        f"hp re-rolled with {count}d6."
+        say("hp re-rolled with {dice}d6.", dice=count)
         if keep == count
-        else f"hp re-rolled with {count}d6, keeping the lowest {keep}."
+        else say("hp re-rolled with {dice}d6, keeping the lowest {keep}.", dice=count, keep=keep)
     )
-    return from_die(action, die, lambda hp: (str(hp), f"hp {hp}"), notes=(note,))
+    return from_die(action, die, lambda hp: (str(hp), say("hp {hp}", hp=hp)), notes=(note,))
 
+
+# The outcomes of a pair of injury saves (Odds labels), by the strength save's verdict
+# ("dies" when its failure kills, ruling HD-5) and the will save's.
+INJURY_LABELS: Mapping[tuple[str, str], Message] = {
+    ("pass", "pass"): word("Minor wound, keeps standing"),
+    ("pass", "fail"): word("Minor wound, collapses"),
+    ("pass", "given_up"): word("Minor wound, collapses (gave up)"),
+    ("fail", "pass"): word("Chooses death or a major wound, keeps standing"),
+    ("fail", "fail"): word("Chooses death or a major wound, collapses"),
+    ("fail", "given_up"): word("Chooses death or a major wound, collapses (gave up)"),
+    ("dies", "pass"): word("Dies"),
+    ("dies", "fail"): word("Dies"),
+    ("dies", "given_up"): word("Dies"),
+}
 
 # What hit dice resolutions find (Ruleset.outcome_properties): damage and its saves,
 # rests, wounds, a bypass's price, a level.
@@ -337,8 +421,8 @@ class HitDice(Ruleset):
     """Chapter 6 of the hit dice text: hit points, injuries and healing."""
 
     key = "hit_dice"
-    name = "Hit dice"
-    blurb = "Hit points re-rolled at every rest; overflow damage forces injury saves."
+    name = word("Hit dice")
+    blurb = word("Hit points re-rolled at every rest; overflow damage forces injury saves.")
     sheet_schema: ClassVar[Mapping[str, Any]] = SHEET_SCHEMA
     creation_fields = ("level", "strength_save", "will_save")
     actions: ClassVar[tuple[ActionSpec, ...]] = ACTIONS
@@ -355,9 +439,11 @@ class HitDice(Ruleset):
                 "minimum": 1,
                 "maximum": 1000,
                 "default": 10,
-                "title": "Bypass hp per level",
-                "description": "Hit points a character pays per level of the attacker "
-                "to stop an effect that bypasses hit points.",
+                "title": word("Bypass hp per level"),
+                "description": word(
+                    "Hit points a character pays per level of the attacker "
+                    "to stop an effect that bypasses hit points."
+                ),
             }
         }
     )
@@ -386,7 +472,7 @@ class HitDice(Ruleset):
             sheet["hit_dice"] = sheet["level"]
         self.validate_sheet(sheet)
         if "hp" not in data:
-            sheet["hp"] = dice.roll(f"{sheet['hit_dice']}d6", "Starting hp").total
+            sheet["hp"] = dice.roll(f"{sheet['hit_dice']}d6", word("Starting hp")).total
         return sheet
 
     def level_up(
@@ -396,23 +482,27 @@ class HitDice(Ruleset):
         an NPC's stay as they are. Hit points come with the next rest (project ruling HD-P13)."""
         new = copy.deepcopy(dict(sheet))
         if new["state"] == "dead":
-            raise ActionBlocked("The character is dead and cannot gain a level.")
+            raise ActionBlocked(word("The character is dead and cannot gain a level."))
         level = int(new["level"])
         if level >= 20:
-            raise RuleError("level 20 is the highest level")
+            raise RuleError(word("level 20 is the highest level"))
         new["level"] = level + 1
-        summary = f"rises to level {level + 1}"
+        summary = say("rises to level {level}.", level=level + 1)
         if player_character:
             new["hit_dice"] = level + 1
-            summary += f" with {level + 1} hit dice"
+            summary = say(
+                "rises to level {level} with {hit_dice} hit dice.",
+                level=level + 1,
+                hit_dice=level + 1,
+            )
         self.validate_sheet(new)
-        return Result(sheet=new, summary=summary + ".", outcome={"level": level + 1})
+        return Result(sheet=new, summary=summary, outcome={"level": level + 1})
 
     def validate_sheet(self, sheet: Mapping[str, Any]) -> None:
         super().validate_sheet(sheet)
         ids = [wound["id"] for wound in sheet["wounds"]]
         if len(ids) != len(set(ids)):
-            raise RuleError("invalid sheet: wounds: two wounds share an id")
+            raise RuleError(word("invalid sheet: wounds: two wounds share an id"))
 
     def out_of_bounds(self, sheet: Mapping[str, Any]) -> tuple[OutOfBounds, ...]:
         """Project ruling HD-P14: hp at most what the hit dice can roll (6 per die). Project
@@ -424,9 +514,13 @@ class HitDice(Ruleset):
             problems.append(
                 OutOfBounds(
                     ("major_wound_marks", "level"),
-                    f"{marks} major wound marks is more than the level, {level}: a character "
-                    "takes a mark only below their level, and at it the next failed strength "
-                    "save kills",
+                    say(
+                        "{marks} major wound marks is more than the level, {level}: a character "
+                        "takes a mark only below their level, and at it the next failed strength "
+                        "save kills",
+                        marks=marks,
+                        level=level,
+                    ),
                 )
             )
         most = 6 * int(sheet["hit_dice"])
@@ -434,28 +528,36 @@ class HitDice(Ruleset):
             problems.append(
                 OutOfBounds(
                     ("hp", "hit_dice"),
-                    f"hp {sheet['hp']} is above {most}, the most {sheet['hit_dice']} hit "
-                    "dice can roll",
+                    # The English says "hit dice" for one die too; the count lets a language
+                    # say it right.
+                    say_plural(
+                        "hp {hp} is above {most}, the most {count} hit dice can roll",
+                        "hp {hp} is above {most}, the most {count} hit dice can roll",
+                        int(sheet["hit_dice"]),
+                        hp=sheet["hp"],
+                        most=most,
+                    ),
                 )
             )
         return tuple(problems)
 
     def status(self, sheet: Mapping[str, Any]) -> str:
         """The sheet's state word: standing, collapsed or dead (project ruling HD-P1)."""
-        return str(sheet["state"])
+        state = str(sheet["state"])
+        return STATE_WORDS.get(state, state)
 
     def unavailable(self, sheet: Mapping[str, Any], action: str) -> str | None:
         """The same refusals as the actions' own checks, said before anyone tries."""
         if sheet["state"] == "dead":
-            return "The character is dead."
+            return word("The character is dead.")
         if action == "die_of_wounds" and not any(w["kind"] == "major" for w in sheet["wounds"]):
-            return "The character has no major wound to die of."  # project ruling HD-P9
+            return NO_MAJOR_WOUND  # project ruling HD-P9
         if action == "stand_up" and sheet["state"] != "collapsed":
-            return "The character is not collapsed."  # project ruling HD-P1
+            return NOT_COLLAPSED  # project ruling HD-P1
         if action in ("describe_wound", "treat_wound") and not sheet["wounds"]:
-            return "The character has no wound."
+            return word("The character has no wound.")
         if action == "treat_wound" and all(w.get("treated") for w in sheet["wounds"]):
-            return "Every wound is treated already."
+            return word("Every wound is treated already.")
         return None
 
     def edit_values(
@@ -482,7 +584,7 @@ class HitDice(Ruleset):
     @staticmethod
     def _check_alive(sheet: Mapping[str, Any], doing: str) -> None:
         if sheet["state"] == "dead":
-            raise ActionBlocked(f"The character is dead and cannot {doing}.")
+            raise ActionBlocked(DEAD_CANNOT[doing])
 
     @staticmethod
     def _find_wound(sheet: Mapping[str, Any], wound_id: int) -> dict[str, Any]:
@@ -490,7 +592,7 @@ class HitDice(Ruleset):
             if wound["id"] == wound_id:
                 result: dict[str, Any] = wound
                 return result
-        raise RuleError(f"The character has no wound {wound_id}.")
+        raise RuleError(say("The character has no wound {wound}.", wound=wound_id))
 
     def _bypass_cost_per_level(self, context: Context) -> int:
         """10 hp per attacker level by default; a campaign option (project ruling HD-P10)."""
@@ -530,7 +632,7 @@ class HitDice(Ruleset):
         *,
         give_up: bool,
         cause: str,
-        minor_description: str,
+        minor_description: Message,
         dice: Dice,
         context: Context,
     ) -> Turn:
@@ -540,15 +642,19 @@ class HitDice(Ruleset):
         """
         injury = Turn(sheet, dice, context)
         strength = int(sheet["strength_save"])
-        s_roll = dice.roll(f"1d20{_modifier_text(strength)}", f"Strength injury save vs DC {dc}")
+        s_roll = dice.roll(
+            f"1d20{_modifier_text(strength)}", say("Strength injury save vs DC {dc}", dc=dc)
+        )
         s_ok = s_roll.total >= dc  # ruling G-5: no automatic success or failure
         injury.notes.append(_save_text("strength", s_roll, strength, dc, s_ok))
         if give_up:  # 6.8, ruling HD-4: failed on purpose, declared before the roll
             w_ok = False
-            injury.notes.append("gives up, failing the will injury save on purpose")
+            injury.notes.append(word("gives up, failing the will injury save on purpose"))
         else:
             will = int(sheet["will_save"])
-            w_roll = dice.roll(f"1d20{_modifier_text(will)}", f"Will injury save vs DC {dc}")
+            w_roll = dice.roll(
+                f"1d20{_modifier_text(will)}", say("Will injury save vs DC {dc}", dc=dc)
+            )
             w_ok = w_roll.total >= dc
             injury.notes.append(_save_text("will", w_roll, will, dc, w_ok))
         injury.outcome.update(
@@ -561,45 +667,71 @@ class HitDice(Ruleset):
 
         marks, level = int(sheet["major_wound_marks"]), int(sheet["level"])
         if s_ok:  # 6.7: a minor wound
-            wound = self._add_wound(sheet, "minor", minor_description, cause, context)
-            injury.notes.append(f"minor wound {wound['id']}: {minor_description}")
+            # The sheet keeps the English description (data); the summary says the message.
+            wound = self._add_wound(sheet, "minor", str(minor_description), cause, context)
+            injury.notes.append(
+                say(
+                    "minor wound {wound}: {description}",
+                    wound=wound["id"],
+                    description=minor_description,
+                )
+            )
             injury.outcome["minor_wound"] = wound["id"]
         elif marks >= level:  # 6.11, ruling HD-5: no choice, death
             injury.cancels.extend(self._die(sheet))
             injury.notes.append(
-                f"with {marks} major wound mark{'s' if marks != 1 else ''} at level {level} "
-                "the failed strength save kills outright"
+                say_plural(
+                    "with {count} major wound mark at level {level} "
+                    "the failed strength save kills outright",
+                    "with {count} major wound marks at level {level} "
+                    "the failed strength save kills outright",
+                    marks,
+                    level=level,
+                )
             )
             injury.outcome["died"] = True
         else:  # 6.7, rulings HD-4 and G-3: the player chooses death or a major wound
             injury.pending = PendingChoice(
                 kind=CHOICE_DEATH_OR_MAJOR,
-                prompt=f"The strength injury save vs DC {dc} failed: die outright, "
-                "or take a major wound?",
+                prompt=say(
+                    "The strength injury save vs DC {dc} failed: die outright, "
+                    "or take a major wound?",
+                    dc=dc,
+                ),
                 options=(
                     ChoiceOption(
                         "major_wound",
-                        f"Take a major wound (major wound mark {marks + 1}; at {level} marks "
-                        "a failed strength injury save kills)",
+                        # The English says "marks" for one too; the count lets a language
+                        # say it right.
+                        say_plural(
+                            "Take a major wound (major wound mark {mark}; at {count} marks "
+                            "a failed strength injury save kills)",
+                            "Take a major wound (major wound mark {mark}; at {count} marks "
+                            "a failed strength injury save kills)",
+                            level,
+                            mark=marks + 1,
+                        ),
                     ),
                     ChoiceOption(
                         "death",
-                        "Die outright",
-                        confirm="Die outright? Only the referee's undo brings the character back.",
+                        word("Die outright"),
+                        confirm=word(
+                            "Die outright? Only the referee's undo brings the character back."
+                        ),
                     ),
                 ),
                 state={"dc": dc, "cause": cause},
                 who="owner",
             )
-            injury.notes.append("the player must choose death or a major wound")
+            injury.notes.append(word("the player must choose death or a major wound"))
             injury.outcome["choice"] = CHOICE_DEATH_OR_MAJOR
 
         if not w_ok and sheet["state"] == "standing":  # 6.8
             sheet["state"] = "collapsed"
-            injury.notes.append("collapses")
+            injury.notes.append(word("collapses"))
             injury.outcome["collapsed"] = True
         elif sheet["state"] == "collapsed":  # project ruling HD-P1
-            injury.notes.append("stays collapsed")
+            injury.notes.append(word("stays collapsed"))
         return injury
 
     # -- actions ----------------------------------------------------------------
@@ -612,7 +744,7 @@ class HitDice(Ruleset):
         absorbed = min(hp, amount)
         overflow = amount - absorbed
         sheet["hp"] = hp - absorbed
-        head = f"takes {amount} damage: {absorbed} absorbed by hp ({hp} -> {sheet['hp']})"
+        taken = {"amount": amount, "absorbed": absorbed, "hp": hp, "after": sheet["hp"]}
         outcome: dict[str, Any] = {
             "amount": amount,
             "absorbed": absorbed,
@@ -620,17 +752,25 @@ class HitDice(Ruleset):
             "hp": sheet["hp"],
         }
         if overflow == 0:
-            parts = [head + ", no overflow and no injury"]
+            parts = [
+                say(
+                    "takes {amount} damage: {absorbed} absorbed by hp ({hp} -> {after}), "
+                    "no overflow and no injury",
+                    **taken,
+                )
+            ]
             if give_up:  # project ruling HD-P3
-                parts.append("there is no injury save to give up on")
+                parts.append(word("there is no injury save to give up on"))
             return Result(sheet=sheet, summary=sentence(parts), outcome=outcome)
         dc = INJURY_DC_BASE + overflow  # 6.6, ruling HD-4
         injury = self._injury_saves(
             sheet,
             dc,
             give_up=give_up,
-            cause=f"{amount} damage, overflow {overflow}",
-            minor_description=DEFAULT_MINOR_WOUND,
+            cause=str(
+                say("{amount} damage, overflow {overflow}", amount=amount, overflow=overflow)
+            ),
+            minor_description=DEFAULT_MINOR_WOUND_SAID,
             dice=dice,
             context=context,
         )
@@ -638,7 +778,17 @@ class HitDice(Ruleset):
         outcome["state"] = sheet["state"]
         return Result(
             sheet=sheet,
-            summary=sentence([f"{head}, overflow {overflow}", *injury.notes]),
+            summary=sentence(
+                [
+                    say(
+                        "takes {amount} damage: {absorbed} absorbed by hp ({hp} -> {after}), "
+                        "overflow {overflow}",
+                        **taken,
+                        overflow=overflow,
+                    ),
+                    *injury.notes,
+                ]
+            ),
             pending_choice=injury.pending,
             cancel_effects=tuple(injury.cancels),
             outcome=outcome,
@@ -656,35 +806,64 @@ class HitDice(Ruleset):
         options: list[ChoiceOption] = []
         if can_pay:
             options.append(
-                ChoiceOption("pay", f"Pay {cost} hp (hp {hp} -> {hp - cost}) and take no injury")
+                ChoiceOption(
+                    "pay",
+                    say(
+                        "Pay {cost} hp (hp {hp} -> {after}) and take no injury",
+                        cost=cost,
+                        hp=hp,
+                        after=hp - cost,
+                    ),
+                )
             )
         options += [
-            ChoiceOption("injury", f"Take the injury saves at DC {dc}"),
+            ChoiceOption("injury", say("Take the injury saves at DC {dc}", dc=dc)),
             ChoiceOption(
-                "injury_give_up", f"Take the injury saves at DC {dc}, giving up on the will save"
+                "injury_give_up",
+                say("Take the injury saves at DC {dc}, giving up on the will save", dc=dc),
             ),
         ]
+        asked = {"damage": damage, "level": attacker_level, "cost": cost, "dc": dc}
         choice = PendingChoice(
             kind=CHOICE_BYPASS,
-            prompt=f"An effect bypasses hit points ({damage} damage, attacker level/HD "
-            f"{attacker_level}): "
-            + (f"pay {cost} hp or take " if can_pay else f"hp {hp} cannot pay {cost}; take ")
-            + f"injury saves at DC {dc}?",
+            prompt=say(
+                "An effect bypasses hit points ({damage} damage, attacker level/HD {level}): "
+                "pay {cost} hp or take injury saves at DC {dc}?",
+                **asked,
+            )
+            if can_pay
+            else say(
+                "An effect bypasses hit points ({damage} damage, attacker level/HD {level}): "
+                "hp {hp} cannot pay {cost}; take injury saves at DC {dc}?",
+                **asked,
+                hp=hp,
+            ),
             options=tuple(options),
             state={"damage": damage, "attacker_level": attacker_level, "cost": cost, "dc": dc},
             who="owner",
         )
         if can_pay:
-            tail = f"the player chooses to pay {cost} hp or take injury saves at DC {dc}"
+            tail = say(
+                "the player chooses to pay {cost} hp or take injury saves at DC {dc}",
+                cost=cost,
+                dc=dc,
+            )
         else:
-            tail = (
-                f"hp {hp} cannot cover the {cost} hp cost, so the player only chooses how to "
-                f"take the injury saves at DC {dc}"
+            tail = say(
+                "hp {hp} cannot cover the {cost} hp cost, so the player only chooses how to "
+                "take the injury saves at DC {dc}",
+                hp=hp,
+                cost=cost,
+                dc=dc,
             )
         summary = sentence(
             [
-                f"an effect bypasses hit points: {damage} damage from an attacker of level/HD "
-                f"{attacker_level}",
+                say(
+                    "an effect bypasses hit points: {damage} damage from an attacker of "
+                    "level/HD {level}",
+                    damage=damage,
+                    level=attacker_level,
+                ),
                 tail,
             ]
         )
@@ -705,21 +884,46 @@ class HitDice(Ruleset):
         hp, hd, fatigue = int(sheet["hp"]), int(sheet["hit_dice"]), int(sheet["fatigue"])
         if params["reroll"]:
             if fatigue >= SHEET_SCHEMA["properties"]["fatigue"]["maximum"]:
-                raise RuleError(f"Fatigue is at its maximum of {fatigue}: sleep first.")
+                raise RuleError(
+                    say("Fatigue is at its maximum of {fatigue}: sleep first.", fatigue=fatigue)
+                )
             expression = f"{hd + fatigue}d6kl{hd}" if fatigue else f"{hd}d6"
-            roll = dice.roll(expression, f"Short rest hp re-roll ({hd} HD, {fatigue} fatigue)")
+            roll = dice.roll(
+                expression,
+                say("Short rest hp re-roll ({hd} HD, {fatigue} fatigue)", hd=hd, fatigue=fatigue),
+            )
             sheet["hp"] = roll.total  # replaces hp even when lower (6.4)
             sheet["fatigue"] = fatigue + 1  # 6.5
-            rolled = f"{expression} = {roll.total}"
+            rolled = {"expression": expression, "total": roll.total, "hp": hp}
             if fatigue:
-                rolled += f" (rolled {list(roll.dice)}, kept the lowest {list(roll.kept)})"
-            parts.append(f"short rest: hp re-rolled {rolled}, hp {hp} -> {roll.total}")
-            parts.append(f"fatigue {fatigue} -> {fatigue + 1}")
+                parts.append(
+                    say(
+                        "short rest: hp re-rolled {expression} = {total} (rolled {dice}, "
+                        "kept the lowest {kept}), hp {hp} -> {total}",
+                        **rolled,
+                        dice=str(list(roll.dice)),
+                        kept=str(list(roll.kept)),
+                    )
+                )
+            else:
+                parts.append(
+                    say(
+                        "short rest: hp re-rolled {expression} = {total}, hp {hp} -> {total}",
+                        **rolled,
+                    )
+                )
+            parts.append(say("fatigue {before} -> {after}", before=fatigue, after=fatigue + 1))
         else:
-            parts.append(f"short rest without re-rolling: hp stays {hp}, fatigue stays {fatigue}")
+            parts.append(
+                say(
+                    "short rest without re-rolling: hp stays {hp}, fatigue stays {fatigue}",
+                    hp=hp,
+                    fatigue=fatigue,
+                )
+            )
         if sheet["state"] == "collapsed":
             sheet["state"] = "standing"
-            parts.append("stands up again")
+            parts.append(STANDS_UP)
             outcome["stood_up"] = True
         outcome.update({"hp": sheet["hp"], "fatigue": sheet["fatigue"]})
         return Result(
@@ -736,11 +940,13 @@ class HitDice(Ruleset):
         self._check_alive(sheet, "rest")
         hp, hd, fatigue = int(sheet["hp"]), int(sheet["hit_dice"]), int(sheet["fatigue"])
         sheet["fatigue"] = 0  # ruling HD-3: first the reset, then the re-roll
-        roll = dice.roll(f"{hd}d6", f"Night's sleep hp re-roll ({hd} HD)")
+        roll = dice.roll(f"{hd}d6", say("Night's sleep hp re-roll ({hd} HD)", hd=hd))
         sheet["hp"] = roll.total
         parts = [
-            f"night's sleep: fatigue {fatigue} -> 0",
-            f"hp re-rolled {hd}d6 = {roll.total}, hp {hp} -> {roll.total}",
+            say("night's sleep: fatigue {fatigue} -> 0", fatigue=fatigue),
+            say(
+                "hp re-rolled {hd}d6 = {total}, hp {hp} -> {total}", hd=hd, total=roll.total, hp=hp
+            ),
         ]
         ended = []
         for wound in sheet["wounds"]:
@@ -749,13 +955,31 @@ class HitDice(Ruleset):
                 ended.append(wound["id"])
         if ended:
             parts.append(
-                "the penalties 'until the next long rest' of wound"
-                f"{'s' if len(ended) > 1 else ''} {', '.join(map(str, ended))} end"
+                say_plural(
+                    "the penalties 'until the next long rest' of wound {wounds} end",
+                    "the penalties 'until the next long rest' of wounds {wounds} end",
+                    len(ended),
+                    wounds=list(ended),
+                )
             )
         at_risk = [w for w in sheet["wounds"] if w["kind"] == "minor" and not w["treated"]]
         if at_risk:
-            listed = ", ".join(f"wound {w['id']} ({w['description']})" for w in at_risk)
-            parts.append(f"untreated minor wounds at risk of infection: {listed}")
+            # The English says "wounds" for one too; the count lets a language say it right.
+            parts.append(
+                say_plural(
+                    "untreated minor wounds at risk of infection: {wounds}",
+                    "untreated minor wounds at risk of infection: {wounds}",
+                    len(at_risk),
+                    wounds=[
+                        say(
+                            "wound {wound} ({description})",
+                            wound=w["id"],
+                            description=w["description"],
+                        )
+                        for w in at_risk
+                    ],
+                )
+            )
         outcome: dict[str, Any] = {
             "hp": sheet["hp"],
             "fatigue": 0,
@@ -764,7 +988,7 @@ class HitDice(Ruleset):
         }
         if sheet["state"] == "collapsed":
             sheet["state"] = "standing"
-            parts.append("stands up again")
+            parts.append(STANDS_UP)
             outcome["stood_up"] = True
         return Result(
             sheet=sheet,
@@ -780,14 +1004,20 @@ class HitDice(Ruleset):
         self._check_alive(sheet, "have a wound treated")
         wound = self._find_wound(sheet, int(params["wound"]))
         if wound["treated"]:
-            raise RuleError(f"Wound {wound['id']} is already treated.")
+            raise RuleError(say("Wound {wound} is already treated.", wound=wound["id"]))
         cancel: tuple[str, ...] = ()
-        parts = [f"wound {wound['id']} ({wound['description']}) is treated"]
+        parts = [
+            say(
+                "wound {wound} ({description}) is treated",
+                wound=wound["id"],
+                description=wound["description"],
+            )
+        ]
         if _worsening(wound):
             cancel = (_worsen_key(int(wound["id"])),)
-            parts.append("it stops worsening")
+            parts.append(word("it stops worsening"))
         if wound["kind"] == "minor":
-            parts.append("it is no longer at risk of infection")
+            parts.append(word("it is no longer at risk of infection"))
         wound["treated"] = True
         return Result(
             sheet=sheet,
@@ -804,10 +1034,16 @@ class HitDice(Ruleset):
         wound = self._find_wound(sheet, int(params["wound"]))
         wound_id = int(wound["id"])
         new_losses: dict[str, int] = dict(params.get("ability_losses", {}))
-        parts = [f"wound {wound_id} ({wound['kind']}) is now: {params['description']}"]
+        described = {"wound": wound_id, "description": params["description"]}
+        parts = [
+            say("wound {wound} (minor) is now: {description}", **described)
+            if wound["kind"] == "minor"
+            else say("wound {wound} (major) is now: {description}", **described)
+        ]
         if new_losses:
-            listed = ", ".join(f"-{points} {name}" for name, points in new_losses.items())
-            parts.append(f"ability losses {listed}")
+            # each loss as the referee named the ability: "-2 strength"
+            losses = [f"-{points} {name}" for name, points in new_losses.items()]
+            parts.append(say("ability losses {losses}", losses=losses))
         save_bounds = SHEET_SCHEMA["properties"]["strength_save"]
         for ability, save_field in SAVE_ABILITIES.items():  # project ruling HD-P6
             delta = new_losses.get(ability, 0) - int(wound["ability_losses"].get(ability, 0))
@@ -817,11 +1053,20 @@ class HitDice(Ruleset):
             after = before - delta
             if not save_bounds["minimum"] <= after <= save_bounds["maximum"]:
                 raise RuleError(
-                    f"That {ability} loss would take {save_field} from {before} to {after}, "
-                    f"outside {save_bounds['minimum']}..{save_bounds['maximum']}."
+                    _save_loss_refusal(
+                        ability,
+                        before=before,
+                        after=after,
+                        minimum=save_bounds["minimum"],
+                        maximum=save_bounds["maximum"],
+                    )
                 )
             sheet[save_field] = after
-            parts.append(f"{save_field.replace('_', ' ')} {before} -> {after}")
+            parts.append(
+                say("strength save {before} -> {after}", before=before, after=after)
+                if ability == "strength"
+                else say("will save {before} -> {after}", before=before, after=after)
+            )
         old_every = wound["worsens_every"]
         new_every = params.get("worsens_every")
         wound.update(
@@ -836,20 +1081,31 @@ class HitDice(Ruleset):
         effects: tuple[ScheduledEffect, ...] = ()
         cancel: tuple[str, ...] = ()
         if new_every is not None:
+            # The English says "minutes" for one too; the count lets a language say it right.
             parts.append(
-                f"it worsens every {new_every} minutes unless treated "
-                f"(injury saves at DC {wound['worsen_dc']})"
+                say_plural(
+                    "it worsens every {count} minutes unless treated (injury saves at DC {dc})",
+                    "it worsens every {count} minutes unless treated (injury saves at DC {dc})",
+                    int(new_every),
+                    dc=wound["worsen_dc"],
+                )
             )
         if not wound["treated"] and new_every != old_every:  # project ruling HD-P5
             if old_every is not None:
                 cancel = (_worsen_key(wound_id),)
             if new_every is not None:
                 effects = (_worsen_effect(wound),)  # ruling HD-7
-                parts.append(f"first worsening in {new_every} minutes")
+                parts.append(
+                    say_plural(
+                        "first worsening in {count} minutes",
+                        "first worsening in {count} minutes",
+                        int(new_every),
+                    )
+                )
             else:
-                parts.append("it no longer worsens")
+                parts.append(word("it no longer worsens"))
         elif wound["treated"] and new_every is not None:
-            parts.append("it is treated, so it does not worsen")
+            parts.append(word("it is treated, so it does not worsen"))
         return Result(
             sheet=sheet,
             summary=sentence(parts),
@@ -865,15 +1121,18 @@ class HitDice(Ruleset):
         self._check_alive(sheet, "die again")
         majors = [int(w["id"]) for w in sheet["wounds"] if w["kind"] == "major"]
         if not majors:
-            raise RuleError("The character has no major wound to die of.")
+            raise RuleError(NO_MAJOR_WOUND)
         cancel = self._die(sheet)
-        listed = ", ".join(map(str, majors))
         return Result(
             sheet=sheet,
             summary=sentence(
                 [
-                    f"dies of their major wound{'s' if len(majors) > 1 else ''} ({listed}), "
-                    "as the player chose"
+                    say_plural(
+                        "dies of their major wound ({wounds}), as the player chose",
+                        "dies of their major wounds ({wounds}), as the player chose",
+                        len(majors),
+                        wounds=majors,
+                    )
                 ]
             ),
             cancel_effects=cancel,
@@ -884,18 +1143,24 @@ class HitDice(Ruleset):
         """Project ruling HD-P1: the referee may end a collapse before a rest."""
         self._check_alive(sheet, "stand up")
         if sheet["state"] != "collapsed":
-            raise RuleError("The character is not collapsed.")
+            raise RuleError(NOT_COLLAPSED)
         sheet["state"] = "standing"
         return Result(
             sheet=sheet,
-            summary="Stands up again, as the referee rules.",
+            summary=word("Stands up again, as the referee rules."),
             outcome={"state": "standing"},
         )
 
     # -- choices ----------------------------------------------------------------
     # -- odds (exact, before the roll) -------------------------------------------
     def _injury_odds(
-        self, sheet: Mapping[str, Any], action: str, dc: int, *, give_up: bool, notes: list[str]
+        self,
+        sheet: Mapping[str, Any],
+        action: str,
+        dc: int,
+        *,
+        give_up: bool,
+        notes: list[Message],
     ) -> Odds:
         """The pair of injury saves at ``dc`` (rulings HD-4, HD-5, G-5), as four outcomes.
 
@@ -904,21 +1169,15 @@ class HitDice(Ruleset):
         strength = chance_at_least(d(20) + int(sheet["strength_save"]), dc)
         will = Fraction(0) if give_up else chance_at_least(d(20) + int(sheet["will_save"]), dc)
         will_verdicts = (
-            [("given_up", Fraction(1), "collapses (gave up)")]
-            if give_up
-            else [("pass", will, "keeps standing"), ("fail", 1 - will, "collapses")]
+            [("given_up", Fraction(1))] if give_up else [("pass", will), ("fail", 1 - will)]
         )
         doomed = int(sheet["major_wound_marks"]) >= int(sheet["level"])  # ruling HD-5
-        on_fail = "Dies" if doomed else "Chooses death or a major wound"
         weighted = []
-        for s_key, s_chance, s_label in (
-            ("pass", strength, "Minor wound"),
-            ("fail", 1 - strength, on_fail),
-        ):
-            for w_key, w_chance, w_label in will_verdicts:
-                label = s_label if doomed and s_key == "fail" else f"{s_label}, {w_label}"
+        for s_key, s_chance in (("pass", strength), ("fail", 1 - strength)):
+            for w_key, w_chance in will_verdicts:
+                label = INJURY_LABELS["dies" if doomed and s_key == "fail" else s_key, w_key]
                 weighted.append((f"strength:{s_key},will:{w_key}", label, s_chance * w_chance))
-        notes.append(f"Both injury saves are against DC {dc}.")
+        notes.append(say("Both injury saves are against DC {dc}.", dc=dc))
         return grouped(action, weighted, notes=notes)
 
     def odds_damage(self, sheet: Sheet, params: Params, context: Context) -> Odds:
@@ -927,11 +1186,22 @@ class HitDice(Ruleset):
         if amount <= hp:
             return certain(
                 "damage",
-                f"Hit points absorb it all ({hp} -> {hp - amount}): no injury save.",
+                say(
+                    "Hit points absorb it all ({hp} -> {after}): no injury save.",
+                    hp=hp,
+                    after=hp - amount,
+                ),
                 key="no_injury",
             )
         overflow = amount - hp
-        notes = [f"{hp} hp absorb {hp} of the {amount} damage; {overflow} overflow."]
+        notes = [
+            say(
+                "{hp} hp absorb {hp} of the {amount} damage; {overflow} overflow.",
+                hp=hp,
+                amount=amount,
+                overflow=overflow,
+            )
+        ]
         give_up = bool(params.get("give_up", False))
         return self._injury_odds(
             sheet, "damage", INJURY_DC_BASE + overflow, give_up=give_up, notes=notes
@@ -941,10 +1211,17 @@ class HitDice(Ruleset):
         self._check_alive(sheet, "be hurt")
         cost = self._bypass_cost_per_level(context) * int(params["attacker_level"])
         notes = [
-            f"These are the odds if the character takes the injury saves; paying {cost} hp "
-            "instead rolls nothing."
+            say(
+                "These are the odds if the character takes the injury saves; paying {cost} hp "
+                "instead rolls nothing.",
+                cost=cost,
+            )
             if int(sheet["hp"]) >= cost
-            else f"Paying {cost} hp is not possible with {sheet['hp']} hp: the saves are taken."
+            else say(
+                "Paying {cost} hp is not possible with {hp} hp: the saves are taken.",
+                cost=cost,
+                hp=sheet["hp"],
+            )
         ]
         dc = INJURY_DC_BASE + int(params["damage"])
         return self._injury_odds(sheet, "bypass", dc, give_up=False, notes=notes)
@@ -953,7 +1230,12 @@ class HitDice(Ruleset):
         self._check_alive(sheet, "rest")
         if not params["reroll"]:
             return certain(
-                "short_rest", f"hp stays {sheet['hp']}, fatigue stays {sheet['fatigue']}."
+                "short_rest",
+                say(
+                    "hp stays {hp}, fatigue stays {fatigue}.",
+                    hp=sheet["hp"],
+                    fatigue=sheet["fatigue"],
+                ),
             )
         hd, fatigue = int(sheet["hit_dice"]), int(sheet["fatigue"])
         return _reroll_odds("short_rest", hd + fatigue, hd)  # ruling HD-2
@@ -984,15 +1266,24 @@ class HitDice(Ruleset):
             cancel = self._die(sheet)
             return Result(
                 sheet=sheet,
-                summary="Chooses death: the character dies of the failed strength injury save.",
+                summary=word(
+                    "Chooses death: the character dies of the failed strength injury save."
+                ),
                 cancel_effects=cancel,
                 outcome={"died": True},
             )
         marks, level = int(sheet["major_wound_marks"]), int(sheet["level"])
         if marks >= level:  # rulings HD-5, HD-P12: the marks reached level meanwhile
+            # The English says "marks" for one too; the count lets a language say it right.
             raise RuleError(
-                f"With {marks} major wound marks at level {level} no further major wound can "
-                "be chosen; only death remains."
+                say_plural(
+                    "With {count} major wound marks at level {level} no further major wound "
+                    "can be chosen; only death remains.",
+                    "With {count} major wound marks at level {level} no further major wound "
+                    "can be chosen; only death remains.",
+                    marks,
+                    level=level,
+                )
             )
         cause = str(state.get("cause", "failed strength injury save"))
         wound = self._add_wound(sheet, "major", MAJOR_WOUND_PLACEHOLDER, cause, context)
@@ -1001,9 +1292,14 @@ class HitDice(Ruleset):
             sheet=sheet,
             summary=sentence(
                 [
-                    f"chooses a major wound: wound {wound['id']}, major wound mark {marks + 1} "
-                    f"at level {level}",
-                    "the referee describes it",
+                    say(
+                        "chooses a major wound: wound {wound}, major wound mark {mark} "
+                        "at level {level}",
+                        wound=wound["id"],
+                        mark=marks + 1,
+                        level=level,
+                    ),
+                    word("the referee describes it"),
                 ]
             ),
             outcome={
@@ -1020,19 +1316,26 @@ class HitDice(Ruleset):
         hp = int(sheet["hp"])
         if option == "pay":
             if hp < cost:  # project ruling HD-P12
-                raise RuleError(f"hp {hp} no longer covers the {cost} hp cost.")
+                raise RuleError(
+                    say("hp {hp} no longer covers the {cost} hp cost.", hp=hp, cost=cost)
+                )
             sheet["hp"] = hp - cost
             return Result(
                 sheet=sheet,
-                summary=f"Pays {cost} hp to stop the effect (hp {hp} -> {hp - cost}); no injury.",
+                summary=say(
+                    "Pays {cost} hp to stop the effect (hp {hp} -> {after}); no injury.",
+                    cost=cost,
+                    hp=hp,
+                    after=hp - cost,
+                ),
                 outcome={"paid": cost, "hp": sheet["hp"]},
             )
         injury = self._injury_saves(
             sheet,
             dc,
             give_up=option == "injury_give_up",
-            cause=f"effect bypassing hit points, {damage} damage",
-            minor_description=DEFAULT_MINOR_WOUND,
+            cause=str(say("effect bypassing hit points, {damage} damage", damage=damage)),
+            minor_description=DEFAULT_MINOR_WOUND_SAID,
             dice=dice,
             context=context,
         )
@@ -1040,7 +1343,10 @@ class HitDice(Ruleset):
         return Result(
             sheet=sheet,
             summary=sentence(
-                [f"takes the injury saves at DC {dc}: {injury.notes[0]}", *injury.notes[1:]]
+                [
+                    say("takes the injury saves at DC {dc}: {save}", dc=dc, save=injury.notes[0]),
+                    *injury.notes[1:],
+                ]
             ),
             pending_choice=injury.pending,
             cancel_effects=tuple(injury.cancels),
@@ -1054,46 +1360,60 @@ class HitDice(Ruleset):
         """``wound_worsens``: a new pair of injury saves (ruling HD-7, project ruling HD-P4)."""
         wound_id = payload.get("wound")
         if isinstance(wound_id, bool) or not isinstance(wound_id, int):
-            raise RuleError("A wound_worsens effect needs the wound's id.")
+            raise RuleError(word("A wound_worsens effect needs the wound's id."))
         wound = self._find_wound(new_sheet, wound_id)
         quiet = {"wound": wound_id, "worsened": False}
         if new_sheet["state"] == "dead":
             return Result(
                 sheet=new_sheet,
-                summary=f"Wound {wound_id} does not worsen: the character is dead.",
+                summary=say(
+                    "Wound {wound} does not worsen: the character is dead.", wound=wound_id
+                ),
                 outcome=quiet,
             )
         if wound["treated"]:
             return Result(
                 sheet=new_sheet,
-                summary=f"Wound {wound_id} was treated and no longer worsens.",
+                summary=say("Wound {wound} was treated and no longer worsens.", wound=wound_id),
                 outcome=quiet,
             )
         if wound["worsens_every"] is None:
             return Result(
                 sheet=new_sheet,
-                summary=f"Wound {wound_id} no longer worsens.",
+                summary=say("Wound {wound} no longer worsens.", wound=wound_id),
                 outcome=quiet,
             )
         injury = self._injury_saves(
             new_sheet,
             int(wound["worsen_dc"]),
             give_up=False,
-            cause=f"wound {wound_id} worsening",
-            minor_description=f"Wound {wound_id} worsened: -2 to heavy physical tasks until "
-            "the next long rest",
+            cause=str(say("wound {wound} worsening", wound=wound_id)),
+            minor_description=say(
+                "Wound {wound} worsened: -2 to heavy physical tasks until the next long rest",
+                wound=wound_id,
+            ),
             dice=dice,
             context=context,
         )
         effects: tuple[ScheduledEffect, ...] = ()
         if new_sheet["state"] != "dead":
             effects = (_worsen_effect(wound),)
+            # The English says "minutes" for one too; the count lets a language say it right.
             injury.notes.append(
-                f"it worsens again in {wound['worsens_every']} minutes unless treated"
+                say_plural(
+                    "it worsens again in {count} minutes unless treated",
+                    "it worsens again in {count} minutes unless treated",
+                    int(wound["worsens_every"]),
+                )
             )
         result = Result(
             sheet=new_sheet,
-            summary=sentence([f"wound {wound_id} worsens: {injury.notes[0]}", *injury.notes[1:]]),
+            summary=sentence(
+                [
+                    say("wound {wound} worsens: {save}", wound=wound_id, save=injury.notes[0]),
+                    *injury.notes[1:],
+                ]
+            ),
             pending_choice=injury.pending,
             effects=effects,
             cancel_effects=tuple(injury.cancels),
