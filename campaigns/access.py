@@ -31,6 +31,7 @@ from core.cleaning import valid_id
 from core.errors import NotAllowed, ResolutionConflict
 
 if TYPE_CHECKING:  # the API settings import this module's permission: no cycle at run time
+    from django_stubs_ext import StrPromise
     from rest_framework.request import Request
     from rest_framework.views import APIView
 
@@ -91,7 +92,7 @@ def token_refusal(grant: Grant | None, *, method: str, campaign_bound: bool) -> 
 class TokenScopePermission(BasePermission):
     """The method-level half of a token's scope, for every API view (403)."""
 
-    message = gettext_lazy("this token may not do this")
+    message: str | StrPromise = gettext_lazy("this token may not do this")
 
     def has_permission(self, request: Request, view: APIView) -> bool:
         kwargs = getattr(view, "kwargs", {}) or {}

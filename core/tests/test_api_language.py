@@ -59,7 +59,7 @@ def samples(make_campaign, make_unit, referee, player) -> dict[str, tuple[Any, C
     }
 
 
-EXPECTED = {
+EXPECTED: dict[str, dict[str, dict[str, Any]]] = {
     "404": {
         "en": {"detail": "no such campaign"},
         "de": {"detail": "keine solche Kampagne"},
