@@ -7,6 +7,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.utils import timezone
+from django.utils.translation import gettext
 from knox.auth import TokenAuthentication
 from rest_framework import exceptions
 
@@ -27,9 +28,9 @@ class ScopedTokenAuthentication(TokenAuthentication):
         try:
             token.decode("ascii")
         except UnicodeDecodeError:
-            raise exceptions.AuthenticationFailed("Invalid token.") from None
+            raise exceptions.AuthenticationFailed(gettext("Invalid token.")) from None
         if len(token) > MAX_SECRET_LENGTH:
-            raise exceptions.AuthenticationFailed("Invalid token.")
+            raise exceptions.AuthenticationFailed(gettext("Invalid token."))
         return super().authenticate_credentials(token)
 
     def validate_user(self, auth_token: ApiToken) -> tuple[Any, ApiToken]:

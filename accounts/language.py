@@ -16,10 +16,9 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.utils import translation
-from django.utils.translation.trans_real import parse_accept_lang_header
 
 from accounts.selectors import account_language
-from core.middleware import is_api
+from core.middleware import accept_language, is_api
 
 # The session's copy of the person's choice (a code of settings.LANGUAGES, or absent).
 SESSION_KEY = "account_language"
@@ -37,19 +36,6 @@ def on_login(sender: Any, request: HttpRequest | None, user: Any, **kwargs: Any)
     """At log-in (``user_logged_in``): the account's choice into the new session."""
     if request is not None and hasattr(request, "session"):
         remember_language(request, account_language(user))
-
-
-def accept_language(request: HttpRequest) -> str:
-    """The first language of the request's Accept-Language this site speaks, else
-    English (``LANGUAGE_CODE``)."""
-    for code, _quality in parse_accept_lang_header(request.headers.get("Accept-Language", "")):
-        if code == "*":
-            break
-        try:
-            return translation.get_supported_language_variant(code)
-        except LookupError:
-            continue
-    return settings.LANGUAGE_CODE
 
 
 class AccountLanguageMiddleware:

@@ -13,6 +13,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.http import Http404
 from django.utils import timezone
+from django.utils.translation import gettext
 from knox.crypto import hash_token
 from knox.models import get_digest_token
 from knox.settings import CONSTANTS
@@ -36,7 +37,7 @@ def user_register(*, username: str, password: str, email: str = "") -> Any:
         with transaction.atomic():
             user.save()
     except IntegrityError:
-        raise ValidationError({"username": ["this username is taken"]}) from None
+        raise ValidationError({"username": [gettext("this username is taken")]}) from None
     return user
 
 
@@ -52,7 +53,9 @@ def user_authenticate(*, request: Any, username: str, password: str) -> Any:
     """The user with these credentials, or a 400 (the same for an unknown username)."""
     user = authenticate(request, username=username, password=password)
     if user is None:
-        raise ValidationError({"non_field_errors": ["Unable to log in with provided credentials."]})
+        raise ValidationError(
+            {"non_field_errors": [gettext("Unable to log in with provided credentials.")]}
+        )
     return user
 
 
@@ -72,15 +75,20 @@ def token_create(
     """A new token and its secret (shown once: only its digest is stored)."""
     now = timezone.now()
     if expires_at is not None and expires_at <= now:
-        raise ValidationError({"expires_at": ["must be in the future"]})
+        raise ValidationError({"expires_at": [gettext("must be in the future")]})
     if (
         campaign_id is not None
         and not Membership.objects.filter(campaign_id=campaign_id, user=user).exists()
     ):
-        raise ValidationError({"campaign": ["no such campaign"]})
+        raise ValidationError({"campaign": [gettext("no such campaign")]})
     if tokens_for_user(user).count() >= MAX_TOKENS_PER_USER:
         raise ValidationError(
-            {"detail": [f"you have {MAX_TOKENS_PER_USER} tokens: revoke one before making more"]}
+            {
+                "detail": [
+                    gettext("you have %(count)s tokens: revoke one before making more")
+                    % {"count": MAX_TOKENS_PER_USER}
+                ]
+            }
         )
     digest, secret = get_digest_token()
     token = ApiToken.objects.model(
@@ -100,7 +108,7 @@ def token_revoke(*, user: Any, token_id: int) -> None:
     """Delete the user's token: the next request with it is refused (401)."""
     deleted, _ = ApiToken.objects.filter(user=user, pk=token_id).delete()
     if not deleted:
-        raise Http404("no such token")
+        raise Http404(gettext("no such token"))
 
 
 # -- Discord links (docs/discord.md) ---------------------------------------------------------
@@ -140,8 +148,10 @@ def discord_link_redeem(*, code: str, discord_user_id: str) -> Any:
     refused = ValidationError(
         {
             "code": [
-                "That code does not work: it may be mistyped, used already or more than ten "
-                "minutes old. Make a new one on your account page."
+                gettext(
+                    "That code does not work: it may be mistyped, used already or more than "
+                    "ten minutes old. Make a new one on your account page."
+                )
             ]
         }
     )
@@ -179,5 +189,5 @@ def account_language_set(*, user: Any, language: str) -> None:
     """Keep the person's choice of language ("" for none); a code that is not one of
     settings.LANGUAGES is refused."""
     if language and language not in dict(settings.LANGUAGES):
-        raise ValidationError({"language": ["not a language of this site"]})
+        raise ValidationError({"language": [gettext("not a language of this site")]})
     AccountPreferences.objects.update_or_create(user=user, defaults={"language": language})

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.db import models
 from django.http import Http404
+from django.utils.translation import gettext, gettext_lazy
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
 from campaigns.models import Campaign, Membership, Role
@@ -30,14 +31,15 @@ from core.cleaning import valid_id
 from core.errors import NotAllowed, ResolutionConflict
 
 if TYPE_CHECKING:  # the API settings import this module's permission: no cycle at run time
+    from django_stubs_ext import StrPromise
     from rest_framework.request import Request
     from rest_framework.views import APIView
 
 
 class TokenScope(models.TextChoices):
-    READ = "read", "Read only"
-    PLAYER = "player", "As a player"
-    REFEREE = "referee", "Everything I may do"
+    READ = "read", gettext_lazy("Read only")
+    PLAYER = "player", gettext_lazy("As a player")
+    REFEREE = "referee", gettext_lazy("Everything I may do")
 
 
 @dataclass(frozen=True)
@@ -81,16 +83,16 @@ def token_refusal(grant: Grant | None, *, method: str, campaign_bound: bool) -> 
     if grant is None:
         return None
     if grant.scope == TokenScope.READ and method not in SAFE_METHODS:
-        return "this token may only read"
+        return gettext("this token may only read")
     if grant.campaign_id is not None and not campaign_bound and method not in SAFE_METHODS:
-        return "this token is limited to one campaign"
+        return gettext("this token is limited to one campaign")
     return None
 
 
 class TokenScopePermission(BasePermission):
     """The method-level half of a token's scope, for every API view (403)."""
 
-    message = "this token may not do this"
+    message: str | StrPromise = gettext_lazy("this token may not do this")
 
     def has_permission(self, request: Request, view: APIView) -> bool:
         kwargs = getattr(view, "kwargs", {}) or {}
@@ -108,7 +110,9 @@ def may_manage_tokens(user: Any) -> None:
     """Tokens are made and revoked by the person (session) or a full-power token."""
     grant = grant_of(user)
     if grant is not None and (grant.scope != TokenScope.REFEREE or grant.campaign_id):
-        raise NotAllowed("only a signed-in person or an unlimited referee token may do this")
+        raise NotAllowed(
+            gettext("only a signed-in person or an unlimited referee token may do this")
+        )
 
 
 def may_import(user: Any) -> None:
@@ -117,7 +121,7 @@ def may_import(user: Any) -> None:
     or one-campaign token is refused before, by :class:`TokenScopePermission`)."""
     grant = grant_of(user)
     if grant is not None and grant.scope != TokenScope.REFEREE:
-        raise NotAllowed("importing a campaign needs a token with the referee scope")
+        raise NotAllowed(gettext("importing a campaign needs a token with the referee scope"))
 
 
 def visible_memberships(user: Any) -> list[Membership]:
@@ -136,7 +140,7 @@ def access_campaign(user: Any, campaign_id: int | str, *, referee: bool = False)
     campaign, so hiding it would be a lie.
     """
     if not getattr(user, "is_authenticated", False):
-        raise Http404("no such campaign")
+        raise Http404(gettext("no such campaign"))
     try:
         number = valid_id(campaign_id)
         if outside_grant(user, number):
@@ -145,10 +149,10 @@ def access_campaign(user: Any, campaign_id: int | str, *, referee: bool = False)
             campaign_id=number, user=user
         )
     except (Membership.DoesNotExist, ValueError, TypeError):
-        raise Http404("no such campaign") from None
+        raise Http404(gettext("no such campaign")) from None
     membership = as_granted(membership, user)
     if referee and not membership.is_referee:
-        raise NotAllowed("only the campaign's referee may do this")
+        raise NotAllowed(gettext("only the campaign's referee may do this"))
     return membership
 
 
@@ -157,6 +161,9 @@ def refuse_archived(campaign: Campaign) -> None:
     clock advances answer 409 (reads still work). Call it on the campaign row as locked."""
     if campaign.archived_at is not None:
         raise ResolutionConflict(
-            f"The campaign {campaign.name} is archived: nothing can happen in it until the "
-            "referee brings it back."
+            gettext(
+                "The campaign %(campaign)s is archived: nothing can happen in it until the "
+                "referee brings it back."
+            )
+            % {"campaign": campaign.name}
         )

@@ -7,6 +7,7 @@ from functools import cache
 from typing import Any
 
 from django.http import Http404
+from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -267,7 +268,7 @@ class CampaignDetailApi(APIView):
 
         def validate_options(self, value: Any) -> Any:
             if not isinstance(value, dict):
-                raise serializers.ValidationError("Expected a dictionary of items.")
+                raise serializers.ValidationError(gettext("Expected a dictionary of items."))
             return value
 
     @extend_schema(responses={200: campaign_answer()})
@@ -406,7 +407,7 @@ class CalendarInputSerializer(serializers.Serializer):
         # epoch would leave them unread, so neither is taken for the other.
         if "preset" in attrs and attrs.keys() & {"months", "weekdays", "epoch"}:
             raise serializers.ValidationError(
-                {"preset": ["a preset or a calendar of your own, not both"]}
+                {"preset": [gettext("a preset or a calendar of your own, not both")]}
             )
         return attrs
 
@@ -527,7 +528,7 @@ class InviteDetailApi(APIView):
                 campaign_id=membership.campaign_id, invite_id=valid_id(invite_id)
             )
         except (Invite.DoesNotExist, ValueError):
-            raise Http404("no such invite") from None
+            raise Http404(gettext("no such invite")) from None
         return Response(InviteSerializer(invite_output(invite)).data)
 
 

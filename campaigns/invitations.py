@@ -29,7 +29,8 @@ from django.db.models import QuerySet
 from django.http import Http404
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext
 
 from campaigns.access import grant_of
 from campaigns.models import Campaign, InvitationState, Membership, PlayerInvitation
@@ -53,9 +54,12 @@ def invitations_create(
     Only the campaign's referee invites (:class:`NotAllowed` otherwise: the importer is
     the referee of the campaign the import makes, and this holds them to it). Each name
     gets an invitation whether or not someone has it; those with an e-mail address are
-    mailed once the caller's transaction commits."""
+    mailed once the caller's transaction commits, in the language of the request the
+    referee invited from (the active one)."""
     if not membership.is_referee:
-        raise NotAllowed("only the campaign's referee may invite people to play its characters")
+        raise NotAllowed(
+            gettext("only the campaign's referee may invite people to play its characters")
+        )
     wanted = {username.strip() for username in named.values()}
     accounts = {
         account.get_username(): account
@@ -72,9 +76,10 @@ def invitations_create(
         )
         for player, username in named.items()
     )
+    language = translation.get_language() or ""
     for invitation in made:
         if invitation.user is not None and invitation.user.email:
-            transaction.on_commit(partial(_mail_after_commit, invitation.pk))
+            transaction.on_commit(partial(_mail_after_commit, invitation.pk, language))
     return made
 
 
@@ -94,7 +99,7 @@ def invitation_for_user(user: Any, invitation_id: int | str) -> PlayerInvitation
     try:
         number = valid_id(invitation_id)
     except (ValueError, TypeError):
-        raise Http404("no such invitation") from None
+        raise Http404(gettext("no such invitation")) from None
     invitation = (
         PlayerInvitation.objects.filter(pk=number, user=user)
         .select_related("campaign", "invited_by")
@@ -104,7 +109,7 @@ def invitation_for_user(user: Any, invitation_id: int | str) -> PlayerInvitation
     if invitation is None or (
         grant is not None and grant.campaign_id not in (None, invitation.campaign_id)
     ):
-        raise Http404("no such invitation")
+        raise Http404(gettext("no such invitation"))
     return invitation
 
 
@@ -116,9 +121,11 @@ def invitations_of_campaign(campaign: Campaign) -> QuerySet[PlayerInvitation]:
 def refuse_answered(invitation: PlayerInvitation) -> None:
     """409 for an invitation already accepted or declined."""
     if invitation.state != InvitationState.PENDING:
-        raise ResolutionConflict(
-            f"You have already {invitation.state} this invitation to {invitation.campaign.name}."
-        )
+        if invitation.state == InvitationState.ACCEPTED:
+            text = gettext("You have already accepted this invitation to %(campaign)s.")
+        else:
+            text = gettext("You have already declined this invitation to %(campaign)s.")
+        raise ResolutionConflict(text % {"campaign": invitation.campaign.name})
 
 
 def invitation_decline(*, user: Any, invitation_id: int | str) -> PlayerInvitation:
@@ -139,11 +146,11 @@ def invitation_decline(*, user: Any, invitation_id: int | str) -> PlayerInvitati
 
 
 # -- the e-mail -----------------------------------------------------------------------------
-def _mail_after_commit(invitation_id: int) -> None:
+def _mail_after_commit(invitation_id: int, language: str) -> None:
     """Send the mail's task; never raises (the import is committed whatever the broker
     does: the invitation is on the person's pages all the same)."""
     try:
-        send_invitation_email.delay(invitation_id)
+        send_invitation_email.delay(invitation_id, language)
     except BROKER_ERRORS as error:
         logger.warning(
             "invitation %s: its e-mail task could not be sent (%s)", invitation_id, error
@@ -156,11 +163,19 @@ def _home_url() -> str:
     return f"{site}{path}"
 
 
-def invitation_mail_send(*, invitation_id: int) -> bool:
+def _mail_language(language: str) -> str:
+    """``language`` if the site speaks it, else English (``LANGUAGE_CODE``)."""
+    if language in dict(settings.LANGUAGES):
+        return language
+    return str(settings.LANGUAGE_CODE)
+
+
+def invitation_mail_send(*, invitation_id: int, language: str = "") -> bool:
     """E-mail the invited person, once: ``emailed_at`` is claimed by compare-and-set
     before sending and put back if the mail fails (the task's retry sends it); and not
     when the same importer mailed them in the last day (the invitation waits on their
-    pages all the same). True when a mail went out."""
+    pages all the same). Written in ``language`` (the referee's page or request when
+    they imported; English when none is given). True when a mail went out."""
     invitation = (
         PlayerInvitation.objects.select_related("user", "campaign", "invited_by")
         .filter(pk=invitation_id, state=InvitationState.PENDING, emailed_at__isnull=True)
@@ -179,13 +194,17 @@ def invitation_mail_send(*, invitation_id: int) -> bool:
     claimed = PlayerInvitation.objects.filter(pk=invitation.pk, emailed_at__isnull=True)
     if not claimed.update(emailed_at=now):
         return False  # another task sent it
-    body = render_to_string(
-        "campaigns/invitation_email.txt", {"invitation": invitation, "url": _home_url()}
-    )
+    with translation.override(_mail_language(language)):
+        body = render_to_string(
+            "campaigns/invitation_email.txt", {"invitation": invitation, "url": _home_url()}
+        )
+        subject = gettext("%(importer)s invites you to play in %(campaign)s") % {
+            "importer": invitation.invited_by.get_username(),
+            "campaign": invitation.campaign.name,
+        }
     try:
         send_mail(
-            f"{invitation.invited_by.get_username()} invites you to play in "
-            f"{invitation.campaign.name}",
+            subject,
             body,
             None,
             [invitation.user.email],
@@ -204,6 +223,7 @@ def invitation_mail_send(*, invitation_id: int) -> bool:
     retry_backoff=True,
     max_retries=5,
 )
-def send_invitation_email(invitation_id: int) -> bool:
-    """The invitation's one e-mail (:func:`invitation_mail_send`)."""
-    return invitation_mail_send(invitation_id=invitation_id)
+def send_invitation_email(invitation_id: int, language: str = "") -> bool:
+    """The invitation's one e-mail (:func:`invitation_mail_send`), in ``language`` (a
+    task queued before it was given is sent in English)."""
+    return invitation_mail_send(invitation_id=invitation_id, language=language)

@@ -8,6 +8,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.utils.translation import gettext_lazy
 
 # A live clock runs at most a week of in-game time per real minute.
 MAX_LIVE_RATIO = 7 * 24 * 60
@@ -70,8 +71,8 @@ class Campaign(models.Model):
 
 
 class Role(models.TextChoices):
-    REFEREE = "referee", "Referee"
-    PLAYER = "player", "Player"
+    REFEREE = "referee", gettext_lazy("Referee")
+    PLAYER = "player", gettext_lazy("Player")
 
 
 class Membership(models.Model):
@@ -131,9 +132,9 @@ class Invite(models.Model):
 
 
 class InvitationState(models.TextChoices):
-    PENDING = "pending", "Waiting for an answer"
-    ACCEPTED = "accepted", "Accepted"
-    DECLINED = "declined", "Declined"
+    PENDING = "pending", gettext_lazy("Waiting for an answer")
+    ACCEPTED = "accepted", gettext_lazy("Accepted")
+    DECLINED = "declined", gettext_lazy("Declined")
 
 
 class PlayerInvitation(models.Model):

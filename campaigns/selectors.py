@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import Count, Q, QuerySet
 
 from campaigns.models import Campaign, Invite, Membership, RevealedSeed
+from core.errors import error_text
 from rules.engine.calendar import Calendar, CalendarError, date_at, minute_of, parse_calendar
 
 
@@ -137,7 +138,7 @@ def clock_minute_of(campaign: Campaign, date: dict[str, Any], field: str = "unti
             minute=date.get("minute", 0),
         )
     except CalendarError as error:
-        raise ValidationError({field: [str(error)]}) from None
+        raise ValidationError({field: [error_text(error)]}) from None
 
 
 # -- the e-mail digest (issue 25) ---------------------------------------------------------------

@@ -13,10 +13,11 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, models, transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from campaigns.models import Campaign, Invite, Membership, RevealedSeed, Role, new_dice_seed
 from core.cleaning import reject_nul_characters, whole_numbers
-from core.errors import ResolutionConflict
+from core.errors import ResolutionConflict, error_text
 from rules.engine.calendar import CalendarError, calendar_data, parse_calendar, preset
 from rules.engine.interface import RuleError
 from rules.engine.registry import get_ruleset
@@ -33,13 +34,13 @@ def _merged_options(ruleset_key: str, options: Mapping[str, Any] | None) -> dict
     try:
         ruleset = get_ruleset(ruleset_key)
     except RuleError as error:
-        raise ValidationError({"ruleset": [str(error)]}) from None
+        raise ValidationError({"ruleset": [error_text(error)]}) from None
     try:
         for key, value in (options or {}).items():
-            reject_nul_characters(value, f"option {key!r}")
+            reject_nul_characters(value, gettext("option %(key)s") % {"key": repr(key)})
         return ruleset.check_options(options or {})
     except RuleError as error:
-        raise ValidationError({"options": [str(error)]}) from None
+        raise ValidationError({"options": [error_text(error)]}) from None
 
 
 @transaction.atomic
@@ -73,7 +74,9 @@ def campaign_update(
     fields = []
     if ruleset is not None and ruleset != campaign.ruleset:
         if campaign.characters.exists():
-            raise ResolutionConflict("the ruleset is fixed once the campaign has characters")
+            raise ResolutionConflict(
+                gettext("the ruleset is fixed once the campaign has characters")
+            )
         campaign.ruleset = ruleset
         campaign.options = _merged_options(ruleset, None)
         fields += ["ruleset", "options"]
@@ -104,9 +107,9 @@ def campaign_calendar_set(
         else:  # days: 30.0 is 30 (issue 36)
             chosen = parse_calendar(whole_numbers(calendar or {}))
             if chosen is None:
-                raise CalendarError("A calendar needs at least one month.")
+                raise CalendarError(gettext("A calendar needs at least one month."))
     except CalendarError as error:
-        raise ValidationError({"calendar": [str(error)]}) from None
+        raise ValidationError({"calendar": [error_text(error)]}) from None
     campaign = campaign_lock(campaign_id)
     campaign.calendar = calendar_data(chosen)
     campaign.save(update_fields=["calendar"])
@@ -176,7 +179,9 @@ def campaign_archived_set(campaign: Campaign) -> Campaign:
     (caller holds the lock; the play's ``campaign_archive`` checks the clock and rotates
     the seed in the same transaction). 409 when it is archived already."""
     if campaign.archived_at is not None:
-        raise ResolutionConflict(f"The campaign {campaign.name} is already archived.")
+        raise ResolutionConflict(
+            gettext("The campaign %(campaign)s is already archived.") % {"campaign": campaign.name}
+        )
     campaign.archived_at = timezone.now()
     campaign.live_ratio = Decimal(0)
     campaign.live_last_tick = None
@@ -189,7 +194,9 @@ def campaign_unarchive(*, campaign_id: int) -> Campaign:
     """Bring an archived campaign back into play (its clock stays stopped)."""
     campaign = campaign_lock(campaign_id)
     if campaign.archived_at is None:
-        raise ResolutionConflict(f"The campaign {campaign.name} is not archived.")
+        raise ResolutionConflict(
+            gettext("The campaign %(campaign)s is not archived.") % {"campaign": campaign.name}
+        )
     campaign.archived_at = None
     campaign.save(update_fields=["archived_at"])
     return campaign
@@ -216,7 +223,12 @@ def invite_create(
     if expires_in_hours is not None:
         if not 1 <= expires_in_hours <= MAX_INVITE_HOURS:
             raise ValidationError(
-                {"expires_in_hours": [f"an invite lasts 1 to {MAX_INVITE_HOURS} hours"]}
+                {
+                    "expires_in_hours": [
+                        gettext("an invite lasts 1 to %(hours)s hours")
+                        % {"hours": MAX_INVITE_HOURS}
+                    ]
+                }
             )
         expires_at = timezone.now() + timedelta(hours=expires_in_hours)
     with transaction.atomic():
@@ -236,7 +248,7 @@ def campaign_join(*, user: Any, code: str) -> Membership:
     """
     invite = Invite.objects.select_related("campaign").filter(code=code.strip()).first()
     if invite is None:
-        raise ValidationError({"code": ["no campaign has this invite code"]})
+        raise ValidationError({"code": [gettext("no campaign has this invite code")]})
     existing = Membership.objects.filter(campaign=invite.campaign, user=user).first()
     if existing is not None:
         return existing
@@ -250,7 +262,9 @@ def campaign_join(*, user: Any, code: str) -> Membership:
             if invite.single_use:
                 uses = uses.filter(uses=0)
             if not uses.update(uses=F("uses") + 1):
-                raise ValidationError({"code": ["This invite link can no longer be used."]})
+                raise ValidationError(
+                    {"code": [gettext("This invite link can no longer be used.")]}
+                )
             return Membership.objects.create(campaign=invite.campaign, user=user, role=Role.PLAYER)
     except IntegrityError:  # joined twice at once: the other request won
         return Membership.objects.get(campaign=invite.campaign, user=user)
@@ -259,11 +273,11 @@ def campaign_join(*, user: Any, code: str) -> Membership:
 def invite_usable(invite: Invite) -> str | None:
     """Why the code joins nobody now, or None."""
     if invite.revoked_at is not None:
-        return "This invite link was revoked. Ask your referee for a new one."
+        return gettext("This invite link was revoked. Ask your referee for a new one.")
     if invite.expires_at is not None and invite.expires_at <= timezone.now():
-        return "This invite link has expired. Ask your referee for a new one."
+        return gettext("This invite link has expired. Ask your referee for a new one.")
     if invite.single_use and invite.uses >= 1:
-        return "This invite link was for one person and has been used."
+        return gettext("This invite link was for one person and has been used.")
     return None
 
 
@@ -273,12 +287,12 @@ def invite_revoke(*, campaign_id: int, invite_id: int) -> Invite:
         campaign_lock(campaign_id)
         invite = Invite.objects.filter(campaign_id=campaign_id, pk=invite_id).first()
         if invite is None:
-            raise Invite.DoesNotExist("no such invite")
+            raise Invite.DoesNotExist(gettext("no such invite"))
         changed = Invite.objects.filter(pk=invite.pk, revoked_at__isnull=True).update(
             revoked_at=timezone.now()
         )
         if not changed:
-            raise ResolutionConflict("this invite link is already revoked")
+            raise ResolutionConflict(gettext("this invite link is already revoked"))
         invite.refresh_from_db()
         return invite
 
@@ -289,5 +303,5 @@ def campaign_delete(*, campaign_id: int, confirm: str) -> None:
     with transaction.atomic():
         campaign = campaign_lock(campaign_id)
         if (confirm or "").strip() != campaign.name:
-            raise ValidationError({"confirm": ["type the campaign's name to delete it"]})
+            raise ValidationError({"confirm": [gettext("type the campaign's name to delete it")]})
         campaign.delete()

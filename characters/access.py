@@ -17,6 +17,7 @@ from typing import Any
 from django.db.models import CharField, IntegerField
 from django.db.models.expressions import RawSQL
 from django.http import Http404
+from django.utils.translation import gettext
 
 from campaigns.access import as_granted, outside_grant
 from campaigns.models import Membership
@@ -67,7 +68,7 @@ def access_character(
 ) -> CharacterAccess:
     """The character with the user's membership, if the user may see it in full."""
     if not getattr(user, "is_authenticated", False):
-        raise Http404("no such character")
+        raise Http404(gettext("no such character"))
     try:
         character = (
             Character.objects.select_related("campaign", "owner")
@@ -75,7 +76,7 @@ def access_character(
             .get(pk=valid_id(character_id))
         )
     except (Character.DoesNotExist, ValueError, TypeError):
-        raise Http404("no such character") from None
+        raise Http404(gettext("no such character")) from None
     return access_read_character(user, character, referee=referee)
 
 
@@ -86,7 +87,7 @@ def access_read_character(
     :func:`mine` annotations: an action makes it on the rows it locks
     (``rules.play.services.resolution_create_action_checked``), so no row is read twice."""
     if not getattr(user, "is_authenticated", False):
-        raise Http404("no such character")
+        raise Http404(gettext("no such character"))
     membership_id = getattr(character, "my_membership_id", None)
     membership = None
     if membership_id is not None:
@@ -97,11 +98,11 @@ def access_read_character(
             role=getattr(character, "my_role", ""),
         )
     if membership is None or outside_grant(user, character.campaign_id):
-        raise Http404("no such character")
+        raise Http404(gettext("no such character"))
     # A player token of the referee sees and acts as a player (campaigns.access).
     membership = as_granted(membership, user)
     if not membership.is_referee and character.owner_id != user.pk:
-        raise Http404("no such character")
+        raise Http404(gettext("no such character"))
     if referee and not membership.is_referee:
-        raise NotAllowed("only the campaign's referee may do this")
+        raise NotAllowed(gettext("only the campaign's referee may do this"))
     return CharacterAccess(character=character, membership=membership)

@@ -12,6 +12,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from campaigns.models import Campaign, Membership, Role
 from campaigns.services import campaign_lock
@@ -26,19 +27,21 @@ def character_new(*, membership: Membership, name: str, owner_id: int | None) ->
     for NPCs)."""
     name = (name or "").strip()
     if not name:
-        raise ValidationError({"name": ["a character needs a name"]})
+        raise ValidationError({"name": [gettext("a character needs a name")]})
     user = membership.user
     if owner_id is None or owner_id == user.pk:
         return user, name
     if not membership.is_referee:
-        raise ValidationError({"owner": ["only the referee may create characters for others"]})
+        raise ValidationError(
+            {"owner": [gettext("only the referee may create characters for others")]}
+        )
     owner_membership = (
         Membership.objects.filter(campaign_id=membership.campaign_id, user_id=owner_id)
         .select_related("user")
         .first()
     )
     if owner_membership is None:
-        raise ValidationError({"owner": ["the owner must be a member of the campaign"]})
+        raise ValidationError({"owner": [gettext("the owner must be a member of the campaign")]})
     return owner_membership.user, name
 
 
@@ -79,10 +82,10 @@ def character_name(name: Any) -> str:
     """A character's name as given, trimmed and checked (400 in plain words)."""
     text = name.strip() if isinstance(name, str) else ""
     if not text:
-        raise ValidationError({"name": ["a character needs a name"]})
+        raise ValidationError({"name": [gettext("a character needs a name")]})
     if len(text) > 120:
-        raise ValidationError({"name": ["a name has at most 120 characters"]})
-    reject_nul_characters(text, "name")
+        raise ValidationError({"name": [gettext("a name has at most 120 characters")]})
+    reject_nul_characters(text, gettext("name"))
     return text
 
 
@@ -119,9 +122,9 @@ def member_remove(*, campaign_id: int, user_id: int, referee: Any) -> None:
         campaign = campaign_lock(campaign_id)
         membership = Membership.objects.filter(campaign=campaign, user_id=user_id).first()
         if membership is None:
-            raise ResolutionConflict("that person is not a member of the campaign")
+            raise ResolutionConflict(gettext("that person is not a member of the campaign"))
         if membership.role == Role.REFEREE:
-            raise ResolutionConflict("a referee cannot be removed from their campaign")
+            raise ResolutionConflict(gettext("a referee cannot be removed from their campaign"))
         _hand_over(campaign, user_id, referee)
         membership.delete()
 
@@ -132,7 +135,9 @@ def campaign_leave(*, campaign_id: int, user: Any) -> None:
         campaign = campaign_lock(campaign_id)
         membership = Membership.objects.get(campaign=campaign, user=user)
         if membership.role == Role.REFEREE:
-            raise ResolutionConflict("the referee cannot leave their campaign: delete it instead")
+            raise ResolutionConflict(
+                gettext("the referee cannot leave their campaign: delete it instead")
+            )
         referee = (
             Membership.objects.filter(campaign=campaign, role=Role.REFEREE)
             .select_related("user")

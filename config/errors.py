@@ -7,6 +7,7 @@ import sys
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.template import loader
+from django.utils.translation import gettext
 from django.views import defaults
 
 from core.errors import RETRY_AFTER_SECONDS, UNAVAILABLE_ERRORS, UNAVAILABLE_MESSAGE
@@ -19,8 +20,10 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
         request,
         "403.html",
         {
-            "message": "This form was too old to send, or your browser refused its cookie. "
-            "Reload the page and try again."
+            "message": gettext(
+                "This form was too old to send, or your browser refused its cookie. "
+                "Reload the page and try again."
+            )
         },
         status=403,
     )
@@ -38,7 +41,7 @@ def server_error(request: HttpRequest) -> HttpResponse:
         return defaults.server_error(request)
     response: HttpResponse
     if is_api(request):
-        response = JsonResponse({"detail": UNAVAILABLE_MESSAGE}, status=503)
+        response = JsonResponse({"detail": str(UNAVAILABLE_MESSAGE)}, status=503)
     else:
         response = HttpResponse(loader.get_template("503.html").render(), status=503)
     response["Retry-After"] = str(RETRY_AFTER_SECONDS)

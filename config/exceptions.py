@@ -14,6 +14,7 @@ import logging
 from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.utils.translation import gettext, gettext_lazy, ngettext
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
@@ -25,6 +26,7 @@ from core.errors import (
     NotAllowed,
     ResolutionConflict,
     ServiceUnavailable,
+    error_text,
 )
 from core.throttles import refused_wait
 from rules.engine.dice import DiceError
@@ -41,7 +43,7 @@ class Unavailable(exceptions.APIException):
 
 class Conflict(exceptions.APIException):
     status_code = status.HTTP_409_CONFLICT
-    default_detail = "The request conflicts with the character's current state."
+    default_detail = gettext_lazy("The request conflicts with the character's current state.")
     default_code = "conflict"
 
 
@@ -55,7 +57,10 @@ def _cap_message(message: str) -> str:
     if len(message) <= MAX_MESSAGE_LENGTH:
         return message
     rest = len(message) - MAX_MESSAGE_LENGTH
-    return f"{message[:MAX_MESSAGE_LENGTH]}... ({rest} more characters)"
+    return gettext("%(start)s... (%(rest)s more characters)") % {
+        "start": message[:MAX_MESSAGE_LENGTH],
+        "rest": rest,
+    }
 
 
 def cap_errors(detail: Any, depth: int = 0) -> Any:
@@ -64,12 +69,17 @@ def cap_errors(detail: Any, depth: int = 0) -> Any:
     if isinstance(detail, str):
         return _cap_message(detail)
     if depth >= 4:
-        return ["...(nested errors left out)"]
+        return [gettext("...(nested errors left out)")]
     if isinstance(detail, dict):
         keys = list(detail)
         capped = {key: cap_errors(detail[key], depth + 1) for key in keys[:MAX_LISTED_ERRORS]}
         if len(keys) > MAX_LISTED_ERRORS:
-            more = f"...and {len(keys) - MAX_LISTED_ERRORS} more fields with errors"
+            count = len(keys) - MAX_LISTED_ERRORS
+            more = ngettext(
+                "...and %(count)s more fields with errors",
+                "...and %(count)s more fields with errors",
+                count,
+            ) % {"count": count}
             if depth == 0:
                 capped["non_field_errors"] = [*capped.get("non_field_errors", []), more]
             else:
@@ -78,22 +88,26 @@ def cap_errors(detail: Any, depth: int = 0) -> Any:
     if isinstance(detail, list):
         items = [cap_errors(item, depth + 1) for item in detail[:MAX_LISTED_ERRORS]]
         if len(detail) > MAX_LISTED_ERRORS:
-            items.append(f"...and {len(detail) - MAX_LISTED_ERRORS} more errors")
+            count = len(detail) - MAX_LISTED_ERRORS
+            items.append(
+                ngettext("...and %(count)s more errors", "...and %(count)s more errors", count)
+                % {"count": count}
+            )
         return items
     return detail
 
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, RuleError | DiceError):
-        exc = exceptions.ValidationError({"detail": str(exc)})
+        exc = exceptions.ValidationError({"detail": error_text(exc)})
     elif isinstance(exc, ActionBlocked | ResolutionConflict):
-        exc = Conflict(str(exc))
+        exc = Conflict(error_text(exc))
     elif isinstance(exc, NotAllowed):
-        exc = exceptions.PermissionDenied(str(exc))
+        exc = exceptions.PermissionDenied(error_text(exc))
     elif isinstance(exc, RecursionError):  # JSON nested thousands deep
-        exc = exceptions.ParseError("the JSON is nested too deeply")
+        exc = exceptions.ParseError(gettext("the JSON is nested too deeply"))
     elif isinstance(exc, ServiceUnavailable):
-        exc = Unavailable(str(exc))
+        exc = Unavailable(error_text(exc))
     elif isinstance(exc, UNAVAILABLE_ERRORS):  # the database or Redis is restarting
         logger.warning("answered 503: %s: %s", type(exc).__name__, exc)
         exc = Unavailable()

@@ -18,6 +18,7 @@ from decimal import Decimal
 from typing import IO, Any
 
 from django.conf import settings
+from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 from rest_framework.exceptions import ParseError, ValidationError
@@ -73,7 +74,9 @@ def _walk_for_nul(value: Any, what: str) -> None:
         item = pending.pop()
         if isinstance(item, str):
             if "\x00" in item:
-                raise RuleError(f"{what} may not contain NUL characters (U+0000)")
+                raise RuleError(
+                    gettext("%(what)s may not contain NUL characters (U+0000)") % {"what": what}
+                )
         elif isinstance(item, Mapping):
             pending.extend(item.keys())
             pending.extend(item.values())
@@ -156,7 +159,8 @@ class FormatParameterNegotiation(DefaultContentNegotiation):
         asked = format_suffix or request.query_params.get(name)
         if asked and not any(renderer.format == asked for renderer in renderers):
             formats = ", ".join(sorted({str(renderer.format) for renderer in renderers}))
-            raise ValidationError({name: [f"not a format of this operation (it takes {formats})"]})
+            why = gettext("not a format of this operation (it takes %(formats)s)")
+            raise ValidationError({name: [why % {"formats": formats}]})
         return super().select_renderer(request, renderers, format_suffix)
 
 
@@ -179,7 +183,7 @@ class WholeNumberJSONParser(JSONParser):
             decoded = codecs.getreader(encoding)(stream)
             return json.load(decoded, parse_constant=_refuse_constant, parse_float=json_number)
         except ValueError as exc:
-            raise ParseError(f"JSON parse error - {exc}") from None
+            raise ParseError(gettext("JSON parse error - %(error)s") % {"error": exc}) from None
 
 
 def _refuse_constant(name: str) -> Any:
@@ -195,31 +199,34 @@ def json_type_problem(field: serializers.Field, value: Any) -> str | None:
     if value is None:
         return None  # DRF's own "may not be null" unless the field allows null
     if isinstance(field, serializers.BooleanField):
-        return None if isinstance(value, bool) else "Must be true or false."
+        return None if isinstance(value, bool) else gettext("Must be true or false.")
     if isinstance(field, serializers.IntegerField):
         whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
-        return None if whole and not isinstance(value, bool) else "Must be a whole number."
+        return None if whole and not isinstance(value, bool) else gettext("Must be a whole number.")
     if isinstance(field, serializers.FloatField):
         number = isinstance(value, int | float) and not isinstance(value, bool)
-        return None if number else "Must be a number."
+        return None if number else gettext("Must be a number.")
     if isinstance(field, serializers.CharField | serializers.DateTimeField):
-        return None if isinstance(value, str) else "Must be text."
+        return None if isinstance(value, str) else gettext("Must be text.")
     if isinstance(field, serializers.ChoiceField):
-        return None if isinstance(value, str) else "Must be text, one of the choices."
+        return None if isinstance(value, str) else gettext("Must be text, one of the choices.")
     if isinstance(field, serializers.DictField):
         if not isinstance(value, dict):
-            return "Must be an object."
+            return gettext("Must be an object.")
         for key, item in value.items():
             problem = json_type_problem(field.child, item)
             if problem is not None:
                 return f"{key}: {problem}"
     if isinstance(field, serializers.ListField):
         if not isinstance(value, list):
-            return "Must be a list."
+            return gettext("Must be a list.")
         for index, item in enumerate(value):
             problem = json_type_problem(field.child, item)
             if problem is not None:
-                return f"Item {index}: {problem}"
+                return gettext("Item %(index)s: %(problem)s") % {
+                    "index": index,
+                    "problem": problem,
+                }
     return None
 
 

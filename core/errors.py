@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from django.db import InterfaceError, OperationalError
+from django.utils.translation import gettext_lazy
 from kombu.exceptions import OperationalError as KombuOperationalError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from core.said import said
+from rules.engine.words import Message
 
 # A broker (Redis) that cannot be reached: down, restarting, unreachable.
 BROKER_ERRORS: tuple[type[BaseException], ...] = (
@@ -37,8 +41,17 @@ UNAVAILABLE_ERRORS: tuple[type[BaseException], ...] = (
     InterfaceError,
     *BROKER_ERRORS,
 )
-UNAVAILABLE_MESSAGE = (
+UNAVAILABLE_MESSAGE = gettext_lazy(
     "Sawbones cannot reach its database or its task queue just now (they are restarting). "
     "Try again in a minute."
 )
 RETRY_AFTER_SECONDS = 30
+
+
+def error_text(error: BaseException) -> str:
+    """What ``error`` says, in the active language: an engine message
+    (``rules.engine.words.Message``, the error's first argument) said with gettext
+    (``core.said``); a text the service gave (already in the reader's language) as it is."""
+    if error.args and isinstance(error.args[0], Message):
+        return said(error.args[0])
+    return str(error)

@@ -14,8 +14,11 @@ from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import Resolver404, get_urlconf, is_valid_path, resolve
+from django.utils import translation
 from django.utils.cache import patch_cache_control
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext
+from django.utils.translation.trans_real import parse_accept_lang_header
 from rest_framework.exceptions import APIException
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -40,6 +43,19 @@ def is_api(request: HttpRequest) -> bool:
     return request.path.startswith(API_PREFIX)
 
 
+def accept_language(request: HttpRequest) -> str:
+    """The first language of the request's Accept-Language this site speaks, else
+    English (``LANGUAGE_CODE``): the API's language (``accounts.language``)."""
+    for code, _quality in parse_accept_lang_header(request.headers.get("Accept-Language", "")):
+        if code == "*":
+            break
+        try:
+            return translation.get_supported_language_variant(code)
+        except LookupError:
+            continue
+    return str(settings.LANGUAGE_CODE)
+
+
 class BodySizeLimitMiddleware:
     """413 for a body larger than ``DATA_UPLOAD_MAX_MEMORY_SIZE``, before any parsing;
     411 for a chunked body without ``Content-Length`` (Django would read it as empty).
@@ -61,21 +77,41 @@ class BodySizeLimitMiddleware:
             length = -1
         chunked = "chunked" in request.META.get("HTTP_TRANSFER_ENCODING", "").lower()
         if chunked and not request.META.get("CONTENT_LENGTH"):
-            # Django reads no more than Content-Length bytes: a chunked body would be read
-            # as empty ("field required"). Refused instead, so nothing is half understood.
-            message = "Send the body with a Content-Length header: chunked bodies are not read."
             status = 411
         elif length < 0:
-            message = "The Content-Length header is not a number."
             status = 400
         elif limit is not None and length > limit:
-            message = f"The request body is larger than {limit} bytes."
             status = 413
         else:
             return self.get_response(request)
-        if is_api(request):
-            return JsonResponse({"detail": message}, status=status)
-        return HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")
+        # Refused before LocaleMiddleware: said in the language it would have found (the
+        # API's Accept-Language; a page's cookie or Accept-Language).
+        api = is_api(request)
+        language = (
+            accept_language(request) if api else translation.get_language_from_request(request)
+        )
+        with translation.override(language):
+            message = _body_refusal(status, limit)
+        response: HttpResponse
+        if api:
+            response = JsonResponse({"detail": message}, status=status)
+        else:
+            response = HttpResponse(
+                message, status=status, content_type="text/plain; charset=utf-8"
+            )
+        response["Content-Language"] = language
+        return response
+
+
+def _body_refusal(status: int, limit: int | None) -> str:
+    """Why a body is refused (:class:`BodySizeLimitMiddleware`), in the active language."""
+    if status == 411:
+        # Django reads no more than Content-Length bytes: a chunked body would be read
+        # as empty ("field required"). Refused instead, so nothing is half understood.
+        return gettext("Send the body with a Content-Length header: chunked bodies are not read.")
+    if status == 400:
+        return gettext("The Content-Length header is not a number.")
+    return gettext("The request body is larger than %(limit)s bytes.") % {"limit": limit}
 
 
 class PrivateCacheMiddleware:
@@ -123,7 +159,9 @@ class ApiPathMiddleware:
 
 def _json_error(request: HttpRequest, response: HttpResponse) -> HttpResponse:
     if response.status_code == 404:
-        detail = f"No API endpoint at {request.path}: the endpoints are listed at /api/schema/."
+        detail = gettext(
+            "No API endpoint at %(path)s: the endpoints are listed at /api/schema/."
+        ) % {"path": request.path}
     else:
         detail = response.reason_phrase
     answer = JsonResponse({"detail": detail}, status=response.status_code)
@@ -262,8 +300,8 @@ class IdempotencyMiddleware:
             if api:
                 return JsonResponse(
                     {
-                        "detail": f"{IDEMPOTENCY_HEADER} must be 1 to 255 printable ASCII "
-                        "characters."
+                        "detail": gettext("%(header)s must be 1 to 255 printable ASCII characters.")
+                        % {"header": IDEMPOTENCY_HEADER}
                     },
                     status=400,
                 )
@@ -322,14 +360,19 @@ class IdempotencyMiddleware:
         if api:
             response: HttpResponse = JsonResponse(
                 {
-                    "detail": f"A request with this {IDEMPOTENCY_HEADER} is still being "
-                    "answered: send it again in a moment for its answer."
+                    "detail": gettext(
+                        "A request with this %(header)s is still being answered: send it "
+                        "again in a moment for its answer."
+                    )
+                    % {"header": IDEMPOTENCY_HEADER}
                 },
                 status=409,
             )
         else:
             response = HttpResponse(
-                "This form is still being sent. Reload the page in a moment to see what it did.",
+                gettext(
+                    "This form is still being sent. Reload the page in a moment to see what it did."
+                ),
                 status=409,
                 content_type="text/plain; charset=utf-8",
             )
@@ -341,15 +384,20 @@ class IdempotencyMiddleware:
         if api:
             return JsonResponse(
                 {
-                    "detail": f"This {IDEMPOTENCY_HEADER} was used for another request (another "
-                    "method, path or body): use a new key for a new request."
+                    "detail": gettext(
+                        "This %(header)s was used for another request (another method, "
+                        "path or body): use a new key for a new request."
+                    )
+                    % {"header": IDEMPOTENCY_HEADER}
                 },
                 status=422,
             )
         messages.warning(
             request,
-            "That form was sent already, with other values; nothing more was done. "
-            "Here it is again: send it anew if you meant to.",
+            gettext(
+                "That form was sent already, with other values; nothing more was done. "
+                "Here it is again: send it anew if you meant to."
+            ),
         )
         back = request.headers.get("Referer", "")
         if not url_has_allowed_host_and_scheme(back, {request.get_host()}):

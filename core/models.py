@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy
 
 
 class IdempotencyState(models.TextChoices):
-    RUNNING = "running", "Running"  # the first request with the key is being answered
-    DONE = "done", "Done"  # its answer is stored, to be sent again
+    RUNNING = "running", gettext_lazy("Running")  # the first request with the key is being answered
+    DONE = "done", gettext_lazy("Done")  # its answer is stored, to be sent again
 
 
 class IdempotencyKey(models.Model):

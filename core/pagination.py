@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from django.utils.translation import gettext
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
@@ -23,7 +24,7 @@ def _whole(request: Request, name: str) -> int | None:
     if raw is None:
         return None
     if not WHOLE.fullmatch(raw):
-        raise ValidationError({name: ["a whole number from 1"]})
+        raise ValidationError({name: [gettext("a whole number from 1")]})
     return int(raw)
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any, ClassVar
 
+from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
@@ -52,5 +53,7 @@ def refuse_unknown_keys(keys: Collection[str], declared: QueryClass) -> None:
     unknown = sorted(set(keys) - allowed)
     if unknown:
         takes = ", ".join(f"`{name}`" for name in sorted(allowed))
-        why = f"not a query parameter of this operation (it takes {takes})"
+        why = gettext("not a query parameter of this operation (it takes %(takes)s)") % {
+            "takes": takes
+        }
         raise ValidationError({name: [why] for name in unknown})

@@ -8,6 +8,7 @@ import secrets
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 from campaigns.models import Campaign
 
@@ -21,8 +22,8 @@ class WebhookFormat(models.TextChoices):
     webhook (its body made by ``discord_play.feed`` when it is sent,
     ``webhook_delivery.services``)."""
 
-    SAWBONES = "sawbones", "Sawbones JSON, signed"
-    DISCORD = "discord", "A Discord channel's messages"
+    SAWBONES = "sawbones", gettext_lazy("Sawbones JSON, signed")
+    DISCORD = "discord", gettext_lazy("A Discord channel's messages")
 
 
 class WebhookEndpoint(models.Model):
@@ -69,9 +70,9 @@ class WebhookEvent(models.Model):
 
 
 class DeliveryState(models.TextChoices):
-    PENDING = "pending", "Pending"
-    DELIVERED = "delivered", "Delivered"
-    FAILED = "failed", "Failed"
+    PENDING = "pending", gettext_lazy("Pending")
+    DELIVERED = "delivered", gettext_lazy("Delivered")
+    FAILED = "failed", gettext_lazy("Failed")
 
 
 class WebhookDelivery(models.Model):

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.db.models import Count, Min, OuterRef, QuerySet, Subquery
 from django.http import Http404
+from django.utils.translation import gettext
 
 from campaigns.models import Campaign
 from core.cleaning import valid_id
@@ -22,7 +23,7 @@ def webhook_for_campaign(campaign: Campaign, webhook_id: int | str) -> WebhookEn
     try:
         return WebhookEndpoint.objects.get(campaign=campaign, pk=valid_id(webhook_id))
     except (WebhookEndpoint.DoesNotExist, ValueError, TypeError):
-        raise Http404("no such webhook") from None
+        raise Http404(gettext("no such webhook")) from None
 
 
 def deliveries_for_webhook(endpoint: WebhookEndpoint) -> QuerySet[WebhookDelivery]:

@@ -36,6 +36,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q
 from django.http import Http404
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from campaigns.models import Campaign
 from core.cleaning import valid_id
@@ -82,17 +83,23 @@ def webhook_create(
     """Register a URL for the campaign's events, in ``format`` (``WebhookFormat``);
     http(s) only, a few per campaign."""
     if format not in WebhookFormat.values:
-        raise ValidationError({"format": [f"a webhook's format is one of {WebhookFormat.values}"]})
+        why = gettext("a webhook's format is one of %(formats)s")
+        raise ValidationError({"format": [why % {"formats": WebhookFormat.values}]})
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValidationError({"url": ["give an http:// or https:// address"]})
+        raise ValidationError({"url": [gettext("give an http:// or https:// address")]})
     if parts.username or parts.password:
-        raise ValidationError({"url": ["put no user name or password in the address"]})
+        raise ValidationError({"url": [gettext("put no user name or password in the address")]})
     with transaction.atomic():
         Campaign.objects.select_for_update().get(pk=campaign.pk)
         if WebhookEndpoint.objects.filter(campaign=campaign).count() >= MAX_WEBHOOKS_PER_CAMPAIGN:
             raise ValidationError(
-                {"url": [f"a campaign has at most {MAX_WEBHOOKS_PER_CAMPAIGN} webhooks"]}
+                {
+                    "url": [
+                        gettext("a campaign has at most %(count)s webhooks")
+                        % {"count": MAX_WEBHOOKS_PER_CAMPAIGN}
+                    ]
+                }
             )
         return WebhookEndpoint.objects.create(
             campaign=campaign, url=url, created_by=user, format=format
@@ -103,7 +110,7 @@ def webhook_delete(*, campaign: Campaign, webhook_id: int) -> None:
     """Remove a URL with its delivery log; nothing more is sent to it."""
     deleted, _ = WebhookEndpoint.objects.filter(campaign=campaign, pk=webhook_id).delete()
     if not deleted:
-        raise Http404("no such webhook")
+        raise Http404(gettext("no such webhook"))
 
 
 def webhook_rotate_secret(*, campaign: Campaign, webhook_id: int) -> WebhookEndpoint:
@@ -116,7 +123,7 @@ def webhook_rotate_secret(*, campaign: Campaign, webhook_id: int) -> WebhookEndp
             .first()
         )
         if endpoint is None:
-            raise Http404("no such webhook")
+            raise Http404(gettext("no such webhook"))
         endpoint.secret = new_webhook_secret()
         endpoint.save(update_fields=["secret"])
         return endpoint
@@ -192,7 +199,7 @@ def delivery_resend(*, endpoint: WebhookEndpoint, delivery_id: int) -> WebhookDe
     except (ValueError, TypeError):
         original = None
     if original is None:
-        raise Http404("no such delivery")
+        raise Http404(gettext("no such delivery"))
     with transaction.atomic():
         again = WebhookDelivery.objects.create(
             endpoint=endpoint, event_id=original.event_id, resend_of=original

@@ -9,6 +9,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from campaigns.access import access_campaign
@@ -39,14 +40,18 @@ def webhook_new(request: HttpRequest, campaign_id: int) -> HttpResponse:
     kind = request.POST.get("format", "") or WebhookFormat.SAWBONES
     try:
         if len(url) > 500:
-            raise ValidationError({"url": ["keep the address under 500 characters"]})
+            raise ValidationError({"url": [gettext("keep the address under 500 characters")]})
         if kind not in WebhookFormat.values:
-            raise ValidationError({"format": ["pick what the address gets from the list"]})
+            raise ValidationError({"format": [gettext("pick what the address gets from the list")]})
         endpoint = webhook_create(
             campaign=membership.campaign, url=url, user=request.user, format=kind
         )
     except ValidationError as error:
-        messages.error(request, f"That address cannot take webhooks: {'; '.join(error.messages)}.")
+        messages.error(
+            request,
+            gettext("That address cannot take webhooks: %(reasons)s.")
+            % {"reasons": "; ".join(error.messages)},
+        )
     else:
         request.session[NEW_SECRET] = {
             "campaign": membership.campaign_id,
@@ -62,7 +67,7 @@ def webhook_remove(request: HttpRequest, campaign_id: int, webhook_id: int) -> H
     membership = _referee(request, campaign_id)
     endpoint = webhook_for_campaign(membership.campaign, webhook_id)
     webhook_delete(campaign=membership.campaign, webhook_id=endpoint.pk)
-    messages.success(request, "Webhook removed: nothing more is sent to it.")
+    messages.success(request, gettext("Webhook removed: nothing more is sent to it."))
     return _back(campaign_id)
 
 
@@ -74,5 +79,5 @@ def webhook_resend(
     membership = _referee(request, campaign_id)
     endpoint = webhook_for_campaign(membership.campaign, webhook_id)
     delivery_resend(endpoint=endpoint, delivery_id=delivery_id)
-    messages.success(request, "The event is on its way again.")
+    messages.success(request, gettext("The event is on its way again."))
     return _back(campaign_id)

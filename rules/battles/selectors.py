@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.http import Http404
+from django.utils.translation import gettext, gettext_lazy
 
 from campaigns.access import access_campaign
 from campaigns.models import Campaign, Membership
@@ -32,7 +33,7 @@ LATEST_BATTLE: LatestRow = (
         ("ended_at", "ended_at"),
     ),
 )
-NO_BATTLE = "no battle is under way in this campaign"
+NO_BATTLE = gettext_lazy("no battle is under way in this campaign")
 
 
 def latest_battle(campaign: Campaign) -> Battle | None:
@@ -49,7 +50,7 @@ def warband_rules(campaign: Campaign) -> Warband | None:
 def warband_rules_or_404(campaign: Campaign) -> Warband:
     ruleset = warband_rules(campaign)
     if ruleset is None:
-        raise Http404("only warband campaigns fight battles")
+        raise Http404(gettext("only warband campaigns fight battles"))
     return ruleset
 
 
@@ -62,7 +63,7 @@ def access_battles(user: Any, campaign_id: int | str, *, referee: bool = False) 
     membership = access_campaign(user, campaign_id)
     warband_rules_or_404(membership.campaign)
     if referee and not membership.is_referee:
-        raise NotAllowed("only the campaign's referee may run its battles")
+        raise NotAllowed(gettext("only the campaign's referee may run its battles"))
     return membership
 
 

@@ -18,6 +18,7 @@ from typing import Any
 from django.db import transaction
 from django.http import Http404
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from campaigns.access import refuse_archived
 from campaigns.models import Campaign
@@ -75,21 +76,33 @@ def battle_begin(*, campaign_id: int, warbands: Sequence[str], actor: Any) -> Ba
     """
     names = [name.strip() for name in warbands]
     if len(set(names)) != len(names):
-        raise RuleError("warbands: each warband takes its turn once; a name appears twice")
+        raise RuleError(gettext("warbands: each warband takes its turn once; a name appears twice"))
     if not MIN_WARBANDS <= len(names) <= MAX_WARBANDS:
-        raise RuleError(f"warbands: a battle has {MIN_WARBANDS} to {MAX_WARBANDS} warbands")
+        raise RuleError(
+            gettext("warbands: a battle has %(least)s to %(most)s warbands")
+            % {"least": MIN_WARBANDS, "most": MAX_WARBANDS}
+        )
     with transaction.atomic():
         campaign, ruleset = _lock_campaign(campaign_id)
         if running_battle(campaign) is not None:
-            raise ResolutionConflict("a battle is already under way: end it before starting one")
+            raise ResolutionConflict(
+                gettext("a battle is already under way: end it before starting one")
+            )
         grouped = units_of(campaign, names)
         empty = [name for name, units in grouped.items() if not units]
         if empty:
-            known = ", ".join(warband_names(campaign)) or "none yet"
-            raise RuleError(
-                f"warbands: no unit of this campaign belongs to {empty[0]!r} "
-                f"(its warbands: {known})"
-            )
+            known = ", ".join(warband_names(campaign))
+            if known:
+                text = gettext(
+                    "warbands: no unit of this campaign belongs to %(name)s "
+                    "(its warbands: %(known)s)"
+                )
+            else:
+                text = gettext(
+                    "warbands: no unit of this campaign belongs to %(name)s "
+                    "(its warbands: none yet)"
+                )
+            raise RuleError(text % {"name": repr(empty[0]), "known": known})
         context = campaign_context(campaign, by_referee=True)
         state = battle_start(ruleset.phases(context))
         return Battle.objects.create(
