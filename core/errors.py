@@ -8,8 +8,7 @@ from kombu.exceptions import OperationalError as KombuOperationalError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from core.said import said
-from rules.engine.words import Message
+from core.said import said_error
 
 # A broker (Redis) that cannot be reached: down, restarting, unreachable.
 BROKER_ERRORS: tuple[type[BaseException], ...] = (
@@ -49,9 +48,5 @@ RETRY_AFTER_SECONDS = 30
 
 
 def error_text(error: BaseException) -> str:
-    """What ``error`` says, in the active language: an engine message
-    (``rules.engine.words.Message``, the error's first argument) said with gettext
-    (``core.said``); a text the service gave (already in the reader's language) as it is."""
-    if error.args and isinstance(error.args[0], Message):
-        return said(error.args[0])
-    return str(error)
+    """What ``error`` says, in the active language (:func:`core.said.said_error`)."""
+    return said_error(error)
