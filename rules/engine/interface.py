@@ -393,7 +393,7 @@ class Ruleset(abc.ABC):
     ) -> Result:
         """Validate ``params`` against the action's schema and run its handler."""
         spec = self.action(action)
-        validate(dict(params), spec.params, say("params for {action}", action=action))
+        validate(dict(params), spec.params, lambda: say("params for {action}", action=action))
         handler: ActionHandler = getattr(self, f"action_{action}")
         first = len(dice.rolls)
         result = handler(copy_json(dict(sheet)), copy_json(dict(params)), dice, context)
@@ -418,7 +418,7 @@ class Ruleset(abc.ABC):
         resolved on copies along every way its dice can fall, when those are few.
         """
         spec = self.action(action)
-        validate(dict(params), spec.params, say("params for {action}", action=action))
+        validate(dict(params), spec.params, lambda: say("params for {action}", action=action))
         handler: OddsHandler | None = getattr(self, f"odds_{action}", None)
         if handler is not None:
             return handler(copy.deepcopy(dict(sheet)), copy.deepcopy(dict(params)), context)
@@ -540,7 +540,7 @@ class Ruleset(abc.ABC):
                     kind=repr(kind),
                 )
             )
-        validate(dict(payload), schema, say("payload of {kind}", kind=kind))
+        validate(dict(payload), schema, lambda: say("payload of {kind}", kind=kind))
         first = len(dice.rolls)
         result = self.finish_effect(
             copy_json(dict(sheet)), kind, copy_json(dict(payload)), dice, context

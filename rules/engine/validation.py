@@ -67,7 +67,8 @@ def _schema_words(error: jsonschema.ValidationError) -> Message | None:
 def _schema_messages(error: jsonschema.ValidationError) -> list[Message]:
     """What jsonschema may have said for ``error``, as messages (one of them, or none, is
     its sentence)."""
-    keyword, expected, instance = str(error.validator), error.validator_value, error.instance
+    keyword, instance = str(error.validator), error.instance
+    expected: Any = error.validator_value
     value = repr(instance)
     if keyword == "required" and isinstance(instance, dict):
         return [
@@ -310,16 +311,18 @@ def is_valid_fast(instance: Any, schema: Mapping[str, Any]) -> bool | None:
     return True
 
 
-def validate(instance: Any, schema: Mapping[str, Any], what: str) -> None:
+def validate(instance: Any, schema: Mapping[str, Any], what: str | Callable[[], str]) -> None:
     """Raise :class:`RuleError` with a readable message if ``instance`` is invalid:
     "invalid {what}: {problems}", a message. ``what`` names what was checked, a message
-    too (``word("sheet")``, ``say("params for {action}", action=key)``); each problem is
-    the field's path and jsonschema's sentence, a message where :func:`_schema_words`
-    knows it."""
+    too (``word("sheet")``), or a function making it only when the instance is invalid
+    (``lambda: say("params for {action}", action=key)``: every resolution checks its
+    params); each problem is the field's path and jsonschema's sentence, a message where
+    :func:`_schema_words` knows it."""
     if is_valid_fast(instance, schema):
         return
     validator = _validators(schema)[1]
     errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
     if errors:
+        named = what() if callable(what) else what
         problems = Message("", parts=[_first_error_message(e) for e in errors], separator="; ")
-        raise RuleError(say("invalid {what}: {problems}", what=what, problems=problems))
+        raise RuleError(say("invalid {what}: {problems}", what=named, problems=problems))
