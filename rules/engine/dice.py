@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar
 
-from rules.engine.words import Message, text_said
+from rules.engine.words import Message, say, say_plural, text_said, word
 
 T = TypeVar("T")
 
@@ -30,7 +30,9 @@ MAX_SIDES = 1000
 
 
 class DiceError(ValueError):
-    """A dice expression that cannot be rolled (bad syntax, absurd size)."""
+    """A dice expression that cannot be rolled (bad syntax, absurd size): its argument is a
+    message (rules.engine.words); a refusal that names it keeps it as a value
+    (``error.args[0]``), not ``str(error)``."""
 
 
 class ScriptExhausted(RuntimeError):
@@ -99,11 +101,13 @@ class ScriptedGenerator:
 
     def randbelow(self, n: int) -> int:
         if self.used >= len(self._faces):
-            raise ScriptExhausted(f"script ran out after {self.used} numbers")
+            raise ScriptExhausted(say("script ran out after {count} numbers", count=self.used))
         face = self._faces[self.used]
         self.used += 1
         if not 1 <= face <= n:
-            raise ValueError(f"scripted face {face} does not fit a die of {n}")
+            raise ValueError(
+                say("scripted face {face} does not fit a die of {sides}", face=face, sides=n)
+            )
         return face - 1
 
     @property
@@ -232,7 +236,7 @@ class DiceExpression:
     def parse(cls, text: str) -> DiceExpression:
         match = _EXPRESSION.match(text)
         if not match:
-            raise DiceError(f"not a dice expression: {text!r}")
+            raise DiceError(say("not a dice expression: {expression}", expression=repr(text)))
         count = int(match.group(1) or 1)
         sides = int(match.group(2))
         keep = match.group(3)
@@ -240,11 +244,18 @@ class DiceExpression:
         hit_on = int(match.group(5)) if match.group(5) else None
         modifier = int(match.group(7) or 0) * (-1 if match.group(6) == "-" else 1)
         if not 1 <= count <= MAX_DICE or not 1 <= sides <= MAX_SIDES:
-            raise DiceError(f"dice out of range in {text!r}")
+            raise DiceError(say("dice out of range in {expression}", expression=repr(text)))
         if keep is not None and not 1 <= keep_count <= count:
-            raise DiceError(f"cannot keep {keep_count} of {count} dice")
+            raise DiceError(
+                say_plural(
+                    "cannot keep {keep} of {count} dice",
+                    "cannot keep {keep} of {count} dice",
+                    count,
+                    keep=keep_count,
+                )
+            )
         if hit_on is not None and not 1 <= hit_on <= sides:
-            raise DiceError(f"a d{sides} cannot hit on {hit_on}")
+            raise DiceError(say("a d{sides} cannot hit on {target}", sides=sides, target=hit_on))
         return cls(count, sides, keep, keep_count, modifier, hit_on)
 
     @property
@@ -333,6 +344,6 @@ class Dice:
     def pick(self, options: Sequence[T], label: str, *, hidden: bool = False) -> T:
         """Choose one of ``options`` uniformly, recorded as a 1dN roll."""
         if not options:
-            raise DiceError("cannot pick from nothing")
+            raise DiceError(word("cannot pick from nothing"))
         rolled = self.roll(f"1d{len(options)}", label, hidden=hidden)
         return options[rolled.total - 1]

@@ -49,6 +49,7 @@ from rules.engine.schemas import (
 )
 from rules.engine.text import field_words, value_words
 from rules.engine.validation import copy_json, is_valid_fast, validate
+from rules.engine.words import Message, as_sentence, say, word
 
 # What a ruleset module needs is importable from here, the interface it implements; the
 # values themselves live in rules.engine.data and the schema helpers in
@@ -78,6 +79,9 @@ __all__ = [
     "params_schema",
 ]
 
+# What a sheet's check calls it in its refusal ("invalid sheet: ...").
+SHEET = word("sheet")
+
 # The most ways for the dice to fall that Ruleset.odds walks through the real rules
 # (each a full resolution on a copy); past it a ruleset computes the odds with icepool.
 ODDS_PATH_LIMIT = 256
@@ -99,6 +103,16 @@ class Context:
         if key in self.tables:
             return self.tables[key]
         return copy.deepcopy(ruleset.tables[key])
+
+
+def _capitalised(text: str) -> str:
+    """``text`` with a capital first: a summary sentence (:func:`rules.engine.text.sentence`)
+    has one already, and stays the message it is."""
+    if text[:1] == text[:1].upper():
+        return text
+    if isinstance(text, Message) and text.endswith((".", "!", "?")):
+        return as_sentence(text)
+    return text[:1].upper() + text[1:]
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -192,10 +206,18 @@ class Ruleset(abc.ABC):
         Rulesets with richer tables override this with a real schema check.
         """
         if key not in self.tables:
-            raise RuleError(f"ruleset {self.key} has no table {key!r}")
+            raise RuleError(
+                say("ruleset {ruleset} has no table {table}", ruleset=self.key, table=repr(key))
+            )
         default = self.tables[key]
         if type(data) is not type(default):
-            raise RuleError(f"table {key!r} must be a JSON {type(default).__name__}")
+            raise RuleError(
+                say(
+                    "table {table} must be a JSON {kind}",
+                    table=repr(key),
+                    kind=type(default).__name__,
+                )
+            )
 
     def table_schema(self, key: str) -> dict[str, Any]:
         """JSON Schema of table ``key``: the ruleset's, or the JSON type of its default."""
@@ -204,7 +226,7 @@ class Ruleset(abc.ABC):
         return {"type": json_type(self.tables[key])}
 
     def validate_sheet(self, sheet: Mapping[str, Any]) -> None:
-        validate(sheet, self.sheet_schema, "sheet")
+        validate(sheet, self.sheet_schema, SHEET)
 
     def correct(self, sheet: Mapping[str, Any], changes: Mapping[str, Any]) -> Correction:
         """A referee's correction of sheet fields (rules.play.editing), as the rules take it.
@@ -218,16 +240,22 @@ class Ruleset(abc.ABC):
         """
         unknown = sorted(set(changes) - set(sheet))
         if unknown:
-            words = ", ".join(field_words(key) for key in unknown)
-            raise CorrectionRefused([f"this sheet has no {words} to correct"])
+            # keys a person typed, not the sheet's fields: said as typed
+            words = [str(field_words(key)) for key in unknown]
+            raise CorrectionRefused([say("this sheet has no {fields} to correct", fields=words)])
         asked = {key: value for key, value in changes.items() if not _same(sheet[key], value)}
         if not asked:
-            said = "; ".join(
-                f"{field_words(key)} is {value_words(value)}" for key, value in changes.items()
+            said = Message(
+                "",
+                parts=[
+                    say("{field} is {value}", field=field_words(key), value=value_words(value))
+                    for key, value in changes.items()
+                ],
+                separator="; ",
             )
-            raise CorrectionRefused([f"nothing to correct: {said} already"])
+            raise CorrectionRefused([say("nothing to correct: {fields} already", fields=said)])
         new: Sheet = {**copy.deepcopy(dict(sheet)), **copy.deepcopy(asked)}
-        validate(new, self.sheet_schema, "sheet")  # the shapes, before the bounds
+        validate(new, self.sheet_schema, SHEET)  # the shapes, before the bounds
         follows = self.correction_follows(new, frozenset(asked))
         new.update(copy.deepcopy(dict(follows)))
         touched = set(asked) | {key for key in follows if not _same(sheet[key], new[key])}
@@ -270,9 +298,11 @@ class Ruleset(abc.ABC):
         """
         for key in options:
             if key not in self.options:
-                raise RuleError(f"unknown option {key!r} for {self.key}")
+                raise RuleError(
+                    say("unknown option {option} for {ruleset}", option=repr(key), ruleset=self.key)
+                )
         merged = {**copy.deepcopy(dict(self.options)), **copy.deepcopy(dict(options))}
-        validate(merged, self.options_schema, "campaign options")
+        validate(merged, self.options_schema, word("campaign options"))
         for key, value in merged.items():
             # One rule for numbers, JSON Schema's, as for params and sheets: 10.0 is the
             # whole number 10 (stored as 10, so no rule does arithmetic with 10.0).
@@ -287,7 +317,7 @@ class Ruleset(abc.ABC):
         value = context.options.get(key, self.options[key])
         schema = self.options_schema["properties"][key]
         if not is_valid_fast(value, schema):
-            validate(value, schema, f"campaign options: campaign option {key}")
+            validate(value, schema, say("campaign options: campaign option {option}", option=key))
         return value
 
     def validate_options(self, options: Mapping[str, Any]) -> None:
@@ -325,7 +355,7 @@ class Ruleset(abc.ABC):
         ``player_character``: the character belongs to a player, not the referee (an NPC).
         By default a ruleset has no levels: :class:`RuleError`.
         """
-        raise RuleError(f"{self.name} characters have no levels")
+        raise RuleError(say("{ruleset} characters have no levels", ruleset=self.name))
 
     # -- actions ----------------------------------------------------------------
     def unavailable(self, sheet: Mapping[str, Any], action: str) -> str | None:
@@ -349,7 +379,9 @@ class Ruleset(abc.ABC):
         for spec in self.actions:
             if spec.key == key:
                 return spec
-        raise RuleError(f"unknown action {key!r} for ruleset {self.key}")
+        raise RuleError(
+            say("unknown action {action} for ruleset {ruleset}", action=repr(key), ruleset=self.key)
+        )
 
     def resolve(
         self,
@@ -361,7 +393,7 @@ class Ruleset(abc.ABC):
     ) -> Result:
         """Validate ``params`` against the action's schema and run its handler."""
         spec = self.action(action)
-        validate(dict(params), spec.params, f"params for {action}")
+        validate(dict(params), spec.params, lambda: say("params for {action}", action=action))
         handler: ActionHandler = getattr(self, f"action_{action}")
         first = len(dice.rolls)
         result = handler(copy_json(dict(sheet)), copy_json(dict(params)), dice, context)
@@ -386,7 +418,7 @@ class Ruleset(abc.ABC):
         resolved on copies along every way its dice can fall, when those are few.
         """
         spec = self.action(action)
-        validate(dict(params), spec.params, f"params for {action}")
+        validate(dict(params), spec.params, lambda: say("params for {action}", action=action))
         handler: OddsHandler | None = getattr(self, f"odds_{action}", None)
         if handler is not None:
             return handler(copy.deepcopy(dict(sheet)), copy.deepcopy(dict(params)), context)
@@ -406,7 +438,11 @@ class Ruleset(abc.ABC):
         (or refuse: 400, 409).
         """
         spec = self.action(action)
-        unavailable = OddsUnavailable(f"The odds of {spec.label.lower()} are not computed yet.")
+        # the label in lower case inside the sentence, as English says it: a plain text
+        # (a message has no lower case of its own: rules.engine.words)
+        unavailable = OddsUnavailable(
+            say("The odds of {action} are not computed yet.", action=spec.label.lower())
+        )
         if not self.odds_by_resolving:
             raise unavailable
         try:
@@ -417,8 +453,7 @@ class Ruleset(abc.ABC):
         except TooManyPaths:
             raise unavailable from None
         if len(paths) == 1:
-            summary = paths[0][0].summary
-            return certain(action, summary[:1].upper() + summary[1:])
+            return certain(action, _capitalised(paths[0][0].summary))
         return grouped(
             action, ((*self.odds_key(action, result), chance) for result, chance in paths)
         )
@@ -448,8 +483,12 @@ class Ruleset(abc.ABC):
         keys = choice.option_keys()
         if option not in keys:
             raise RuleError(
-                f"unknown option {option!r}: {option!r} is not an option of this choice; "
-                "choose one of: " + ", ".join(keys)
+                say(
+                    "unknown option {option}: {option} is not an option of this choice; "
+                    "choose one of: {options}",
+                    option=repr(option),
+                    options=", ".join(keys),
+                )
             )
         first = len(dice.rolls)
         result = self.finish_choice(copy_json(dict(sheet)), choice, option, dice, context)
@@ -469,7 +508,13 @@ class Ruleset(abc.ABC):
         """
         handler: ChoiceHandler | None = getattr(self, f"choice_{choice.kind}", None)
         if handler is None:
-            raise RuleError(f"ruleset {self.key} has no choice {choice.kind!r}")
+            raise RuleError(
+                say(
+                    "ruleset {ruleset} has no choice {kind}",
+                    ruleset=self.key,
+                    kind=repr(choice.kind),
+                )
+            )
         return handler(sheet, choice, option, dice, context)
 
     def apply_effect(
@@ -488,8 +533,14 @@ class Ruleset(abc.ABC):
         """
         schema = self.effect_payloads.get(kind)
         if schema is None:
-            raise RuleError(f"ruleset {self.key} has no scheduled effect {kind!r}")
-        validate(dict(payload), schema, f"payload of {kind}")
+            raise RuleError(
+                say(
+                    "ruleset {ruleset} has no scheduled effect {kind}",
+                    ruleset=self.key,
+                    kind=repr(kind),
+                )
+            )
+        validate(dict(payload), schema, lambda: say("payload of {kind}", kind=kind))
         first = len(dice.rolls)
         result = self.finish_effect(
             copy_json(dict(sheet)), kind, copy_json(dict(payload)), dice, context

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 import icepool
 
 from rules.engine.dice import DiceExpression
+from rules.engine.words import say
 
 NO_ROLL = "no_roll"
 T = TypeVar("T")
@@ -72,7 +73,7 @@ def enumerate_draws(run: Callable[[PathGenerator], T], *, limit: int) -> list[tu
     prefix: list[int] | None = []
     while prefix is not None:
         if len(outcomes) >= limit:
-            raise TooManyPaths(f"more than {limit} ways for the dice to fall")
+            raise TooManyPaths(say("more than {limit} ways for the dice to fall", limit=limit))
         generator = PathGenerator(prefix)
         outcomes.append((run(generator), generator.probability()))
         prefix = generator.next_prefix()
@@ -105,10 +106,16 @@ class Odds:
     def __post_init__(self) -> None:
         total = sum((o.probability for o in self.outcomes), Fraction(0))
         if total != 1:
-            raise ValueError(f"the odds of {self.action} add up to {total}, not 1")
+            raise ValueError(
+                say(
+                    "the odds of {action} add up to {total}, not 1",
+                    action=self.action,
+                    total=str(total),
+                )
+            )
         keys = [o.key for o in self.outcomes]
         if len(set(keys)) != len(keys):
-            raise ValueError(f"the odds of {self.action} repeat an outcome key")
+            raise ValueError(say("the odds of {action} repeat an outcome key", action=self.action))
 
     def probability(self, key: str) -> Fraction:
         return next((o.probability for o in self.outcomes if o.key == key), Fraction(0))
@@ -276,7 +283,9 @@ def expression_die(expression: str) -> icepool.Die[int]:
     else:
         packed_bits = (keep * sides + 1) * _width(count, sides) * 8
         if keep * (sides - 1) + 1 > MAX_SUMS or packed_bits > MAX_PACKED_BITS:
-            raise TooManyPaths(f"{expression} has too many totals to list")
+            raise TooManyPaths(
+                say("{expression} has too many totals to list", expression=expression)
+            )
         if parsed.keep == "l" and keep < count:
             die = lowest_of(count, keep, sides)
         elif parsed.keep == "h" and keep < count:

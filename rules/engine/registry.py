@@ -10,6 +10,7 @@ import importlib
 from functools import cache
 
 from rules.engine.interface import RuleError, Ruleset
+from rules.engine.words import say
 
 RULESETS: dict[str, str] = {
     "hit_dice": "rules.engine.rulesets.hit_dice.HitDice",
@@ -29,7 +30,7 @@ def get_ruleset(key: str) -> Ruleset:
     try:
         dotted = RULESETS[key]
     except KeyError:
-        raise RuleError(f"unknown ruleset {key!r}") from None
+        raise RuleError(say("unknown ruleset {ruleset}", ruleset=repr(key))) from None
     module_name, class_name = dotted.rsplit(".", 1)
     ruleset_class = getattr(importlib.import_module(module_name), class_name)
     instance = ruleset_class()

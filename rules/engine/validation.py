@@ -15,6 +15,7 @@ import fastjsonschema
 import jsonschema
 
 from rules.engine.data import RuleError
+from rules.engine.words import PLAIN, Message, say, say_plural
 
 _JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
 
@@ -41,9 +42,103 @@ def copy_json(value: Any) -> Any:
     return copy.deepcopy(value)
 
 
-def _first_error_message(error: jsonschema.ValidationError) -> str:
+def _first_error_message(error: jsonschema.ValidationError) -> Message:
+    """One of jsonschema's errors, "amount: 0 is less than the minimum of 1", as a message:
+    its field's path (as the data names it) and jsonschema's sentence, said again as a
+    message where it is one :func:`_schema_words` knows (else jsonschema's English text,
+    kept as a value)."""
     where = ".".join(str(part) for part in error.absolute_path)
-    return f"{where}: {error.message}" if where else error.message
+    problem: str = _schema_words(error) or error.message
+    if where:
+        return say("{field}: {problem}", field=where, problem=problem)
+    return problem if isinstance(problem, Message) else Message(PLAIN, {"text": problem})
+
+
+def _schema_words(error: jsonschema.ValidationError) -> Message | None:
+    """jsonschema's sentence for ``error`` as a message, or None where this does not know
+    it. The English must be jsonschema's own, word for word (pages read it, web.plain):
+    a message whose English differs (another jsonschema's wording) is not used."""
+    for said in _schema_messages(error):
+        if str(said) == error.message:
+            return said
+    return None
+
+
+def _schema_messages(error: jsonschema.ValidationError) -> list[Message]:
+    """What jsonschema may have said for ``error``, as messages (one of them, or none, is
+    its sentence)."""
+    keyword, instance = str(error.validator), error.instance
+    expected: Any = error.validator_value
+    value = repr(instance)
+    if keyword == "required" and isinstance(instance, dict):
+        return [
+            say("{name} is a required property", name=repr(name))
+            for name in expected
+            if name not in instance
+        ]
+    if keyword == "additionalProperties" and isinstance(instance, dict):
+        schema = error.schema if isinstance(error.schema, Mapping) else {}
+        if "patternProperties" in schema:  # worded otherwise: jsonschema's text is kept
+            return []
+        known = schema.get("properties", {})
+        extras = sorted((key for key in instance if key not in known), key=str)
+        names = ", ".join(repr(extra) for extra in extras)
+        return [
+            say_plural(
+                "Additional properties are not allowed ({names} was unexpected)",
+                "Additional properties are not allowed ({names} were unexpected)",
+                len(extras),
+                names=names,
+            )
+        ]
+    if keyword == "type":
+        types = expected if isinstance(expected, list) else [expected]
+        kinds = ", ".join(repr(kind) for kind in types)
+        return [say("{value} is not of type {types}", value=value, types=kinds)]
+    if keyword in ("minLength", "minItems", "minProperties"):
+        return [
+            say("{value} should be non-empty", value=value),
+            say("{value} is too short", value=value),
+            say("{value} does not have enough properties", value=value),
+        ]
+    if keyword in ("maxLength", "maxItems", "maxProperties"):
+        return [
+            say("{value} is expected to be empty", value=value),
+            say("{value} is too long", value=value),
+            say("{value} has too many properties", value=value),
+        ]
+    return _compared(keyword, value, repr(expected))
+
+
+def _compared(keyword: str, value: str, limit: str) -> list[Message]:
+    """jsonschema's sentences that compare the value with the schema's ``limit``."""
+    if keyword == "minimum":
+        return [say("{value} is less than the minimum of {limit}", value=value, limit=limit)]
+    if keyword == "maximum":
+        return [say("{value} is greater than the maximum of {limit}", value=value, limit=limit)]
+    if keyword == "exclusiveMinimum":
+        return [
+            say("{value} is less than or equal to the minimum of {limit}", value=value, limit=limit)
+        ]
+    if keyword == "exclusiveMaximum":
+        return [
+            say(
+                "{value} is greater than or equal to the maximum of {limit}",
+                value=value,
+                limit=limit,
+            )
+        ]
+    if keyword == "enum":
+        return [say("{value} is not one of {options}", value=value, options=limit)]
+    if keyword == "const":
+        return [say("{value} was expected", value=limit)]
+    if keyword == "uniqueItems":
+        return [say("{value} has non-unique elements", value=value)]
+    if keyword == "pattern":
+        return [say("{value} does not match {pattern}", value=value, pattern=limit)]
+    if keyword in ("anyOf", "oneOf"):
+        return [say("{value} is not valid under any of the given schemas", value=value)]
+    return []
 
 
 # Validating every sheet after every resolution is most of the engine's time on the
@@ -172,7 +267,10 @@ def _split_object(schema: Mapping[str, Any]) -> Callable[[Any], Any] | None:
             if check is not None:
                 check(value)
             elif closed:
-                raise fastjsonschema.JsonSchemaValueException(f"{key!r} is not allowed")
+                # only "valid?" is asked of it: jsonschema words the error people read
+                raise fastjsonschema.JsonSchemaValueException(
+                    "additionalProperties", value=key, rule="additionalProperties"
+                )
 
     return check_object
 
@@ -213,11 +311,18 @@ def is_valid_fast(instance: Any, schema: Mapping[str, Any]) -> bool | None:
     return True
 
 
-def validate(instance: Any, schema: Mapping[str, Any], what: str) -> None:
-    """Raise :class:`RuleError` with a readable message if ``instance`` is invalid."""
+def validate(instance: Any, schema: Mapping[str, Any], what: str | Callable[[], str]) -> None:
+    """Raise :class:`RuleError` with a readable message if ``instance`` is invalid:
+    "invalid {what}: {problems}", a message. ``what`` names what was checked, a message
+    too (``word("sheet")``), or a function making it only when the instance is invalid
+    (``lambda: say("params for {action}", action=key)``: every resolution checks its
+    params); each problem is the field's path and jsonschema's sentence, a message where
+    :func:`_schema_words` knows it."""
     if is_valid_fast(instance, schema):
         return
     validator = _validators(schema)[1]
     errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
     if errors:
-        raise RuleError(f"invalid {what}: " + "; ".join(_first_error_message(e) for e in errors))
+        named = what() if callable(what) else what
+        problems = Message("", parts=[_first_error_message(e) for e in errors], separator="; ")
+        raise RuleError(say("invalid {what}: {problems}", what=named, problems=problems))
