@@ -49,7 +49,7 @@ from rules.engine.schemas import (
 )
 from rules.engine.text import field_words, value_words
 from rules.engine.validation import copy_json, is_valid_fast, validate
-from rules.engine.words import Message, as_sentence, say, word
+from rules.engine.words import Message, as_sentence, capitalised, lowered, say, word
 
 # What a ruleset module needs is importable from here, the interface it implements; the
 # values themselves live in rules.engine.data and the schema helpers in
@@ -438,10 +438,9 @@ class Ruleset(abc.ABC):
         (or refuse: 400, 409).
         """
         spec = self.action(action)
-        # the label in lower case inside the sentence, as English says it: a plain text
-        # (a message has no lower case of its own: rules.engine.words)
+        # the label in lower case inside the sentence, as English says it
         unavailable = OddsUnavailable(
-            say("The odds of {action} are not computed yet.", action=spec.label.lower())
+            say("The odds of {action} are not computed yet.", action=lowered(spec.label))
         )
         if not self.odds_by_resolving:
             raise unavailable
@@ -465,6 +464,8 @@ class Ruleset(abc.ABC):
         dice decide something else (a save's pass or fail).
         """
         status = self.status(result.sheet)
+        if isinstance(status, Message):  # a state word: the label says it in every language
+            return str(status), capitalised(status)
         return status, status.replace("_", " ").capitalize()
 
     def choose(

@@ -56,6 +56,7 @@ class Message(str):
     parts: tuple[Message, ...]
     separator: str
     sentence: bool
+    case: str  # "lower" or "capital": the first letter so (a label inside a sentence)
 
     def __new__(
         cls,
@@ -66,13 +67,14 @@ class Message(str):
         parts: Sequence[Message] = (),
         separator: str = "",
         sentence: bool = False,
+        case: str = "",
     ) -> Message:
         values = dict(values or {})
         for key, value in values.items():
             _check_value(key, value)
         if plural and not isinstance(values.get("count"), int):
             raise TypeError(f"a plural message needs an int 'count': {template!r}")
-        english = _render(template, values, plural, tuple(parts), separator, sentence)
+        english = _render(template, values, plural, tuple(parts), separator, sentence, case)
         self = super().__new__(cls, english)
         self.template = template
         self.values = values
@@ -80,6 +82,7 @@ class Message(str):
         self.parts = tuple(parts)
         self.separator = separator
         self.sentence = sentence
+        self.case = case
         return self
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -103,6 +106,7 @@ class Message(str):
             self.parts,
             self.separator,
             self.sentence,
+            self.case,
             translate,
             translate_plural,
         )
@@ -113,6 +117,8 @@ class Message(str):
             out: dict[str, Any] = {"j": [part.data() for part in self.parts], "s": self.separator}
             if self.sentence:
                 out["f"] = True
+            if self.case:
+                out["c"] = self.case
             return out
         out = {"t": self.template}
         if self.values:
@@ -131,6 +137,7 @@ class Message(str):
                 parts=[cls.from_data(part) for part in data["j"]],
                 separator=str(data.get("s", "")),
                 sentence=bool(data.get("f")),
+                case=str(data.get("c", "")),
             )
         values = {key: _value_from_data(value) for key, value in data.get("v", {}).items()}
         return cls(
@@ -172,6 +179,17 @@ def listed(parts: Iterable[str]) -> Message:
         if part
     ]
     return Message("", parts=kept, separator=", ")
+
+
+def lowered(text: str) -> Message:
+    """``text`` with its first letter in lower case, in every language: an action's label
+    inside a sentence ("The odds of take damage ...")."""
+    return Message("", parts=[_as_message(text)], case="lower")
+
+
+def capitalised(text: str) -> Message:
+    """``text`` with its first letter in upper case (a state word as a label)."""
+    return Message("", parts=[_as_message(text)], case="capital")
 
 
 def as_sentence(message: Message) -> Message:
@@ -250,6 +268,7 @@ def _render(
     parts: tuple[Message, ...],
     separator: str,
     sentence: bool,
+    case: str = "",
     translate: Translate = _english,
     translate_plural: TranslatePlural = _english_plural,
 ) -> str:
@@ -274,6 +293,10 @@ def _render(
                 text = template.format(**shown) if chosen != template else chosen
         else:
             text = chosen
+    if case == "lower":
+        text = text[:1].lower() + text[1:]
+    elif case == "capital":
+        text = text[:1].upper() + text[1:]
     if sentence and text:
         text = text[:1].upper() + text[1:]
         if text[-1] not in ".!?":
