@@ -134,7 +134,7 @@ def summary_said(entry: Mapping[str, Any]) -> str:
     return said_stored(str(summary or ""), entry.get("said"))
 
 
-def choice_said(stored: Mapping[str, Any] | None) -> dict[str, Any] | None:
+def choice_said(stored: dict[str, Any] | None) -> dict[str, Any] | None:
     """A character's stored pending choice as a page shows it (``characters.choices.
     public_choice``'s keys): its prompt and each option's label and confirmation in the
     page's language (their ``*_said`` message data), else as stored."""

@@ -23,6 +23,7 @@ from rules.engine.text import value_words
 from web import rulesets
 from web.forms import humanize as _humanize
 from web.plain import roll_label as _roll_label
+from web.plain import summary_said as _summary_said
 
 register = template.Library()
 
@@ -196,6 +197,13 @@ def die_sides(roll: Mapping[str, Any]) -> str:
 def roll_label(roll: Mapping[str, Any]) -> str:
     """A roll's label (a stored roll dict) in the page's language: ``{{ roll|roll_label }}``."""
     return _roll_label(roll)
+
+
+@register.filter
+def summary_said(entry: Mapping[str, Any]) -> str:
+    """An entry's summary (a dict of a report, the recap, a digest) in the page's
+    language: ``{{ event|summary_said }}`` (web.plain.summary_said)."""
+    return _summary_said(entry)
 
 
 @register.filter

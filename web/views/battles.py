@@ -215,7 +215,7 @@ def _next_label(view: dict[str, Any] | None) -> str:
     if index + 1 < len(phases):
         return humanize(phases[index + 1])
     following = (view["active_index"] + 1) % len(view["warbands"])
-    # the possessive is English's (docs/translating.md): the other languages read it as a label
+    # the possessive in the page's language (German "Aldos", Spanish the name: "de Aldo")
     return _("%(whose)s upkeep") % {"whose": possessive(view["warbands"][following]["name"])}
 
 

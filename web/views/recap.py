@@ -109,7 +109,7 @@ def campaign_recap_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
         try:
             window = recap_window(campaign, request.GET)
         except ValidationError as problem:
-            said = {
+            problems = {
                 key: str(REAL_TIME_WORDS) if key.startswith("real_") else " ".join(messages)
                 for key, messages in (
                     problem.message_dict.items()
@@ -117,7 +117,7 @@ def campaign_recap_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
                     else [("", problem.messages)]
                 )
             }
-            error = " ".join([*said.values(), _("The last day is shown instead.")])
+            error = " ".join([*problems.values(), _("The last day is shown instead.")])
             window = RecapWindow(real_from=timezone.now() - timedelta(hours=DEFAULT_HOURS))
     recap = _plain(campaign_recap(membership, window))
     if request.GET.get("format") == "md" and not error:

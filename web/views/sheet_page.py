@@ -201,7 +201,7 @@ def applied_again_words(
     """Why an undo did not take something back (issue 34): what it brought back was due
     already, so the clock applied it again at once; and what would change that (undoing
     the entry that scheduled it as well). Empty for no effect."""
-    said = []
+    sentences = []
     for effect in effects:
         text = _(
             "“%(effect)s” was due at %(due)s and the clock is past it: the undo brought it "
@@ -216,8 +216,8 @@ def applied_again_words(
                 "entry": log_title(origin.kind, origin.action, labels),
                 "clock": said(clock_display(origin.clock, campaign)),
             }
-        said.append(text)
-    return " ".join(said)
+        sentences.append(text)
+    return " ".join(sentences)
 
 
 def action_form(
