@@ -11,7 +11,9 @@ from django.conf import settings as django_settings
 from django.test import Client
 from django.utils import translation
 
+from campaigns.models import Membership
 from rules.engine.words import say, text_dict, word
+from rules.play.services import character_create
 from tests.test_translations import compiled  # noqa: F401 - the catalogues, compiled
 from web.forms import build_field, humanize
 from web.management.commands.engine_words import TARGET, module_text, ruleset_words
@@ -145,3 +147,25 @@ def test_the_help_page_is_the_readers_language_when_it_is_translated(tmp_path, s
     assert "Die deutschen Regeln." in german and "The English rules." not in german
     assert "Nur für Programme." not in german  # the API's section is left out
     assert "The English rules." in spanish  # no Spanish page: the English one
+
+
+@pytest.mark.django_db
+def test_a_german_sheet_shows_the_choice_and_the_log_in_german(campaign, player, web):
+    membership = Membership.objects.get(campaign=campaign, user=player)
+    aldo = character_create(membership=membership, name="Aldo", sheet={"level": 2, "hp": 10})
+    aldo.pending_choice = {
+        "id": "c1",
+        "kind": "k",
+        "who": "owner",
+        "state": {},
+        **text_dict("prompt", say("{value}", value=word("Wound worsens"))),
+        "options": [{"key": "a", **text_dict("label", word("Give up"))}],
+    }
+    aldo.save(update_fields=["pending_choice"])
+    entry = aldo.resolutions.get()
+    entry.said = say("{value}", value=word("Forced march")).data()
+    entry.save(update_fields=["said"])
+    page = web(player).get(f"/characters/{aldo.pk}/", HTTP_ACCEPT_LANGUAGE="de")
+    text = page.content.decode()
+    assert "Wunde verschlimmert sich" in text and "Aufgeben" in text  # the choice
+    assert "Gewaltmarsch" in text  # the log entry's summary, from its message
