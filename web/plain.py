@@ -116,12 +116,17 @@ def possessive(name: str) -> str:
     return name
 
 
-def error_said(error: BaseException) -> str:
-    """A refusal's sentence in the page's language: the engine's message when it raised
-    one (rules.engine.words), else its text as it is."""
+def error_text(error: BaseException) -> str:
+    """A refusal's text: the engine's message when it raised one (rules.engine.words: a
+    str, English, that :func:`plain_message` says in the page's language), else its text."""
     if error.args and isinstance(error.args[0], Message):
-        return said(error.args[0])
+        return error.args[0]
     return str(error)
+
+
+def error_said(error: BaseException) -> str:
+    """A refusal's sentence in the page's language (:func:`error_text`, said)."""
+    return said(error_text(error))
 
 
 def summary_said(entry: Mapping[str, Any]) -> str:
@@ -273,12 +278,13 @@ def plain_message(message: str, labels: Mapping[str, str] | None = None) -> str:
     """Any message a page shows, in words: schema errors worded with the form's labels,
     ruling ids left out, snake_case names as words, a capital and a full stop."""
     labels = labels or {}
-    message = said(message).strip()  # an engine message in the page's language
-    match = _INVALID.match(message)
+    # a JSON Schema refusal is read in its English words (worded again below); any
+    # other engine message is said in the page's language
+    match = _INVALID.match(str(message).strip())
     if match:
         items = [i for i in match["rest"].split("; ") if i]
         return " ".join(_sentence(_one(*_split_item(item), labels)) for item in items)
-    message = _rewrite(strip_rulings(message))
+    message = _rewrite(strip_rulings(said(message).strip()))
     message = _SNAKE.sub(lambda m: labels.get(m.group(0), m.group(0).replace("_", " ")), message)
     return _sentence(message)
 
@@ -388,10 +394,9 @@ def _table_item(item: str) -> str:
 def plain_table_problem(message: str) -> str:
     """Why a table was refused (Ruleset.validate_table's JSON Schema messages, which the
     API keeps), in words: by row and column, at most a few at a time (issue 29)."""
-    message = str(message).strip()
-    match = _TABLE.match(message)
+    match = _TABLE.match(str(message).strip())
     if not match:
-        return plain_message(message)
+        return plain_message(message)  # an engine message, said in the page's language
     said = list(dict.fromkeys(_sentence(_table_item(i)) for i in match["rest"].split("; ") if i))
     more = len(said) - _SHOWN_PROBLEMS
     shown = " ".join(said[:_SHOWN_PROBLEMS])

@@ -12,12 +12,20 @@ from django.test import Client
 from django.utils import translation
 
 from campaigns.models import Membership
+from rules.engine.data import RuleError
 from rules.engine.words import say, text_dict, word
 from rules.play.services import character_create
 from tests.test_translations import compiled  # noqa: F401 - the catalogues, compiled
 from web.forms import build_field, humanize
 from web.management.commands.engine_words import TARGET, module_text, ruleset_words
-from web.plain import choice_said, plain_message, possessive, roll_label
+from web.plain import (
+    choice_said,
+    error_said,
+    error_text,
+    plain_message,
+    possessive,
+    roll_label,
+)
 from web.templatetags.sawbones import duration
 from web.views import rulebook
 
@@ -169,3 +177,13 @@ def test_a_german_sheet_shows_the_choice_and_the_log_in_german(campaign, player,
     text = page.content.decode()
     assert "Wunde verschlimmert sich" in text and "Aufgeben" in text  # the choice
     assert "Gewaltmarsch" in text  # the log entry's summary, from its message
+
+
+def test_a_refusal_is_said_in_the_readers_language_and_a_schema_refusal_worded():
+    refusal = RuleError(say("{value}", value=word("Dying")))
+    schema = RuleError("invalid params for damage: amount: 0 is less than the minimum of 1")
+    with translation.override("de"):
+        assert error_said(refusal) == "Sterbend"
+        assert plain_message(error_text(refusal)) == "Sterbend."
+        assert plain_message(error_text(schema), {"amount": humanize("amount")}).startswith("Menge")
+    assert error_said(ValueError("plain")) == "plain"

@@ -60,7 +60,7 @@ from rules.play.dice_rotation import campaign_archive, campaign_dice_rotate
 from web.forms import FormField, ParamsError, humanize, parse_params, schema_fields
 from web.htmx import is_htmx
 from web.live import party_stamp, party_unchanged, tagged
-from web.plain import PLAIN, choice_said, plain_message
+from web.plain import PLAIN, choice_said, error_said, error_text, plain_message
 from web.referee import referee_membership
 from web.rulesets import sheet_templates
 from web.templatetags.sawbones import effect_text
@@ -324,7 +324,7 @@ def _referee_post(
     try:
         write(campaign_id=membership.campaign_id)
     except ResolutionConflict as error:
-        messages.error(request, str(error), extra_tags=PLAIN)
+        messages.error(request, error_said(error), extra_tags=PLAIN)
     else:
         messages.success(request, done)
     return _to_campaign(request, campaign_id, anchor)
@@ -407,7 +407,7 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
         except ValidationError as error:
             errors = error.message_dict
         except RuleError as error:
-            errors = {"__all__": [plain_message(str(error))]}
+            errors = {"__all__": [plain_message(error_text(error))]}
         else:
             messages.success(
                 request,

@@ -31,7 +31,7 @@ from rules.play.editing import (
     character_retire,
 )
 from web.forms import humanize
-from web.plain import error_said, plain_message, plain_summary
+from web.plain import error_text, plain_message, plain_summary
 
 REFEREE_FORMS = {"level_up", "correct", "owner", "delete"}
 FORMS = {"rename", "retire", *REFEREE_FORMS}
@@ -82,7 +82,7 @@ def character_edit(request: HttpRequest, character_id: int) -> HttpResponse:
             words = (
                 " ".join(error.messages)
                 if isinstance(error, ValidationError)
-                else error_said(error)
+                else error_text(error)
             )
             errors[form if form in FORMS else "rename"] = plain_message(words)
             status = 409 if isinstance(error, ResolutionConflict | ActionBlocked) else 400

@@ -58,7 +58,7 @@ from web.forms import (
 )
 from web.htmx import is_htmx
 from web.live import sheet_unchanged, tagged
-from web.plain import error_said, field_labels, plain_message, plain_summary
+from web.plain import error_text, field_labels, plain_message, plain_summary
 from web.views.campaigns import creation_fields, dashboard_context, posted_text
 from web.views.sheet_page import action_form, applied_again_words, sheet_context, stamp
 
@@ -72,7 +72,7 @@ def _message(error: Exception, labels: dict[str, str] | None = None) -> str:
     precise field errors, a page says it with the form's labels."""
     if isinstance(error, ValidationError):
         return " ".join(plain_message(message, labels) for message in error.messages)
-    return plain_message(error_said(error), labels)
+    return plain_message(error_text(error), labels)
 
 
 def _status(error: Exception) -> int:
