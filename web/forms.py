@@ -21,6 +21,8 @@ from django import forms
 from django.http import QueryDict
 from django.utils.translation import gettext as _
 
+from core.said import said
+from rules.engine.words import Message
 from web import rulesets
 
 PREFIX = "p."
@@ -29,9 +31,27 @@ LONG_TEXT = 120  # strings allowed to be longer than this get a textarea
 
 
 def humanize(key: str) -> str:
-    """``major_wound_marks`` -> "Major wound marks"."""
+    """``major_wound_marks`` -> "Major wound marks", in the page's language: the English
+    words are a message id (``web/engine_words.py`` lists every sheet, params, options
+    and table key and enum value of every ruleset, so the catalogues hold them)."""
+    text = english_words(key)
+    return _(text) if text else text
+
+
+def english_words(key: str) -> str:
+    """``major_wound_marks`` -> "Major wound marks": :func:`humanize`'s message id."""
     text = key.replace("_", " ").strip()
     return text[:1].upper() + text[1:]
+
+
+def schema_words(text: Any) -> str:
+    """A JSON Schema's ``title`` or ``description`` in the page's language: the engine's
+    message (rules.engine.words), else the text as a message id (the catalogue has it
+    when the ruleset marks it), else as written."""
+    if isinstance(text, Message):
+        return said(text)
+    text = "" if text is None else str(text)
+    return _(text) if text.strip() else ""
 
 
 def choice_words(value: Any) -> str:
@@ -101,10 +121,10 @@ def build_field(
     base = FormField(
         key=key,
         name=name,
-        label=str(schema.get("title") or humanize(key)),
+        label=schema_words(schema.get("title")) or humanize(key),
         kind="json",
         required=required,
-        help=str(schema.get("description", "")),
+        help=schema_words(schema.get("description")),
         nullable=nullable,
     )
     current = value if value is not None else schema.get("default")
@@ -157,9 +177,11 @@ def _as_scalar(base: FormField, schema: Mapping[str, Any], types: list[str], cur
         else:  # no default: "leave it to the rules" must stay possible
             base.kind = "tristate"
             base.value = "" if current is None else _text(current)
-            # a Yes/No select, not a box: its help says Yes and No (issue 29)
-            base.help = re.sub(r"\bUnticked\b", "No", base.help)
-            base.help = re.sub(r"\bTicked\b", "Yes", base.help)
+            # a Yes/No select, not a box: its help says Yes and No (issue 29), in the
+            # words the page's language has for them
+            unticked, ticked = re.escape(_("Unticked")), re.escape(_("Ticked"))
+            base.help = re.sub(rf"\b{unticked}\b", _("No"), base.help)
+            base.help = re.sub(rf"\b{ticked}\b", _("Yes"), base.help)
         return True
     if types == ["string"]:
         base.max_length = schema.get("maxLength")

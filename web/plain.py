@@ -14,8 +14,12 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+from characters.choices import public_choice
+from core.said import said, said_stored
+from rules.engine.words import Message, text_said
 from web.forms import humanize
 
 # A ruling id as code, tests and docs cite it: G-3, HD-P7, OS-1..OS-10.
@@ -44,8 +48,9 @@ _EXTRA = re.compile(r"^Additional properties are not allowed")
 _FEW = re.compile(r"does not have enough properties|should be non-empty$")
 
 # Sentences the engine and services write for programs, said again for people (issue
-# 29): a stale version, a change written "hp (11 -> 2)" (said "hp (from 11 to 2)"), a
-# possessive after an s, a label's full stop before its value.
+# 29): a stale version, a change written "hp (11 -> 2)" (said "hp (from 11 to 2)" in
+# the page's language: the engine's messages keep the arrow in every language), a
+# possessive after an s (English's), a label's full stop before its value.
 _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
     (
         re.compile(r"^(?P<who>.+?) is at version \d+, not \d+\b.*$", re.DOTALL),
@@ -59,8 +64,14 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
             % {"who": match["who"]}
         ),
     ),
-    (re.compile(r"\((?P<old>[^()\s]+) -> (?P<new>[^()\s]+)\)"), r"(from \g<old> to \g<new>)"),
-    (re.compile(r"(?<=\S) -> (?=\S)"), " to "),
+    (
+        re.compile(r"\((?P<old>[^()\s]+) -> (?P<new>[^()\s]+)\)"),
+        lambda match: _("(from %(old)s to %(new)s)") % {"old": match["old"], "new": match["new"]},
+    ),
+    (
+        re.compile(r"(?P<old>\S+) -> (?P<new>\S+)"),
+        lambda match: _("%(old)s to %(new)s") % {"old": match["old"], "new": match["new"]},
+    ),
     (re.compile(r"(?<=\ws)'s\b"), "'"),
     (re.compile(r"\.: "), ": "),
 )
@@ -93,8 +104,68 @@ PLAIN = "plain"
 
 
 def possessive(name: str) -> str:
-    """ "Grey Crows" -> "Grey Crows'", "Aldo" -> "Aldo's" (issue 29)."""
-    return f"{name}'" if name.endswith(("s", "S")) else f"{name}'s"
+    """A name's possessive in the page's language, for a message that puts it before
+    what is theirs ("Open %(name)s sheet"): English "Grey Crows'", "Aldo's" (issue 29);
+    German "Aldos", after s, ß, x or z "Hans'"; Spanish has none (its sentences say "la
+    hoja de Aldo"): the name as written."""
+    language = (get_language() or "en").split("-")[0]
+    if language == "de":
+        return f"{name}'" if name.lower().endswith(("s", "ß", "x", "z")) else f"{name}s"
+    if language == "en":
+        return f"{name}'" if name.endswith(("s", "S")) else f"{name}'s"
+    return name
+
+
+def error_text(error: BaseException) -> str:
+    """A refusal's text: the engine's message when it raised one (rules.engine.words: a
+    str, English, that :func:`plain_message` says in the page's language), else its text."""
+    if error.args and isinstance(error.args[0], Message):
+        return error.args[0]
+    return str(error)
+
+
+def error_said(error: BaseException) -> str:
+    """A refusal's sentence in the page's language (:func:`error_text`, said)."""
+    return said(error_text(error))
+
+
+def summary_said(entry: Mapping[str, Any]) -> str:
+    """An entry's summary (a dict of the log, the recap or a clock report) in the page's
+    language: its message (a ``said`` of stored message data beside the English
+    ``summary``, or the summary itself when it is a message), else the English as stored."""
+    summary = entry.get("summary")
+    if isinstance(summary, Message):
+        return said(summary)
+    return said_stored(str(summary or ""), entry.get("said"))
+
+
+def choice_said(stored: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A character's stored pending choice as a page shows it (``characters.choices.
+    public_choice``'s keys): its prompt and each option's label and confirmation in the
+    page's language (their ``*_said`` message data), else as stored."""
+    public = public_choice(stored)
+    if stored is None or public is None:
+        return None
+    return {
+        **public,
+        "prompt": said(text_said("prompt", stored)),
+        "options": [
+            {
+                **option,
+                "label": said(text_said("label", option)),
+                "confirm": said(text_said("confirm", option)) if option.get("confirm") else "",
+            }
+            for option in stored["options"]
+        ],
+    }
+
+
+def roll_label(roll: Mapping[str, Any]) -> str:
+    """A stored roll's label in the page's language (its ``label_said``), else as stored."""
+    label = roll.get("label")
+    if isinstance(label, Message):
+        return said(label)
+    return said(text_said("label", roll))
 
 
 def strip_rulings(text: str) -> str:
@@ -207,12 +278,13 @@ def plain_message(message: str, labels: Mapping[str, str] | None = None) -> str:
     """Any message a page shows, in words: schema errors worded with the form's labels,
     ruling ids left out, snake_case names as words, a capital and a full stop."""
     labels = labels or {}
-    message = str(message).strip()
-    match = _INVALID.match(message)
+    # a JSON Schema refusal is read in its English words (worded again below); any
+    # other engine message is said in the page's language
+    match = _INVALID.match(str(message).strip())
     if match:
         items = [i for i in match["rest"].split("; ") if i]
         return " ".join(_sentence(_one(*_split_item(item), labels)) for item in items)
-    message = _rewrite(strip_rulings(message))
+    message = _rewrite(strip_rulings(said(message).strip()))
     message = _SNAKE.sub(lambda m: labels.get(m.group(0), m.group(0).replace("_", " ")), message)
     return _sentence(message)
 
@@ -220,7 +292,7 @@ def plain_message(message: str, labels: Mapping[str, str] | None = None) -> str:
 def plain_inline(text: str) -> str:
     """Words inside a sentence (a roll's label): ruling ids left out, snake_case names as
     words, the case and punctuation as written."""
-    text = strip_rulings(str(text))
+    text = strip_rulings(said(text))
     return _SNAKE.sub(lambda m: m.group(0).replace("_", " "), text)
 
 
@@ -322,10 +394,9 @@ def _table_item(item: str) -> str:
 def plain_table_problem(message: str) -> str:
     """Why a table was refused (Ruleset.validate_table's JSON Schema messages, which the
     API keeps), in words: by row and column, at most a few at a time (issue 29)."""
-    message = str(message).strip()
-    match = _TABLE.match(message)
+    match = _TABLE.match(str(message).strip())
     if not match:
-        return plain_message(message)
+        return plain_message(message)  # an engine message, said in the page's language
     said = list(dict.fromkeys(_sentence(_table_item(i)) for i in match["rest"].split("; ") if i))
     more = len(said) - _SHOWN_PROBLEMS
     shown = " ".join(said[:_SHOWN_PROBLEMS])

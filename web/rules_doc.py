@@ -25,11 +25,15 @@ from django.utils.html import escape
 from django.utils.translation import gettext as _
 from markdown_it.token import Token
 
+from core.said import said
 from rules.engine.registry import get_ruleset, ruleset_keys
 from web.plain import RULING_ID, strip_rulings
 
 # A section for API clients: its heading ends so; the pages leave it out.
-API_SECTION = re.compile(r"\(for API clients\)\s*$", re.IGNORECASE)
+# (a translated page may name it in its language, or leave those sections out)
+API_SECTION = re.compile(
+    r"\((?:for API clients|für API-Clients|para clientes de la API)\)\s*$", re.IGNORECASE
+)
 _SNAKE_CODE = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
 _ID = RULING_ID.pattern
 _LEADING_RULING = re.compile(rf"^\s*{_ID}(?:,\s*{_ID})*\s*")
@@ -38,7 +42,7 @@ _LEADING_RULING = re.compile(rf"^\s*{_ID}(?:,\s*{_ID})*\s*")
 def _labels(key: str) -> dict[str, str]:
     if key not in ruleset_keys():
         return {}
-    return {spec.key: spec.label for spec in get_ruleset(key).actions}
+    return {spec.key: said(spec.label) for spec in get_ruleset(key).actions}
 
 
 def _said(
@@ -123,7 +127,7 @@ def for_readers(html: str, key: str) -> str:
     html = _EMPTY_PARAGRAPH.sub("", html)
     html = _KEY_IN_TITLE.sub(r"\1\2", html)
     if key in ruleset_keys():
-        labels = {spec.key: spec.label for spec in get_ruleset(key).actions}
+        labels = {spec.key: said(spec.label) for spec in get_ruleset(key).actions}
 
         def label(match: re.Match[str]) -> str:
             word = match.group(1)

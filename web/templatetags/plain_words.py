@@ -7,6 +7,7 @@ from django import template
 from django.utils.html import escape
 from django.utils.safestring import SafeData, SafeString, mark_safe
 
+from core.said import said
 from web.plain import plain_inline as _plain_inline
 from web.plain import plain_message
 from web.plain import possessive as _possessive
@@ -19,13 +20,13 @@ register = template.Library()
 def plain(text: object) -> str:
     if text is None or text == "":
         return ""
-    return plain_message(str(text))
+    return plain_message(said(text))
 
 
 @register.filter
 def plain_inline(text: object) -> str:
     """Words inside a sentence (a roll's label): no ruling id, no snake_case, as written."""
-    return _plain_inline(str(text or ""))
+    return _plain_inline(said(text or ""))
 
 
 @register.filter
@@ -45,5 +46,6 @@ def for_readers(html: object, key: str) -> SafeString:
 
 @register.filter
 def possessive(name: object) -> str:
-    """A name's possessive: "Grey Crows' upkeep", "Aldo's sheet"."""
+    """A name's possessive in the page's language: "Grey Crows' upkeep", "Aldo's sheet";
+    German "Aldos Bogen"; Spanish the name as written ("la hoja de Aldo")."""
     return _possessive(str(name))

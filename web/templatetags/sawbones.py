@@ -12,6 +12,7 @@ from typing import Any
 
 from django import template
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from campaigns.models import Campaign
 from campaigns.selectors import clock_display
@@ -21,6 +22,8 @@ from rules.engine.dice import Roll
 from rules.engine.text import value_words
 from web import rulesets
 from web.forms import humanize as _humanize
+from web.plain import roll_label as _roll_label
+from web.plain import summary_said as _summary_said
 
 register = template.Library()
 
@@ -32,23 +35,34 @@ BAD = {"dead", "incapacitated", "dying", "terminal"}
 def clock(minutes: int | None, campaign: Any = None) -> str:
     """In-game minute -> the date in the campaign's calendar ("Moonday 6 Bloom 1000,
     01:30"); without a calendar (or no campaign given) "Day 3, 14:20" (ruling G-1)."""
-    return clock_display(int(minutes or 0), campaign if isinstance(campaign, Campaign) else None)
+    return _said(
+        clock_display(int(minutes or 0), campaign if isinstance(campaign, Campaign) else None)
+    )
 
 
 @register.filter
 def duration(minutes: int | None) -> str:
-    """A span of in-game minutes for people: "45 min", "2 h 10 min", "3 days 4 h"."""
+    """A span of in-game minutes for people, in the page's language: "45 min", "2 h 10 min",
+    "3 days 4 h" (German "2 Std. 10 Min.", "3 Tage 4 Std.")."""
     total = max(0, int(minutes or 0))
     days, rest = divmod(total, 24 * 60)
     hours, mins = divmod(rest, 60)
+    values = {"days": days, "hours": hours, "mins": mins}
     if days >= 365:
         years, days = divmod(days, 365)
-        return f"{years} year{'s' if years > 1 else ''}" + (f" {days} d" if days else "")
+        values.update(years=years, days=days)
+        if days:
+            return (
+                ngettext("%(years)s year %(days)s d", "%(years)s years %(days)s d", years) % values
+            )
+        return ngettext("%(years)s year", "%(years)s years", years) % values
     if days:
-        return f"{days} day{'s' if days > 1 else ''}" + (f" {hours} h" if hours else "")
+        if hours:
+            return ngettext("%(days)s day %(hours)s h", "%(days)s days %(hours)s h", days) % values
+        return ngettext("%(days)s day", "%(days)s days", days) % values
     if hours:
-        return f"{hours} h" + (f" {mins} min" if mins else "")
-    return f"{mins} min"
+        return (_("%(hours)s h %(mins)s min") if mins else _("%(hours)s h")) % values
+    return _("%(mins)s min") % values
 
 
 @register.filter
@@ -75,8 +89,9 @@ def queued_job_words(job: Any, campaign: Any = None) -> str:
 
 @register.filter
 def sheet_value(value: Any) -> str:
-    """A sheet's value in words (issue 34): yes, no, none, the number or the word."""
-    return value_words(value)
+    """A sheet's value in words (issue 34): yes, no, none, the number or the word, in the
+    page's language."""
+    return _said(value_words(value))
 
 
 @register.filter
@@ -150,7 +165,7 @@ def ruleset_name(key: str) -> str:
     from rules.engine.registry import get_ruleset
 
     try:
-        return get_ruleset(key).name
+        return _said(get_ruleset(key).name)
     except (ImportError, AttributeError, ValueError):
         return _humanize(key)
 
@@ -163,19 +178,32 @@ def minutes_until(due: int, now: int) -> int:
 @register.filter
 def effect_text(effect: Any) -> str:
     """A scheduled effect for people: its kind, and what it is about when the payload says."""
-    text = _humanize(effect.kind)
+    kind = _humanize(effect.kind)
     payload = effect.payload or {}
     if payload.get("disease"):
-        text += f": {payload['disease']}"
-    elif payload.get("wound") is not None:
-        text += f" (wound {payload['wound']})"
-    return text
+        return _("%(kind)s: %(disease)s") % {"kind": kind, "disease": payload["disease"]}
+    if payload.get("wound") is not None:
+        return _("%(kind)s (wound %(wound)s)") % {"kind": kind, "wound": payload["wound"]}
+    return kind
 
 
 @register.filter
 def die_sides(roll: Mapping[str, Any]) -> str:
     sides = Roll.from_dict(roll).sides
     return "" if sides is None else str(sides)
+
+
+@register.filter
+def roll_label(roll: Mapping[str, Any]) -> str:
+    """A roll's label (a stored roll dict) in the page's language: ``{{ roll|roll_label }}``."""
+    return _roll_label(roll)
+
+
+@register.filter
+def summary_said(entry: Mapping[str, Any]) -> str:
+    """An entry's summary (a dict of a report, the recap, a digest) in the page's
+    language: ``{{ event|summary_said }}`` (web.plain.summary_said)."""
+    return _summary_said(entry)
 
 
 @register.filter

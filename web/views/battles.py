@@ -47,7 +47,7 @@ from web.forms import FormField, ParamsError, humanize, parse_params, schema_fie
 from web.htmx import is_htmx
 from web.live import board_stamp as stamp_of
 from web.live import board_unchanged, tagged
-from web.plain import possessive
+from web.plain import error_said, possessive
 from web.rulesets.warband import LOOKS
 
 # The quick forms of a unit on the board, and after the battle.
@@ -215,7 +215,7 @@ def _next_label(view: dict[str, Any] | None) -> str:
     if index + 1 < len(phases):
         return humanize(phases[index + 1])
     following = (view["active_index"] + 1) % len(view["warbands"])
-    # the possessive is English's (docs/translating.md): the other languages read it as a label
+    # the possessive in the page's language (German "Aldos", Spanish the name: "de Aldo")
     return _("%(whose)s upkeep") % {"whose": possessive(view["warbands"][following]["name"])}
 
 
@@ -252,7 +252,7 @@ def _message(error: Exception) -> str:
         return "; ".join(error.messages)
     if isinstance(error, Http404):
         return _("The battle is already over.")
-    return str(error)
+    return error_said(error)
 
 
 @login_required
@@ -361,4 +361,4 @@ def battle_unit_action(
         )
     except (*BAD_INPUT, *CONFLICT) as error:
         return _answer(request, membership, _status(error), errors={character_id: _message(error)})
-    return _answer(request, membership, notice=resolution.summary)
+    return _answer(request, membership, notice=resolution.said_summary)

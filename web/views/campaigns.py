@@ -43,11 +43,11 @@ from campaigns.services import (
     invite_create,
     membership_reports_seen,
 )
-from characters.choices import public_choice
 from characters.models import Character
 from characters.selectors import PartyMember, party
 from core.cleaning import reject_nul_characters
 from core.errors import ResolutionConflict
+from core.said import said
 from rules.battles.selectors import warband_rules
 from rules.clock.models import ClockJob
 from rules.clock.selectors import clock_hold, clock_jobs_for_campaign, reports_since
@@ -60,7 +60,7 @@ from rules.play.dice_rotation import campaign_archive, campaign_dice_rotate
 from web.forms import FormField, ParamsError, humanize, parse_params, schema_fields
 from web.htmx import is_htmx
 from web.live import party_stamp, party_unchanged, tagged
-from web.plain import PLAIN, plain_message
+from web.plain import PLAIN, choice_said, error_said, error_text, plain_message
 from web.referee import referee_membership
 from web.rulesets import sheet_templates
 from web.templatetags.sawbones import effect_text
@@ -181,7 +181,7 @@ def _cards(
                 visible=visible,
                 sheet=ruleset.public_sheet(character.sheet) if visible else None,
                 raw_sheet=character.sheet if referee else None,
-                choice=public_choice(character.pending_choice) if visible else None,
+                choice=choice_said(character.pending_choice) if visible else None,
                 effects=by_character.get(character.pk, []),
             )
         )
@@ -213,7 +213,7 @@ def _live_context(membership: Membership, viewer_id: int) -> dict[str, Any]:
         "timeline": rows,
         "timeline_more": more,
         "card_templates": sheet_templates(campaign.ruleset, "card"),
-        "clock_text": clock_display(campaign.clock, campaign),
+        "clock_text": said(clock_display(campaign.clock, campaign)),
         "clock_hold": hold,
         "stamp": _stamp(
             campaign.clock, len(members), sum(m.character.version for m in members), job
@@ -324,7 +324,7 @@ def _referee_post(
     try:
         write(campaign_id=membership.campaign_id)
     except ResolutionConflict as error:
-        messages.error(request, str(error), extra_tags=PLAIN)
+        messages.error(request, error_said(error), extra_tags=PLAIN)
     else:
         messages.success(request, done)
     return _to_campaign(request, campaign_id, anchor)
@@ -407,7 +407,7 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
         except ValidationError as error:
             errors = error.message_dict
         except RuleError as error:
-            errors = {"__all__": [plain_message(str(error))]}
+            errors = {"__all__": [plain_message(error_text(error))]}
         else:
             messages.success(
                 request,

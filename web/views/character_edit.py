@@ -31,7 +31,7 @@ from rules.play.editing import (
     character_retire,
 )
 from web.forms import humanize
-from web.plain import plain_message, plain_summary
+from web.plain import error_text, plain_message, plain_summary
 
 REFEREE_FORMS = {"level_up", "correct", "owner", "delete"}
 FORMS = {"rename", "retire", *REFEREE_FORMS}
@@ -79,7 +79,11 @@ def character_edit(request: HttpRequest, character_id: int) -> HttpResponse:
         try:
             notice = _post(request, access, form)
         except (ValidationError, ResolutionConflict, RuleError, ActionBlocked, DiceError) as error:
-            words = " ".join(error.messages) if isinstance(error, ValidationError) else str(error)
+            words = (
+                " ".join(error.messages)
+                if isinstance(error, ValidationError)
+                else error_text(error)
+            )
             errors[form if form in FORMS else "rename"] = plain_message(words)
             status = 409 if isinstance(error, ResolutionConflict | ActionBlocked) else 400
         else:
@@ -144,4 +148,4 @@ def _post(request: HttpRequest, access: CharacterAccess, form: str) -> str:
         return _("%(character)s is deleted, with their log.") % {"character": name}
     else:
         raise ValidationError(_("Unknown form."))
-    return edit.summary
+    return edit.said_summary

@@ -30,6 +30,7 @@ from characters.access import CharacterAccess, access_character
 from core.cleaning import valid_id
 from core.errors import NotAllowed, ResolutionConflict
 from core.middleware import idempotency_exempt
+from core.said import said
 from rules.engine.dice import DiceError
 from rules.engine.interface import ActionBlocked, ActionSpec, OddsUnavailable, RuleError
 from rules.engine.registry import get_ruleset
@@ -57,7 +58,7 @@ from web.forms import (
 )
 from web.htmx import is_htmx
 from web.live import sheet_unchanged, tagged
-from web.plain import field_labels, plain_message, plain_summary
+from web.plain import error_text, field_labels, plain_message, plain_summary
 from web.views.campaigns import creation_fields, dashboard_context, posted_text
 from web.views.sheet_page import action_form, applied_again_words, sheet_context, stamp
 
@@ -71,7 +72,7 @@ def _message(error: Exception, labels: dict[str, str] | None = None) -> str:
     precise field errors, a page says it with the form's labels."""
     if isinstance(error, ValidationError):
         return " ".join(plain_message(message, labels) for message in error.messages)
-    return plain_message(str(error), labels)
+    return plain_message(error_text(error), labels)
 
 
 def _status(error: Exception) -> int:
@@ -168,7 +169,7 @@ def character_action(request: HttpRequest, character_id: int, action: str) -> Ht
             values={spec.key: posted_values(fields, request.POST)},
             open_action=spec.key,
         )
-    return _answer(request, character_id, 200, notice=resolution.summary, open_action=spec.key)
+    return _answer(request, character_id, 200, notice=resolution.said_summary, open_action=spec.key)
 
 
 @login_required
@@ -207,7 +208,7 @@ def character_choice(request: HttpRequest, character_id: int) -> HttpResponse:
         )
     except (*BAD_INPUT, *CONFLICT, NotAllowed) as error:
         return _answer(request, character_id, _status(error), choice_error=_message(error))
-    return _answer(request, character_id, 200, notice=resolution.summary)
+    return _answer(request, character_id, 200, notice=resolution.said_summary)
 
 
 @login_required
@@ -223,7 +224,7 @@ def character_undo(request: HttpRequest, character_id: int) -> HttpResponse:
     except CONFLICT as error:
         return _answer(request, character_id, 409, errors={"undo": _message(error)})
     notice = (
-        undos[-1].summary
+        undos[-1].said_summary
         if len(undos) == 1
         else f"{access.character.name}: "
         + ngettext("Referee undid %(count)s entry.", "Referee undid %(count)s entries.", len(undos))
@@ -233,7 +234,7 @@ def character_undo(request: HttpRequest, character_id: int) -> HttpResponse:
     again = applied_again_words(
         overdue_revived(undos),
         access.character.campaign,
-        {spec.key: spec.label for spec in ruleset.actions},
+        {spec.key: said(spec.label) for spec in ruleset.actions},
     )
     return _answer(request, character_id, 200, notice=f"{notice} {again}".strip())
 
@@ -246,7 +247,7 @@ def character_redo(request: HttpRequest, character_id: int) -> HttpResponse:
         resolution = resolution_redo(character_id=access.character.pk, actor=request.user)
     except CONFLICT as error:
         return _answer(request, character_id, 409, errors={"undo": _message(error)})
-    return _answer(request, character_id, 200, notice=resolution.summary)
+    return _answer(request, character_id, 200, notice=resolution.said_summary)
 
 
 def _referee_access(request: HttpRequest, character_id: int) -> CharacterAccess:
@@ -265,7 +266,7 @@ def character_cancel_choice(request: HttpRequest, character_id: int) -> HttpResp
         resolution = resolution_cancel_choice(character_id=access.character.pk, actor=request.user)
     except CONFLICT as error:
         return _answer(request, character_id, 409, choice_error=_message(error))
-    return _answer(request, character_id, 200, notice=resolution.summary)
+    return _answer(request, character_id, 200, notice=resolution.said_summary)
 
 
 @login_required

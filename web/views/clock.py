@@ -31,6 +31,7 @@ from rules.engine.calendar import (
     preset,
 )
 from web.htmx import is_htmx
+from web.plain import summary_said
 
 DAY = 24 * 60
 # A report longer than this folds by character (<details>), the notable kept in view.
@@ -51,13 +52,21 @@ def report_context(campaign: Campaign, report: dict[str, Any]) -> dict[str, Any]
     characters = []
     for entry in report["characters"]:
         events = [
-            {**event, "url": entry_url(campaign, entry["id"], event["clock"], event["resolution"])}
+            {
+                **event,
+                "url": entry_url(campaign, entry["id"], event["clock"], event["resolution"]),
+                "said_summary": summary_said(event),
+            }
             for event in entry["events"]
         ]
         changed = entry["state_before"] != entry["state_after"]
         characters.append({**entry, "events": events, "changed": changed})
     notable = [
-        {**row, "url": entry_url(campaign, row["character"], row["clock"], row["resolution"])}
+        {
+            **row,
+            "url": entry_url(campaign, row["character"], row["clock"], row["resolution"]),
+            "said_summary": summary_said(row),
+        }
         for row in notable_first(report["characters"])
     ]
     count = sum(len(entry["events"]) for entry in characters)

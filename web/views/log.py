@@ -16,12 +16,14 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from campaigns.access import access_campaign
+from core.said import said
 from rules.clock.action_time import elapsed_words
 from rules.clock.selectors import clock_entries_between, clock_entry_view
 from rules.engine.registry import get_ruleset
 from rules.log.filters import log_filters
 from rules.log.selectors import entry_author_words, resolution_view, verify_resolution_rolls
 from rules.logbook.selectors import campaign_log, log_choices
+from web.plain import summary_said
 from web.rulesets import ruleset_decisions
 
 # What the log holds beside the ruleset's actions (rules.play.undo, rules.play.editing): each a
@@ -91,6 +93,7 @@ def _with_clock_entries(
     for row in clock_entries_between(campaign, low, high, filters):
         view = clock_entry_view(row)
         view["is_clock"] = True
+        view["said_summary"] = summary_said(view)
         view["report_url"] = (
             reverse("clock-report", args=[campaign.pk, row.job_id]) if row.job_id else ""
         )
@@ -112,16 +115,17 @@ def campaign_log_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
         filters = log_filters({})
     rows = campaign_log(membership, filters)
     page = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
-    labels = {spec.key: spec.label for spec in ruleset.actions}
+    labels = {spec.key: said(spec.label) for spec in ruleset.actions}
     entries = []
     for resolution in page.object_list:
         view = resolution_view(
             resolution, ruleset_key=ruleset.key, viewer_is_referee=membership.is_referee
         )
         view["character_name"] = resolution.character.name
+        view["said_summary"] = resolution.said_summary
         view["actor_name"] = entry_author_words(resolution)
         view["title"] = labels.get(resolution.action, resolution.get_kind_display())
-        view["took"] = elapsed_words(resolution.elapsed_minutes)
+        view["took"] = said(elapsed_words(resolution.elapsed_minutes))
         entries.append(view)
     entries = _with_clock_entries(campaign, entries, page, filters)
     characters, members = log_choices(membership)
@@ -152,7 +156,7 @@ def campaign_dice_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
     membership = access_campaign(request.user, campaign_id)
     campaign = membership.campaign
     ruleset = get_ruleset(campaign.ruleset)
-    labels = {spec.key: spec.label for spec in ruleset.actions}
+    labels = {spec.key: said(spec.label) for spec in ruleset.actions}
     page = Paginator(campaign_log(membership, log_filters({})), PAGE_SIZE).get_page(
         request.GET.get("page")
     )

@@ -35,7 +35,14 @@ from core.errors import ResolutionConflict
 from rules.engine.calendar import PRESETS, CalendarError
 from rules.engine.registry import get_ruleset
 from rules.logbook.export import campaign_import, export_players
-from web.plain import PLAIN, field_labels, plain_import_problem, plain_message
+from web.plain import (
+    PLAIN,
+    error_said,
+    error_text,
+    field_labels,
+    plain_import_problem,
+    plain_message,
+)
 from web.referee import referee_membership
 from web.views.campaigns import _posted_options, option_fields
 from web.views.clock import calendar_form_values, calendar_preview_rows, posted_calendar
@@ -46,7 +53,7 @@ FORMS = ("settings", "calendar", "invite", "revoke", "remove", "delete")
 def _words(error: Exception, labels: dict[str, str]) -> str:
     """What went wrong, in the page's words: options named by their labels, no schema
     wording (web.plain; the API keeps the precise messages)."""
-    said = error.messages if isinstance(error, ValidationError) else [str(error)]
+    said = error.messages if isinstance(error, ValidationError) else [error_text(error)]
     return " ".join(plain_message(message, labels) for message in said)
 
 
@@ -178,7 +185,7 @@ def campaign_leave_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
     try:
         campaign_leave(campaign_id=membership.campaign_id, user=request.user)
     except ResolutionConflict as error:
-        messages.error(request, str(error), extra_tags=PLAIN)
+        messages.error(request, error_said(error), extra_tags=PLAIN)
         return redirect("campaign", campaign_id=campaign_id)
     messages.success(request, _("You left %(campaign)s.") % {"campaign": membership.campaign.name})
     return redirect("home")

@@ -24,6 +24,7 @@ from django.utils.translation import gettext_lazy
 
 from campaigns.access import access_campaign
 from campaigns.selectors import campaign_calendar
+from core.said import said
 from rules.engine.calendar import date_at
 from rules.engine.text import duration_text
 from rules.logbook.recap import (
@@ -34,7 +35,7 @@ from rules.logbook.recap import (
     recap_markdown,
     recap_window,
 )
-from web.plain import plain_message
+from web.plain import plain_message, roll_label, summary_said
 from web.views.clock import entry_url
 
 # With no span asked for, the page tells the last day of real time: about one session.
@@ -50,12 +51,39 @@ def _plain(recap: dict[str, Any]) -> dict[str, Any]:
         entries = []
         for entry in character["entries"]:
             dice = [
-                {**roll, "label": plain_message(roll["label"]).rstrip(".")}
+                {**roll, "label": plain_message(roll_label(roll)).rstrip(".")}
                 for roll in entry["dice"]
             ]
-            entries.append({**entry, "summary": plain_message(entry["summary"]), "dice": dice})
-        characters.append({**character, "entries": entries})
-    return {**recap, "characters": characters}
+            summary = plain_message(summary_said(entry))
+            entries.append(
+                {
+                    **entry,
+                    "summary": summary,
+                    "said_summary": summary,
+                    "title": said(entry.get("title")),
+                    "date": said(entry.get("date")),
+                    "dice": dice,
+                }
+            )
+        characters.append(
+            {
+                **character,
+                "state_before": said(character.get("state_before")),
+                "state_after": said(character.get("state_after")),
+                "entries": entries,
+            }
+        )
+    clock = recap["clock"]
+    lines = [
+        {
+            **line,
+            "summary": summary_said(line),
+            "said_summary": summary_said(line),
+            "date": said(line.get("date")),
+        }
+        for line in clock.get("entries", ())
+    ]
+    return {**recap, "characters": characters, "clock": {**clock, "entries": lines}}
 
 
 def _local_input(moment: Any) -> str:
@@ -81,7 +109,7 @@ def campaign_recap_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
         try:
             window = recap_window(campaign, request.GET)
         except ValidationError as problem:
-            said = {
+            problems = {
                 key: str(REAL_TIME_WORDS) if key.startswith("real_") else " ".join(messages)
                 for key, messages in (
                     problem.message_dict.items()
@@ -89,7 +117,7 @@ def campaign_recap_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
                     else [("", problem.messages)]
                 )
             }
-            error = " ".join([*said.values(), _("The last day is shown instead.")])
+            error = " ".join([*problems.values(), _("The last day is shown instead.")])
             window = RecapWindow(real_from=timezone.now() - timedelta(hours=DEFAULT_HOURS))
     recap = _plain(campaign_recap(membership, window))
     if request.GET.get("format") == "md" and not error:
@@ -110,7 +138,7 @@ def campaign_recap_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
         "is_referee": membership.is_referee,
         "recap": recap,
         "values": asked,
-        "passed_words": duration_text(recap["clock"]["passed"] or 0),
+        "passed_words": said(duration_text(recap["clock"]["passed"] or 0)),
         "has_calendar": campaign_calendar(campaign) is not None,
         "example_date": date_at(campaign_calendar(campaign), campaign.clock).text.split(",")[0],
         "download_url": f"{request.path}?{urlencode({**query, 'format': 'md'})}",

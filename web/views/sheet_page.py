@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 from campaigns.models import Campaign
 from campaigns.selectors import clock_display
 from characters.access import CharacterAccess
-from characters.choices import public_choice
+from core.said import said
 from rules.clock.action_time import elapsed_words
 from rules.engine.interface import ActionSpec, Ruleset
 from rules.engine.registry import get_ruleset
@@ -32,6 +32,7 @@ from rules.log.selectors import (
 from rules.play.undo import redo_target, undo_marks
 from web.forms import humanize, schema_fields
 from web.live import sheet_stamp
+from web.plain import choice_said
 from web.rulesets import sheet_placeholders, sheet_templates
 from web.templatetags.sawbones import effect_text
 
@@ -64,7 +65,7 @@ def sheet_context(
     ruleset = get_ruleset(campaign.ruleset)
     referee = access.is_referee
     sheet = ruleset.public_sheet(character.sheet)
-    choice = public_choice(character.pending_choice)
+    choice = choice_said(character.pending_choice)
     errors, values = errors or {}, values or {}
 
     # an archived campaign is read, not played (campaigns.access.refuse_archived): no
@@ -74,7 +75,7 @@ def sheet_context(
         ([], {}) if archived else _action_forms(access, ruleset, errors, values, open_action)
     )
     rows = resolution_log(character, before=before, length=LOG_LENGTH)
-    labels = {spec.key: spec.label for spec in ruleset.actions}
+    labels = {spec.key: said(spec.label) for spec in ruleset.actions}
     redo = redo_target(character) if referee and not archived else None
     log = _log_views(
         rows[:LOG_LENGTH],
@@ -151,7 +152,7 @@ def _action_forms(
     for spec in viewer_actions(access):
         reason = ruleset.unavailable(access.character.sheet, spec.key)
         if reason is not None and spec.key not in errors:
-            unavailable.setdefault(reason, []).append(spec.label)
+            unavailable.setdefault(said(reason), []).append(said(spec.label))
             continue
         forms.append(action_form(access, spec, values.get(spec.key), errors.get(spec.key, "")))
         forms[-1]["open"] = spec.key == open_action
@@ -176,7 +177,8 @@ def _log_views(
         view = resolution_view(resolution, ruleset_key=ruleset.key, viewer_is_referee=referee)
         view["actor_name"] = entry_author_words(resolution)
         view["title"] = log_title(resolution.kind, resolution.action, labels)
-        view["took"] = elapsed_words(resolution.elapsed_minutes)
+        view["took"] = said(elapsed_words(resolution.elapsed_minutes))
+        view["said_summary"] = resolution.said_summary
         view["revealable"] = referee and keeps_secret(resolution)
         view["rolls_withheld"] = any(roll.get("hidden") for roll in resolution.rolls)
         view["undo_mark"] = marks.get(resolution.pk, "")
@@ -199,12 +201,12 @@ def applied_again_words(
     """Why an undo did not take something back (issue 34): what it brought back was due
     already, so the clock applied it again at once; and what would change that (undoing
     the entry that scheduled it as well). Empty for no effect."""
-    said = []
+    sentences = []
     for effect in effects:
         text = _(
             "“%(effect)s” was due at %(due)s and the clock is past it: the undo brought it "
             "back, and the clock applies whatever is due, so it happened again at once."
-        ) % {"effect": effect_text(effect), "due": clock_display(effect.due_at, campaign)}
+        ) % {"effect": effect_text(effect), "due": said(clock_display(effect.due_at, campaign))}
         origin = effect.created_by
         if origin is not None:
             text += " " + _(
@@ -212,10 +214,10 @@ def applied_again_words(
                 "“%(entry)s” at %(clock)s."
             ) % {
                 "entry": log_title(origin.kind, origin.action, labels),
-                "clock": clock_display(origin.clock, campaign),
+                "clock": said(clock_display(origin.clock, campaign)),
             }
-        said.append(text)
-    return " ".join(said)
+        sentences.append(text)
+    return " ".join(sentences)
 
 
 def action_form(

@@ -23,7 +23,7 @@ from rules.engine.registry import get_ruleset
 from rules.log.selectors import campaign_tables_view
 from rules.play.services import campaign_table_reset, campaign_table_set
 from web.forms import humanize
-from web.plain import plain_json_problem, plain_table_problem, strip_rulings
+from web.plain import error_text, plain_json_problem, plain_table_problem, strip_rulings
 from web.referee import referee_membership
 from web.table_editor import (
     CellProblem,
@@ -108,7 +108,7 @@ def _read_rows(edit: _Edit, shape: Shape, post: Any, ruleset: Ruleset, key: str,
     except CellProblem as problem:
         edit.problem = str(problem)
     except RuleError as problem:
-        edit.problem = plain_table_problem(str(problem))
+        edit.problem = plain_table_problem(error_text(problem))
     else:
         edit.data, edit.text = data, json.dumps(data, indent=2, ensure_ascii=False)
 
@@ -169,7 +169,7 @@ def campaign_tables(request: HttpRequest, campaign_id: int, key: str = "") -> Ht
                 try:
                     campaign_table_set(campaign=campaign, key=key, data=edit.data)
                 except RuleError as problem:
-                    edit.problem = plain_table_problem(str(problem))
+                    edit.problem = plain_table_problem(error_text(problem))
                 else:
                     messages.success(request, _("%(table)s saved.") % {"table": humanize(key)})
                     return redirect(reverse("campaign-table", args=[campaign.pk, key]))
