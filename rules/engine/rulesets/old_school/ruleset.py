@@ -1870,20 +1870,21 @@ class OldSchool(Ruleset):
             f"{kind}:{payload['since']}:{n}",
         )
 
+    @staticmethod
+    def _privation_save(turn: _Turn, payload: Mapping[str, Any], water: bool) -> bool:
+        """Ruling OS-7: the day's save vs poison without food or water; True if it passes."""
+        n = int(payload["n"])
+        reason = say("thirst, day {n}", n=n) if water else say("starvation, day {n}", n=n)
+        passed, text = turn.save("poison", reason)
+        what = SUPPLY_WORDS["water" if water else "food"]
+        turn.note(say("day {n} without {what}: {save}", n=n, what=what, save=text))
+        return passed
+
     def _effect_starvation_check(self, turn: _Turn, payload: Mapping[str, Any]) -> None:
         """Ruling OS-7: a failed save costs a point of Constitution."""
         if not self._privation_check(turn, payload, water=False):
             return
-        passed, text = turn.save("poison", say("starvation, day {n}", n=payload["n"]))
-        turn.note(
-            say(
-                "day {n} without {what}: {save}",
-                n=payload["n"],
-                what=SUPPLY_WORDS["food"],
-                save=text,
-            )
-        )
-        if not passed:
+        if not self._privation_save(turn, payload, water=False):
             turn.lose_ability("constitution", 1, permanent=False, privation=True)
         self._next_privation(turn, payload, water=False)
 
@@ -1891,16 +1892,7 @@ class OldSchool(Ruleset):
         """Ruling OS-7: a failed save halves Constitution; the third failure kills."""
         if not self._privation_check(turn, payload, water=True):
             return
-        passed, text = turn.save("poison", say("thirst, day {n}", n=payload["n"]))
-        turn.note(
-            say(
-                "day {n} without {what}: {save}",
-                n=payload["n"],
-                what=SUPPLY_WORDS["water"],
-                save=text,
-            )
-        )
-        if not passed:
+        if not self._privation_save(turn, payload, water=True):
             privation = turn.privation
             privation["thirst_failures"] = min(
                 data.THIRST_FAILURES_TO_DIE, privation["thirst_failures"] + 1
