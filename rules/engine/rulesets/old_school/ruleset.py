@@ -910,7 +910,7 @@ class OldSchool(Ruleset):
         if "max_wounds" in given and "wounds" not in given:
             given["wounds"] = given["max_wounds"]
         sheet.update(given)
-        validate(sheet, self.sheet_schema, "sheet")
+        validate(sheet, self.sheet_schema, word("sheet"))
         for ability in ABILITIES:  # rulings OS-1, OS-P16: scores run 3-18
             for field in (ability, f"max_{ability}"):
                 if not data.SCORE_MIN <= int(sheet[field]) <= data.SCORE_MAX:
