@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rules.engine.dice import expression_pattern
+from rules.engine.words import Message, say, word
 
 ABILITIES: tuple[str, ...] = (
     "strength",
@@ -23,11 +24,36 @@ RACES: tuple[str, ...] = ("dwarf", "elf", "halfling", "human")
 # Ruling OS-3: five save categories; the sheet stores each target as save_<category>.
 SAVE_CATEGORIES: tuple[str, ...] = ("poison", "wands", "paralysis", "breath", "spells")
 SAVE_NAMES: dict[str, str] = {
-    "poison": "death ray or poison",
-    "wands": "magic wands",
-    "paralysis": "paralysis or petrify",
-    "breath": "dragon breath",
-    "spells": "spells",
+    "poison": word("death ray or poison"),
+    "wands": word("magic wands"),
+    "paralysis": word("paralysis or petrify"),
+    "breath": word("dragon breath"),
+    "spells": word("spells"),
+}
+# A save category as the summaries name it ("save vs poison").
+SAVE_WORDS: dict[str, Message] = {
+    "poison": word("poison"),
+    "wands": word("wands"),
+    "paralysis": word("paralysis"),
+    "breath": word("breath"),
+    "spells": word("spells"),
+}
+# An ability inside a sentence ("strength 0, OS-1") and at its start ("Strength 10 -> 9").
+ABILITY_WORDS: dict[str, Message] = {
+    "strength": word("strength"),
+    "dexterity": word("dexterity"),
+    "constitution": word("constitution"),
+    "intelligence": word("intelligence"),
+    "wisdom": word("wisdom"),
+    "charisma": word("charisma"),
+}
+ABILITY_TITLES: dict[str, Message] = {
+    "strength": word("Strength"),
+    "dexterity": word("Dexterity"),
+    "constitution": word("Constitution"),
+    "intelligence": word("Intelligence"),
+    "wisdom": word("Wisdom"),
+    "charisma": word("Charisma"),
 }
 # Targets of a first-level fighter, a common starting point; referees set their own.
 DEFAULT_SAVES: dict[str, int] = {
@@ -38,6 +64,13 @@ DEFAULT_SAVES: dict[str, int] = {
     "spells": 17,
 }
 STATES: tuple[str, ...] = ("alive", "down", "dead")
+STATE_WORDS: dict[str, Message] = {
+    "alive": word("alive"),
+    "down": word("down"),
+    "dead": word("dead"),
+}
+# Food and water in a sentence ("has food again", "day 2 without water").
+SUPPLY_WORDS: dict[str, Message] = {"food": word("food"), "water": word("water")}
 
 # Ruling G-1: the campaign clock counts minutes.
 HOUR = 60
@@ -51,10 +84,11 @@ SLEEP_PERIODS_KEPT = 50  # project ruling OS-P17
 MAX_NIGHTS_WITHOUT_SLEEP = 1000  # project ruling OS-P17
 # Project ruling OS-P17: why a character goes without sleep, as the referee marks it.
 WITHOUT_SLEEP_REASONS: dict[str, str] = {
-    "on_watch": "on watch all night",
-    "forced_march": "on a forced march",
-    "other": "kept awake",
+    "on_watch": word("on watch all night"),
+    "forced_march": word("on a forced march"),
+    "other": word("kept awake"),
 }
+AWAKE = word("awake")
 DRUNK_DEXTERITY = -2  # ruling OS-9
 DRUNK_SAVES = -2  # ruling OS-9
 NOT_RESTING_DISEASE_PENALTY = -2  # ruling OS-6
@@ -124,7 +158,7 @@ DICE_PATTERN = expression_pattern(max_count=999, max_sides=999)
 
 EFFECT_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "description": (
+    "description": word(
         "What happens: none; death; damage (a fixed amount or dice, through the damage "
         "rules of OS-4); ability_loss (points per ability, temporary unless permanent); "
         "sleep (unconscious for some hours)."
@@ -171,11 +205,15 @@ CRITICAL_ENTRY_SCHEMA: dict[str, Any] = {
             "type": ["integer", "null"],
             "minimum": -1000,
             "maximum": 10000,
-            "description": "Highest roll of the range; null: this roll and every higher one.",
+            "description": word("Highest roll of the range; null: this roll and every higher one."),
         },
         "description": {"type": "string", "minLength": 1, "maxLength": 500},
         "effect": {"anyOf": [{"type": "null"}, EFFECT_SCHEMA]},
-        "source": {"type": "string", "maxLength": 200, "description": "Where the entry is from."},
+        "source": {
+            "type": "string",
+            "maxLength": 200,
+            "description": word("Where the entry is from."),
+        },
     },
     "required": ["min", "max", "description"],
     "additionalProperties": False,
@@ -361,7 +399,7 @@ def _closed(properties: dict[str, Any]) -> dict[str, Any]:
 DISEASE_ENTRY_SCHEMA: dict[str, Any] = _closed(
     {
         "name": {"type": "string", "minLength": 1, "maxLength": 100},
-        "contracted_at": _int(0, 2**53, "Campaign minute the disease was contracted."),
+        "contracted_at": _int(0, 2**53, word("Campaign minute the disease was contracted.")),
         "incubation_minutes": DISEASE_SCHEMA["properties"]["incubation_minutes"],
         "interval_minutes": DISEASE_SCHEMA["properties"]["interval_minutes"],
         "saves_total": _int(1, 10_000_000),
@@ -370,38 +408,45 @@ DISEASE_ENTRY_SCHEMA: dict[str, Any] = _closed(
         "effect": EFFECT_SCHEMA,
         "hidden": {
             "type": "boolean",
-            "description": "Known to the referee only until its first save (ruling G-4).",
+            "description": word("Known to the referee only until its first save (ruling G-4)."),
         },
     }
 )
 
 _ability_fields: dict[str, Any] = {}
 for _ability in ABILITIES:
-    _ability_fields[_ability] = _int(0, 18, f"Current {_ability} (ruling OS-1).")
-    _ability_fields[f"max_{_ability}"] = _int(0, 18, f"Maximum {_ability} (ruling OS-1).")
+    _named = ABILITY_WORDS[_ability]
+    _ability_fields[_ability] = _int(0, 18, say("Current {ability} (ruling OS-1).", ability=_named))
+    _ability_fields[f"max_{_ability}"] = _int(
+        0, 18, say("Maximum {ability} (ruling OS-1).", ability=_named)
+    )
 
 _save_fields: dict[str, Any] = {
-    f"save_{category}": _int(1, 30, f"Save target vs {SAVE_NAMES[category]} (ruling OS-3).")
+    f"save_{category}": _int(
+        1, 30, say("Save target vs {save} (ruling OS-3).", save=SAVE_NAMES[category])
+    )
     for category in SAVE_CATEGORIES
 }
 
 SHEET_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "title": "Old school character sheet (rulings OS-1..OS-10)",
+    "title": word("Old school character sheet (rulings OS-1..OS-10)"),
     **_closed(
         {
             **_ability_fields,
-            "level": _int(1, 50, "Level, or hit dice for an NPC (ruling OS-2)."),
+            "level": _int(1, 50, word("Level, or hit dice for an NPC (ruling OS-2).")),
             "race": {"enum": list(RACES)},
-            "age": _int(0, 100_000, "Age in years (ruling OS-5)."),
-            "birthdays": _int(0, 100_000, "Yearly birthday effects applied so far."),
-            "wounds": _int(-1_000_000, 1_000_000, "Current wounds (ruling OS-4)."),
+            "age": _int(0, 100_000, word("Age in years (ruling OS-5).")),
+            "birthdays": _int(0, 100_000, word("Yearly birthday effects applied so far.")),
+            "wounds": _int(-1_000_000, 1_000_000, word("Current wounds (ruling OS-4).")),
             "max_wounds": _int(1, 1_000_000),
             **_save_fields,
             "state": {"enum": list(STATES)},
             "resting": {
                 "type": "boolean",
-                "description": "At rest now: disease saves are at -2 otherwise (ruling OS-6).",
+                "description": word(
+                    "At rest now: disease saves are at -2 otherwise (ruling OS-6)."
+                ),
             },
             "conditions": _closed(
                 {
@@ -410,8 +455,8 @@ SHEET_SCHEMA: dict[str, Any] = {
                     "drunk": {"type": "boolean"},
                     "drunk_until": _MINUTE_OR_NULL,
                     "sleep_deprived_days": _COUNT,
-                    "starving": {"type": "boolean", "description": "Food is lacking (OS-7)."},
-                    "thirsty": {"type": "boolean", "description": "Water is lacking (OS-7)."},
+                    "starving": {"type": "boolean", "description": word("Food is lacking (OS-7).")},
+                    "thirsty": {"type": "boolean", "description": word("Water is lacking (OS-7).")},
                 }
             ),
             "privation": _closed(
@@ -422,7 +467,9 @@ SHEET_SCHEMA: dict[str, Any] = {
                     "thirst_checks": _COUNT,
                     "thirst_failures": _int(0, THIRST_FAILURES_TO_DIE),
                     "constitution_lost": _int(
-                        0, 18, "Constitution lost to hunger or thirst (recovers twice as fast)."
+                        0,
+                        18,
+                        word("Constitution lost to hunger or thirst (recovers twice as fast)."),
                     ),
                 }
             ),
@@ -430,18 +477,22 @@ SHEET_SCHEMA: dict[str, Any] = {
                 **_closed(
                     {
                         "windows": _COUNT,
-                        "hours": _int(0, 10_000, "Hours slept in the current 24-hour window."),
+                        "hours": _int(
+                            0, 10_000, word("Hours slept in the current 24-hour window.")
+                        ),
                     }
                 ),
                 # Project ruling OS-P17. Optional: older sheets have neither.
                 "properties": {
                     "windows": _COUNT,
-                    "hours": _int(0, 10_000, "Hours slept in the current 24-hour window."),
+                    "hours": _int(0, 10_000, word("Hours slept in the current 24-hour window.")),
                     "periods": {
                         "type": "array",
                         "maxItems": SLEEP_PERIODS_KEPT,
-                        "description": "Logged sleeps [from, to) in campaign minutes not yet "
-                        "credited to a closed window.",
+                        "description": word(
+                            "Logged sleeps [from, to) in campaign minutes not yet "
+                            "credited to a closed window."
+                        ),
                         "items": {
                             "type": "array",
                             "items": _int(0, 2**53),
@@ -450,7 +501,9 @@ SHEET_SCHEMA: dict[str, Any] = {
                         },
                     },
                     "without": _int(
-                        0, MAX_NIGHTS_WITHOUT_SLEEP, "Windows marked without sleep, still to come."
+                        0,
+                        MAX_NIGHTS_WITHOUT_SLEEP,
+                        word("Windows marked without sleep, still to come."),
                     ),
                     "without_reason": {"type": "string", "maxLength": 100},
                 },
@@ -465,15 +518,15 @@ SHEET_SCHEMA: dict[str, Any] = {
             "diseases": {"type": "array", "items": DISEASE_ENTRY_SCHEMA, "maxItems": 100},
             "modifiers": _closed(
                 {
-                    ability: _int(-3, 3, "Modifier of the score in play (OS-1, OS-9).")
+                    ability: _int(-3, 3, word("Modifier of the score in play (OS-1, OS-9)."))
                     for ability in ABILITIES
                 }
             ),
             "penalties": _closed(
                 {
-                    "rolls": _int(-10_000_000, 0, "All rolls (sleep deprivation, OS-8)."),
-                    "percentile": _int(-100_000_000, 0, "Percentile rolls (OS-8)."),
-                    "saves": _int(-10_000_000, 0, "Saves (OS-8 and drunkenness, OS-9)."),
+                    "rolls": _int(-10_000_000, 0, word("All rolls (sleep deprivation, OS-8).")),
+                    "percentile": _int(-100_000_000, 0, word("Percentile rolls (OS-8).")),
+                    "saves": _int(-10_000_000, 0, word("Saves (OS-8 and drunkenness, OS-9).")),
                 }
             ),
         }
@@ -488,7 +541,7 @@ CRITICAL_INJURIES_KEPT = 50
 # recovering Constitution gives back only what was really lost. Optional: older sheets
 # have none (read as 0).
 SHEET_SCHEMA["properties"]["wounds_withheld"] = _int(
-    0, 1_000_000, "Maximum wounds a Constitution loss could not take (ruling OS-P2)."
+    0, 1_000_000, word("Maximum wounds a Constitution loss could not take (ruling OS-P2).")
 )
 # Project ruling OS-P21: the d6 of each level gained (OS-P18), oldest first, so that a
 # Constitution change moves each such level's wounds as its own roll says. Optional: older
@@ -498,7 +551,7 @@ SHEET_SCHEMA["properties"]["level_dice"] = {
     "type": "array",
     "maxItems": LEVELS_KEPT,
     "items": {"type": "integer", "minimum": 1, "maximum": 6},
-    "description": "The d6 rolled for each level gained (ruling OS-P21).",
+    "description": word("The d6 rolled for each level gained (ruling OS-P21)."),
 }
 SHEET_SCHEMA["properties"]["critical_injuries"] = {
     "type": "array",
@@ -508,7 +561,7 @@ SHEET_SCHEMA["properties"]["critical_injuries"] = {
         "properties": {
             "roll": {"type": "integer"},
             "description": {"type": "string", "maxLength": 500},
-            "at": {"type": "integer", "minimum": 0, "description": "Campaign minute."},
+            "at": {"type": "integer", "minimum": 0, "description": word("Campaign minute.")},
         },
         "required": ["roll", "description", "at"],
         "additionalProperties": False,
@@ -580,4 +633,85 @@ EFFECT_PAYLOADS: dict[str, dict[str, Any]] = {
             "n": _int(1, 10_000_000),
         }
     ),
+}
+
+
+# -- words ------------------------------------------------------------------------------------
+
+# What a critical injury's or a poison's effect comes from ("dies (poison)").
+CRITICAL_INJURY = word("critical injury")
+POISON = word("poison")
+
+# What a character who is dead cannot do, by what the action does (its refusal, 409).
+DEAD_CANNOT: dict[str, Message] = {
+    "gain a level": word("The character is dead and cannot gain a level."),
+    "take damage": word("The character is dead and cannot take damage."),
+    "be healed": word("The character is dead and cannot be healed."),
+    "lose ability points": word("The character is dead and cannot lose ability points."),
+    "save": word("The character is dead and cannot save."),
+    "be exposed to a disease": word("The character is dead and cannot be exposed to a disease."),
+    "contract a disease": word("The character is dead and cannot contract a disease."),
+    "be cured": word("The character is dead and cannot be cured."),
+    "be poisoned": word("The character is dead and cannot be poisoned."),
+    "drink": word("The character is dead and cannot drink."),
+    "fall": word("The character is dead and cannot fall."),
+    "search": word("The character is dead and cannot search."),
+    "rest": word("The character is dead and cannot rest."),
+    "eat or drink": word("The character is dead and cannot eat or drink."),
+    "sleep": word("The character is dead and cannot sleep."),
+    "go without sleep": word("The character is dead and cannot go without sleep."),
+    "age": word("The character is dead and cannot age."),
+}
+UNCONSCIOUS_CANNOT: dict[str, Message] = {
+    "drink": word("The character is unconscious and cannot drink."),
+    "sleep": word("The character is unconscious and cannot sleep."),
+    "search": word("The character is unconscious and cannot search."),
+}
+DOWN_CANNOT: dict[str, Message] = {
+    "search": word("The character is down and cannot search."),
+}
+
+# A scheduled effect's kind in words ("nothing happens (sleep window): ...").
+EFFECT_WORDS: dict[str, Message] = {
+    "birthday": word("birthday"),
+    "sleep_window": word("sleep window"),
+    "wake_up": word("wake up"),
+    "sober_up": word("sober up"),
+    "starvation_check": word("starvation check"),
+    "thirst_check": word("thirst check"),
+    "disease_save": word("disease save"),
+}
+
+# The sheet's fields in words (rules.engine.text.field_words: a correction's refusal).
+FIELD_WORDS: dict[str, Message] = {
+    **ABILITY_WORDS,
+    "max_strength": word("max strength"),
+    "max_dexterity": word("max dexterity"),
+    "max_constitution": word("max constitution"),
+    "max_intelligence": word("max intelligence"),
+    "max_wisdom": word("max wisdom"),
+    "max_charisma": word("max charisma"),
+    "level": word("level"),
+    "race": word("race"),
+    "age": word("age"),
+    "birthdays": word("birthdays"),
+    "wounds": word("wounds"),
+    "max_wounds": word("max wounds"),
+    "save_poison": word("save poison"),
+    "save_wands": word("save wands"),
+    "save_paralysis": word("save paralysis"),
+    "save_breath": word("save breath"),
+    "save_spells": word("save spells"),
+    "state": word("state"),
+    "resting": word("resting"),
+    "conditions": word("conditions"),
+    "privation": word("privation"),
+    "sleep": word("sleep"),
+    "rest": word("rest"),
+    "diseases": word("diseases"),
+    "modifiers": word("modifiers"),
+    "penalties": word("penalties"),
+    "wounds_withheld": word("wounds withheld"),
+    "level_dice": word("level dice"),
+    "critical_injuries": word("critical injuries"),
 }

@@ -33,6 +33,10 @@ from rules.engine.odds import (
     grouped,
 )
 from rules.engine.rulesets.old_school import data
+from rules.engine.words import Message, say, say_plural, word
+
+SEARCH_CHANCE = word("the search chance")
+DIES = word("Dies")
 
 
 class OldSchoolRules(Protocol):
@@ -49,12 +53,18 @@ class OldSchoolRules(Protocol):
 def refuse_referee_param(params: Params, context: Context, key: str, what: str) -> None:
     """Only the referee sets ``key`` (a chance, a DC): a player's request naming it is refused."""
     if key in params and not context.by_referee:
-        raise RuleError(f"only the referee sets {what}")
+        raise RuleError(say("only the referee sets {what}", what=what))
+
+
+def bad_dice(source: str, error: DiceError) -> Message:
+    """The refusal of an effect's damage dice that cannot be rolled."""
+    why = error.args[0] if error.args and isinstance(error.args[0], str) else str(error)
+    return say("bad damage dice for {source}: {error}", source=source, error=why)
 
 
 def _alive(sheet: Mapping[str, Any], doing: str) -> None:
     if sheet["state"] == "dead":
-        raise ActionBlocked(f"The character is dead and cannot {doing}.")
+        raise ActionBlocked(data.DEAD_CANNOT[doing])
 
 
 def save_chance(sheet: Mapping[str, Any], category: str, extra: int, penalty: int) -> Fraction:
@@ -71,10 +81,12 @@ def save(sheet: Sheet, params: Params, penalty: int) -> Odds:
     _alive(sheet, "save")
     category = str(params["category"])
     chance = save_chance(sheet, category, int(params.get("modifier", 0)), penalty)
-    note = (
-        f"Save vs {category}: d20 with every modifier in force against {sheet[f'save_{category}']}."
+    note = say(
+        "Save vs {category}: d20 with every modifier in force against {target}.",
+        category=data.SAVE_WORDS[category],
+        target=sheet[f"save_{category}"],
     )
-    return _pass_fail("save", chance, "Passes the save", "Fails the save", note)
+    return _pass_fail("save", chance, word("Passes the save"), word("Fails the save"), note)
 
 
 def expose_disease(sheet: Sheet, params: Params, penalty: int) -> Odds:
@@ -83,9 +95,9 @@ def expose_disease(sheet: Sheet, params: Params, penalty: int) -> Odds:
     return _pass_fail(
         "expose_disease",
         chance,
-        "Resists the disease",
-        f"Catches {params['disease']}",
-        "The referee rolls this save vs poison in secret.",
+        word("Resists the disease"),
+        say("Catches {disease}", disease=params["disease"]),
+        word("The referee rolls this save vs poison in secret."),
     )
 
 
@@ -104,33 +116,41 @@ def poison(
                     _scores(sheet),
                 )
             except DiceError as error:  # as the action refuses it
-                raise RuleError(f"bad damage dice for poison: {error}") from None
+                raise RuleError(bad_dice(data.POISON, error)) from None
             except TooManyPaths:
                 raise OddsUnavailable(
-                    "The odds of damage dice with this many totals are not computed yet."
+                    word("The odds of damage dice with this many totals are not computed yet.")
                 ) from None
-            return grouped("poison", weighted, notes=(f"{effect['dice']} damage, no save.",))
+            note = say("{dice} damage, no save.", dice=str(effect["dice"]))
+            return grouped("poison", weighted, notes=(note,))
         return ruleset.odds_by_walking(sheet, "poison", params, context)
     chance = save_chance(sheet, "poison", int(params.get("modifier", 0)), penalty)
     effect = params.get("effect", {"type": "death"})
-    failed = "Fails the save and dies" if effect["type"] == "death" else "Fails the save"
-    return _pass_fail("poison", chance, "Passes the save: no effect", failed, "Save vs poison.")
+    failed = (
+        word("Fails the save and dies") if effect["type"] == "death" else word("Fails the save")
+    )
+    return _pass_fail(
+        "poison", chance, word("Passes the save: no effect"), failed, word("Save vs poison.")
+    )
 
 
 def search(ruleset: OldSchoolRules, sheet: Sheet, params: Params, context: Context) -> Odds:
     """Ruling OS-9: 1 in 6 (or the referee's chance), less a point a day without sleep."""
     _alive(sheet, "search")
     if sheet["conditions"]["unconscious"]:
-        raise ActionBlocked("The character is unconscious and cannot search.")
+        raise ActionBlocked(data.UNCONSCIOUS_CANNOT["search"])
     if sheet["state"] == "down":
-        raise ActionBlocked("The character is down and cannot search.")
-    refuse_referee_param(params, context, "chance", "the search chance")
+        raise ActionBlocked(data.DOWN_CANNOT["search"])
+    refuse_referee_param(params, context, "chance", SEARCH_CHANCE)
     effective = int(params.get("chance", 1)) - int(sheet["conditions"]["sleep_deprived_days"])
     found = Fraction(min(max(effective, 0), 6), 6)
     return grouped(
         "search",
-        [("found", "Finds anything hidden there", found), ("nothing", "Finds nothing", 1 - found)],
-        notes=(f"{max(effective, 0)} in 6.",),
+        [
+            ("found", word("Finds anything hidden there"), found),
+            ("nothing", word("Finds nothing"), 1 - found),
+        ],
+        notes=(say("{chance} in 6.", chance=max(effective, 0)),),
     )
 
 
@@ -158,10 +178,10 @@ def _positive_damage(effect: Mapping[str, Any]) -> Fraction:
     try:
         die = expression_die(str(effect["dice"]))
     except DiceError as error:  # as the action refuses it
-        raise RuleError(f"bad damage dice for critical injury: {error}") from None
+        raise RuleError(bad_dice(data.CRITICAL_INJURY, error)) from None
     except TooManyPaths:
         raise OddsUnavailable(
-            "The odds of a critical injury with this many damage totals are not computed yet."
+            word("The odds of a critical injury with this many damage totals are not computed yet.")
         ) from None
     return chance_at_least(die, 1)
 
@@ -198,27 +218,28 @@ def _critical_rows(table_key: str, below: int, scores: tuple[int, ...]) -> Rows:
             if entry["min"] <= roll and (entry["max"] is None or roll <= entry["max"])
         ]
         if not found:
-            rows.append(("critical:none", "Down, no entry on the critical table", face))
+            rows.append(("critical:none", word("Down, no entry on the critical table"), face))
             continue
         index, entry = found[0]
         kills = _kills(entry.get("effect") or {}, scores)
         if kills:
-            rows.append(("dead", "Dies", face * kills))
+            rows.append(("dead", DIES, face * kills))
         if kills != 1:
             described = str(entry["description"]).rstrip(".")
-            rows.append((f"critical:{index}", f"Down: {described}", face * (1 - kills)))
+            label = say("Down: {description}", description=described)
+            rows.append((f"critical:{index}", label, face * (1 - kills)))
     return tuple(rows)
 
 
 def _after_damage(before: int, amount: int, table_key: str, scores: tuple[int, ...]) -> Rows:
     """What ``amount`` damage leaves from ``before`` wounds: (key, label, chance)."""
     if before < 0:
-        return (("dead", "Dies", Fraction(1)),)  # any damage below 0 kills (OS-4)
+        return (("dead", DIES, Fraction(1)),)  # any damage below 0 kills (OS-4)
     after = before - amount
     if after > 0:
-        return (("standing", "Keeps standing", Fraction(1)),)
+        return (("standing", word("Keeps standing"), Fraction(1)),)
     if after == 0:
-        return (("down", "Down at 0 wounds, out for 1d6 hours", Fraction(1)),)
+        return (("down", word("Down at 0 wounds, out for 1d6 hours"), Fraction(1)),)
     return _critical_rows(table_key, -after, scores)
 
 
@@ -246,7 +267,7 @@ def dice_damage(
         after = (
             _after_damage(before, int(amount), table_key, scores)
             if amount > 0
-            else (("unhurt", "No damage", Fraction(1)),)
+            else (("unhurt", word("No damage"), Fraction(1)),)
         )
         for key, label, chance in after:
             totals[key] = totals.get(key, Fraction(0)) + quantity * chance
@@ -259,11 +280,11 @@ def fall(ruleset: OldSchoolRules, sheet: Sheet, params: Params, context: Context
     _alive(sheet, "fall")
     count = min(int(params["feet"]) // 10, data.MAX_FALL_DICE)
     if count == 0:
-        return grouped("fall", [("standing", "Less than 10 feet: no damage", Fraction(1))])
+        return grouped("fall", [("standing", word("Less than 10 feet: no damage"), Fraction(1))])
     weighted = dice_damage(
         int(sheet["wounds"]), f"{count}d6", _table_key(ruleset, context), _scores(sheet)
     )
-    return grouped("fall", weighted, notes=(f"{count}d6 damage.",))
+    return grouped("fall", weighted, notes=(say("{count}d6 damage.", count=count),))
 
 
 # -- magical aging: every aging save at once, a random ability lost per failure (OS-5) ------
@@ -331,17 +352,28 @@ def _aging_odds(
         ways = failures[f] * survivals[f] * 6 ** (most - f)
         alive += ways
         label = (
-            "Passes every save"
+            word("Passes every save")
             if f == 0
-            else f"Loses {f} point{'s' if f > 1 else ''} of ability for good"
+            else say_plural(
+                "Loses {count} point of ability for good",
+                "Loses {count} points of ability for good",
+                f,
+            )
         )
         weighted.append((f"lost:{f}", label, Fraction(ways, denominator)))
     dead = Fraction(denominator - alive, denominator)
-    weighted.append(("dead", "Dies: an ability falls to 0", dead))
-    shown = ", ".join(f"{count} at {band:+d}" for band, count in bands)
-    note = (
-        f"{saves} aging save{'s' if saves > 1 else ''} vs paralysis against {target} "
-        f"({shown}); each failure costs a random ability a point."
+    weighted.append(("dead", word("Dies: an ability falls to 0"), dead))
+    shown = [
+        say("{count} at {penalty}", count=count, penalty=f"{band:+d}") for band, count in bands
+    ]
+    note = say_plural(
+        "{count} aging save vs paralysis against {target} ({bands}); each failure costs a "
+        "random ability a point.",
+        "{count} aging saves vs paralysis against {target} ({bands}); each failure costs a "
+        "random ability a point.",
+        saves,
+        target=target,
+        bands=shown,
     )
     return grouped("magical_aging", weighted, notes=(note,))
 
@@ -355,9 +387,11 @@ def magical_aging(sheet: Sheet, params: Params, penalty: int) -> Odds:
     """
     _alive(sheet, "age")
     if data.AGING[sheet["race"]] is None:
-        return grouped("magical_aging", [("lost:0", "Elves do not age: no saves", Fraction(1))])
+        elves = word("Elves do not age: no saves")
+        return grouped("magical_aging", [("lost:0", elves, Fraction(1))])
     bands = _aging_bands(str(sheet["race"]), int(sheet["age"]), int(params["years"]))
     if not bands:
-        return grouped("magical_aging", [("lost:0", "No aging save falls due", Fraction(1))])
+        none_due = word("No aging save falls due")
+        return grouped("magical_aging", [("lost:0", none_due, Fraction(1))])
     scores = tuple(int(sheet[ability]) for ability in data.ABILITIES)
     return _aging_odds(bands, int(sheet["save_paralysis"]), penalty, scores)

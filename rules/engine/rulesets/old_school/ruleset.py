@@ -36,6 +36,8 @@ from rules.engine.odds import Odds
 from rules.engine.rulesets.old_school import data, odds
 from rules.engine.rulesets.old_school.data import (
     ABILITIES,
+    ABILITY_TITLES,
+    ABILITY_WORDS,
     AGING,
     CRITICAL_TABLE_SCHEMA,
     DAY,
@@ -43,6 +45,8 @@ from rules.engine.rulesets.old_school.data import (
     DISEASE_TABLE_SCHEMA,
     HOUR,
     SAVE_CATEGORIES,
+    SAVE_WORDS,
+    SUPPLY_WORDS,
     TURN,
     YEAR,
     modifier,
@@ -50,6 +54,7 @@ from rules.engine.rulesets.old_school.data import (
 from rules.engine.text import clock_text
 from rules.engine.turn import Turn
 from rules.engine.validation import validate
+from rules.engine.words import Message, say, say_plural, word
 
 # Sheet fields the engine keeps itself: set by actions and effects, never at creation.
 MANAGED_FIELDS: tuple[str, ...] = (
@@ -72,24 +77,27 @@ OPTIONS_SCHEMA: dict[str, Any] = options_schema(
         "hostile_place": {  # ruling OS-10
             "type": "boolean",
             "default": False,
-            "title": "Hostile place",
-            "description": "The party is in a dungeon or a place as hostile: rests recover "
-            "nothing.",
+            "title": word("Hostile place"),
+            "description": word(
+                "The party is in a dungeon or a place as hostile: rests recover nothing."
+            ),
         },
         "drunk_hours": {  # project ruling OS-P6
             "type": "integer",
             "minimum": 1,
             "maximum": 72,
             "default": 4,
-            "title": "Hours drunk",
-            "description": "How long drunkenness lasts when the referee does not say.",
+            "title": word("Hours drunk"),
+            "description": word("How long drunkenness lasts when the referee does not say."),
         },
         "track_sleep": {  # project ruling OS-P8
             "type": "boolean",
             "default": True,
-            "title": "Track sleep",
-            "description": "Missed sleep adds deprivation; off, the daily sleep window "
-            "still passes but adds none.",
+            "title": word("Track sleep"),
+            "description": word(
+                "Missed sleep adds deprivation; off, the daily sleep window still passes but "
+                "adds none."
+            ),
         },
     }
 )
@@ -98,22 +106,22 @@ _DISEASE_NAME: dict[str, Any] = {
     "type": "string",
     "minLength": 1,
     "maxLength": 100,
-    "description": "The name of a disease in the campaign's disease table.",
+    "description": word("The name of a disease in the campaign's disease table."),
 }
 _MODIFIER: dict[str, Any] = {
     "type": "integer",
     "minimum": -20,
     "maximum": 20,
     "default": 0,
-    "description": "The referee's situational modifier to the save.",
+    "description": word("The referee's situational modifier to the save."),
 }
 
 
 def _supplies_schema() -> dict[str, Any]:
     schema = params_schema(
         {
-            "food": {"type": "boolean", "description": "Unticked: food is lacking (OS-7)."},
-            "water": {"type": "boolean", "description": "Unticked: water is lacking (OS-7)."},
+            "food": {"type": "boolean", "description": word("Unticked: food is lacking (OS-7).")},
+            "water": {"type": "boolean", "description": word("Unticked: water is lacking (OS-7).")},
         }
     )
     schema["minProperties"] = 1
@@ -123,22 +131,26 @@ def _supplies_schema() -> dict[str, Any]:
 ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(
         "damage",
-        "Take damage",
+        word("Take damage"),
         params_schema({"amount": {"type": "integer", "minimum": 1, "maximum": 1000}}, ("amount",)),
         who="referee",
-        description="Wounds drop; falling below 0 means a critical injury roll, and once below 0 "
-        "any further damage kills (OS-4).",
+        description=word(
+            "Wounds drop; falling below 0 means a critical injury roll, and once below 0 "
+            "any further damage kills (OS-4)."
+        ),
     ),
     ActionSpec(
         "heal",
-        "Heal wounds",
+        word("Heal wounds"),
         params_schema({"amount": {"type": "integer", "minimum": 1, "maximum": 1000}}, ("amount",)),
         who="referee",
-        description="Magical or other healing the referee grants, never above maximum (OS-10).",
+        description=word(
+            "Magical or other healing the referee grants, never above maximum (OS-10)."
+        ),
     ),
     ActionSpec(
         "ability_loss",
-        "Lose ability points",
+        word("Lose ability points"),
         params_schema(
             {
                 "ability": {"enum": list(ABILITIES)},
@@ -148,11 +160,13 @@ ACTIONS: tuple[ActionSpec, ...] = (
             ("ability", "amount"),
         ),
         who="referee",
-        description="Temporary loss lowers the current score, permanent the maximum too (OS-1).",
+        description=word(
+            "Temporary loss lowers the current score, permanent the maximum too (OS-1)."
+        ),
     ),
     ActionSpec(
         "save",
-        "Saving throw",
+        word("Saving throw"),
         params_schema(
             {
                 "category": {"enum": list(SAVE_CATEGORIES)},
@@ -160,86 +174,92 @@ ACTIONS: tuple[ActionSpec, ...] = (
                 "reason": {
                     "type": "string",
                     "maxLength": 100,
-                    "description": "What the save is for, shown in the roll's label.",
+                    "description": word("What the save is for, shown in the roll's label."),
                 },
             },
             ("category",),
         ),
-        description="d20 + modifiers against the sheet's target (OS-3, G-5).",
+        description=word("d20 + modifiers against the sheet's target (OS-3, G-5)."),
     ),
     ActionSpec(
         "expose_disease",
-        "Expose to a disease",
+        word("Expose to a disease"),
         params_schema({"disease": _DISEASE_NAME, "modifier": _MODIFIER}, ("disease",)),
         who="referee",
-        description="The referee's hidden save vs poison; a failure contracts it (OS-6, G-4).",
+        description=word(
+            "The referee's hidden save vs poison; a failure contracts it (OS-6, G-4)."
+        ),
     ),
     ActionSpec(
         "contract_disease",
-        "Contract a disease",
+        word("Contract a disease"),
         params_schema(
             {
                 "disease": _DISEASE_NAME,
                 "hidden": {
                     "type": "boolean",
                     "default": True,
-                    "description": "Keep it from the player until its first save (G-4).",
+                    "description": word("Keep it from the player until its first save (G-4)."),
                 },
             },
             ("disease",),
         ),
         who="referee",
-        description="The character catches the disease with no exposure save (OS-6).",
+        description=word("The character catches the disease with no exposure save (OS-6)."),
     ),
     ActionSpec(
         "cure_disease",
-        "Cure a disease",
+        word("Cure a disease"),
         params_schema({"disease": _DISEASE_NAME}, ("disease",)),
         who="referee",
-        description="Ends an active disease: its remaining saves are cancelled.",
+        description=word("Ends an active disease: its remaining saves are cancelled."),
     ),
     ActionSpec(
         "poison",
-        "Poison or drug",
+        word("Poison or drug"),
         params_schema(
             {
                 "save": {
                     "type": "boolean",
                     "default": True,
-                    "description": "No save when a drug is taken on purpose.",
+                    "description": word("No save when a drug is taken on purpose."),
                 },
                 "modifier": _MODIFIER,
                 "effect": data.EFFECT_SCHEMA,
             }
         ),
         who="referee",
-        description="Save vs poison or suffer the effect, death unless the referee says otherwise.",
+        description=word(
+            "Save vs poison or suffer the effect, death unless the referee says otherwise."
+        ),
     ),
     ActionSpec(
         "drink",
-        "Drink to excess",
+        word("Drink to excess"),
         params_schema(
             {
                 "hours": {
                     "type": "integer",
                     "minimum": 1,
                     "maximum": 72,
-                    "description": "Hours until sober; referee only (default: campaign option).",
+                    "description": word(
+                        "Hours until sober; referee only (default: campaign option)."
+                    ),
                 }
             }
         ),
-        description="Drunk: -2 Dexterity and -2 to all saves until sober (OS-9).",
+        description=word("Drunk: -2 Dexterity and -2 to all saves until sober (OS-9)."),
     ),
     ActionSpec(
         "fall",
-        "Fall",
+        word("Fall"),
         params_schema({"feet": {"type": "integer", "minimum": 0, "maximum": 10000}}, ("feet",)),
         who="referee",
-        description="1d6 per full 10 feet, at most 20d6 (OS-9).",
+        description=word("1d6 per full 10 feet, at most 20d6 (OS-9)."),
     ),
     ActionSpec(
         "search",
-        "Search for traps and secret mechanisms",
+        word("Search for traps and secret mechanisms"),
         params_schema(
             {
                 "squares": {"type": "integer", "minimum": 1, "maximum": 100},
@@ -247,75 +267,103 @@ ACTIONS: tuple[ActionSpec, ...] = (
                     "type": "integer",
                     "minimum": 1,
                     "maximum": 6,
-                    "description": "In 6; referee only (default 1).",
+                    "description": word("In 6; referee only (default 1)."),
                 },
             },
             ("squares",),
         ),
-        description="1 in 6; one turn (10 minutes) per 10-foot square searched (OS-9).",
+        description=word("1 in 6; one turn (10 minutes) per 10-foot square searched (OS-9)."),
     ),
     ActionSpec(
         "night_rest",
-        "Night's rest",
+        word("Night's rest"),
         params_schema({}),
-        description="1 wound back at half wounds or more; counts as a proper sleep (OS-10).",
+        description=word("1 wound back at half wounds or more; counts as a proper sleep (OS-10)."),
     ),
     ActionSpec(
         "day_rest",
-        "Day of rest",
+        word("Day of rest"),
         params_schema({"bed": {"type": "boolean", "default": False}}),
-        description="1d3 wounds (1 below half), +1 in a bed, ability points back (OS-10).",
+        description=word("1d3 wounds (1 below half), +1 in a bed, ability points back (OS-10)."),
     ),
     ActionSpec(
         "set_supplies",
-        "Food and water",
+        word("Food and water"),
         _supplies_schema(),
         who="referee",
-        description="Mark food or water lacking or restored; daily checks while lacking (OS-7).",
+        description=word(
+            "Mark food or water lacking or restored; daily checks while lacking (OS-7)."
+        ),
     ),
     ActionSpec(
         "sleep",
-        "Sleep",
+        word("Sleep"),
         params_schema({"hours": {"type": "integer", "minimum": 1, "maximum": 24}}, ("hours",)),
-        description="Hours slept in the current 24-hour window (OS-8).",
+        description=word("Hours slept in the current 24-hour window (OS-8)."),
     ),
     ActionSpec(
         "go_without_sleep",
-        "Go without sleep",
+        word("Go without sleep"),
         params_schema(
             {
                 "reason": {
                     "enum": list(data.WITHOUT_SLEEP_REASONS),
                     "default": "on_watch",
-                    "description": "On watch all night, a forced march, or kept awake otherwise.",
+                    "description": word(
+                        "On watch all night, a forced march, or kept awake otherwise."
+                    ),
                 },
                 "nights": {
                     "type": "integer",
                     "minimum": 0,
                     "maximum": data.MAX_NIGHTS_WITHOUT_SLEEP,
                     "default": 1,
-                    "description": "How many nights, this one first; 0 clears the mark.",
+                    "description": word("How many nights, this one first; 0 clears the mark."),
                 },
             }
         ),
         who="referee",
-        description="Characters sleep each night unless marked here; only marked nights can "
-        "bring sleep deprivation (OS-8, OS-P17).",
+        description=word(
+            "Characters sleep each night unless marked here; only marked nights can "
+            "bring sleep deprivation (OS-8, OS-P17)."
+        ),
     ),
     ActionSpec(
         "set_resting",
-        "Resting or not",
+        word("Resting or not"),
         params_schema({"resting": {"type": "boolean"}}, ("resting",)),
-        description="Whether the character is at rest now (disease saves, OS-6).",
+        description=word("Whether the character is at rest now (disease saves, OS-6)."),
     ),
     ActionSpec(
         "magical_aging",
-        "Magical aging",
+        word("Magical aging"),
         params_schema({"years": {"type": "integer", "minimum": 1, "maximum": 1000}}, ("years",)),
         who="referee",
-        description="Ages the character at once, with every aging save due (OS-5).",
+        description=word("Ages the character at once, with every aging save due (OS-5)."),
     ),
 )
+
+
+CRITICAL_INJURY = data.CRITICAL_INJURY
+POISON = data.POISON
+NO_EFFECT = word("the poison has no effect")
+SECRET_NOTE = word("the referee makes a secret note on the character's health")
+HOSTILE_PLACE = word("no recovery in a hostile place (OS-10)")
+NOT_WOUNDED = word("is not wounded")
+DISEASE_TABLE = word("disease table")
+# Project ruling OS-P10: a day without food or water (starving, thirsty) is no day of rest.
+NO_DAY_OF_REST: dict[tuple[bool, bool], Message] = {
+    (True, False): word("without food it is no day of rest: no recovery"),
+    (False, True): word("without water it is no day of rest: no recovery"),
+    (True, True): word("without food and water it is no day of rest: no recovery"),
+}
+
+
+def ability_change(ability: str, before: int, after: int) -> Message:
+    """ "Strength 10 -> 9": a score's change in a summary."""
+    return say(
+        "{ability} {before} -> {after}", ability=ABILITY_TITLES[ability], before=before, after=after
+    )
 
 
 def save_penalty(sheet: Mapping[str, Any]) -> int:
@@ -409,12 +457,30 @@ class _Turn(Turn):
         target = int(self.sheet[f"save_{category}"])
         bonus = extra + save_penalty(self.sheet)
         expression = "1d20" if bonus == 0 else f"1d20{bonus:+d}"
-        label = f"save vs {category} ({reason})" if reason else f"save vs {category}"
+        named = SAVE_WORDS[category]
+        label = (
+            say("save vs {category} ({reason})", category=named, reason=reason)
+            if reason
+            else say("save vs {category}", category=named)
+        )
         roll = self.dice.roll(expression, label, hidden=hidden)
         passed = roll.total >= target
         shown = f"{roll.dice[0]}{bonus:+d}={roll.total}" if bonus else str(roll.total)
-        verdict = "passes" if passed else "fails"
-        return passed, f"save vs {category} {shown} vs {target} {verdict}"
+        if passed:
+            said = say(
+                "save vs {category} {roll} vs {target} passes",
+                category=named,
+                roll=shown,
+                target=target,
+            )
+        else:
+            said = say(
+                "save vs {category} {roll} vs {target} fails",
+                category=named,
+                roll=shown,
+                target=target,
+            )
+        return passed, said
 
     # -- state changes --------------------------------------------------------------------
     def die(self, why: str) -> None:
@@ -425,12 +491,12 @@ class _Turn(Turn):
         self.effects.clear()  # a dead character waits for nothing
         self.sheet["state"] = "dead"
         self.sheet["resting"] = False
-        self.note(f"dies ({why})", loud=True)
+        self.note(say("dies ({why})", why=why), loud=True)
 
     def end_rest(self) -> None:
         """Project ruling OS-P10: strenuous events end resting and the week of rest."""
         if self.sheet["resting"]:
-            self.note("is no longer resting")
+            self.note(word("is no longer resting"))
         self.sheet["resting"] = False
         self.sheet["rest"]["streak_days"] = 0
 
@@ -442,17 +508,38 @@ class _Turn(Turn):
         if hours is None:
             if conditions["unconscious"]:
                 return  # already out: the wake-up already scheduled stands
-            hours = self.dice.roll("1d6", "hours until waking").total
+            hours = self.dice.roll("1d6", word("hours until waking")).total
         until = self.clock + hours * HOUR
         if conditions["unconscious"] and conditions["unconscious_until"] >= until:
-            self.note(f"stays unconscious until {clock_text(conditions['unconscious_until'])}")
+            self.note(
+                say(
+                    "stays unconscious until {time}",
+                    time=clock_text(conditions["unconscious_until"]),
+                )
+            )
             return
         if conditions["unconscious"]:
             self.cancel(f"wake_up:{conditions['unconscious_until']}")
         conditions["unconscious"] = True
         conditions["unconscious_until"] = until
         self.schedule("wake_up", hours * HOUR, {"until": until}, f"wake_up:{until}")
-        self.note(f"falls unconscious{why} and will wake after {hours} hours")
+        if why:
+            self.note(
+                say_plural(
+                    "falls unconscious ({why}) and will wake after {count} hours",
+                    "falls unconscious ({why}) and will wake after {count} hours",
+                    hours,
+                    why=why,
+                )
+            )
+        else:
+            self.note(
+                say_plural(
+                    "falls unconscious and will wake after {count} hours",
+                    "falls unconscious and will wake after {count} hours",
+                    hours,
+                )
+            )
 
     def wake(self, why: str) -> None:
         conditions = self.conditions
@@ -470,38 +557,66 @@ class _Turn(Turn):
         sheet = self.sheet
         if sheet["wounds"] <= 0 and sheet["state"] == "alive":
             sheet["state"] = "down"
-            self.note(f"is down at {sheet['wounds']} wounds")
+            self.note(say("is down at {wounds} wounds", wounds=sheet["wounds"]))
             self.knock_out()  # project ruling OS-P3
         elif sheet["wounds"] > 0 and sheet["state"] == "down":
             sheet["state"] = "alive"
-            self.note("is back above 0 wounds and can stand again")
+            self.note(word("is back above 0 wounds and can stand again"))
 
-    def take_damage(self, amount: int, cause: str = "") -> None:
-        """Ruling OS-4."""
+    def take_damage(self, amount: int, source: str = "") -> None:
+        """Ruling OS-4; ``source`` names where the damage comes from (a poison...)."""
         sheet = self.sheet
         if self.dead:
-            self.note("is already dead")
+            self.note(word("is already dead"))
             return
         self.end_rest()
         before = int(sheet["wounds"])
         sheet["wounds"] = before - amount
         if before < 0:
-            self.note(f"takes {amount} damage{cause} while below 0 wounds")
-            self.die("any damage below 0 wounds kills, OS-4")
+            if source:
+                self.note(
+                    say(
+                        "takes {amount} damage from {source} while below 0 wounds",
+                        amount=amount,
+                        source=source,
+                    )
+                )
+            else:
+                self.note(say("takes {amount} damage while below 0 wounds", amount=amount))
+            self.die(word("any damage below 0 wounds kills, OS-4"))
             return
-        self.note(f"takes {amount} damage{cause}: wounds {before} -> {sheet['wounds']}")
+        after = sheet["wounds"]
+        if source:
+            self.note(
+                say(
+                    "takes {amount} damage from {source}: wounds {before} -> {after}",
+                    amount=amount,
+                    source=source,
+                    before=before,
+                    after=after,
+                )
+            )
+        else:
+            self.note(
+                say(
+                    "takes {amount} damage: wounds {before} -> {after}",
+                    amount=amount,
+                    before=before,
+                    after=after,
+                )
+            )
         if sheet["wounds"] > 0:
             return
         sheet["state"] = "down"
         if sheet["wounds"] < 0:
-            self.note("falls prone")
+            self.note(word("falls prone"))
             self.critical_injury(-int(sheet["wounds"]))
         self.knock_out()
 
     def critical_injury(self, below: int) -> None:
         """Ruling OS-4: 1d10 + the negative wounds on the campaign's table."""
         table = self.ruleset.critical_table(self.context)
-        roll = self.dice.roll(f"1d10+{below}", "critical injury")
+        roll = self.dice.roll(f"1d10+{below}", CRITICAL_INJURY)
         entry = next(
             (
                 row
@@ -511,11 +626,24 @@ class _Turn(Turn):
             None,
         )
         if entry is None:
-            self.note(f"critical injury 1d10+{below}={roll.total}: no entry on the table")
+            self.note(
+                say(
+                    "critical injury 1d10+{below}={roll}: no entry on the table",
+                    below=below,
+                    roll=roll.total,
+                )
+            )
             self.outcome["critical_injury"] = {"roll": roll.total, "description": None}
             return
         described = str(entry["description"]).rstrip(".")
-        self.note(f"critical injury 1d10+{below}={roll.total}: {described}")
+        self.note(
+            say(
+                "critical injury 1d10+{below}={roll}: {description}",
+                below=below,
+                roll=roll.total,
+                description=described,
+            )
+        )
         injuries = self.sheet.setdefault("critical_injuries", [])
         injuries.append(
             {"roll": roll.total, "description": str(entry["description"])[:500], "at": self.clock}
@@ -524,7 +652,7 @@ class _Turn(Turn):
         self.outcome["critical_injury"] = {"roll": roll.total, "description": entry["description"]}
         effect = entry.get("effect")
         if effect is not None:
-            self.apply_spec(effect, "critical injury")
+            self.apply_spec(effect, CRITICAL_INJURY)
 
     def heal(self, amount: int, what: str) -> int:
         """Never above maximum (OS-10). Returns the wounds actually regained."""
@@ -532,7 +660,15 @@ class _Turn(Turn):
         before = int(sheet["wounds"])
         sheet["wounds"] = min(int(sheet["max_wounds"]), before + amount)
         gained = int(sheet["wounds"]) - before
-        self.note(f"{what}: wounds {before} -> {sheet['wounds']} of {sheet['max_wounds']}")
+        self.note(
+            say(
+                "{what}: wounds {before} -> {after} of {most}",
+                what=what,
+                before=before,
+                after=sheet["wounds"],
+                most=sheet["max_wounds"],
+            )
+        )
         self.wounds_changed()
         return gained
 
@@ -566,8 +702,17 @@ class _Turn(Turn):
             sheet["wounds_withheld"] = withheld
         sheet["wounds"] = min(wounds + delta, int(sheet["max_wounds"]))
         self.note(
-            f"Constitution modifier {modifier(before):+d} -> {modifier(after):+d} changes wounds "
-            f"by {delta:+d} ({wounds}/{most} -> {sheet['wounds']}/{sheet['max_wounds']})"
+            say(
+                "Constitution modifier {before} -> {after} changes wounds by {delta} "
+                "({wounds}/{most} -> {new_wounds}/{new_most})",
+                before=f"{modifier(before):+d}",
+                after=f"{modifier(after):+d}",
+                delta=f"{delta:+d}",
+                wounds=wounds,
+                most=most,
+                new_wounds=sheet["wounds"],
+                new_most=sheet["max_wounds"],
+            )
         )
         self.wounds_changed()
 
@@ -582,17 +727,26 @@ class _Turn(Turn):
         sheet[ability] = max(0, before - amount)
         if permanent:
             sheet[f"max_{ability}"] = max(0, most - amount)
-        text = f"{ability.capitalize()} {before} -> {sheet[ability]}"
         if permanent:
-            text += f" for good (maximum {most} -> {sheet[f'max_{ability}']})"
-        self.note(text)
+            self.note(
+                say(
+                    "{ability} {before} -> {after} for good (maximum {most} -> {new_most})",
+                    ability=ABILITY_TITLES[ability],
+                    before=before,
+                    after=sheet[ability],
+                    most=most,
+                    new_most=sheet[f"max_{ability}"],
+                )
+            )
+        else:
+            self.note(ability_change(ability, before, int(sheet[ability])))
         if privation and ability == "constitution":  # ruling OS-7
             lost = int(self.privation["constitution_lost"]) + before - int(sheet[ability])
             self.privation["constitution_lost"] = min(18, lost)
         if ability == "constitution":
             self.constitution_changed(before, int(sheet[ability]))
         if sheet[ability] == 0:
-            self.die(f"{ability} 0, OS-1")
+            self.die(say("{ability} 0, OS-1", ability=ABILITY_WORDS[ability]))
 
     def regain_ability(self, ability: str, amount: int) -> int:
         """Never above the maximum (OS-10). Returns the points regained."""
@@ -615,11 +769,12 @@ class _Turn(Turn):
                 amount = int(effect["amount"])
             else:
                 try:
-                    amount = self.dice.roll(str(effect["dice"]), f"{source} damage").total
+                    label = say("{source} damage", source=source)
+                    amount = self.dice.roll(str(effect["dice"]), label).total
                 except DiceError as error:
-                    raise RuleError(f"bad damage dice for {source}: {error}") from None
+                    raise RuleError(odds.bad_dice(source, error)) from None
             if amount > 0:
-                self.take_damage(amount, f" from {source}")
+                self.take_damage(amount, source)
         elif kind == "ability_loss":
             permanent = bool(effect.get("permanent", False))
             for ability in ABILITIES:
@@ -628,7 +783,7 @@ class _Turn(Turn):
                         ability, int(effect["abilities"][ability]), permanent=permanent
                     )
         elif kind == "sleep":
-            self.knock_out(int(effect["hours"]), f" ({source})")
+            self.knock_out(int(effect["hours"]), source)
 
     def slept(self, hours: int) -> None:
         """Ruling OS-8: 4 hours in the window end sleep deprivation at once.
@@ -643,15 +798,15 @@ class _Turn(Turn):
         del periods[: -data.SLEEP_PERIODS_KEPT]
         if sleep["hours"] >= data.SLEEP_NEEDED_HOURS and self.conditions["sleep_deprived_days"]:
             self.conditions["sleep_deprived_days"] = 0
-            self.note("sleep deprivation ends")
+            self.note(word("sleep deprivation ends"))
 
     def aging_save(self, age: int, penalty: int) -> bool:
         """Ruling OS-5: save vs paralysis at the band's penalty; a failure costs a random
         ability one point for good."""
-        passed, text = self.save("paralysis", f"aging, age {age}", penalty)
-        self.note(f"aging save at {age}: {text}")
+        passed, text = self.save("paralysis", say("aging, age {age}", age=age), penalty)
+        self.note(say("aging save at {age}: {save}", age=age, save=text))
         if not passed:
-            ability = self.dice.pick(ABILITIES, f"aging: ability lost at age {age}")
+            ability = self.dice.pick(ABILITIES, say("aging: ability lost at age {age}", age=age))
             self.lose_ability(ability, 1, permanent=True)
         return passed
 
@@ -701,7 +856,7 @@ OUTCOME_PROPERTIES: Mapping[str, Any] = {
     "passed": {"type": "boolean"},
     "referee_only": {
         "type": "object",
-        "description": "Shown to the referee only (G-4).",
+        "description": word("Shown to the referee only (G-4)."),
         "properties": {
             "contracted": {"type": "boolean"},
             "cured": {"type": "boolean"},
@@ -716,8 +871,8 @@ OUTCOME_PROPERTIES: Mapping[str, Any] = {
 
 class OldSchool(Ruleset):
     key = "old_school"
-    name = "Old school"
-    blurb = "Ability loss, wounds below zero, diseases, aging, hunger and thirst."
+    name = word("Old school")
+    blurb = word("Ability loss, wounds below zero, diseases, aging, hunger and thirst.")
     creation_fields = ("race", "age", "level", *data.ABILITIES)
     sheet_schema: ClassVar[Mapping[str, Any]] = data.SHEET_SCHEMA
     actions: ClassVar[tuple[ActionSpec, ...]] = ACTIONS
@@ -742,8 +897,10 @@ class OldSchool(Ruleset):
         managed = sorted(set(initial) & set(MANAGED_FIELDS))
         if managed:
             raise RuleError(
-                "these fields are kept by the rules and cannot be set at creation: "
-                + ", ".join(managed)
+                say(
+                    "these fields are kept by the rules and cannot be set at creation: {fields}",
+                    fields=managed,
+                )
             )
         sheet = self.default_sheet()
         given = copy.deepcopy(dict(initial))
@@ -753,13 +910,19 @@ class OldSchool(Ruleset):
         if "max_wounds" in given and "wounds" not in given:
             given["wounds"] = given["max_wounds"]
         sheet.update(given)
-        validate(sheet, self.sheet_schema, "sheet")
+        validate(sheet, self.sheet_schema, word("sheet"))
         for ability in ABILITIES:  # rulings OS-1, OS-P16: scores run 3-18
             for field in (ability, f"max_{ability}"):
                 if not data.SCORE_MIN <= int(sheet[field]) <= data.SCORE_MAX:
                     raise RuleError(
-                        f"{ability} must be {data.SCORE_MIN} to {data.SCORE_MAX} for a new "
-                        f"character, not {sheet[field]} (OS-1)"
+                        say(
+                            "{ability} must be {lowest} to {highest} for a new character, "
+                            "not {score} (OS-1)",
+                            ability=ABILITY_WORDS[ability],
+                            lowest=data.SCORE_MIN,
+                            highest=data.SCORE_MAX,
+                            score=sheet[field],
+                        )
                     )
         if sheet["wounds"] <= 0:
             sheet["state"] = "down"
@@ -784,9 +947,9 @@ class OldSchool(Ruleset):
         turn = self._turn(copy.deepcopy(dict(sheet)), dice, context, "gain a level")
         level = int(turn.sheet["level"])
         if level >= 50:
-            raise RuleError("level 50 is the highest level")
+            raise RuleError(word("level 50 is the highest level"))
         turn.sheet["level"] = level + 1
-        roll = dice.roll("1d6", "wounds for the new level")
+        roll = dice.roll("1d6", word("wounds for the new level"))
         gain = max(1, roll.total + modifier(int(turn.sheet["constitution"])))
         # Project ruling OS-P21: the die is kept for a later change of Constitution.
         level_dice = turn.sheet.setdefault("level_dice", [])
@@ -795,8 +958,13 @@ class OldSchool(Ruleset):
         turn.sheet["max_wounds"] = int(turn.sheet["max_wounds"]) + gain
         turn.sheet["wounds"] = int(turn.sheet["wounds"]) + gain
         turn.note(
-            f"rises to level {level + 1}: +{gain} wounds "
-            f"({turn.sheet['wounds']} of {turn.sheet['max_wounds']})"
+            say(
+                "rises to level {level}: +{gain} wounds ({wounds} of {most})",
+                level=level + 1,
+                gain=gain,
+                wounds=turn.sheet["wounds"],
+                most=turn.sheet["max_wounds"],
+            )
         )
         turn.wounds_changed()
         turn.outcome["level"] = level + 1
@@ -806,21 +974,24 @@ class OldSchool(Ruleset):
 
     def validate_sheet(self, sheet: Mapping[str, Any]) -> None:
         super().validate_sheet(sheet)
-        problems: list[str] = []
+        problems: list[Message] = []
         for ability in ABILITIES:
             if sheet[ability] > sheet[f"max_{ability}"]:
-                problems.append(f"{ability} is above its maximum")
+                problems.append(
+                    say("{ability} is above its maximum", ability=ABILITY_WORDS[ability])
+                )
         if sheet["wounds"] > sheet["max_wounds"]:
-            problems.append("wounds are above their maximum")
+            problems.append(word("wounds are above their maximum"))
         if sheet["state"] != "dead":
             if any(sheet[ability] == 0 for ability in ABILITIES):
-                problems.append("a character at 0 in an ability score is dead (OS-1)")
+                problems.append(word("a character at 0 in an ability score is dead (OS-1)"))
             if sheet["wounds"] <= 0 and sheet["state"] == "alive":
-                problems.append("a character at 0 wounds or below is down (OS-4)")
+                problems.append(word("a character at 0 wounds or below is down (OS-4)"))
             if sheet["wounds"] > 0 and sheet["state"] == "down":
-                problems.append("a character above 0 wounds is not down")
+                problems.append(word("a character above 0 wounds is not down"))
         if problems:
-            raise RuleError("invalid sheet: " + "; ".join(problems))
+            said = Message("", parts=problems, separator="; ")
+            raise RuleError(say("invalid sheet: {problems}", problems=said))
 
     def correction_follows(self, sheet: Mapping[str, Any], asked: frozenset[str]) -> dict[str, Any]:
         """Project ruling OS-P22: a score corrected to 0 kills (OS-1), as a referee who
@@ -841,14 +1012,23 @@ class OldSchool(Ruleset):
                 problems.append(
                     OutOfBounds(
                         (ability, top),
-                        f"{ability} {sheet[ability]} is above its maximum {sheet[top]}",
+                        say(
+                            "{ability} {score} is above its maximum {most}",
+                            ability=ABILITY_WORDS[ability],
+                            score=sheet[ability],
+                            most=sheet[top],
+                        ),
                     )
                 )
         if sheet["wounds"] > sheet["max_wounds"]:
             problems.append(
                 OutOfBounds(
                     ("wounds", "max_wounds"),
-                    f"wounds {sheet['wounds']} is above the maximum {sheet['max_wounds']}",
+                    say(
+                        "wounds {wounds} is above the maximum {most}",
+                        wounds=sheet["wounds"],
+                        most=sheet["max_wounds"],
+                    ),
                 )
             )
         state = sheet["state"]
@@ -857,33 +1037,41 @@ class OldSchool(Ruleset):
                 if sheet[ability] == 0:
                     problems.append(
                         OutOfBounds(
-                            (ability, "state"), f"{ability} 0 means death, not the state {state}"
+                            (ability, "state"),
+                            say(
+                                "{ability} 0 means death, not the state {state}",
+                                ability=ABILITY_WORDS[ability],
+                                state=data.STATE_WORDS.get(state, state),
+                            ),
                         )
                     )
             if sheet["wounds"] <= 0 and state == "alive":
                 problems.append(
                     OutOfBounds(
                         ("wounds", "state"),
-                        f"wounds {sheet['wounds']} means down, not alive",
+                        say("wounds {wounds} means down, not alive", wounds=sheet["wounds"]),
                     )
                 )
             if sheet["wounds"] > 0 and state == "down":
                 problems.append(
                     OutOfBounds(
                         ("wounds", "state"),
-                        f"wounds {sheet['wounds']} is above 0: the character is not down",
+                        say(
+                            "wounds {wounds} is above 0: the character is not down",
+                            wounds=sheet["wounds"],
+                        ),
                     )
                 )
         return tuple(problems)
 
     def status(self, sheet: Mapping[str, Any]) -> str:
         if sheet["state"] == "dead":
-            return "dead"
+            return word("dead")
         if sheet["conditions"]["unconscious"]:
-            return "unconscious"
+            return word("unconscious")
         if sheet["state"] == "down":
-            return "down"
-        return "standing"
+            return word("down")
+        return word("standing")
 
     def public_sheet(self, sheet: Mapping[str, Any]) -> Sheet:
         """Diseases still secret (ruling G-4) are left out for players."""
@@ -897,18 +1085,23 @@ class OldSchool(Ruleset):
         if key == "critical_injuries":
             self._check_critical_table(data)
         elif key == "diseases":
-            validate(data, DISEASE_TABLE_SCHEMA, "disease table")
+            validate(data, DISEASE_TABLE_SCHEMA, DISEASE_TABLE)
         else:
             super().validate_table(key, data)
 
     @staticmethod
     def _check_critical_table(table: Any) -> None:
-        validate(table, CRITICAL_TABLE_SCHEMA, "critical injury table")
+        validate(table, CRITICAL_TABLE_SCHEMA, word("critical injury table"))
         for row in table:
             if row["max"] is not None and row["max"] < row["min"]:
                 raise RuleError(
-                    f"invalid critical injury table: the range {row['min']}-{row['max']} of "
-                    f"{row['description']!r} ends before it starts"
+                    say(
+                        "invalid critical injury table: the range {min}-{max} of {description} "
+                        "ends before it starts",
+                        min=row["min"],
+                        max=row["max"],
+                        description=repr(row["description"]),
+                    )
                 )
 
     def critical_table(self, context: Context) -> list[dict[str, Any]]:
@@ -919,21 +1112,26 @@ class OldSchool(Ruleset):
 
     def disease(self, context: Context, name: str) -> dict[str, Any]:
         table = context.table(self, "diseases")
-        validate(table, DISEASE_TABLE_SCHEMA, "disease table")
+        validate(table, DISEASE_TABLE_SCHEMA, DISEASE_TABLE)
         if name not in table:
-            known = ", ".join(sorted(table)) or "none"
-            raise RuleError(f"no disease {name!r} in the campaign's disease table (known: {known})")
+            raise RuleError(
+                say(
+                    "no disease {name} in the campaign's disease table (known: {known})",
+                    name=repr(name),
+                    known=sorted(table) or None,
+                )
+            )
         entry: dict[str, Any] = table[name]
         return entry
 
     def unavailable(self, sheet: Mapping[str, Any], action: str) -> str | None:
         """The same refusals as ``_turn`` and ``_awake``, said before anyone tries."""
         if sheet["state"] == "dead":
-            return "The character is dead."
+            return word("The character is dead.")
         if action in ("drink", "sleep", "search") and sheet["conditions"]["unconscious"]:
-            return "The character is unconscious."
+            return word("The character is unconscious.")
         if action == "search" and sheet["state"] == "down":
-            return "The character is down."
+            return word("The character is down.")
         return None
 
     def edit_values(
@@ -950,15 +1148,15 @@ class OldSchool(Ruleset):
     # -- helpers ------------------------------------------------------------------------------
     def _turn(self, sheet: Sheet, dice: Dice, context: Context, doing: str) -> _Turn:
         if sheet["state"] == "dead":
-            raise ActionBlocked(f"The character is dead and cannot {doing}.")
+            raise ActionBlocked(data.DEAD_CANNOT[doing])
         return _Turn(self, sheet, dice, context)
 
     @staticmethod
     def _awake(turn: _Turn, doing: str, *, standing: bool = False) -> None:
         if turn.conditions["unconscious"]:
-            raise ActionBlocked(f"The character is unconscious and cannot {doing}.")
+            raise ActionBlocked(data.UNCONSCIOUS_CANNOT[doing])
         if standing and turn.sheet["state"] == "down":
-            raise ActionBlocked(f"The character is down and cannot {doing}.")
+            raise ActionBlocked(data.DOWN_CANNOT[doing])
 
     @staticmethod
     def _active_disease(sheet: Mapping[str, Any], name: str) -> dict[str, Any] | None:
@@ -999,9 +1197,9 @@ class OldSchool(Ruleset):
 
     def action_heal(self, sheet: Sheet, params: Params, dice: Dice, context: Context) -> Result:
         turn = self._turn(sheet, dice, context, "be healed")
-        turn.heal(int(params["amount"]), f"heals {params['amount']}")
+        turn.heal(int(params["amount"]), say("heals {amount}", amount=params["amount"]))
         if sheet["wounds"] > 0:
-            turn.wake("wakes up")  # project ruling OS-P4
+            turn.wake(word("wakes up"))  # project ruling OS-P4
         return turn.result()
 
     def action_ability_loss(
@@ -1030,14 +1228,21 @@ class OldSchool(Ruleset):
         name = params["disease"]
         disease = self.disease(context, name)
         if self._active_disease(sheet, name) is not None:
-            raise RuleError(f"the character already has {name}")
+            raise RuleError(say("the character already has {name}", name=name))
         passed, text = turn.save(
-            "poison", f"exposure to {name}", int(params.get("modifier", 0)), hidden=True
+            "poison",
+            say("exposure to {name}", name=name),
+            int(params.get("modifier", 0)),
+            hidden=True,
         )
         if not passed:
             turn.contract(name, disease, hidden=True)
-        turn.note("is exposed to a disease; the referee rolled the save vs poison in secret")
-        turn.outcome["referee_only"] = {"disease": name, "save": text, "contracted": not passed}
+        turn.note(word("is exposed to a disease; the referee rolled the save vs poison in secret"))
+        turn.outcome["referee_only"] = {
+            "disease": name,
+            "save": str(text),
+            "contracted": not passed,
+        }
         return turn.result()
 
     def action_contract_disease(
@@ -1047,17 +1252,22 @@ class OldSchool(Ruleset):
         name = params["disease"]
         disease = self.disease(context, name)
         if self._active_disease(sheet, name) is not None:
-            raise RuleError(f"the character already has {name}")
+            raise RuleError(say("the character already has {name}", name=name))
         hidden = bool(params.get("hidden", True))
         turn.contract(name, disease, hidden=hidden)
         if hidden:
-            turn.note("the referee makes a secret note on the character's health")
+            turn.note(SECRET_NOTE)
             turn.outcome["referee_only"] = {"disease": name, "contracted": True}
         else:
             entry = sheet["diseases"][-1]
             turn.note(
-                f"contracts {name}: {entry['saves_total']} saves vs poison, the first at "
-                f"{clock_text(context.clock + entry['incubation_minutes'])}"
+                say_plural(
+                    "contracts {name}: {count} saves vs poison, the first at {time}",
+                    "contracts {name}: {count} saves vs poison, the first at {time}",
+                    int(entry["saves_total"]),
+                    name=name,
+                    time=clock_text(context.clock + entry["incubation_minutes"]),
+                )
             )
         return turn.result()
 
@@ -1068,50 +1278,62 @@ class OldSchool(Ruleset):
         name = params["disease"]
         entry = self._active_disease(sheet, name)
         if entry is None:
-            raise RuleError(f"the character does not have {name}")
+            raise RuleError(say("the character does not have {name}", name=name))
         sheet["diseases"].remove(entry)
         turn.cancel(f"disease:{name}:{entry['saves_made'] + 1}")
         if entry["hidden"]:  # still secret (ruling G-4): the summary names nothing
-            turn.note("the referee makes a secret note on the character's health")
+            turn.note(SECRET_NOTE)
             turn.outcome["referee_only"] = {"disease": name, "cured": True}
         else:
-            turn.note(f"is cured of {name}; its remaining saves are cancelled")
+            turn.note(say("is cured of {name}; its remaining saves are cancelled", name=name))
         return turn.result()
 
     def action_poison(self, sheet: Sheet, params: Params, dice: Dice, context: Context) -> Result:
         turn = self._turn(sheet, dice, context, "be poisoned")
         effect = params.get("effect", DEATH)
         if params.get("save", True):
-            passed, text = turn.save("poison", "poison", int(params.get("modifier", 0)))
+            passed, text = turn.save("poison", POISON, int(params.get("modifier", 0)))
             turn.note(text)
             turn.outcome["passed"] = passed
             if passed:
-                turn.note("the poison has no effect")
+                turn.note(NO_EFFECT)
                 return turn.result()
         else:
-            turn.note("takes the drug with no save")
+            turn.note(word("takes the drug with no save"))
         if effect["type"] == "none":
-            turn.note("the poison has no effect")
-        turn.apply_spec(effect, "poison")
+            turn.note(NO_EFFECT)
+        turn.apply_spec(effect, POISON)
         return turn.result()
 
     def action_drink(self, sheet: Sheet, params: Params, dice: Dice, context: Context) -> Result:
         """Ruling OS-9: drunk until a sober_up effect."""
         turn = self._turn(sheet, dice, context, "drink")
         self._awake(turn, "drink")
-        odds.refuse_referee_param(params, context, "hours", "how long drunkenness lasts (OS-9)")
+        odds.refuse_referee_param(
+            params, context, "hours", word("how long drunkenness lasts (OS-9)")
+        )
         hours = int(params.get("hours", turn.option("drunk_hours")))
         until = context.clock + hours * HOUR
         conditions = turn.conditions
         if conditions["drunk"] and conditions["drunk_until"] >= until:
-            turn.note(f"drinks more and stays drunk until {clock_text(conditions['drunk_until'])}")
+            turn.note(
+                say(
+                    "drinks more and stays drunk until {time}",
+                    time=clock_text(conditions["drunk_until"]),
+                )
+            )
             return turn.result()
         if conditions["drunk"]:
             turn.cancel(f"sober_up:{conditions['drunk_until']}")
         conditions["drunk"] = True
         conditions["drunk_until"] = until
         turn.schedule("sober_up", hours * HOUR, {"until": until}, f"sober_up:{until}")
-        turn.note(f"is drunk until {clock_text(until)}: -2 Dexterity and -2 to all saves (OS-9)")
+        turn.note(
+            say(
+                "is drunk until {time}: -2 Dexterity and -2 to all saves (OS-9)",
+                time=clock_text(until),
+            )
+        )
         return turn.result()
 
     def action_fall(self, sheet: Sheet, params: Params, dice: Dice, context: Context) -> Result:
@@ -1121,10 +1343,12 @@ class OldSchool(Ruleset):
         count = min(feet // 10, data.MAX_FALL_DICE)
         turn.end_rest()  # project ruling OS-P10
         if count == 0:
-            turn.note(f"falls {feet} feet: less than 10 feet, no damage")
+            turn.note(say("falls {feet} feet: less than 10 feet, no damage", feet=feet))
             return turn.result()
-        roll = dice.roll(f"{count}d6", "falling damage")
-        turn.note(f"falls {feet} feet: {count}d6={roll.total}")
+        roll = dice.roll(f"{count}d6", word("falling damage"))
+        turn.note(
+            say("falls {feet} feet: {count}d6={total}", feet=feet, count=count, total=roll.total)
+        )
         turn.take_damage(roll.total)
         return turn.result()
 
@@ -1132,18 +1356,31 @@ class OldSchool(Ruleset):
         """Ruling OS-9: 1 in 6, one turn per 10-foot square; project ruling OS-P7."""
         turn = self._turn(sheet, dice, context, "search")
         self._awake(turn, "search", standing=True)
-        odds.refuse_referee_param(params, context, "chance", "the search chance")
+        odds.refuse_referee_param(params, context, "chance", odds.SEARCH_CHANCE)
         squares = int(params["squares"])
         chance = int(params.get("chance", 1))
         effective = chance - int(sheet["conditions"]["sleep_deprived_days"])
         turn.end_rest()
-        roll = dice.roll("1d6", "search")
+        roll = dice.roll("1d6", word("search"))
         found = roll.total <= effective
-        chance_words = f"{effective} in 6" if effective > 0 else "no chance (sleep deprived)"
-        verdict = "finds anything hidden there" if found else "finds nothing"
+        chance_words = (
+            say("{chance} in 6", chance=effective)
+            if effective > 0
+            else word("no chance (sleep deprived)")
+        )
+        verdict = word("finds anything hidden there") if found else word("finds nothing")
         turn.note(
-            f"searches {squares} ten-foot square{'s' if squares > 1 else ''} for "
-            f"{squares * TURN} minutes: 1d6={roll.total} vs {chance_words}, {verdict}"
+            say_plural(
+                "searches {count} ten-foot square for {minutes} minutes: 1d6={roll} vs "
+                "{chance}, {verdict}",
+                "searches {count} ten-foot squares for {minutes} minutes: 1d6={roll} vs "
+                "{chance}, {verdict}",
+                squares,
+                minutes=squares * TURN,
+                roll=roll.total,
+                chance=chance_words,
+                verdict=verdict,
+            )
         )
         turn.outcome["found"] = found
         turn.elapsed = squares * TURN
@@ -1158,22 +1395,30 @@ class OldSchool(Ruleset):
         last = rest["last_night_rest_at"]
         if last is not None and context.clock - last < data.NIGHT_REST_SPACING:
             raise RuleError(
-                f"the character already had a night's rest at {clock_text(last)}; advance the "
-                "clock first"
+                say(
+                    "the character already had a night's rest at {time}; advance the clock first",
+                    time=clock_text(last),
+                )
             )
         rest["last_night_rest_at"] = context.clock
-        turn.note("rests for the night")
+        turn.note(word("rests for the night"))
         turn.slept(8)  # project ruling OS-P8
         turn.elapsed = 8 * HOUR
         wounds, most = int(sheet["wounds"]), int(sheet["max_wounds"])
         if turn.option("hostile_place"):
-            turn.note("no recovery in a hostile place (OS-10)")
+            turn.note(HOSTILE_PLACE)
         elif wounds >= most:
-            turn.note("is not wounded")
+            turn.note(NOT_WOUNDED)
         elif 2 * wounds >= most:
-            turn.heal(1, "recovers 1")
+            turn.heal(1, word("recovers 1"))
         else:
-            turn.note(f"below half wounds ({wounds} of {most}): recovers nothing")
+            turn.note(
+                say(
+                    "below half wounds ({wounds} of {most}): recovers nothing",
+                    wounds=wounds,
+                    most=most,
+                )
+            )
         return turn.result()
 
     def action_day_rest(self, sheet: Sheet, params: Params, dice: Dice, context: Context) -> Result:
@@ -1183,30 +1428,25 @@ class OldSchool(Ruleset):
         last = rest["last_day_rest_at"]
         if last is not None and context.clock - last < data.DAY_REST_SPACING:
             raise RuleError(
-                f"the character already had a day of rest at {clock_text(last)}; a full day must "
-                "pass first"
+                say(
+                    "the character already had a day of rest at {time}; a full day must pass first",
+                    time=clock_text(last),
+                )
             )
         rest["last_day_rest_at"] = context.clock
         sheet["resting"] = True
-        turn.note("rests all day")
+        turn.note(word("rests all day"))
         turn.slept(8)
         turn.elapsed = DAY
         conditions = sheet["conditions"]
-        lacking = [
-            what
-            for what, missing in (
-                ("food", conditions["starving"]),
-                ("water", conditions["thirsty"]),
-            )
-            if missing
-        ]
-        if lacking:
+        lacking = NO_DAY_OF_REST.get((bool(conditions["starving"]), bool(conditions["thirsty"])))
+        if lacking is not None:
             rest["streak_days"] = 0
-            turn.note(f"without {' and '.join(lacking)} it is no day of rest: no recovery")
+            turn.note(lacking)
             return turn.result()
         if turn.option("hostile_place"):
             rest["streak_days"] = 0
-            turn.note("no recovery in a hostile place (OS-10)")
+            turn.note(HOSTILE_PLACE)
             return turn.result()
         consecutive = last is not None and context.clock - last < data.REST_STREAK_GAP
         rest["streak_days"] = rest["streak_days"] + 1 if consecutive else 1
@@ -1214,7 +1454,9 @@ class OldSchool(Ruleset):
         self._day_rest_wounds(turn, bool(params.get("bed", False)))
         self._day_rest_abilities(turn, week)
         if week:
-            turn.note(f"a full week of rest ({rest['streak_days']} days) adds a point")
+            turn.note(
+                say("a full week of rest ({days} days) adds a point", days=rest["streak_days"])
+            )
         return turn.result()
 
     @staticmethod
@@ -1222,24 +1464,28 @@ class OldSchool(Ruleset):
         sheet = turn.sheet
         wounds, most = int(sheet["wounds"]), int(sheet["max_wounds"])
         if wounds >= most:
-            turn.note("is not wounded")
+            turn.note(NOT_WOUNDED)
             return
         if 2 * wounds >= most:
-            gain = turn.dice.roll("1d3", "day of rest").total
-            how = f"1d3={gain}"
+            gain = turn.dice.roll("1d3", word("day of rest")).total
+            if bed:
+                how = say("recovers 1d3={gain} +1 in a clean bed", gain=gain)
+            else:
+                how = say("recovers 1d3={gain}", gain=gain)
+        elif bed:
+            gain, how = 1, word("recovers 1 (below half wounds) +1 in a clean bed")
         else:
-            gain, how = 1, "1 (below half wounds)"
+            gain, how = 1, word("recovers 1 (below half wounds)")
         if bed:
             gain += 1
-            how += " +1 in a clean bed"
-        turn.heal(gain, f"recovers {how}")
+        turn.heal(gain, how)
 
     @staticmethod
     def _day_rest_abilities(turn: _Turn, week: bool) -> None:
         """OS-10: a point a day, another at each full week; OS-7: Constitution lost to
         hunger or thirst twice as fast."""
         sheet = turn.sheet
-        regained: list[str] = []
+        regained: list[Message] = []
         for ability in ABILITIES:
             if sheet[ability] >= sheet[f"max_{ability}"]:
                 continue
@@ -1252,11 +1498,11 @@ class OldSchool(Ruleset):
             if pool:
                 turn.privation["constitution_lost"] = max(0, pool - got)
             if got:
-                regained.append(f"{ability.capitalize()} {before} -> {sheet[ability]}")
+                regained.append(ability_change(ability, before, int(sheet[ability])))
             if turn.dead:
                 return
         if regained:
-            turn.note("regains " + ", ".join(regained))
+            turn.note(say("regains {abilities}", abilities=regained))
 
     def action_set_supplies(
         self, sheet: Sheet, params: Params, dice: Dice, context: Context
@@ -1278,11 +1524,11 @@ class OldSchool(Ruleset):
                 privation[checks] = 0
                 if what == "water":
                     privation["thirst_failures"] = 0  # project ruling OS-P5
-                turn.note(f"has {what} again")
+                turn.note(say("has {what} again", what=SUPPLY_WORDS[what]))
             elif has:
-                turn.note(f"has {what}")
+                turn.note(say("has {what}", what=SUPPLY_WORDS[what]))
             elif conditions[flag]:
-                turn.note(f"still lacks {what}")
+                turn.note(say("still lacks {what}", what=SUPPLY_WORDS[what]))
             else:
                 conditions[flag] = True
                 privation[since] = context.clock
@@ -1293,14 +1539,19 @@ class OldSchool(Ruleset):
                     {"since": context.clock, "n": 1},
                     f"{kind}:{context.clock}:1",
                 )
-                turn.note(f"lacks {what}: a save vs poison every 24 hours (OS-7)")
+                turn.note(
+                    say(
+                        "lacks {what}: a save vs poison every 24 hours (OS-7)",
+                        what=SUPPLY_WORDS[what],
+                    )
+                )
         return turn.result()
 
     def action_sleep(self, sheet: Sheet, params: Params, dice: Dice, context: Context) -> Result:
         turn = self._turn(sheet, dice, context, "sleep")
         self._awake(turn, "sleep")
         hours = int(params["hours"])
-        turn.note(f"sleeps {hours} hour{'s' if hours > 1 else ''}")
+        turn.note(say_plural("sleeps {count} hour", "sleeps {count} hours", hours))
         turn.slept(hours)
         turn.elapsed = hours * HOUR
         return turn.result()
@@ -1316,16 +1567,30 @@ class OldSchool(Ruleset):
         if nights == 0:
             sleep["without"] = 0
             sleep.pop("without_reason", None)
-            turn.note("sleeps each night again")
+            turn.note(word("sleeps each night again"))
             return turn.result()
         sleep["without"] = nights
         sleep["without_reason"] = reason
         words = data.WITHOUT_SLEEP_REASONS[reason]
-        turn.note(
-            f"goes without sleep, {words}: "
-            + ("tonight" if nights == 1 else f"{nights} nights")
-            + "; only sleep that is logged counts (OS-8)"
-        )
+        if nights == 1:
+            turn.note(
+                say(
+                    "goes without sleep, {reason}: tonight; only sleep that is logged counts "
+                    "(OS-8)",
+                    reason=words,
+                )
+            )
+        else:
+            turn.note(
+                say_plural(
+                    "goes without sleep, {reason}: {count} night; only sleep that is logged "
+                    "counts (OS-8)",
+                    "goes without sleep, {reason}: {count} nights; only sleep that is logged "
+                    "counts (OS-8)",
+                    nights,
+                    reason=words,
+                )
+            )
         return turn.result()
 
     def action_set_resting(
@@ -1334,11 +1599,11 @@ class OldSchool(Ruleset):
         turn = self._turn(sheet, dice, context, "rest")
         if params["resting"]:
             sheet["resting"] = True
-            turn.note("is resting")
+            turn.note(word("is resting"))
         else:
             sheet["resting"] = False
             sheet["rest"]["streak_days"] = 0
-            turn.note("stops resting")
+            turn.note(word("stops resting"))
         return turn.result()
 
     def action_magical_aging(
@@ -1349,9 +1614,17 @@ class OldSchool(Ruleset):
         years = int(params["years"])
         old = int(sheet["age"])
         bands = AGING[sheet["race"]]
-        turn.note(f"ages {years} year{'s' if years > 1 else ''} by magic ({old} -> {old + years})")
+        turn.note(
+            say_plural(
+                "ages {count} year by magic ({old} -> {new})",
+                "ages {count} years by magic ({old} -> {new})",
+                years,
+                old=old,
+                new=old + years,
+            )
+        )
         if bands is None:
-            turn.note("elves do not age: no saves")
+            turn.note(word("elves do not age: no saves"))
         saves = passes = 0
         maxima = {ability: int(sheet[f"max_{ability}"]) for ability in ABILITIES}
         turn.muted = True  # many saves: one line for them all, below
@@ -1366,19 +1639,38 @@ class OldSchool(Ruleset):
         turn.muted = False
         sheet["age"] = old + years
         if bands is not None and saves == 0:
-            turn.note("no aging save falls due")
+            turn.note(word("no aging save falls due"))
         elif saves <= 3:
             turn.notes.extend(turn.muted_notes)
         else:
             lost = [
-                f"{ability.capitalize()} {sheet[f'max_{ability}'] - maxima[ability]:+d}"
+                say(
+                    "{ability} {change}",
+                    ability=ABILITY_TITLES[ability],
+                    change=f"{sheet[f'max_{ability}'] - maxima[ability]:+d}",
+                )
                 for ability in ABILITIES
                 if sheet[f"max_{ability}"] != maxima[ability]
             ]
-            turn.note(
-                f"{saves} aging saves: {passes} pass, {saves - passes} fail"
-                + (f" ({', '.join(lost)} for good)" if lost else "")
-            )
+            if lost:
+                turn.note(
+                    say(
+                        "{saves} aging saves: {passes} pass, {fails} fail ({lost} for good)",
+                        saves=saves,
+                        passes=passes,
+                        fails=saves - passes,
+                        lost=lost,
+                    )
+                )
+            else:
+                turn.note(
+                    say(
+                        "{saves} aging saves: {passes} pass, {fails} fail",
+                        saves=saves,
+                        passes=passes,
+                        fails=saves - passes,
+                    )
+                )
         turn.outcome["aging_saves"] = {"made": saves, "passed": passes}
         return turn.result()
 
@@ -1389,7 +1681,12 @@ class OldSchool(Ruleset):
         """Every effect on one turn; a dead character is spared them all."""
         turn = _Turn(self, sheet, dice, context)
         if turn.dead:
-            turn.note(f"nothing happens ({kind.replace('_', ' ')}): the character is dead")
+            turn.note(
+                say(
+                    "nothing happens ({effect}): the character is dead",
+                    effect=data.EFFECT_WORDS.get(kind, kind.replace("_", " ")),
+                )
+            )
         else:
             getattr(self, f"_effect_{kind}")(turn, payload)
         return turn.result()
@@ -1399,11 +1696,11 @@ class OldSchool(Ruleset):
         sheet = turn.sheet
         n = int(payload["n"])
         if n != sheet["birthdays"] + 1:
-            turn.note(f"nothing happens: birthday {n} was already marked or is not due")
+            turn.note(say("nothing happens: birthday {n} was already marked or is not due", n=n))
             return
         sheet["birthdays"] = n
         sheet["age"] += 1
-        turn.note(f"turns {sheet['age']}")
+        turn.note(say("turns {age}", age=sheet["age"]))
         bands = AGING[sheet["race"]]
         penalty = bands.penalty_at(sheet["age"]) if bands is not None else None
         if penalty is not None:
@@ -1416,7 +1713,9 @@ class OldSchool(Ruleset):
         sleep = turn.sheet["sleep"]
         n = int(payload["n"])
         if n != sleep["windows"] + 1:
-            turn.note(f"nothing happens: sleep window {n} was already closed or is not due")
+            turn.note(
+                say("nothing happens: sleep window {n} was already closed or is not due", n=n)
+            )
             return
         sleep["windows"] = n
         under_way = self._sleep_under_way(sleep, turn.clock)
@@ -1424,37 +1723,51 @@ class OldSchool(Ruleset):
         marked = int(sleep.get("without", 0))
         if marked:
             sleep["without"] = marked - 1
-        reason = data.WITHOUT_SLEEP_REASONS.get(str(sleep.get("without_reason", "")), "awake")
+        reason = data.WITHOUT_SLEEP_REASONS.get(str(sleep.get("without_reason", "")), data.AWAKE)
         if not sleep.get("without"):
             sleep.pop("without_reason", None)
         conditions = turn.conditions
         if not turn.option("track_sleep"):
-            turn.note("sleep is not tracked in this campaign")
+            turn.note(word("sleep is not tracked in this campaign"))
         elif not marked:
             # Project ruling OS-P17: unless the referee marked the night otherwise, the
             # character slept.
             if conditions["sleep_deprived_days"]:
-                turn.note("slept through the night: sleep deprivation ends")
+                turn.note(word("slept through the night: sleep deprivation ends"))
             else:
-                turn.note("slept through the night")
+                turn.note(word("slept through the night"))
             conditions["sleep_deprived_days"] = 0
         elif hours >= data.SLEEP_NEEDED_HOURS:
             conditions["sleep_deprived_days"] = 0
-            turn.note(f"slept {hours} hours in the last 24: rested")
+            turn.note(say("slept {hours} hours in the last 24: rested", hours=hours))
         elif under_way:
             # Project ruling OS-P20: a sleep of 4 hours or more corrects deprivation when
             # it is taken, so one still going on as the window closes leaves none.
             conditions["sleep_deprived_days"] = 0
             turn.note(
-                f"{reason}, slept only {hours} hour{'' if hours == 1 else 's'} in the last 24, "
-                f"but is in the middle of a {under_way}-hour sleep: no sleep deprivation"
+                say_plural(
+                    "{reason}, slept only {count} hour in the last 24, but is in the middle of a "
+                    "{length}-hour sleep: no sleep deprivation",
+                    "{reason}, slept only {count} hours in the last 24, but is in the middle of a "
+                    "{length}-hour sleep: no sleep deprivation",
+                    hours,
+                    reason=reason,
+                    length=under_way,
+                )
             )
         else:
             conditions["sleep_deprived_days"] += 1
             days = conditions["sleep_deprived_days"]
             turn.note(
-                f"{reason}, slept only {hours} hour{'' if hours == 1 else 's'} in the last 24: "
-                f"sleep deprived, -{days} to all rolls (OS-8)"
+                say_plural(
+                    "{reason}, slept only {count} hour in the last 24: sleep deprived, -{days} "
+                    "to all rolls (OS-8)",
+                    "{reason}, slept only {count} hours in the last 24: sleep deprived, -{days} "
+                    "to all rolls (OS-8)",
+                    hours,
+                    reason=reason,
+                    days=days,
+                )
             )
         turn.schedule("sleep_window", DAY, {"n": n + 1}, f"sleep_window:{n + 1}")
 
@@ -1496,26 +1809,29 @@ class OldSchool(Ruleset):
         """Ruling OS-4 and OS-10: awake, but still unable to stand at 0 wounds or below."""
         conditions = turn.conditions
         if not conditions["unconscious"] or conditions["unconscious_until"] != payload["until"]:
-            turn.note("nothing happens: the character is already awake")
+            turn.note(word("nothing happens: the character is already awake"))
             return
         conditions["unconscious"] = False
         conditions["unconscious_until"] = None
         if turn.sheet["state"] == "down":
             turn.note(
-                f"wakes up at {turn.sheet['wounds']} wounds: can talk and crawl 10 feet but "
-                "cannot stand or carry equipment"
+                say(
+                    "wakes up at {wounds} wounds: can talk and crawl 10 feet but cannot stand or "
+                    "carry equipment",
+                    wounds=turn.sheet["wounds"],
+                )
             )
         else:
-            turn.note("wakes up")
+            turn.note(word("wakes up"))
 
     def _effect_sober_up(self, turn: _Turn, payload: Mapping[str, Any]) -> None:
         conditions = turn.conditions
         if not conditions["drunk"] or conditions["drunk_until"] != payload["until"]:
-            turn.note("nothing happens: the character is not drunk, or drank more since")
+            turn.note(word("nothing happens: the character is not drunk, or drank more since"))
             return
         conditions["drunk"] = False
         conditions["drunk_until"] = None
-        turn.note("is sober again")
+        turn.note(word("is sober again"))
 
     def _privation_check(self, turn: _Turn, payload: Mapping[str, Any], water: bool) -> bool:
         """Shared token checks of starvation and thirst; True when the check applies."""
@@ -1526,12 +1842,17 @@ class OldSchool(Ruleset):
         )
         privation = turn.privation
         if not turn.conditions[flag] or privation[since] != payload["since"]:
-            turn.note(f"nothing happens: the character has {what} again")
+            turn.note(
+                say("nothing happens: the character has {what} again", what=SUPPLY_WORDS[what])
+            )
             return False
         if payload["n"] != privation[checks] + 1:
             turn.note(
-                f"nothing happens: day {payload['n']} without {what} was already checked or is "
-                "not due"
+                say(
+                    "nothing happens: day {n} without {what} was already checked or is not due",
+                    n=payload["n"],
+                    what=SUPPLY_WORDS[what],
+                )
             )
             return False
         privation[checks] = int(payload["n"])
@@ -1549,13 +1870,21 @@ class OldSchool(Ruleset):
             f"{kind}:{payload['since']}:{n}",
         )
 
+    @staticmethod
+    def _privation_save(turn: _Turn, payload: Mapping[str, Any], water: bool) -> bool:
+        """Ruling OS-7: the day's save vs poison without food or water; True if it passes."""
+        n = int(payload["n"])
+        reason = say("thirst, day {n}", n=n) if water else say("starvation, day {n}", n=n)
+        passed, text = turn.save("poison", reason)
+        what = SUPPLY_WORDS["water" if water else "food"]
+        turn.note(say("day {n} without {what}: {save}", n=n, what=what, save=text))
+        return passed
+
     def _effect_starvation_check(self, turn: _Turn, payload: Mapping[str, Any]) -> None:
         """Ruling OS-7: a failed save costs a point of Constitution."""
         if not self._privation_check(turn, payload, water=False):
             return
-        passed, text = turn.save("poison", f"starvation, day {payload['n']}")
-        turn.note(f"day {payload['n']} without food: {text}")
-        if not passed:
+        if not self._privation_save(turn, payload, water=False):
             turn.lose_ability("constitution", 1, permanent=False, privation=True)
         self._next_privation(turn, payload, water=False)
 
@@ -1563,20 +1892,23 @@ class OldSchool(Ruleset):
         """Ruling OS-7: a failed save halves Constitution; the third failure kills."""
         if not self._privation_check(turn, payload, water=True):
             return
-        passed, text = turn.save("poison", f"thirst, day {payload['n']}")
-        turn.note(f"day {payload['n']} without water: {text}")
-        if not passed:
+        if not self._privation_save(turn, payload, water=True):
             privation = turn.privation
             privation["thirst_failures"] = min(
                 data.THIRST_FAILURES_TO_DIE, privation["thirst_failures"] + 1
             )
             failures = int(privation["thirst_failures"])
             if failures >= data.THIRST_FAILURES_TO_DIE:
-                turn.die("third failed save without water, OS-7")
+                turn.die(word("third failed save without water, OS-7"))
             else:
                 constitution = int(turn.sheet["constitution"])
                 halved = constitution // 2  # project ruling OS-P5
-                turn.note(f"thirst halves Constitution ({failures} of 3 failed saves)")
+                turn.note(
+                    say(
+                        "thirst halves Constitution ({failures} of 3 failed saves)",
+                        failures=failures,
+                    )
+                )
                 turn.lose_ability(
                     "constitution", constitution - halved, permanent=False, privation=True
                 )
@@ -1587,19 +1919,37 @@ class OldSchool(Ruleset):
         name = str(payload["disease"])
         entry = self._active_disease(turn.sheet, name)
         if entry is None or entry["contracted_at"] != payload["since"]:
-            turn.note(f"nothing happens: the character no longer has {name}")
+            turn.note(say("nothing happens: the character no longer has {name}", name=name))
             return
         n = int(payload["n"])
         if n != entry["saves_made"] + 1:
-            turn.note(f"nothing happens: {name} save {n} was already made or is not due")
+            turn.note(
+                say(
+                    "nothing happens: {name} save {n} was already made or is not due",
+                    name=name,
+                    n=n,
+                )
+            )
             return
         entry["saves_made"] = n
         entry["hidden"] = False  # the disease shows itself (ruling G-4)
         total = entry["saves_total"]
         resting = bool(turn.sheet["resting"])
         extra = 0 if resting else data.NOT_RESTING_DISEASE_PENALTY
-        passed, text = turn.save("poison", f"{name}, save {n} of {total}", extra)
-        turn.note(f"{name} save {n} of {total}{'' if resting else ' (not resting)'}: {text}")
+        passed, text = turn.save(
+            "poison", say("{name}, save {n} of {total}", name=name, n=n, total=total), extra
+        )
+        if resting:
+            said = say("{name} save {n} of {total}: {save}", name=name, n=n, total=total, save=text)
+        else:
+            said = say(
+                "{name} save {n} of {total} (not resting): {save}",
+                name=name,
+                n=n,
+                total=total,
+                save=text,
+            )
+        turn.note(said)
         if not passed:
             entry["saves_failed"] += 1
             turn.apply_spec(entry["effect"], name)
@@ -1607,7 +1957,13 @@ class OldSchool(Ruleset):
             if entry in turn.sheet["diseases"]:
                 turn.sheet["diseases"].remove(entry)
             if not turn.dead:
-                turn.note(f"{name} has run its course ({entry['saves_failed']} failed saves)")
+                turn.note(
+                    say(
+                        "{name} has run its course ({failed} failed saves)",
+                        name=name,
+                        failed=entry["saves_failed"],
+                    )
+                )
         elif not turn.dead:
             turn.schedule(
                 "disease_save",
