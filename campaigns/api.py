@@ -51,6 +51,7 @@ from core.openapi import (
     serializer_class,
 )
 from core.query import QueryParameters
+from core.said import said
 from rules.engine.calendar import (
     MAX_MONTH_DAYS,
     MAX_MONTHS,
@@ -420,7 +421,7 @@ def _calendar_output(campaign: Any) -> dict[str, Any]:
         "weekdays": data.get("weekdays", []),
         "epoch": data.get("epoch"),
         "date": clock_date(campaign.clock, campaign),
-        "presets": {key: words for key, (words, _) in PRESETS.items()},
+        "presets": {key: said(words) for key, (words, _) in PRESETS.items()},
     }
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from django.utils.translation import gettext, ngettext
 
-from rules.engine.words import Message
+from rules.engine.words import Message, stored_text
 
 
 def said(text: Any) -> str:
@@ -25,12 +25,7 @@ def said(text: Any) -> str:
 def said_stored(text: str, data: Mapping[str, Any] | None) -> str:
     """A stored text in the active language: from its message data when the row has it,
     else the English text as stored (rows written before messages)."""
-    if data:
-        try:
-            return Message.from_data(data).render(gettext, ngettext)
-        except (KeyError, TypeError, ValueError, AttributeError):
-            pass
-    return text
+    return stored_text(text, data, gettext, ngettext)
 
 
 def said_error(error: BaseException) -> str:

@@ -61,7 +61,9 @@ def test_every_action_reads_in_german_through_the_api(
     client = client_for(referee)
     characters = []
     for index, (action, params, sheet) in enumerate(takes(ruleset)):
-        character = character_create(membership=membership, name=f"Aldo {index}")
+        character = character_create(
+            membership=membership, name=f"Aldo {index}", sheet=dict(ruleset.example_initial)
+        )
         Character.objects.filter(pk=character.pk).update(sheet=sheet)
         answer = client.post(
             f"/api/v1/characters/{character.pk}/actions/",

@@ -144,19 +144,8 @@ def _whole(value: Any, low: int, high: int, message: Message) -> int:
     return value
 
 
-def parse_calendar(data: Mapping[str, Any] | None) -> Calendar | None:
-    """A calendar from its JSON form (:func:`calendar_data`); None or ``{}``: the default.
-
-    Raises :class:`CalendarError` with a plain sentence: no months, a month of 0 days, a
-    name over 40 characters, an epoch day outside its month...
-    """
-    if not data:
-        return None
-    if not isinstance(data, Mapping):
-        raise CalendarError(
-            word("A calendar is months, week days and the date the clock starts at.")
-        )
-    raw_months = data.get("months")
+def _parse_months(raw_months: Any) -> list[tuple[str, int]]:
+    """The calendar's months from their JSON form: each a name and a number of days."""
     if not isinstance(raw_months, list) or not raw_months:
         raise CalendarError(NO_MONTH)
     if len(raw_months) > MAX_MONTHS:
@@ -178,6 +167,22 @@ def parse_calendar(data: Mapping[str, Any] | None) -> Calendar | None:
         )
         months.append((name, days))
     _refuse_twice([name for name, _ in months], "month")
+    return months
+
+
+def parse_calendar(data: Mapping[str, Any] | None) -> Calendar | None:
+    """A calendar from its JSON form (:func:`calendar_data`); None or ``{}``: the default.
+
+    Raises :class:`CalendarError` with a plain sentence: no months, a month of 0 days, a
+    name over 40 characters, an epoch day outside its month...
+    """
+    if not data:
+        return None
+    if not isinstance(data, Mapping):
+        raise CalendarError(
+            word("A calendar is months, week days and the date the clock starts at.")
+        )
+    months = _parse_months(data.get("months"))
     raw_weekdays = data.get("weekdays", [])
     if not isinstance(raw_weekdays, list) or len(raw_weekdays) > MAX_WEEKDAYS:
         raise CalendarError(

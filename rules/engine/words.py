@@ -229,6 +229,23 @@ def text_said(name: str, data: Mapping[str, Any]) -> str:
 PLAIN = "{text}"
 
 
+def stored_text(
+    text: str,
+    data: Mapping[str, Any] | None,
+    translate: Translate = _english,
+    translate_plural: TranslatePlural = _english_plural,
+) -> str:
+    """A stored text said again from its message ``data`` (:meth:`Message.data`) in the
+    language ``translate`` speaks; ``text`` as stored when there is no data or it does
+    not read (rows written before messages)."""
+    if data:
+        try:
+            return Message.from_data(data).render(translate, translate_plural)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            pass
+    return text
+
+
 def _as_message(part: str) -> Message:
     return part if isinstance(part, Message) else Message(PLAIN, {"text": part.strip()})
 

@@ -322,7 +322,7 @@ def _players(data: Any, players: Any, importer: str) -> dict[str, str]:
                 {
                     "players": [
                         gettext("%(names)s are mapped to one person here, %(user)s")
-                        % {"names": ", ".join(sorted(olds)), "user": new}
+                        % {"names": gettext(" and ").join(sorted(olds)), "user": new}
                     ]
                 }
             )

@@ -27,11 +27,12 @@ from campaigns.models import Campaign
 from characters.models import Character
 from core.cleaning import whole_numbers
 from core.errors import ResolutionConflict
-from core.said import said_error
+from core.said import said, said_error
 from rules.clock.action_time import action_time_pass
 from rules.engine.dice import DiceError
 from rules.engine.interface import ActionBlocked, Context, Result, RuleError, Ruleset
 from rules.engine.registry import get_ruleset
+from rules.engine.words import text_said
 from rules.log.models import Resolution, ResolutionKind
 from rules.play.services import run_step
 
@@ -61,28 +62,7 @@ def party_action(
         refuse_archived(campaign)  # no play in an archived campaign: 409
         ruleset = get_ruleset(campaign.ruleset)
         ruleset.action(action)  # an unknown action is a 400 before anything is locked
-        chosen = Character.objects.select_for_update().filter(campaign=campaign).order_by("pk")
-        if character_ids is None:
-            chosen = chosen.filter(retired_at__isnull=True)
-        else:
-            wanted = set(character_ids)
-            if not wanted or len(wanted) > MAX_PARTY:
-                raise ValidationError(
-                    {
-                        "characters": [
-                            gettext("pick 1 to %(count)s characters of the campaign")
-                            % {"count": MAX_PARTY}
-                        ]
-                    }
-                )
-            chosen = chosen.filter(pk__in=wanted)
-        characters = list(chosen)
-        if character_ids is not None and len(characters) != len(set(character_ids)):
-            raise ValidationError(
-                {"characters": [gettext("every character must be of this campaign")]}
-            )
-        if not characters:
-            raise ResolutionConflict(gettext("the campaign has no character to act"))
+        characters = _chosen(campaign, character_ids)
         outcome = PartyOutcome(batch=uuid.uuid4())
         errors: list[Exception] = []
 
@@ -130,9 +110,33 @@ def party_action(
         return outcome
 
 
+def _chosen(campaign: Campaign, character_ids: Sequence[int] | None) -> list[Character]:
+    """The characters the party action is for, locked: every one not retired, or those
+    ``character_ids`` names (400 for another campaign's or too many; 409 for none)."""
+    chosen = Character.objects.select_for_update().filter(campaign=campaign).order_by("pk")
+    if character_ids is None:
+        chosen = chosen.filter(retired_at__isnull=True)
+    else:
+        wanted = set(character_ids)
+        if not wanted or len(wanted) > MAX_PARTY:
+            pick = gettext("pick 1 to %(count)s characters of the campaign")
+            raise ValidationError({"characters": [pick % {"count": MAX_PARTY}]})
+        chosen = chosen.filter(pk__in=wanted)
+    characters = list(chosen)
+    if character_ids is not None and len(characters) != len(set(character_ids)):
+        raise ValidationError({"characters": [gettext("every character must be of this campaign")]})
+    if not characters:
+        raise ResolutionConflict(gettext("the campaign has no character to act"))
+    return characters
+
+
 def _blocked(character: Character) -> str | None:
     if character.retired_at is not None:
-        return f"{character.name} is retired."
+        return gettext("%(name)s is retired.") % {"name": character.name}
     if character.pending_choice is not None:
-        return f"{character.name} waits on a choice: {character.pending_choice['prompt']}"
+        prompt = said(text_said("prompt", character.pending_choice))
+        return gettext("%(name)s waits on a choice: %(prompt)s") % {
+            "name": character.name,
+            "prompt": prompt,
+        }
     return None

@@ -39,7 +39,7 @@ from rules.engine.interface import (
     Ruleset,
 )
 from rules.engine.registry import get_ruleset
-from rules.engine.words import say, text_said, word
+from rules.engine.words import lowered, say, text_said, word
 from rules.log.context import campaign_context, campaign_dice
 from rules.log.events import publish_resolutions
 from rules.log.models import (
@@ -278,8 +278,7 @@ def _resolve_action(
     spec = ruleset.action(action)
     if not may_act(spec.who, is_referee=by_referee):
         raise NotAllowed(
-            gettext("only the referee may take this action: %(action)s")
-            % {"action": said(spec.label)}
+            gettext("only the referee may %(action)s") % {"action": said(lowered(spec.label))}
         )
 
     def step(rs: Ruleset, sheet: dict[str, Any], dice: Dice, ctx: Context) -> Result:

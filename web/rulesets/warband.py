@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from django.utils.translation import gettext_lazy
 
+from core.said import said
+from rules.engine.rulesets.warband import INJURY_MEANS
 from web.rulesets import DemoCharacter, Presentation
 from web.rulesets.drawing import pips
 
@@ -40,7 +42,9 @@ def view(sheet: Mapping[str, Any], effects: Iterable[Any], **_: Any) -> dict[str
     return {
         "warband": sheet["warband"],
         "look": LOOKS[sheet["injury"]],
-        "means": sheet.get("injury_means", ""),
+        # the engine's words for the state, in the reader's language (the public sheet may
+        # have come through JSON, where the meaning is English text)
+        "means": said(INJURY_MEANS.get(str(sheet["injury"]), sheet.get("injury_means", ""))),
         "wounds": pips(wounds, most, cap=20),
         "wounds_left": wounds,
         "max_wounds": most,

@@ -53,7 +53,7 @@ def test_a_schema_field_is_labelled_in_the_readers_language():
     schema = {"type": "integer", "title": word("Bypass hp per level"), "description": ""}
     with translation.override("de"):
         field = build_field("bypass", schema, name="p.bypass", required=True)
-        assert field.label == "Trefferpunkte pro Stufe zum Abwenden"
+        assert field.label == "TP zum Abwenden pro Stufe"
         select = build_field(
             "state", {"enum": ["standing", "dying"]}, name="p.state", required=True
         )
@@ -68,7 +68,7 @@ def test_a_german_reader_sees_the_options_form_in_german(player, web):
     )
     text = page.content.decode()
     assert page.status_code == 200
-    assert "Trefferpunkte pro Stufe zum Abwenden" in text  # the schema's title
+    assert "TP zum Abwenden pro Stufe" in text  # the schema's title
     assert "Bypass hp per level" not in text
 
 

@@ -27,6 +27,7 @@ from campaigns.models import Membership
 from characters.access import access_character
 from characters.selectors import characters_in_order
 from core.errors import NotAllowed, ResolutionConflict
+from core.said import said
 from rules.battles.models import Battle
 from rules.battles.selectors import (
     LATEST_BATTLE,
@@ -63,7 +64,7 @@ def _unit(member: dict[str, Any], viewer: Membership) -> dict[str, Any]:
     return {
         **member,
         "look": LOOKS[injury],
-        "means": INJURY_MEANS[injury],
+        "means": said(INJURY_MEANS[injury]),
         "pips": [i < wounds for i in range(most)] if most is not None else None,
         "mine": member["owner"] == viewer.user_id,
     }

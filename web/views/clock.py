@@ -31,7 +31,7 @@ from rules.engine.calendar import (
     preset,
 )
 from web.htmx import is_htmx
-from web.plain import summary_said
+from web.plain import error_text, summary_said
 
 DAY = 24 * 60
 # A report longer than this folds by character (<details>), the notable kept in view.
@@ -195,7 +195,7 @@ def calendar_preview(request: HttpRequest, campaign_id: int) -> HttpResponse:
             raise CalendarError(_("A calendar needs at least one month."))
         rows = calendar_preview_rows(calendar, campaign.clock)
     except CalendarError as problem:
-        error = str(problem)
+        error = error_text(problem)
     return render(
         request, "campaigns/_calendar_preview.html", {"rows": rows, "preview_error": error}
     )

@@ -32,6 +32,7 @@ from campaigns.services import (
 from characters.services import campaign_leave, member_remove
 from core.cleaning import loads_json, valid_id
 from core.errors import ResolutionConflict
+from core.said import said
 from rules.engine.calendar import PRESETS, CalendarError
 from rules.engine.registry import get_ruleset
 from rules.logbook.export import campaign_import, export_players
@@ -128,7 +129,7 @@ def campaign_manage(request: HttpRequest, campaign_id: int) -> HttpResponse:
         "calendar": calendar_form_values(campaign)
         if not (errors.get("calendar") and request.method == "POST")
         else request.POST,
-        "presets": [(key, words) for key, (words, _) in PRESETS.items()],
+        "presets": [(key, said(words)) for key, (words, _) in PRESETS.items()],
         "rows": calendar_preview_rows(campaign_calendar(campaign), campaign.clock),
         "max_invite_hours": MAX_INVITE_HOURS,
     }

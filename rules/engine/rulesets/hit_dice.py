@@ -332,6 +332,71 @@ def _save_loss_refusal(
     )
 
 
+def _death_or_major_choice(dc: int, marks: int, level: int, cause: str) -> PendingChoice:
+    """6.7, rulings HD-4 and G-3: the player chooses death or a major wound."""
+    return PendingChoice(
+        kind=CHOICE_DEATH_OR_MAJOR,
+        prompt=say(
+            "The strength injury save vs DC {dc} failed: die outright, or take a major wound?",
+            dc=dc,
+        ),
+        options=(
+            ChoiceOption(
+                "major_wound",
+                # The English says "marks" for one too; the count lets a language
+                # say it right.
+                say_plural(
+                    "Take a major wound (major wound mark {mark}; at {count} marks "
+                    "a failed strength injury save kills)",
+                    "Take a major wound (major wound mark {mark}; at {count} marks "
+                    "a failed strength injury save kills)",
+                    level,
+                    mark=marks + 1,
+                ),
+            ),
+            ChoiceOption(
+                "death",
+                word("Die outright"),
+                confirm=word("Die outright? Only the referee's undo brings the character back."),
+            ),
+        ),
+        state={"dc": dc, "cause": cause},
+        who="owner",
+    )
+
+
+def _saves_after_losses(
+    sheet: Sheet, wound: Mapping[str, Any], new_losses: Mapping[str, int]
+) -> list[Message]:
+    """Project ruling HD-P6: a described wound's strength or will losses move the saves
+    by what changed since its last description (in place); what each became, in words."""
+    parts = []
+    save_bounds = SHEET_SCHEMA["properties"]["strength_save"]
+    for ability, save_field in SAVE_ABILITIES.items():
+        delta = new_losses.get(ability, 0) - int(wound["ability_losses"].get(ability, 0))
+        if not delta:
+            continue
+        before = int(sheet[save_field])
+        after = before - delta
+        if not save_bounds["minimum"] <= after <= save_bounds["maximum"]:
+            raise RuleError(
+                _save_loss_refusal(
+                    ability,
+                    before=before,
+                    after=after,
+                    minimum=save_bounds["minimum"],
+                    maximum=save_bounds["maximum"],
+                )
+            )
+        sheet[save_field] = after
+        parts.append(
+            say("strength save {before} -> {after}", before=before, after=after)
+            if ability == "strength"
+            else say("will save {before} -> {after}", before=before, after=after)
+        )
+    return parts
+
+
 def _worsen_key(wound_id: int) -> str:
     return f"wound:{wound_id}:worsens"
 
@@ -691,38 +756,7 @@ class HitDice(Ruleset):
             )
             injury.outcome["died"] = True
         else:  # 6.7, rulings HD-4 and G-3: the player chooses death or a major wound
-            injury.pending = PendingChoice(
-                kind=CHOICE_DEATH_OR_MAJOR,
-                prompt=say(
-                    "The strength injury save vs DC {dc} failed: die outright, "
-                    "or take a major wound?",
-                    dc=dc,
-                ),
-                options=(
-                    ChoiceOption(
-                        "major_wound",
-                        # The English says "marks" for one too; the count lets a language
-                        # say it right.
-                        say_plural(
-                            "Take a major wound (major wound mark {mark}; at {count} marks "
-                            "a failed strength injury save kills)",
-                            "Take a major wound (major wound mark {mark}; at {count} marks "
-                            "a failed strength injury save kills)",
-                            level,
-                            mark=marks + 1,
-                        ),
-                    ),
-                    ChoiceOption(
-                        "death",
-                        word("Die outright"),
-                        confirm=word(
-                            "Die outright? Only the referee's undo brings the character back."
-                        ),
-                    ),
-                ),
-                state={"dc": dc, "cause": cause},
-                who="owner",
-            )
+            injury.pending = _death_or_major_choice(dc, marks, level, cause)
             injury.notes.append(word("the player must choose death or a major wound"))
             injury.outcome["choice"] = CHOICE_DEATH_OR_MAJOR
 
@@ -1044,29 +1078,7 @@ class HitDice(Ruleset):
             # each loss as the referee named the ability: "-2 strength"
             losses = [f"-{points} {name}" for name, points in new_losses.items()]
             parts.append(say("ability losses {losses}", losses=losses))
-        save_bounds = SHEET_SCHEMA["properties"]["strength_save"]
-        for ability, save_field in SAVE_ABILITIES.items():  # project ruling HD-P6
-            delta = new_losses.get(ability, 0) - int(wound["ability_losses"].get(ability, 0))
-            if not delta:
-                continue
-            before = int(sheet[save_field])
-            after = before - delta
-            if not save_bounds["minimum"] <= after <= save_bounds["maximum"]:
-                raise RuleError(
-                    _save_loss_refusal(
-                        ability,
-                        before=before,
-                        after=after,
-                        minimum=save_bounds["minimum"],
-                        maximum=save_bounds["maximum"],
-                    )
-                )
-            sheet[save_field] = after
-            parts.append(
-                say("strength save {before} -> {after}", before=before, after=after)
-                if ability == "strength"
-                else say("will save {before} -> {after}", before=before, after=after)
-            )
+        parts += _saves_after_losses(sheet, wound, new_losses)  # project ruling HD-P6
         old_every = wound["worsens_every"]
         new_every = params.get("worsens_every")
         wound.update(

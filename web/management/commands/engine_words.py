@@ -7,7 +7,7 @@ A form built from a ruleset's JSON Schema (``web.forms``) names a property witho
 catalogues hold those words because the generated module lists each with
 ``gettext_noop``: every property key and every word value (``enum``, ``propertyNames``,
 a list's default) of every ruleset's sheet, action params, options and table schemas,
-and the kinds of the effects it schedules. ``web/tests/test_engine_words.py`` fails when
+and the kinds of the effects it schedules. ``web/tests/test_page_language.py`` fails when
 the committed module differs from what this command writes now: run it after changing a
 ruleset's schemas, then ``makemessages`` and translate the new words.
 
