@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from campaigns.access import access_campaign
-from core.cleaning import JsonSerializer
+from core.cleaning import JsonSerializer, read_body
 from discord_play.services import SNOWFLAKE, channel_bind
 
 SNOWFLAKE_HELP = "a Discord id (a snowflake): its decimal digits, as text"
@@ -39,12 +39,11 @@ class CampaignDiscordApi(APIView):
     )
     def put(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = read_body(self.InputSerializer, request)
         binding = channel_bind(
             campaign=membership.campaign,
-            guild_id=data.validated_data["guild_id"],
-            channel_id=data.validated_data["channel_id"],
+            guild_id=data["guild_id"],
+            channel_id=data["channel_id"],
             user=request.user,
         )
         return Response(

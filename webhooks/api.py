@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from campaigns.access import access_campaign
-from core.cleaning import JsonSerializer
+from core.cleaning import JsonSerializer, read_body
 from core.openapi import PageQuery, refused
 from core.pagination import StrictPagination
 from webhooks.models import DeliveryState, WebhookFormat
@@ -112,13 +112,12 @@ class WebhookListApi(APIView):
     )
     def post(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = read_body(self.InputSerializer, request)
         endpoint = webhook_create(
             campaign=membership.campaign,
-            url=data.validated_data["url"],
+            url=data["url"],
             user=request.user,
-            format=data.validated_data["format"],
+            format=data["format"],
         )
         return Response(
             WebhookCreatedSerializer({**webhook_view(endpoint), "secret": endpoint.secret}).data,

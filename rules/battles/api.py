@@ -17,7 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from campaigns.models import Membership
-from core.cleaning import JsonSerializer
+from core.cleaning import JsonSerializer, read_body
 from core.openapi import error_answer, refused
 from rules.battles.models import Battle
 from rules.battles.selectors import NO_BATTLE, access_battles, battle_view, running_battle
@@ -118,11 +118,10 @@ class BattleApi(APIView):
     )
     def post(self, request: Request, campaign_id: int) -> Response:
         membership = access_battles(request.user, campaign_id, referee=True)
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = read_body(self.InputSerializer, request)
         battle = battle_begin(
             campaign_id=membership.campaign_id,
-            warbands=data.validated_data["warbands"],
+            warbands=data["warbands"],
             actor=request.user,
         )
         return Response(

@@ -23,7 +23,7 @@ from campaigns.access import access_campaign
 from campaigns.api import DateSerializer
 from campaigns.models import MAX_LIVE_RATIO, Campaign
 from campaigns.selectors import clock_display, clock_minute_of
-from core.cleaning import MAX_ID, JsonSerializer, QueryIntegerField
+from core.cleaning import MAX_ID, JsonSerializer, QueryIntegerField, read_body
 from core.openapi import (
     PAGE_PARAMETERS,
     decimal_pattern,
@@ -319,14 +319,13 @@ class ClockAdvanceApi(APIView):
     )
     def post(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        minutes, until = advance_minutes(membership.campaign, data.validated_data)
+        data = read_body(self.InputSerializer, request)
+        minutes, until = advance_minutes(membership.campaign, data)
         job = clock_advance_start(
             campaign_id=membership.campaign_id,
             minutes=minutes,
             requested_by=request.user,
-            request_id=data.validated_data.get("request_id", ""),
+            request_id=data.get("request_id", ""),
             until=until,
         )
         job.refresh_from_db()  # in embedded mode it has already run
@@ -462,11 +461,10 @@ class LiveClockApi(APIView):
     )
     def put(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
-        data = LiveClockSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = read_body(LiveClockSerializer, request)
         campaign = clock_live_set(
             campaign_id=membership.campaign_id,
-            ratio=data.validated_data["ratio"],
+            ratio=data["ratio"],
             actor=request.user,
         )
         return Response(LiveClockSerializer(_live_output(campaign)).data)

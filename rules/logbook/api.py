@@ -22,7 +22,7 @@ from rest_framework.views import APIView
 
 from campaigns.access import access_campaign, may_import
 from campaigns.api import campaign_answer, campaign_output
-from core.cleaning import MAX_ID, JsonSerializer
+from core.cleaning import MAX_ID, JsonSerializer, read_body
 from core.openapi import PAGE_PARAMETERS, error_answer, refused
 from core.query import QueryParameters
 from rules.engine.registry import ruleset_keys
@@ -327,12 +327,11 @@ class CampaignImportApi(APIView):
     )
     def post(self, request: Request) -> Response:
         may_import(request.user)
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = read_body(self.InputSerializer, request)
         campaign = campaign_import(
             user=request.user,
-            data=data.validated_data["export"],
-            players=data.validated_data.get("players"),
+            data=data["export"],
+            players=data.get("players"),
         )
         membership = access_campaign(request.user, campaign.pk)
         return Response(campaign_output(membership), status=status.HTTP_201_CREATED)

@@ -22,7 +22,7 @@ from characters.access import access_character
 from characters.choices import public_choice
 from characters.models import Character
 from characters.selectors import party, public_sheet
-from core.cleaning import MAX_ID, JsonSerializer, confirm_parameter, confirmation
+from core.cleaning import MAX_ID, JsonSerializer, confirm_parameter, confirmation, read_body
 from core.openapi import (
     ProxyMap,
     by_ruleset,
@@ -188,13 +188,12 @@ class CampaignCharactersApi(APIView):
     )
     def post(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id)
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = read_body(self.InputSerializer, request)
         character = character_create(
             membership=membership,
-            name=data.validated_data["name"],
-            sheet=data.validated_data.get("sheet"),
-            owner_id=data.validated_data.get("owner"),
+            name=data["name"],
+            sheet=data.get("sheet"),
+            owner_id=data.get("owner"),
         )
         character.campaign = membership.campaign
         return Response(character_output(character), status=status.HTTP_201_CREATED)
@@ -240,10 +239,9 @@ class CharacterDetailApi(APIView):
     )
     def patch(self, request: Request, character_id: int) -> Response:
         access = access_character(request.user, character_id)
-        data = self.RenameSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = read_body(self.RenameSerializer, request)
         edit = character_rename(
-            character_id=access.character.pk, actor=request.user, name=data.validated_data["name"]
+            character_id=access.character.pk, actor=request.user, name=data["name"]
         )
         return _edited(character_id, request, edit.pk)
 
@@ -310,13 +308,12 @@ class CorrectApi(APIView):
     )
     def post(self, request: Request, character_id: int) -> Response:
         access = access_character(request.user, character_id, referee=True)
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = read_body(self.InputSerializer, request)
         edit = character_correct(
             character_id=access.character.pk,
             actor=request.user,
-            changes=data.validated_data["changes"],
-            reason=data.validated_data["reason"],
+            changes=data["changes"],
+            reason=data["reason"],
         )
         return _edited(character_id, request, edit.pk)
 
@@ -338,12 +335,11 @@ class RetireApi(APIView):
     )
     def post(self, request: Request, character_id: int) -> Response:
         access = access_character(request.user, character_id)
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = read_body(self.InputSerializer, request)
         edit = character_retire(
             character_id=access.character.pk,
             actor=request.user,
-            retired=data.validated_data["retired"],
+            retired=data["retired"],
         )
         return _edited(character_id, request, edit.pk)
 
@@ -411,12 +407,11 @@ class OwnerApi(APIView):
     )
     def post(self, request: Request, character_id: int) -> Response:
         access_character(request.user, character_id, referee=True)  # 404, 403 before 400
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = read_body(self.InputSerializer, request)
         edit = character_owner_set(
             character_id=character_id,
             actor=request.user,
-            player=data.validated_data["owner"],
-            expected_version=data.validated_data.get("expected_version"),
+            player=data["owner"],
+            expected_version=data.get("expected_version"),
         )
         return _edited(character_id, request, edit.pk)
