@@ -165,10 +165,11 @@ class WebhookDeliveriesApi(APIView):
     def get(self, request: Request, campaign_id: int, webhook_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
         endpoint = webhook_for_campaign(membership.campaign, webhook_id)
-        paginator = DeliveryPagination()
-        page = paginator.paginate_queryset(deliveries_for_webhook(endpoint), request, view=self)
-        return paginator.get_paginated_response(
-            DeliverySerializer([delivery_view(d) for d in page or []], many=True).data
+        return DeliveryPagination.answer(
+            deliveries_for_webhook(endpoint),
+            request,
+            self,
+            lambda page: DeliverySerializer([delivery_view(d) for d in page], many=True).data,
         )
 
 

@@ -25,13 +25,11 @@ from campaigns.models import MAX_LIVE_RATIO, Campaign
 from campaigns.selectors import clock_display, clock_minute_of
 from core.cleaning import MAX_ID, JsonSerializer, QueryIntegerField, read_body
 from core.openapi import (
-    PAGE_PARAMETERS,
     decimal_pattern,
     error_answer,
     json_schema_field,
     refused,
 )
-from core.query import QueryParameters
 from rules.clock.live import clock_live_set
 from rules.clock.models import ClockEntryKind, ClockJob, ClockJobKind, ClockJobState
 from rules.clock.report import NOTABLE
@@ -47,7 +45,7 @@ from rules.clock.selectors import (
 )
 from rules.clock.services import MAX_ADVANCE_MINUTES, clock_advance_start, clock_job_resume
 from rules.engine.calendar import MAX_MONTHS, MAX_NAME, MAX_YEAR
-from rules.log.filters import log_filter_parameters, log_filters
+from rules.log.filters import BAD_FILTER, log_filters, log_page_query
 from rules.log.models import EffectState
 from rules.log.pagination import ResolutionPagination
 from rules.log.selectors import effect_view, effects_for_viewer
@@ -546,22 +544,18 @@ class ClockEntryPageSerializer(serializers.Serializer):
 
 
 class ClockLogApi(APIView):
-    class FilterQuery(QueryParameters):
-        parameters = [
-            *PAGE_PARAMETERS,
-            *log_filter_parameters(
-                action="the entry's kind: advance, live_on, live_off, live_rate or resume",
-                who='a user id (who did it), or "clock" for entries of no one',
-                text="text",
-            ),
-        ]
-
-    query_parameters = {"GET": FilterQuery}
+    query_parameters = {
+        "GET": log_page_query(
+            action="the entry's kind: advance, live_on, live_off, live_rate or resume",
+            who='a user id (who did it), or "clock" for entries of no one',
+            text="text",
+        )
+    }
 
     @extend_schema(
         responses={
             200: ClockEntryPageSerializer,
-            400: error_answer(400, "Bad filter: field errors (`{filter: [messages]}`)."),
+            400: BAD_FILTER,
         },
         description="The clock in the campaign log: advances asked for, the live clock "
         "switched on or off or its rate changed, stopped advances resumed, and who did each; "
@@ -571,8 +565,9 @@ class ClockLogApi(APIView):
     def get(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id)
         rows = clock_log(membership.campaign, log_filters(request.query_params, exact=True))
-        paginator = ResolutionPagination()
-        page = paginator.paginate_queryset(rows, request, view=self)
-        return paginator.get_paginated_response(
-            ClockEntrySerializer([clock_entry_view(e) for e in page or []], many=True).data
+        return ResolutionPagination.answer(
+            rows,
+            request,
+            self,
+            lambda page: ClockEntrySerializer([clock_entry_view(e) for e in page], many=True).data,
         )

@@ -14,6 +14,8 @@ from django.core.exceptions import ValidationError
 from drf_spectacular.utils import OpenApiParameter
 
 from core.cleaning import MAX_ID, valid_id
+from core.openapi import PAGE_PARAMETERS, error_answer
+from core.query import QueryParameters
 
 FILTERS = ("character", "action", "who", "roll", "from", "to", "q")
 CLOCK_MAX = 2**53
@@ -131,3 +133,17 @@ def log_filter_parameters(action: str, who: str, text: str) -> list[OpenApiParam
         *MINUTE_PARAMETERS,
         OpenApiParameter("q", text_schema(TEXT_MAX["q"]), description=text),
     ]
+
+
+# A filter the server does not take (the log's pages).
+BAD_FILTER = error_answer(400, "Bad filter: field errors (`{filter: [messages]}`).")
+
+
+def log_page_query(action: str, who: str, text: str) -> type[QueryParameters]:
+    """The query of a page of a log with its filters (:func:`log_filter_parameters`), for a
+    view's ``query_parameters``."""
+
+    class FilterQuery(QueryParameters):
+        parameters = [*PAGE_PARAMETERS, *log_filter_parameters(action, who, text)]
+
+    return FilterQuery

@@ -419,11 +419,12 @@ class ResolutionListApi(APIView):
     @extend_schema(responses={200: ResolutionPageSerializer})
     def get(self, request: Request, character_id: int) -> Response:
         access = access_character(request.user, character_id)
-        paginator = ResolutionPagination()
-        page = paginator.paginate_queryset(
-            resolutions_for_character(access.character), request, view=self
+        return ResolutionPagination.answer(
+            resolutions_for_character(access.character),
+            request,
+            self,
+            lambda page: [_view(r, access) for r in page],
         )
-        return paginator.get_paginated_response([_view(r, access) for r in page or []])
 
 
 class TableSerializer(serializers.Serializer):
