@@ -14,7 +14,7 @@ from django.core.exceptions import ValidationError
 from drf_spectacular.utils import OpenApiParameter
 
 from core.cleaning import MAX_ID, valid_id
-from core.openapi import PAGE_PARAMETERS, error_answer
+from core.openapi import PAGE_PARAMETERS, error_answer, whole_parameter
 from core.query import QueryParameters
 
 FILTERS = ("character", "action", "who", "roll", "from", "to", "q")
@@ -101,16 +101,8 @@ def text_schema(longest: int) -> dict[str, Any]:
 
 # The in-game bounds, shared with the recap (rules.logbook.api).
 MINUTE_PARAMETERS = [
-    OpenApiParameter(
-        "from",
-        {"type": "integer", "minimum": 0, "maximum": CLOCK_MAX},
-        description="from this in-game minute",
-    ),
-    OpenApiParameter(
-        "to",
-        {"type": "integer", "minimum": 0, "maximum": CLOCK_MAX},
-        description="up to this in-game minute",
-    ),
+    whole_parameter("from", 0, CLOCK_MAX, "from this in-game minute"),
+    whole_parameter("to", 0, CLOCK_MAX, "up to this in-game minute"),
 ]
 
 
@@ -118,11 +110,7 @@ def log_filter_parameters(action: str, who: str, text: str) -> list[OpenApiParam
     """The filters as API schema parameters; ``action``, ``who`` and ``text`` say what
     those match in the list at hand."""
     return [
-        OpenApiParameter(
-            "character",
-            {"type": "integer", "minimum": 1, "maximum": MAX_ID},
-            description="one character's entries",
-        ),
+        whole_parameter("character", 1, MAX_ID, "one character's entries"),
         OpenApiParameter("action", text_schema(TEXT_MAX["action"]), description=action),
         OpenApiParameter(
             "who", {"type": "string", "pattern": f"^(?:{WHO_PATTERN})$"}, description=who

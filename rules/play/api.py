@@ -61,20 +61,25 @@ from rules.play.services import (
 from rules.play.undo import resolution_redo, resolution_undo
 
 
-class RollSerializer(serializers.Serializer):
+# A roll as an answer says it: its ``label`` first, then its own fields. (A comment, not a
+# docstring: the schema would take it as the description of every roll.)
+class LabelledSerializer(serializers.Serializer):
+    def get_fields(self) -> dict[str, serializers.Field]:
+        # declared here: a class attribute "label" would hide the serializer's own label
+        return {"label": serializers.CharField(), **super().get_fields()}
+
+
+SIZES_HELP = "the size of each die drawn, in order"
+
+
+class RollSerializer(LabelledSerializer):
     expression = serializers.CharField()
     dice = serializers.ListField(child=serializers.IntegerField())
     kept = serializers.ListField(child=serializers.IntegerField())
     total = serializers.IntegerField()
     hidden = serializers.BooleanField()
     kind = serializers.ChoiceField(choices=["dice", "pool", "shuffle"])
-    sizes = serializers.ListField(
-        child=serializers.IntegerField(), help_text="the size of each die drawn, in order"
-    )
-
-    def get_fields(self) -> dict[str, serializers.Field]:
-        # declared here: a class attribute "label" would hide the serializer's own label
-        return {"label": serializers.CharField(), **super().get_fields()}
+    sizes = serializers.ListField(child=serializers.IntegerField(), help_text=SIZES_HELP)
 
 
 class ResolutionSerializer(serializers.Serializer):
@@ -554,16 +559,10 @@ class RevealApi(APIView):
         return Response(_view(resolution_reveal(resolution=resolution), access))
 
 
-class ExportedRollSerializer(serializers.Serializer):
+class ExportedRollSerializer(LabelledSerializer):
     expression = serializers.CharField(help_text='"4d6kl2", "1d20", or "shuffle(N)"')
     dice = serializers.ListField(child=serializers.IntegerField(), help_text="every die, in order")
-    sizes = serializers.ListField(
-        child=serializers.IntegerField(), help_text="the size of each die drawn, in order"
-    )
-
-    def get_fields(self) -> dict[str, serializers.Field]:
-        # declared here: a class attribute "label" would hide the serializer's own label
-        return {"label": serializers.CharField(), **super().get_fields()}
+    sizes = serializers.ListField(child=serializers.IntegerField(), help_text=SIZES_HELP)
 
 
 class ExportedResolutionSerializer(serializers.Serializer):
