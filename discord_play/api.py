@@ -26,7 +26,7 @@ class CampaignDiscordApi(APIView):
         )
 
     class OutputSerializer(serializers.Serializer):
-        campaign = serializers.IntegerField()
+        campaign = serializers.IntegerField(source="campaign_id")
         guild_id = serializers.CharField(help_text="the Discord server")
         channel_id = serializers.CharField(help_text="the channel that follows the campaign")
 
@@ -39,19 +39,9 @@ class CampaignDiscordApi(APIView):
     )
     def put(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
-        data = read_body(self.InputSerializer, request)
         binding = channel_bind(
             campaign=membership.campaign,
-            guild_id=data["guild_id"],
-            channel_id=data["channel_id"],
             user=request.user,
+            **read_body(self.InputSerializer, request),  # guild_id, channel_id
         )
-        return Response(
-            self.OutputSerializer(
-                {
-                    "campaign": binding.campaign_id,
-                    "guild_id": binding.guild_id,
-                    "channel_id": binding.channel_id,
-                }
-            ).data
-        )
+        return Response(self.OutputSerializer(binding).data)

@@ -118,11 +118,10 @@ class BattleApi(APIView):
     )
     def post(self, request: Request, campaign_id: int) -> Response:
         membership = access_battles(request.user, campaign_id, referee=True)
-        data = read_body(self.InputSerializer, request)
         battle = battle_begin(
             campaign_id=membership.campaign_id,
-            warbands=data["warbands"],
             actor=request.user,
+            **read_body(self.InputSerializer, request),  # warbands
         )
         return Response(
             BattleSerializer(_answer(battle, membership)).data, status=status.HTTP_201_CREATED

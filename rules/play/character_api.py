@@ -239,9 +239,10 @@ class CharacterDetailApi(APIView):
     )
     def patch(self, request: Request, character_id: int) -> Response:
         access = access_character(request.user, character_id)
-        data = read_body(self.RenameSerializer, request)
         edit = character_rename(
-            character_id=access.character.pk, actor=request.user, name=data["name"]
+            character_id=access.character.pk,
+            actor=request.user,
+            **read_body(self.RenameSerializer, request),  # name
         )
         return _edited(character_id, request, edit.pk)
 
@@ -308,12 +309,10 @@ class CorrectApi(APIView):
     )
     def post(self, request: Request, character_id: int) -> Response:
         access = access_character(request.user, character_id, referee=True)
-        data = read_body(self.InputSerializer, request)
         edit = character_correct(
             character_id=access.character.pk,
             actor=request.user,
-            changes=data["changes"],
-            reason=data["reason"],
+            **read_body(self.InputSerializer, request),  # changes, reason
         )
         return _edited(character_id, request, edit.pk)
 
@@ -335,11 +334,10 @@ class RetireApi(APIView):
     )
     def post(self, request: Request, character_id: int) -> Response:
         access = access_character(request.user, character_id)
-        data = read_body(self.InputSerializer, request)
         edit = character_retire(
             character_id=access.character.pk,
             actor=request.user,
-            retired=data["retired"],
+            **read_body(self.InputSerializer, request),  # retired
         )
         return _edited(character_id, request, edit.pk)
 
