@@ -148,6 +148,10 @@ def error_answer(status: int | str, description: str) -> OpenApiResponse:
     return OpenApiResponse(body, description=description)
 
 
+# The 409 of a write to an archived campaign (campaigns.access), said by many operations.
+ARCHIVED = error_answer(409, "Conflict: the campaign is archived.")
+
+
 def _plain(schema: Mapping[str, Any]) -> dict[str, Any]:
     """A JSON Schema (2020-12) of the rules as a schema inside the OpenAPI 3.1 document:
     unchanged but for the keywords that only mean something at a document's root."""

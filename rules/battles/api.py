@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 
 from campaigns.models import Membership
 from core.cleaning import JsonSerializer, read_body
-from core.openapi import error_answer, refused
+from core.openapi import ARCHIVED, error_answer, refused
 from rules.battles.models import Battle
 from rules.battles.selectors import NO_BATTLE, access_battles, battle_view, running_battle
 from rules.battles.services import (
@@ -133,7 +133,7 @@ class BattleNextApi(APIView):
         request=None,
         responses={
             200: BattleSerializer,
-            409: error_answer(409, "Conflict: the campaign is archived."),
+            409: ARCHIVED,
         },
         description="Referee only: the next phase. After the active warband's last phase "
         "comes the next warband's upkeep; after the last warband, the next turn. Entering a "
@@ -151,7 +151,7 @@ class BattleEndApi(APIView):
         request=None,
         responses={
             200: BattleEndSerializer,
-            409: error_answer(409, "Conflict: the campaign is archived."),
+            409: ARCHIVED,
         },
         description="Referee only: the battle is over. Answers its last state and the "
         "incapacitated units, each due a roll on the Scars table (WB-6).",

@@ -24,12 +24,7 @@ from campaigns.api import DateSerializer
 from campaigns.models import MAX_LIVE_RATIO, Campaign
 from campaigns.selectors import clock_display, clock_minute_of
 from core.cleaning import MAX_ID, JsonSerializer, QueryIntegerField, read_body
-from core.openapi import (
-    decimal_pattern,
-    error_answer,
-    json_schema_field,
-    refused,
-)
+from core.openapi import ARCHIVED, decimal_pattern, error_answer, json_schema_field, refused
 from rules.clock.live import clock_live_set
 from rules.clock.models import ClockEntryKind, ClockJob, ClockJobKind, ClockJobState
 from rules.clock.report import NOTABLE
@@ -308,7 +303,7 @@ class ClockAdvanceApi(APIView):
                 "the time asked for adds up to no minute or to more than ten years, or "
                 "`until` names a date already past."
             ),
-            409: error_answer(409, "Conflict: the campaign is archived."),
+            409: ARCHIVED,
         },
         description="Referee only. Moves the campaign clock forward by `days`, `hours` and "
         "`minutes` (added up: at least a minute, at most ten years), or `until` a date of "
@@ -452,7 +447,7 @@ class LiveClockApi(APIView):
         request=LiveClockSerializer,
         responses={
             200: LiveClockSerializer,
-            409: error_answer(409, "Conflict: the campaign is archived."),
+            409: ARCHIVED,
         },
         description="Referee only: run the clock with real time at `ratio` in-game minutes "
         "per real minute (0 stops it). Celery beat advances the campaign every minute.",

@@ -24,6 +24,7 @@ from characters.models import Character
 from characters.selectors import party, public_sheet
 from core.cleaning import MAX_ID, JsonSerializer, confirm_parameter, confirmation, read_body
 from core.openapi import (
+    ARCHIVED,
     ProxyMap,
     by_ruleset,
     error_answer,
@@ -183,7 +184,7 @@ class CampaignCharactersApi(APIView):
                 "the sheet's fields break the ruleset's rules, or `owner` is not a member "
                 "(or you are not the referee)."
             ),
-            409: error_answer(409, "Conflict: the campaign is archived."),
+            409: ARCHIVED,
         },
     )
     def post(self, request: Request, campaign_id: int) -> Response:
@@ -251,7 +252,7 @@ class CharacterDetailApi(APIView):
         responses={
             204: OpenApiResponse(description="deleted with its log"),
             400: refused("`confirm` is not the character's name."),
-            409: error_answer(409, "Conflict: the campaign is archived."),
+            409: ARCHIVED,
         },
         description="Referee only: delete the character with its log. `?confirm=` must be "
         "its name (400 otherwise).",
@@ -302,7 +303,7 @@ class CorrectApi(APIView):
         responses={
             200: CharacterEditResultSerializer,
             400: refused("the corrected sheet would break the ruleset's rules."),
-            409: error_answer(409, "Conflict: the campaign is archived."),
+            409: ARCHIVED,
         },
         description="Referee only: set any sheet fields by hand, with a reason; the sheet "
         "must stay valid for the ruleset (400 otherwise). Logged as an edit.",
