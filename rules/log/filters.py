@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
+from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiParameter
 
 from core.cleaning import MAX_ID, valid_id
@@ -30,6 +31,21 @@ class LogFilters:
     clock_from: int | None = None
     clock_to: int | None = None
     text: str = ""
+
+    def narrow(self, rows: QuerySet[Any], text_field: str) -> QuerySet[Any]:
+        """``rows`` (a log's entries: ``actor``, ``clock``) kept to who made them, the
+        in-game bounds and the text (searched in ``text_field``)."""
+        if self.who == "clock":
+            rows = rows.filter(actor__isnull=True)
+        elif self.who:
+            rows = rows.filter(actor_id=int(self.who))
+        if self.clock_from is not None:
+            rows = rows.filter(clock__gte=self.clock_from)
+        if self.clock_to is not None:
+            rows = rows.filter(clock__lte=self.clock_to)
+        if self.text:
+            rows = rows.filter(**{f"{text_field}__icontains": self.text})
+        return rows
 
 
 def _minute(value: str, name: str) -> int:
