@@ -22,7 +22,7 @@ from accounts.services import (
     user_register,
 )
 from campaigns.access import TokenScope, may_manage_tokens
-from core.cleaning import MAX_ID, JsonSerializer
+from core.cleaning import MAX_ID, JsonSerializer, read_body
 from core.openapi import refused
 from core.throttles import AnonThrottle, IpThrottle, LoginThrottle, RegistrationThrottle
 
@@ -68,9 +68,8 @@ class RegisterApi(APIView):
         },
     )
     def post(self, request: Request) -> Response:
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        user = user_register(**data.validated_data)
+        data = read_body(self.InputSerializer, request)
+        user = user_register(**data)
         return Response(self.OutputSerializer(user).data, status=status.HTTP_201_CREATED)
 
 
@@ -100,10 +99,9 @@ class TokenApi(APIView):
         "429 with `Retry-After` until the pause ends.",
     )
     def post(self, request: Request) -> Response:
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = read_body(self.InputSerializer, request)
         # The Django request: django-axes counts failures on it and locks out (429).
-        user = user_authenticate(request=request._request, **data.validated_data)
+        user = user_authenticate(request=request._request, **data)
         _, secret = token_create(user=user, name=PASSWORD_TOKEN_NAME, scope=TokenScope.REFEREE)
         return Response(self.OutputSerializer({"token": secret}).data)
 
@@ -172,14 +170,13 @@ class TokenListApi(APIView):
     )
     def post(self, request: Request) -> Response:
         may_manage_tokens(request.user)
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = read_body(self.InputSerializer, request)
         token, secret = token_create(
             user=request.user,
-            name=data.validated_data["name"],
-            scope=data.validated_data["scope"],
-            campaign_id=data.validated_data.get("campaign"),
-            expires_at=data.validated_data.get("expires_at"),
+            name=data["name"],
+            scope=data["scope"],
+            campaign_id=data.get("campaign"),
+            expires_at=data.get("expires_at"),
         )
         return Response(
             ApiTokenCreatedSerializer({**token_output(token), "token": secret}).data,

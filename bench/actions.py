@@ -60,16 +60,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 # bench/ is on the path of a bench script
-from servers import (  # noqa: E402
-    bench_env,
-    children,
-    free_port,
-    gunicorn_cpu,
-    make_database,
-    process_cpu,
-    start_server,
-    stop_server,
-)
+import servers as srv  # noqa: E402
 
 from tests.drills.stack import Postgres, Redis, have_servers  # noqa: E402
 
@@ -92,11 +83,13 @@ class BenchPostgres(Postgres):
         """Seconds of CPU of the whole cluster: the postmaster, its live processes, and
         the backends it reaped."""
         master = int((self.dir / "data" / "postmaster.pid").read_text().split()[0])
-        return process_cpu(master, reaped=True) + sum(process_cpu(p) for p in children(master))
+        return srv.process_cpu(master, reaped=True) + sum(
+            srv.process_cpu(p) for p in srv.children(master)
+        )
 
 
 def tree_cpu(pid: int) -> float:
-    return process_cpu(pid, reaped=True) + sum(tree_cpu(child) for child in children(pid))
+    return srv.process_cpu(pid, reaped=True) + sum(tree_cpu(child) for child in srv.children(pid))
 
 
 def make_players(clients: int) -> dict[str, dict[str, list[dict[str, Any]]]]:
@@ -135,29 +128,12 @@ def make_players(clients: int) -> dict[str, dict[str, list[dict[str, Any]]]]:
                 )
                 sheet: dict[str, Any] = {"level": 3, "hp": 5}
                 if action == "crosses effects":
-                    sheet["wounds"] = [_still_wound()]
+                    sheet["wounds"] = [srv.still_wound("Old scar")]
                 character = character_create(membership=membership, name=f"Hero {n}", sheet=sheet)
                 plan[shape][action].append(
                     {"session": session, "campaign": where.pk, "character": character.pk}
                 )
     return plan
-
-
-def _still_wound() -> dict[str, Any]:
-    """A major wound that no longer worsens: its ``wound_worsens`` changes nothing."""
-    return {
-        "id": 1,
-        "kind": "major",
-        "description": "Old scar",
-        "treated": False,
-        "ability_losses": {},
-        "worsens_every": None,
-        "worsen_dc": 20,
-        "until_long_rest": False,
-        "expired": False,
-        "cause": "bench",
-        "received_at": 0,
-    }
 
 
 def top_up(players: list[dict[str, Any]]) -> None:
@@ -240,10 +216,10 @@ class Meters:
 
     def read(self) -> dict[str, float]:
         return {
-            "web": gunicorn_cpu(self.web),
+            "web": srv.gunicorn_cpu(self.web),
             "worker": tree_cpu(self.worker) if self.worker else 0.0,
             "pg": self.pg.cpu(),
-            "redis": process_cpu(self.redis) if self.redis else 0.0,
+            "redis": srv.process_cpu(self.redis) if self.redis else 0.0,
         }
 
 
@@ -274,7 +250,7 @@ def start_worker(env: dict[str, str], app: Path, base: Path) -> subprocess.Popen
         stderr=subprocess.STDOUT,
     )
     deadline = time.monotonic() + 60
-    while len(children(worker.pid)) == 0:  # its pool is up
+    while len(srv.children(worker.pid)) == 0:  # its pool is up
         if time.monotonic() > deadline or worker.poll() is not None:
             raise SystemExit(f"the Celery worker did not start: {base / 'worker.log'}")
         time.sleep(0.2)
@@ -291,8 +267,10 @@ def measure(
     base: Path,
 ) -> None:
     app = args.app.resolve()
-    port = free_port()
-    server = start_server(env, port, ["config.wsgi:application", f"--workers={args.workers}"], app)
+    port = srv.free_port()
+    server = srv.start_server(
+        env, port, ["config.wsgi:application", f"--workers={args.workers}"], app
+    )
     worker = start_worker(env, app, base) if redis is not None else None
     try:
         redis_pid = redis.process.pid if redis is not None and redis.process else None
@@ -349,7 +327,7 @@ def measure(
         if worker is not None:
             worker.terminate()
             worker.wait(timeout=60)
-        stop_server(server)
+        srv.stop_server(server)
 
 
 def row(
@@ -394,8 +372,8 @@ def main() -> None:
             os.environ.pop("REDIS_URL", None)
             if redis is not None:
                 os.environ["REDIS_URL"] = redis.url
-            env = bench_env(pg.url("sawbones"), "_actionbench")
-            make_database(env, args.app.resolve())
+            env = srv.bench_env(pg.url("sawbones"), "_actionbench")
+            srv.make_database(env, args.app.resolve())
             os.environ.update(env)
             import django
 

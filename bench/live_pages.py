@@ -69,16 +69,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 # bench/ is on the path of a bench script
-from servers import (  # noqa: E402
-    bench_env,
-    free_port,
-    gunicorn_cpu,
-    machine_busy,
-    make_database,
-    postgres_cpu,
-    start_server,
-    stop_server,
-)
+import servers as srv  # noqa: E402
 
 CSRF = "benchbenchbenchbenchbenchbench42"  # 32 characters: a CSRF secret as the cookie
 CAMPAIGNS = 10
@@ -376,12 +367,12 @@ def phase(
     acts = pool.map_async(actor, [(web, who, args.action_interval, start, end) for who in acting])
 
     def servers_cpu() -> float:
-        return sum(gunicorn_cpu(master) for master in masters)
+        return sum(srv.gunicorn_cpu(master) for master in masters)
 
     wait_until(start)
-    before = (servers_cpu(), postgres_cpu(), machine_busy())
+    before = (servers_cpu(), srv.postgres_cpu(), srv.machine_busy())
     wait_until(end)
-    after = (servers_cpu(), postgres_cpu(), machine_busy())
+    after = (servers_cpu(), srv.postgres_cpu(), srv.machine_busy())
     acted = acts.get(timeout=args.seconds + 60)
     polled = jobs[0].get(timeout=args.seconds + 60) if jobs else []
     busy, total = (after[2][0] - before[2][0], after[2][1] - before[2][1])
@@ -473,9 +464,9 @@ def main() -> None:
     args = parser.parse_args()
     if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
         raise SystemExit("DATABASE_URL must name a PostgreSQL server (its own database is made)")
-    env = bench_env(os.environ["DATABASE_URL"])
+    env = srv.bench_env(os.environ["DATABASE_URL"])
     os.environ.update(env)
-    make_database(env)
+    srv.make_database(env)
     import django
 
     django.setup()
@@ -512,9 +503,9 @@ def main() -> None:
     )
     print(f"{'':<10}{'% core':>8}{'% core':>8}{'% busy':>8}{'% core':>8}{'':>6}{'ms':>8}{'ms':>8}")
     processes = args.actors + args.poller_processes
-    ports = {name: free_port() for name in servers}
+    ports = {name: srv.free_port() for name in servers}
     started = {
-        name: start_server(server_env, ports[name], options)
+        name: srv.start_server(server_env, ports[name], options)
         for name, (server_env, options) in servers.items()
     }
     masters = [server.pid for server in started.values()]
@@ -530,7 +521,7 @@ def main() -> None:
         report({mode: merged(runs) for mode, runs in results.items()})
     finally:
         for server in started.values():
-            stop_server(server)
+            srv.stop_server(server)
     redis_url = env.get("REDIS_URL", "")
     if redis_url:
         import redis

@@ -33,6 +33,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from servers import still_wound  # bench/ is on the path of a bench script
+
 from rules.engine.dice import Dice, HmacGenerator
 from rules.engine.interface import (
     ActionBlocked,
@@ -95,19 +97,7 @@ HEAVY: dict[str, dict[str, dict[str, Any]]] = {
         "magical_aging": {"years": 1000},
     },
 }
-_WOUND = {
-    "id": 1,
-    "kind": "major",
-    "description": "A deep gash",
-    "treated": False,
-    "ability_losses": {},
-    "worsens_every": None,
-    "worsen_dc": 20,
-    "until_long_rest": False,
-    "expired": False,
-    "cause": "bench",
-    "received_at": 0,
-}
+_WOUND = still_wound("A deep gash")
 # Actions that need the sheet in another state: fields set on it for that action only.
 STATES: dict[str, dict[str, dict[str, Any]]] = {
     "hit_dice": {

@@ -1,7 +1,7 @@
 """What every server benchmark shares: a gunicorn of the project started on a database
 of its own (production settings, no throttles, a free port) and stopped, and the CPU its
 processes and PostgreSQL's spend, read from /proc. bench/live_pages.py, bench/actions.py
-and bench/sessions.py measure with them.
+and bench/sessions.py measure with them; and what benches put on sheets (bench/odds.py).
 """
 
 from __future__ import annotations
@@ -14,10 +14,32 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 TICK = os.sysconf("SC_CLK_TCK")
+
+
+# -- the sheets --------------------------------------------------------------------------
+
+
+def still_wound(description: str) -> dict[str, Any]:
+    """A hit_dice major wound that no longer worsens: its ``wound_worsens`` changes
+    nothing."""
+    return {
+        "id": 1,
+        "kind": "major",
+        "description": description,
+        "treated": False,
+        "ability_losses": {},
+        "worsens_every": None,
+        "worsen_dc": 20,
+        "until_long_rest": False,
+        "expired": False,
+        "cause": "bench",
+        "received_at": 0,
+    }
 
 
 # -- the server --------------------------------------------------------------------------

@@ -37,16 +37,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 # bench/ is on the path of a bench script
+import servers as srv  # noqa: E402
 from actions import BenchPostgres  # noqa: E402
-from servers import (  # noqa: E402
-    bench_env,
-    free_port,
-    gunicorn_cpu,
-    make_database,
-    process_cpu,
-    start_server,
-    stop_server,
-)
 
 from tests.drills.stack import Redis, have_servers  # noqa: E402
 
@@ -151,12 +143,12 @@ def start_servers(
     ports: dict[str, dict[str, int]] = {}
     masters: dict[str, list[int]] = {}
     for label, app in apps.items():
-        ports[label] = {"web": free_port(), "events": free_port()}
-        web = start_server(
+        ports[label] = {"web": srv.free_port(), "events": srv.free_port()}
+        web = srv.start_server(
             env, ports[label]["web"], ["config.wsgi:application", "--workers=3"], app
         )
         servers.append(web)
-        events = start_server(events_env, ports[label]["events"], EVENTS, app)
+        events = srv.start_server(events_env, ports[label]["events"], EVENTS, app)
         servers.append(events)
         masters[label] = [web.pid, events.pid]
     return ports, masters
@@ -238,8 +230,8 @@ def main() -> None:
             os.environ["REDIS_URL"] = redis.url
             # Closed streams end at their next keep-alive: soon, so threads come back.
             os.environ["SAWBONES_STREAM_KEEPALIVE_SECONDS"] = "0.5"
-            env = bench_env(pg.url("sawbones"), "_sessionbench", conn_max_age="60")
-            make_database(env, apps["after"])
+            env = srv.bench_env(pg.url("sawbones"), "_sessionbench", conn_max_age="60")
+            srv.make_database(env, apps["after"])
             os.environ.update(env)
             import django
 
@@ -257,7 +249,7 @@ def main() -> None:
         finally:
             try:
                 for server in servers:
-                    stop_server(server)
+                    srv.stop_server(server)
             finally:  # the cluster and Redis go even if a server would not stop
                 redis.kill()
                 pg.stop("fast")
@@ -266,9 +258,9 @@ def main() -> None:
 def cpu(masters: list[int], pg: BenchPostgres, redis: Redis) -> dict[str, float]:
     assert redis.process is not None
     return {
-        "web": sum(gunicorn_cpu(master) for master in masters),
+        "web": sum(srv.gunicorn_cpu(master) for master in masters),
         "pg": pg.cpu(),
-        "redis": process_cpu(redis.process.pid),
+        "redis": srv.process_cpu(redis.process.pid),
     }
 
 

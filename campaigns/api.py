@@ -36,7 +36,7 @@ from campaigns.services import (
     invite_revoke,
     invite_usable,
 )
-from core.cleaning import JsonSerializer, confirm_parameter, confirmation, valid_id
+from core.cleaning import JsonSerializer, confirm_parameter, confirmation, read_body, valid_id
 from core.openapi import (
     AnyOfProxySerializer,
     ProxyMap,
@@ -248,9 +248,8 @@ class CampaignListApi(APIView):
         },
     )
     def post(self, request: Request) -> Response:
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        campaign = campaign_create(user=request.user, **data.validated_data)
+        data = read_body(self.InputSerializer, request)
+        campaign = campaign_create(user=request.user, **data)
         membership = access_campaign(request.user, campaign.pk)
         return Response(campaign_output(membership), status=status.HTTP_201_CREATED)
 
@@ -298,9 +297,8 @@ class CampaignDetailApi(APIView):
     )
     def patch(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
-        data = self.UpdateSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        campaign_update(campaign_id=membership.campaign_id, **data.validated_data)
+        data = read_body(self.UpdateSerializer, request)
+        campaign_update(campaign_id=membership.campaign_id, **data)
         return Response(campaign_output(access_campaign(request.user, campaign_id)))
 
     @extend_schema(
@@ -447,9 +445,8 @@ class CampaignCalendarApi(APIView):
     )
     def put(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
-        data = CalendarInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        body = dict(data.validated_data)
+        data = read_body(CalendarInputSerializer, request)
+        body = dict(data)
         key = body.pop("preset", "")
         campaign = campaign_calendar_set(
             campaign_id=membership.campaign_id, calendar=body, preset_key=key
@@ -505,11 +502,8 @@ class InviteCreateApi(APIView):
     )
     def post(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        invite = invite_create(
-            campaign=membership.campaign, user=request.user, **data.validated_data
-        )
+        data = read_body(self.InputSerializer, request)
+        invite = invite_create(campaign=membership.campaign, user=request.user, **data)
         return Response(InviteSerializer(invite_output(invite)).data, status=201)
 
 
@@ -545,9 +539,8 @@ class JoinApi(APIView):
         },
     )
     def post(self, request: Request) -> Response:
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        membership = campaign_join(user=request.user, code=data.validated_data["code"])
+        data = read_body(self.InputSerializer, request)
+        membership = campaign_join(user=request.user, code=data["code"])
         return Response(campaign_output(access_campaign(request.user, membership.campaign_id)))
 
 

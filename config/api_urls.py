@@ -21,6 +21,7 @@ from campaigns.api import (
     JoinApi,
 )
 from characters.api import LeaveApi, MemberDetailApi
+from core.urls import CAMPAIGN, CHARACTER, DELIVERY, INVITATION, WEBHOOK, paths
 from discord_play.api import CampaignDiscordApi
 from rules.battles.api import BattleApi, BattleEndApi, BattleNextApi
 from rules.clock.api import (
@@ -79,200 +80,88 @@ from webhooks.api import (
     WebhookSecretRotateApi,
 )
 
+JOB = CAMPAIGN + "clock/jobs/<int:job_id>/"
+
 urlpatterns = [
-    path("auth/register/", RegisterApi.as_view(), name="api-register"),
-    path("auth/token/", TokenApi.as_view(), name="api-token"),
-    path("auth/tokens/", TokenListApi.as_view(), name="api-tokens"),
-    path("auth/tokens/<int:token_id>/", TokenDetailApi.as_view(), name="api-token-detail"),
-    # Play from Discord (docs/discord.md): a person's link, a campaign's channel.
-    path("auth/discord/link-code/", DiscordLinkCodeApi.as_view(), name="api-discord-link-code"),
-    path("auth/discord/", DiscordLinkApi.as_view(), name="api-discord-link"),
-    path("rulesets/", RulesetListApi.as_view(), name="api-rulesets"),
-    path("campaigns/", CampaignListApi.as_view(), name="api-campaigns"),
-    path("campaigns/join/", JoinApi.as_view(), name="api-campaign-join"),
-    path("campaigns/<int:campaign_id>/", CampaignDetailApi.as_view(), name="api-campaign"),
-    path(
-        "campaigns/<int:campaign_id>/calendar/",
-        CampaignCalendarApi.as_view(),
-        name="api-campaign-calendar",
+    *paths(
+        ("auth/register/", RegisterApi, "api-register"),
+        ("auth/token/", TokenApi, "api-token"),
+        ("auth/tokens/", TokenListApi, "api-tokens"),
+        ("auth/tokens/<int:token_id>/", TokenDetailApi, "api-token-detail"),
+        # Play from Discord (docs/discord.md): a person's link, a campaign's channel.
+        ("auth/discord/link-code/", DiscordLinkCodeApi, "api-discord-link-code"),
+        ("auth/discord/", DiscordLinkApi, "api-discord-link"),
+        ("rulesets/", RulesetListApi, "api-rulesets"),
+        ("campaigns/", CampaignListApi, "api-campaigns"),
+        ("campaigns/join/", JoinApi, "api-campaign-join"),
+        (CAMPAIGN, CampaignDetailApi, "api-campaign"),
+        (CAMPAIGN + "calendar/", CampaignCalendarApi, "api-campaign-calendar"),
+        (CAMPAIGN + "invites/", InviteCreateApi, "api-invites"),
+        (CAMPAIGN + "archive/", CampaignArchiveApi, "api-campaign-archive"),
+        (CAMPAIGN + "unarchive/", CampaignUnarchiveApi, "api-campaign-unarchive"),
+        (CAMPAIGN + "invites/<int:invite_id>/", InviteDetailApi, "api-invite"),
+        (CAMPAIGN + "members/<int:user_id>/", MemberDetailApi, "api-member"),
+        (CAMPAIGN + "leave/", LeaveApi, "api-campaign-leave"),
+        (CAMPAIGN + "resolutions/", CampaignLogApi, "api-campaign-log"),
+        (CAMPAIGN + "export/", CampaignExportApi, "api-campaign-export"),
+        (CAMPAIGN + "log.csv", CampaignLogCsvApi, "api-campaign-log-csv"),
+        ("campaigns/import/", CampaignImportApi, "api-campaign-import"),
+        (CAMPAIGN + "import-invitations/", ImportInvitationListApi, "api-import-invitations"),
+        ("invitations/", InvitationListApi, "api-invitations"),
+        (INVITATION + "accept/", InvitationAcceptApi, "api-invitation-accept"),
+        (INVITATION + "decline/", InvitationDeclineApi, "api-invitation-decline"),
+        (CAMPAIGN + "recap/", CampaignRecapApi, "api-campaign-recap"),
+        (CAMPAIGN + "recap.md", CampaignRecapMarkdownApi, "api-campaign-recap-md"),
+        (CAMPAIGN + "party-actions/", PartyActionApi, "api-party-actions"),
+        (CAMPAIGN + "characters/", CampaignCharactersApi, "api-campaign-characters"),
+        (CAMPAIGN + "tables/", CampaignTableListApi, "api-tables"),
     ),
-    path("campaigns/<int:campaign_id>/invites/", InviteCreateApi.as_view(), name="api-invites"),
-    path(
-        "campaigns/<int:campaign_id>/archive/",
-        CampaignArchiveApi.as_view(),
-        name="api-campaign-archive",
-    ),
-    path(
-        "campaigns/<int:campaign_id>/unarchive/",
-        CampaignUnarchiveApi.as_view(),
-        name="api-campaign-unarchive",
-    ),
-    path(
-        "campaigns/<int:campaign_id>/invites/<int:invite_id>/",
-        InviteDetailApi.as_view(),
-        name="api-invite",
-    ),
-    path(
-        "campaigns/<int:campaign_id>/members/<int:user_id>/",
-        MemberDetailApi.as_view(),
-        name="api-member",
-    ),
-    path("campaigns/<int:campaign_id>/leave/", LeaveApi.as_view(), name="api-campaign-leave"),
-    path(
-        "campaigns/<int:campaign_id>/resolutions/",
-        CampaignLogApi.as_view(),
-        name="api-campaign-log",
-    ),
-    path(
-        "campaigns/<int:campaign_id>/export/",
-        CampaignExportApi.as_view(),
-        name="api-campaign-export",
-    ),
-    path(
-        "campaigns/<int:campaign_id>/log.csv",
-        CampaignLogCsvApi.as_view(),
-        name="api-campaign-log-csv",
-    ),
-    path("campaigns/import/", CampaignImportApi.as_view(), name="api-campaign-import"),
-    path(
-        "campaigns/<int:campaign_id>/import-invitations/",
-        ImportInvitationListApi.as_view(),
-        name="api-import-invitations",
-    ),
-    path("invitations/", InvitationListApi.as_view(), name="api-invitations"),
-    path(
-        "invitations/<int:invitation_id>/accept/",
-        InvitationAcceptApi.as_view(),
-        name="api-invitation-accept",
-    ),
-    path(
-        "invitations/<int:invitation_id>/decline/",
-        InvitationDeclineApi.as_view(),
-        name="api-invitation-decline",
-    ),
-    path(
-        "campaigns/<int:campaign_id>/recap/",
-        CampaignRecapApi.as_view(),
-        name="api-campaign-recap",
-    ),
-    path(
-        "campaigns/<int:campaign_id>/recap.md",
-        CampaignRecapMarkdownApi.as_view(),
-        name="api-campaign-recap-md",
-    ),
-    path(
-        "campaigns/<int:campaign_id>/party-actions/",
-        PartyActionApi.as_view(),
-        name="api-party-actions",
-    ),
-    path(
-        "campaigns/<int:campaign_id>/characters/",
-        CampaignCharactersApi.as_view(),
-        name="api-campaign-characters",
-    ),
-    path("campaigns/<int:campaign_id>/tables/", CampaignTableListApi.as_view(), name="api-tables"),
     # One path per table key (each its own shape in the schema), all named "api-table":
     # reverse("api-table", kwargs={"campaign_id": 1, "key": "diseases"}) finds its own.
     *(
         path(
-            f"campaigns/<int:campaign_id>/tables/{key}/",
+            f"{CAMPAIGN}tables/{key}/",
             table_detail_view(key).as_view(),
             {"key": key},
             name="api-table",
         )
         for key in table_keys()
     ),
-    path(
-        "characters/<int:character_id>/resolutions/<int:resolution_id>/reveal/",
-        RevealApi.as_view(),
-        name="api-reveal",
+    *paths(
+        (CHARACTER + "resolutions/<int:resolution_id>/reveal/", RevealApi, "api-reveal"),
+        (CHARACTER, CharacterDetailApi, "api-character"),
+        (CHARACTER + "actions/", ActionApi, "api-actions"),
+        (CHARACTER + "odds/", OddsApi, "api-odds"),
+        (CHARACTER + "choices/", ChoiceApi, "api-choices"),
+        (CHARACTER + "choices/cancel/", ChoiceCancelApi, "api-choice-cancel"),
+        (CHARACTER + "level-up/", LevelUpApi, "api-level-up"),
+        (CHARACTER + "correct/", CorrectApi, "api-correct"),
+        (CHARACTER + "retire/", RetireApi, "api-retire"),
+        (CHARACTER + "owner/", OwnerApi, "api-character-owner"),
+        (CHARACTER + "undo/", UndoApi, "api-undo"),
+        (CHARACTER + "redo/", RedoApi, "api-redo"),
+        (CHARACTER + "resolutions/", ResolutionListApi, "api-resolutions"),
+        # The campaign clock (docs/clock.md).
+        (CAMPAIGN + "clock/advance/", ClockAdvanceApi, "api-clock-advance"),
+        (CAMPAIGN + "clock/jobs/", ClockJobListApi, "api-clock-jobs"),
+        (JOB, ClockJobDetailApi, "api-clock-job"),
+        (JOB + "resume/", ClockJobResumeApi, "api-clock-job-resume"),
+        (CAMPAIGN + "clock/live/", LiveClockApi, "api-clock-live"),
+        (CAMPAIGN + "clock/log/", ClockLogApi, "api-clock-log"),
+        (CAMPAIGN + "effects/", CampaignEffectsApi, "api-effects"),
+        (CAMPAIGN + "dice/seeds/", DiceSeedListApi, "api-dice-seeds"),
+        (CAMPAIGN + "dice/rotate/", DiceRotateApi, "api-dice-rotate"),
+        (CAMPAIGN + "dice/export/", DiceExportApi, "api-dice-export"),
+        # Webhooks (docs/webhooks.md).
+        (CAMPAIGN + "webhooks/", WebhookListApi, "api-webhooks"),
+        (WEBHOOK, WebhookDetailApi, "api-webhook"),
+        (WEBHOOK + "rotate-secret/", WebhookSecretRotateApi, "api-webhook-rotate-secret"),
+        (WEBHOOK + "deliveries/", WebhookDeliveriesApi, "api-webhook-deliveries"),
+        (DELIVERY + "resend/", WebhookResendApi, "api-webhook-resend"),
+        (CAMPAIGN + "discord/", CampaignDiscordApi, "api-campaign-discord"),
+        # Warband battles (docs/rulesets/warband.md).
+        (CAMPAIGN + "battle/", BattleApi, "api-battle"),
+        (CAMPAIGN + "battle/next/", BattleNextApi, "api-battle-next"),
+        (CAMPAIGN + "battle/end/", BattleEndApi, "api-battle-end"),
     ),
-    path("characters/<int:character_id>/", CharacterDetailApi.as_view(), name="api-character"),
-    path("characters/<int:character_id>/actions/", ActionApi.as_view(), name="api-actions"),
-    path("characters/<int:character_id>/odds/", OddsApi.as_view(), name="api-odds"),
-    path("characters/<int:character_id>/choices/", ChoiceApi.as_view(), name="api-choices"),
-    path(
-        "characters/<int:character_id>/choices/cancel/",
-        ChoiceCancelApi.as_view(),
-        name="api-choice-cancel",
-    ),
-    path("characters/<int:character_id>/level-up/", LevelUpApi.as_view(), name="api-level-up"),
-    path("characters/<int:character_id>/correct/", CorrectApi.as_view(), name="api-correct"),
-    path("characters/<int:character_id>/retire/", RetireApi.as_view(), name="api-retire"),
-    path("characters/<int:character_id>/owner/", OwnerApi.as_view(), name="api-character-owner"),
-    path("characters/<int:character_id>/undo/", UndoApi.as_view(), name="api-undo"),
-    path("characters/<int:character_id>/redo/", RedoApi.as_view(), name="api-redo"),
-    path(
-        "characters/<int:character_id>/resolutions/",
-        ResolutionListApi.as_view(),
-        name="api-resolutions",
-    ),
-    # The campaign clock (docs/clock.md).
-    path(
-        "campaigns/<int:campaign_id>/clock/advance/",
-        ClockAdvanceApi.as_view(),
-        name="api-clock-advance",
-    ),
-    path(
-        "campaigns/<int:campaign_id>/clock/jobs/", ClockJobListApi.as_view(), name="api-clock-jobs"
-    ),
-    path(
-        "campaigns/<int:campaign_id>/clock/jobs/<int:job_id>/",
-        ClockJobDetailApi.as_view(),
-        name="api-clock-job",
-    ),
-    path(
-        "campaigns/<int:campaign_id>/clock/jobs/<int:job_id>/resume/",
-        ClockJobResumeApi.as_view(),
-        name="api-clock-job-resume",
-    ),
-    path("campaigns/<int:campaign_id>/clock/live/", LiveClockApi.as_view(), name="api-clock-live"),
-    path("campaigns/<int:campaign_id>/clock/log/", ClockLogApi.as_view(), name="api-clock-log"),
-    path("campaigns/<int:campaign_id>/effects/", CampaignEffectsApi.as_view(), name="api-effects"),
-    path(
-        "campaigns/<int:campaign_id>/dice/seeds/", DiceSeedListApi.as_view(), name="api-dice-seeds"
-    ),
-    path(
-        "campaigns/<int:campaign_id>/dice/rotate/",
-        DiceRotateApi.as_view(),
-        name="api-dice-rotate",
-    ),
-    path(
-        "campaigns/<int:campaign_id>/dice/export/",
-        DiceExportApi.as_view(),
-        name="api-dice-export",
-    ),
-    # Webhooks (docs/webhooks.md).
-    path("campaigns/<int:campaign_id>/webhooks/", WebhookListApi.as_view(), name="api-webhooks"),
-    path(
-        "campaigns/<int:campaign_id>/webhooks/<int:webhook_id>/",
-        WebhookDetailApi.as_view(),
-        name="api-webhook",
-    ),
-    path(
-        "campaigns/<int:campaign_id>/webhooks/<int:webhook_id>/rotate-secret/",
-        WebhookSecretRotateApi.as_view(),
-        name="api-webhook-rotate-secret",
-    ),
-    path(
-        "campaigns/<int:campaign_id>/webhooks/<int:webhook_id>/deliveries/",
-        WebhookDeliveriesApi.as_view(),
-        name="api-webhook-deliveries",
-    ),
-    path(
-        "campaigns/<int:campaign_id>/webhooks/<int:webhook_id>/deliveries/<int:delivery_id>/resend/",
-        WebhookResendApi.as_view(),
-        name="api-webhook-resend",
-    ),
-    path(
-        "campaigns/<int:campaign_id>/discord/",
-        CampaignDiscordApi.as_view(),
-        name="api-campaign-discord",
-    ),
-    # Warband battles (docs/rulesets/warband.md).
-    path("campaigns/<int:campaign_id>/battle/", BattleApi.as_view(), name="api-battle"),
-    path(
-        "campaigns/<int:campaign_id>/battle/next/", BattleNextApi.as_view(), name="api-battle-next"
-    ),
-    path("campaigns/<int:campaign_id>/battle/end/", BattleEndApi.as_view(), name="api-battle-end"),
 ]

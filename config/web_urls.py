@@ -2,6 +2,7 @@
 
 from django.urls import include, path
 
+from core.urls import CAMPAIGN, CHARACTER, DELIVERY, WEBHOOK, paths
 from web.views import battles as battle_views
 from web.views import campaigns as campaign_views
 from web.views import character_edit as character_edit_views
@@ -16,160 +17,62 @@ from web.views import rulebook as rules_views
 from web.views import tables as table_views
 from webhooks import views as webhook_views
 
+SETTINGS = CAMPAIGN + "settings/"
+UNIT = CAMPAIGN + "battle/units/<int:character_id>/"
+ACTION = CHARACTER + "actions/<str:action>/"
+CHOICE = CHARACTER + "choice/"
+RESOLUTION = CHARACTER + "resolutions/<int:resolution_id>/"
+
 urlpatterns = [
     path("", include("web.account_urls")),
-    path("live/events/", live_views.live_events, name="live-events"),
-    path("campaigns/new/", campaign_views.campaign_new, name="campaign-new"),
-    path("campaigns/new/options/", campaign_views.campaign_options, name="campaign-options"),
-    path("campaigns/<int:campaign_id>/", campaign_views.campaign_detail, name="campaign"),
-    path("campaigns/<int:campaign_id>/live/", campaign_views.campaign_live, name="campaign-live"),
-    path("campaigns/<int:campaign_id>/invites/", campaign_views.invite_new, name="invite-new"),
-    path(
-        "campaigns/<int:campaign_id>/clock/jobs/<int:job_id>/",
-        clock_views.clock_job_report,
-        name="clock-report",
-    ),
-    path("campaigns/<int:campaign_id>/party/", party_views.party_page, name="party"),
-    path("campaigns/<int:campaign_id>/log/", log_views.campaign_log_page, name="campaign-log"),
-    path("campaigns/<int:campaign_id>/dice/", log_views.campaign_dice_page, name="campaign-dice"),
-    path(
-        "campaigns/<int:campaign_id>/recap/", recap_views.campaign_recap_page, name="campaign-recap"
-    ),
-    path(
-        "campaigns/<int:campaign_id>/tables/", table_views.campaign_tables, name="campaign-tables"
-    ),
-    path(
-        "campaigns/<int:campaign_id>/tables/<str:key>/",
-        table_views.campaign_tables,
-        name="campaign-table",
-    ),
-    path("campaigns/import/", manage_views.campaign_import_page, name="campaign-import"),
-    path(
-        "campaigns/<int:campaign_id>/settings/",
-        manage_views.campaign_manage,
-        name="campaign-manage",
-    ),
-    path(
-        "campaigns/<int:campaign_id>/settings/calendar/preview/",
-        clock_views.calendar_preview,
-        name="calendar-preview",
-    ),
-    path(
-        "campaigns/<int:campaign_id>/digest/",
-        manage_views.campaign_digest_page,
-        name="campaign-digest",
-    ),
-    path(
-        "campaigns/<int:campaign_id>/leave/",
-        manage_views.campaign_leave_page,
-        name="campaign-leave",
-    ),
-    # The battle board of a warband campaign (web/views/battles.py).
-    path("campaigns/<int:campaign_id>/battle/", battle_views.battle_board, name="battle"),
-    path("campaigns/<int:campaign_id>/battle/live/", battle_views.battle_live, name="battle-live"),
-    path(
-        "campaigns/<int:campaign_id>/battle/start/",
-        battle_views.battle_start,
-        name="battle-start",
-    ),
-    path(
-        "campaigns/<int:campaign_id>/battle/next/",
-        battle_views.battle_next_phase,
-        name="battle-next",
-    ),
-    path("campaigns/<int:campaign_id>/battle/end/", battle_views.battle_stop, name="battle-end"),
-    path(
-        "campaigns/<int:campaign_id>/battle/units/<int:character_id>/<str:action>/",
-        battle_views.battle_unit_action,
-        name="battle-unit-action",
-    ),
-    path(
-        "campaigns/<int:campaign_id>/dice/rotate/", campaign_views.dice_rotate, name="dice-rotate"
-    ),
-    path(
-        "campaigns/<int:campaign_id>/archive/",
-        campaign_views.campaign_archive_view,
-        name="campaign-archive",
-    ),
-    path(
-        "campaigns/<int:campaign_id>/unarchive/",
-        campaign_views.campaign_unarchive_view,
-        name="campaign-unarchive",
-    ),
-    path(
-        "campaigns/<int:campaign_id>/characters/new/",
-        character_views.character_new,
-        name="character-new",
-    ),
-    path("rules/", rules_views.rules_help_index, name="rules-help-index"),
-    path("rules/<str:key>/", rules_views.rules_help, name="rules-help"),
-    path("join/", campaign_views.join, name="join"),
-    path("join/<str:code>/", campaign_views.join, name="join-code"),
-    path("characters/<int:character_id>/", character_views.character_detail, name="character"),
-    path(
-        "characters/<int:character_id>/live/",
-        character_views.character_live,
-        name="character-live",
-    ),
-    path(
-        "characters/<int:character_id>/actions/<str:action>/",
-        character_views.character_action,
-        name="character-action",
-    ),
-    path(
-        "characters/<int:character_id>/actions/<str:action>/form/",
-        character_views.character_action_form,
-        name="character-action-form",
-    ),
-    path(
-        "characters/<int:character_id>/odds/<str:action>/",
-        character_views.character_odds,
-        name="character-odds",
-    ),
-    path(
-        "characters/<int:character_id>/choice/",
-        character_views.character_choice,
-        name="character-choice",
-    ),
-    path(
-        "characters/<int:character_id>/choice/cancel/",
-        character_views.character_cancel_choice,
-        name="character-cancel-choice",
-    ),
-    path(
-        "characters/<int:character_id>/resolutions/<int:resolution_id>/reveal/",
-        character_views.character_reveal,
-        name="character-reveal",
-    ),
-    path(
-        "characters/<int:character_id>/resolutions/<int:resolution_id>/dice/",
-        character_views.resolution_dice,
-        name="resolution-dice",
-    ),
-    path(
-        "characters/<int:character_id>/undo/",
-        character_views.character_undo,
-        name="character-undo",
-    ),
-    path(
-        "characters/<int:character_id>/edit/",
-        character_edit_views.character_edit,
-        name="character-edit",
-    ),
-    path(
-        "characters/<int:character_id>/redo/",
-        character_views.character_redo,
-        name="character-redo",
-    ),
-    path("campaigns/<int:campaign_id>/webhooks/", webhook_views.webhook_new, name="webhook-new"),
-    path(
-        "campaigns/<int:campaign_id>/webhooks/<int:webhook_id>/remove/",
-        webhook_views.webhook_remove,
-        name="webhook-remove",
-    ),
-    path(
-        "campaigns/<int:campaign_id>/webhooks/<int:webhook_id>/deliveries/<int:delivery_id>/resend/",
-        webhook_views.webhook_resend,
-        name="webhook-resend",
+    *paths(
+        ("live/events/", live_views.live_events, "live-events"),
+        ("campaigns/new/", campaign_views.campaign_new, "campaign-new"),
+        ("campaigns/new/options/", campaign_views.campaign_options, "campaign-options"),
+        (CAMPAIGN, campaign_views.campaign_detail, "campaign"),
+        (CAMPAIGN + "live/", campaign_views.campaign_live, "campaign-live"),
+        (CAMPAIGN + "invites/", campaign_views.invite_new, "invite-new"),
+        (CAMPAIGN + "clock/jobs/<int:job_id>/", clock_views.clock_job_report, "clock-report"),
+        (CAMPAIGN + "party/", party_views.party_page, "party"),
+        (CAMPAIGN + "log/", log_views.campaign_log_page, "campaign-log"),
+        (CAMPAIGN + "dice/", log_views.campaign_dice_page, "campaign-dice"),
+        (CAMPAIGN + "recap/", recap_views.campaign_recap_page, "campaign-recap"),
+        (CAMPAIGN + "tables/", table_views.campaign_tables, "campaign-tables"),
+        (CAMPAIGN + "tables/<str:key>/", table_views.campaign_tables, "campaign-table"),
+        ("campaigns/import/", manage_views.campaign_import_page, "campaign-import"),
+        (SETTINGS, manage_views.campaign_manage, "campaign-manage"),
+        (SETTINGS + "calendar/preview/", clock_views.calendar_preview, "calendar-preview"),
+        (CAMPAIGN + "digest/", manage_views.campaign_digest_page, "campaign-digest"),
+        (CAMPAIGN + "leave/", manage_views.campaign_leave_page, "campaign-leave"),
+        # The battle board of a warband campaign (web/views/battles.py).
+        (CAMPAIGN + "battle/", battle_views.battle_board, "battle"),
+        (CAMPAIGN + "battle/live/", battle_views.battle_live, "battle-live"),
+        (CAMPAIGN + "battle/start/", battle_views.battle_start, "battle-start"),
+        (CAMPAIGN + "battle/next/", battle_views.battle_next_phase, "battle-next"),
+        (CAMPAIGN + "battle/end/", battle_views.battle_stop, "battle-end"),
+        (UNIT + "<str:action>/", battle_views.battle_unit_action, "battle-unit-action"),
+        (CAMPAIGN + "dice/rotate/", campaign_views.dice_rotate, "dice-rotate"),
+        (CAMPAIGN + "archive/", campaign_views.campaign_archive_view, "campaign-archive"),
+        (CAMPAIGN + "unarchive/", campaign_views.campaign_unarchive_view, "campaign-unarchive"),
+        (CAMPAIGN + "characters/new/", character_views.character_new, "character-new"),
+        ("rules/", rules_views.rules_help_index, "rules-help-index"),
+        ("rules/<str:key>/", rules_views.rules_help, "rules-help"),
+        ("join/", campaign_views.join, "join"),
+        ("join/<str:code>/", campaign_views.join, "join-code"),
+        (CHARACTER, character_views.character_detail, "character"),
+        (CHARACTER + "live/", character_views.character_live, "character-live"),
+        (ACTION, character_views.character_action, "character-action"),
+        (ACTION + "form/", character_views.character_action_form, "character-action-form"),
+        (CHARACTER + "odds/<str:action>/", character_views.character_odds, "character-odds"),
+        (CHOICE, character_views.character_choice, "character-choice"),
+        (CHOICE + "cancel/", character_views.character_cancel_choice, "character-cancel-choice"),
+        (RESOLUTION + "reveal/", character_views.character_reveal, "character-reveal"),
+        (RESOLUTION + "dice/", character_views.resolution_dice, "resolution-dice"),
+        (CHARACTER + "undo/", character_views.character_undo, "character-undo"),
+        (CHARACTER + "edit/", character_edit_views.character_edit, "character-edit"),
+        (CHARACTER + "redo/", character_views.character_redo, "character-redo"),
+        (CAMPAIGN + "webhooks/", webhook_views.webhook_new, "webhook-new"),
+        (WEBHOOK + "remove/", webhook_views.webhook_remove, "webhook-remove"),
+        (DELIVERY + "resend/", webhook_views.webhook_resend, "webhook-resend"),
     ),
 ]

@@ -247,6 +247,14 @@ class JsonSerializer(serializers.Serializer):
         return super().to_internal_value(data)
 
 
+def read_body(serializer_class: type[serializers.Serializer[Any]], request: Request) -> Any:
+    """The request's JSON body as ``serializer_class`` reads it: its validated data (field
+    errors are a 400)."""
+    data = serializer_class(data=request.data)
+    data.is_valid(raise_exception=True)
+    return data.validated_data
+
+
 class QueryIntegerField(serializers.IntegerField):
     """A whole number in a query string as the schema draws it: digits (a minus sign
     first at most), nothing else; DRF's would take "3.0" and " 3"."""

@@ -69,20 +69,19 @@ IDEMPOTENCY_CONFLICT = (
 )
 
 
+def whole_parameter(name: str, minimum: int, maximum: int, description: str) -> OpenApiParameter:
+    """A query parameter taking a whole number from ``minimum`` to ``maximum``."""
+    return OpenApiParameter(
+        name, {"type": "integer", "minimum": minimum, "maximum": maximum}, description=description
+    )
+
+
 # The log's pages (core.pagination): a page past the last is a 404; a page size beyond
 # the largest is cut to it; anything but a whole number from 1 is a 400.
 PAGE_MAX = 10**18 - 1  # 18 digits: core.pagination.WHOLE
 PAGE_PARAMETERS = [
-    OpenApiParameter(
-        "page",
-        {"type": "integer", "minimum": 1, "maximum": PAGE_MAX},
-        description="page number, from 1 (past the last: 404)",
-    ),
-    OpenApiParameter(
-        "page_size",
-        {"type": "integer", "minimum": 1, "maximum": PAGE_MAX},
-        description="up to 200 (more is cut to 200), default 50",
-    ),
+    whole_parameter("page", 1, PAGE_MAX, "page number, from 1 (past the last: 404)"),
+    whole_parameter("page_size", 1, PAGE_MAX, "up to 200 (more is cut to 200), default 50"),
 ]
 
 
@@ -147,6 +146,10 @@ def error_answer(status: int | str, description: str) -> OpenApiResponse:
     """An error answer of one operation (a 409 and why), for ``extend_schema``."""
     body = InputErrorsSerializer if str(status) == "400" else ErrorDetailSerializer
     return OpenApiResponse(body, description=description)
+
+
+# The 409 of a write to an archived campaign (campaigns.access), said by many operations.
+ARCHIVED = error_answer(409, "Conflict: the campaign is archived.")
 
 
 def _plain(schema: Mapping[str, Any]) -> dict[str, Any]:

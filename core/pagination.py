@@ -9,12 +9,15 @@ the largest is cut to it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from django.utils.translation import gettext
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
 
 WHOLE = re.compile(r"[1-9][0-9]{0,17}")
 
@@ -40,3 +43,12 @@ class StrictPagination(PageNumberPagination):
     def get_page_number(self, request: Request, paginator: Any) -> Any:
         number = _whole(request, self.page_query_param)
         return 1 if number is None else number
+
+    @classmethod
+    def answer(
+        cls, rows: Any, request: Request, view: APIView, show: Callable[[list[Any]], Any]
+    ) -> Response:
+        """The page of ``rows`` that ``request`` asks for, its items as ``show`` writes them."""
+        paginator = cls()
+        page = paginator.paginate_queryset(rows, request, view=view)
+        return paginator.get_paginated_response(show(page or []))

@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from campaigns.access import access_campaign
-from core.cleaning import JsonSerializer
+from core.cleaning import JsonSerializer, read_body
 from discord_play.services import SNOWFLAKE, channel_bind
 
 SNOWFLAKE_HELP = "a Discord id (a snowflake): its decimal digits, as text"
@@ -26,7 +26,7 @@ class CampaignDiscordApi(APIView):
         )
 
     class OutputSerializer(serializers.Serializer):
-        campaign = serializers.IntegerField()
+        campaign = serializers.IntegerField(source="campaign_id")
         guild_id = serializers.CharField(help_text="the Discord server")
         channel_id = serializers.CharField(help_text="the channel that follows the campaign")
 
@@ -39,20 +39,9 @@ class CampaignDiscordApi(APIView):
     )
     def put(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
         binding = channel_bind(
             campaign=membership.campaign,
-            guild_id=data.validated_data["guild_id"],
-            channel_id=data.validated_data["channel_id"],
             user=request.user,
+            **read_body(self.InputSerializer, request),  # guild_id, channel_id
         )
-        return Response(
-            self.OutputSerializer(
-                {
-                    "campaign": binding.campaign_id,
-                    "guild_id": binding.guild_id,
-                    "channel_id": binding.channel_id,
-                }
-            ).data
-        )
+        return Response(self.OutputSerializer(binding).data)

@@ -3,10 +3,10 @@ interaction's first answer (its id is its idempotency key)."""
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 
 from campaigns.models import Campaign
+from core.fields import someone_or_nobody
 
 
 class ChannelBinding(models.Model):
@@ -21,9 +21,7 @@ class ChannelBinding(models.Model):
     # Discord snowflakes (64-bit numbers), kept as the decimal text Discord sends.
     guild_id = models.CharField(max_length=20)
     channel_id = models.CharField(max_length=20, unique=True)
-    bound_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
+    bound_by = someone_or_nobody()
     bound_at = models.DateTimeField(auto_now=True)
 
     def __str__(self) -> str:

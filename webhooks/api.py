@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from campaigns.access import access_campaign
-from core.cleaning import JsonSerializer
+from core.cleaning import JsonSerializer, read_body
 from core.openapi import PageQuery, refused
 from core.pagination import StrictPagination
 from webhooks.models import DeliveryState, WebhookFormat
@@ -112,13 +112,12 @@ class WebhookListApi(APIView):
     )
     def post(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = read_body(self.InputSerializer, request)
         endpoint = webhook_create(
             campaign=membership.campaign,
-            url=data.validated_data["url"],
+            url=data["url"],
             user=request.user,
-            format=data.validated_data["format"],
+            format=data["format"],
         )
         return Response(
             WebhookCreatedSerializer({**webhook_view(endpoint), "secret": endpoint.secret}).data,
@@ -166,10 +165,11 @@ class WebhookDeliveriesApi(APIView):
     def get(self, request: Request, campaign_id: int, webhook_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
         endpoint = webhook_for_campaign(membership.campaign, webhook_id)
-        paginator = DeliveryPagination()
-        page = paginator.paginate_queryset(deliveries_for_webhook(endpoint), request, view=self)
-        return paginator.get_paginated_response(
-            DeliverySerializer([delivery_view(d) for d in page or []], many=True).data
+        return DeliveryPagination.answer(
+            deliveries_for_webhook(endpoint),
+            request,
+            self,
+            lambda page: DeliverySerializer([delivery_view(d) for d in page], many=True).data,
         )
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import secrets
 
-from django.conf import settings
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
 from campaigns.models import Campaign
+from core.fields import someone_or_nobody
 
 
 def new_webhook_secret() -> str:
@@ -34,9 +34,7 @@ class WebhookEndpoint(models.Model):
     )
     # Signs every delivery (HMAC-SHA256); shown to the referee once, when registered.
     secret = models.CharField(max_length=64, default=new_webhook_secret, editable=False)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
+    created_by = someone_or_nobody()
     created_at = models.DateTimeField(auto_now_add=True)
     # One worker at a time delivers to a URL, in event order: it claims the endpoint by
     # compare-and-set until this moment (webhook_delivery.services.webhook_deliver).

@@ -17,8 +17,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from campaigns.models import Membership
-from core.cleaning import JsonSerializer
-from core.openapi import error_answer, refused
+from core.cleaning import JsonSerializer, read_body
+from core.openapi import ARCHIVED, error_answer, refused
 from rules.battles.models import Battle
 from rules.battles.selectors import NO_BATTLE, access_battles, battle_view, running_battle
 from rules.battles.services import (
@@ -118,12 +118,10 @@ class BattleApi(APIView):
     )
     def post(self, request: Request, campaign_id: int) -> Response:
         membership = access_battles(request.user, campaign_id, referee=True)
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
         battle = battle_begin(
             campaign_id=membership.campaign_id,
-            warbands=data.validated_data["warbands"],
             actor=request.user,
+            **read_body(self.InputSerializer, request),  # warbands
         )
         return Response(
             BattleSerializer(_answer(battle, membership)).data, status=status.HTTP_201_CREATED
@@ -135,7 +133,7 @@ class BattleNextApi(APIView):
         request=None,
         responses={
             200: BattleSerializer,
-            409: error_answer(409, "Conflict: the campaign is archived."),
+            409: ARCHIVED,
         },
         description="Referee only: the next phase. After the active warband's last phase "
         "comes the next warband's upkeep; after the last warband, the next turn. Entering a "
@@ -153,7 +151,7 @@ class BattleEndApi(APIView):
         request=None,
         responses={
             200: BattleEndSerializer,
-            409: error_answer(409, "Conflict: the campaign is archived."),
+            409: ARCHIVED,
         },
         description="Referee only: the battle is over. Answers its last state and the "
         "incapacitated units, each due a roll on the Scars table (WB-6).",

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 
 from campaigns.models import Campaign
+from core.fields import someone_or_nobody
 
 
 class Battle(models.Model):
@@ -21,9 +21,7 @@ class Battle(models.Model):
     turn = models.PositiveIntegerField(default=1)
     active = models.PositiveSmallIntegerField(default=0)
     phase = models.CharField(max_length=32)
-    started_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
+    started_by = someone_or_nobody()
     started_at = models.DateTimeField(auto_now_add=True)
     ended_at = models.DateTimeField(null=True, blank=True)
 

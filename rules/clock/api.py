@@ -23,15 +23,8 @@ from campaigns.access import access_campaign
 from campaigns.api import DateSerializer
 from campaigns.models import MAX_LIVE_RATIO, Campaign
 from campaigns.selectors import clock_display, clock_minute_of
-from core.cleaning import MAX_ID, JsonSerializer, QueryIntegerField
-from core.openapi import (
-    PAGE_PARAMETERS,
-    decimal_pattern,
-    error_answer,
-    json_schema_field,
-    refused,
-)
-from core.query import QueryParameters
+from core.cleaning import MAX_ID, JsonSerializer, QueryIntegerField, read_body
+from core.openapi import ARCHIVED, decimal_pattern, error_answer, json_schema_field, refused
 from rules.clock.live import clock_live_set
 from rules.clock.models import ClockEntryKind, ClockJob, ClockJobKind, ClockJobState
 from rules.clock.report import NOTABLE
@@ -47,7 +40,7 @@ from rules.clock.selectors import (
 )
 from rules.clock.services import MAX_ADVANCE_MINUTES, clock_advance_start, clock_job_resume
 from rules.engine.calendar import MAX_MONTHS, MAX_NAME, MAX_YEAR
-from rules.log.filters import log_filter_parameters, log_filters
+from rules.log.filters import BAD_FILTER, log_filters, log_page_query
 from rules.log.models import EffectState
 from rules.log.pagination import ResolutionPagination
 from rules.log.selectors import effect_view, effects_for_viewer
@@ -310,7 +303,7 @@ class ClockAdvanceApi(APIView):
                 "the time asked for adds up to no minute or to more than ten years, or "
                 "`until` names a date already past."
             ),
-            409: error_answer(409, "Conflict: the campaign is archived."),
+            409: ARCHIVED,
         },
         description="Referee only. Moves the campaign clock forward by `days`, `hours` and "
         "`minutes` (added up: at least a minute, at most ten years), or `until` a date of "
@@ -319,14 +312,13 @@ class ClockAdvanceApi(APIView):
     )
     def post(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        minutes, until = advance_minutes(membership.campaign, data.validated_data)
+        data = read_body(self.InputSerializer, request)
+        minutes, until = advance_minutes(membership.campaign, data)
         job = clock_advance_start(
             campaign_id=membership.campaign_id,
             minutes=minutes,
             requested_by=request.user,
-            request_id=data.validated_data.get("request_id", ""),
+            request_id=data.get("request_id", ""),
             until=until,
         )
         job.refresh_from_db()  # in embedded mode it has already run
@@ -455,18 +447,17 @@ class LiveClockApi(APIView):
         request=LiveClockSerializer,
         responses={
             200: LiveClockSerializer,
-            409: error_answer(409, "Conflict: the campaign is archived."),
+            409: ARCHIVED,
         },
         description="Referee only: run the clock with real time at `ratio` in-game minutes "
         "per real minute (0 stops it). Celery beat advances the campaign every minute.",
     )
     def put(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
-        data = LiveClockSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = read_body(LiveClockSerializer, request)
         campaign = clock_live_set(
             campaign_id=membership.campaign_id,
-            ratio=data.validated_data["ratio"],
+            ratio=data["ratio"],
             actor=request.user,
         )
         return Response(LiveClockSerializer(_live_output(campaign)).data)
@@ -548,22 +539,18 @@ class ClockEntryPageSerializer(serializers.Serializer):
 
 
 class ClockLogApi(APIView):
-    class FilterQuery(QueryParameters):
-        parameters = [
-            *PAGE_PARAMETERS,
-            *log_filter_parameters(
-                action="the entry's kind: advance, live_on, live_off, live_rate or resume",
-                who='a user id (who did it), or "clock" for entries of no one',
-                text="text",
-            ),
-        ]
-
-    query_parameters = {"GET": FilterQuery}
+    query_parameters = {
+        "GET": log_page_query(
+            action="the entry's kind: advance, live_on, live_off, live_rate or resume",
+            who='a user id (who did it), or "clock" for entries of no one',
+            text="text",
+        )
+    }
 
     @extend_schema(
         responses={
             200: ClockEntryPageSerializer,
-            400: error_answer(400, "Bad filter: field errors (`{filter: [messages]}`)."),
+            400: BAD_FILTER,
         },
         description="The clock in the campaign log: advances asked for, the live clock "
         "switched on or off or its rate changed, stopped advances resumed, and who did each; "
@@ -573,8 +560,9 @@ class ClockLogApi(APIView):
     def get(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id)
         rows = clock_log(membership.campaign, log_filters(request.query_params, exact=True))
-        paginator = ResolutionPagination()
-        page = paginator.paginate_queryset(rows, request, view=self)
-        return paginator.get_paginated_response(
-            ClockEntrySerializer([clock_entry_view(e) for e in page or []], many=True).data
+        return ResolutionPagination.answer(
+            rows,
+            request,
+            self,
+            lambda page: ClockEntrySerializer([clock_entry_view(e) for e in page], many=True).data,
         )

@@ -6,13 +6,13 @@ app without touching the data: migrations ``rules 0006`` and ``clock 0001``).
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import Campaign
 from characters.models import Character
+from core.fields import someone_or_nobody
 
 
 class ClockJobState(models.TextChoices):
@@ -47,13 +47,7 @@ class ClockReport(models.Model):
     kind = models.CharField(
         max_length=16, choices=ClockJobKind.choices, default=ClockJobKind.ADVANCE
     )
-    requested_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    requested_by = someone_or_nobody()
     clock_from = models.PositiveBigIntegerField()
     clock_to = models.PositiveBigIntegerField()
     # [{id, name, state_before, state_after, events: [...]}] (rules.clock.report).
@@ -90,13 +84,7 @@ class ClockJob(models.Model):
     kind = models.CharField(
         max_length=16, choices=ClockJobKind.choices, default=ClockJobKind.ADVANCE
     )
-    requested_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    requested_by = someone_or_nobody()
     # The client's own key for the request: sending it again returns the same job.
     request_id = models.CharField(max_length=64, blank=True, default="")
     minutes = models.PositiveBigIntegerField()
@@ -178,13 +166,7 @@ class ClockEntry(models.Model):
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="clock_entries")
     kind = models.CharField(max_length=16, choices=ClockEntryKind.choices)
-    actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    actor = someone_or_nobody()
     clock = models.PositiveBigIntegerField()  # the in-game minute it was done at
     # What was done, in words that need no calendar ("advanced the clock by 7 days").
     words = models.TextField()

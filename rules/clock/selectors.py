@@ -245,17 +245,7 @@ def clock_log(campaign: Campaign, filters: LogFilters) -> QuerySet[ClockEntry]:
         return rows.none()
     if filters.action:
         rows = rows.filter(kind=filters.action)
-    if filters.who == "clock":
-        rows = rows.filter(actor__isnull=True)
-    elif filters.who:
-        rows = rows.filter(actor_id=int(filters.who))
-    if filters.clock_from is not None:
-        rows = rows.filter(clock__gte=filters.clock_from)
-    if filters.clock_to is not None:
-        rows = rows.filter(clock__lte=filters.clock_to)
-    if filters.text:
-        rows = rows.filter(words__icontains=filters.text)
-    return rows.order_by("-clock", "-id")
+    return filters.narrow(rows, "words").order_by("-clock", "-id")
 
 
 def clock_entries_between(

@@ -11,9 +11,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
+from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiParameter
 
 from core.cleaning import MAX_ID, valid_id
+from core.openapi import PAGE_PARAMETERS, error_answer, whole_parameter
+from core.query import QueryParameters
 
 FILTERS = ("character", "action", "who", "roll", "from", "to", "q")
 CLOCK_MAX = 2**53
@@ -28,6 +31,21 @@ class LogFilters:
     clock_from: int | None = None
     clock_to: int | None = None
     text: str = ""
+
+    def narrow(self, rows: QuerySet[Any], text_field: str) -> QuerySet[Any]:
+        """``rows`` (a log's entries: ``actor``, ``clock``) kept to who made them, the
+        in-game bounds and the text (searched in ``text_field``)."""
+        if self.who == "clock":
+            rows = rows.filter(actor__isnull=True)
+        elif self.who:
+            rows = rows.filter(actor_id=int(self.who))
+        if self.clock_from is not None:
+            rows = rows.filter(clock__gte=self.clock_from)
+        if self.clock_to is not None:
+            rows = rows.filter(clock__lte=self.clock_to)
+        if self.text:
+            rows = rows.filter(**{f"{text_field}__icontains": self.text})
+        return rows
 
 
 def _minute(value: str, name: str) -> int:
@@ -99,16 +117,8 @@ def text_schema(longest: int) -> dict[str, Any]:
 
 # The in-game bounds, shared with the recap (rules.logbook.api).
 MINUTE_PARAMETERS = [
-    OpenApiParameter(
-        "from",
-        {"type": "integer", "minimum": 0, "maximum": CLOCK_MAX},
-        description="from this in-game minute",
-    ),
-    OpenApiParameter(
-        "to",
-        {"type": "integer", "minimum": 0, "maximum": CLOCK_MAX},
-        description="up to this in-game minute",
-    ),
+    whole_parameter("from", 0, CLOCK_MAX, "from this in-game minute"),
+    whole_parameter("to", 0, CLOCK_MAX, "up to this in-game minute"),
 ]
 
 
@@ -116,11 +126,7 @@ def log_filter_parameters(action: str, who: str, text: str) -> list[OpenApiParam
     """The filters as API schema parameters; ``action``, ``who`` and ``text`` say what
     those match in the list at hand."""
     return [
-        OpenApiParameter(
-            "character",
-            {"type": "integer", "minimum": 1, "maximum": MAX_ID},
-            description="one character's entries",
-        ),
+        whole_parameter("character", 1, MAX_ID, "one character's entries"),
         OpenApiParameter("action", text_schema(TEXT_MAX["action"]), description=action),
         OpenApiParameter(
             "who", {"type": "string", "pattern": f"^(?:{WHO_PATTERN})$"}, description=who
@@ -131,3 +137,17 @@ def log_filter_parameters(action: str, who: str, text: str) -> list[OpenApiParam
         *MINUTE_PARAMETERS,
         OpenApiParameter("q", text_schema(TEXT_MAX["q"]), description=text),
     ]
+
+
+# A filter the server does not take (the log's pages).
+BAD_FILTER = error_answer(400, "Bad filter: field errors (`{filter: [messages]}`).")
+
+
+def log_page_query(action: str, who: str, text: str) -> type[QueryParameters]:
+    """The query of a page of a log with its filters (:func:`log_filter_parameters`), for a
+    view's ``query_parameters``."""
+
+    class FilterQuery(QueryParameters):
+        parameters = [*PAGE_PARAMETERS, *log_filter_parameters(action, who, text)]
+
+    return FilterQuery

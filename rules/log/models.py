@@ -5,12 +5,12 @@ Clock jobs are the clock's (``rules.clock.models``), battles the battles' app's.
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import Campaign
 from characters.models import Character
+from core.fields import someone_or_nobody
 from core.said import said_stored
 
 
@@ -34,13 +34,7 @@ class Resolution(models.Model):
     character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="resolutions")
     # Null when the campaign clock applied a scheduled effect, or when someone of an
     # imported campaign made it (``imported_actor``).
-    actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    actor = someone_or_nobody()
     # Who made it as the export named them (a username of the old campaign), when nobody
     # here has been shown as them: the import leaves it so until the person the importer
     # named accepts the import invitation (rules.logbook.invitations, issue 36). Pages

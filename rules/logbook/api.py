@@ -22,11 +22,11 @@ from rest_framework.views import APIView
 
 from campaigns.access import access_campaign, may_import
 from campaigns.api import campaign_answer, campaign_output
-from core.cleaning import MAX_ID, JsonSerializer
-from core.openapi import PAGE_PARAMETERS, error_answer, refused
+from core.cleaning import MAX_ID, JsonSerializer, read_body
+from core.openapi import refused
 from core.query import QueryParameters
 from rules.engine.registry import ruleset_keys
-from rules.log.filters import MINUTE_PARAMETERS, log_filter_parameters, log_filters
+from rules.log.filters import BAD_FILTER, MINUTE_PARAMETERS, log_filters, log_page_query
 from rules.log.models import EffectState, ResolutionKind
 from rules.log.pagination import ResolutionPagination
 from rules.log.selectors import resolution_view
@@ -327,34 +327,29 @@ class CampaignImportApi(APIView):
     )
     def post(self, request: Request) -> Response:
         may_import(request.user)
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = read_body(self.InputSerializer, request)
         campaign = campaign_import(
             user=request.user,
-            data=data.validated_data["export"],
-            players=data.validated_data.get("players"),
+            data=data["export"],
+            players=data.get("players"),
         )
         membership = access_campaign(request.user, campaign.pk)
         return Response(campaign_output(membership), status=status.HTTP_201_CREATED)
 
 
 class CampaignLogApi(APIView):
-    class FilterQuery(QueryParameters):
-        parameters = [
-            *PAGE_PARAMETERS,
-            *log_filter_parameters(
-                action="an action key",
-                who='a user id, or "clock" for what the clock applied',
-                text="text of the summary",
-            ),
-        ]
-
-    query_parameters = {"GET": FilterQuery}
+    query_parameters = {
+        "GET": log_page_query(
+            action="an action key",
+            who='a user id, or "clock" for what the clock applied',
+            text="text of the summary",
+        )
+    }
 
     @extend_schema(
         responses={
             200: ResolutionPageSerializer,
-            400: error_answer(400, "Bad filter: field errors (`{filter: [messages]}`)."),
+            400: BAD_FILTER,
         },
         description="The whole log of the campaign, newest first (in-game time): every "
         "character's entries for the referee, a player's own characters' for a player. "
@@ -363,14 +358,15 @@ class CampaignLogApi(APIView):
     def get(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id)
         rows = campaign_log(membership, log_filters(request.query_params, exact=True))
-        paginator = ResolutionPagination()
-        page = paginator.paginate_queryset(rows, request, view=self)
         ruleset = membership.campaign.ruleset
-        return paginator.get_paginated_response(
-            [
+        return ResolutionPagination.answer(
+            rows,
+            request,
+            self,
+            lambda page: [
                 resolution_view(r, ruleset_key=ruleset, viewer_is_referee=membership.is_referee)
-                for r in page or []
-            ]
+                for r in page
+            ],
         )
 
 

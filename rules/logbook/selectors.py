@@ -33,21 +33,11 @@ def campaign_log(membership: Membership, filters: LogFilters) -> QuerySet[Resolu
         rows = rows.filter(character_id=filters.character)
     if filters.action:
         rows = rows.filter(action=filters.action)
-    if filters.who == "clock":
-        rows = rows.filter(actor__isnull=True)
-    elif filters.who:
-        rows = rows.filter(actor_id=int(filters.who))
     if filters.roll:
         rows = rows.annotate(rolls_text=Cast("rolls", TextField())).filter(
             rolls_text__icontains=filters.roll
         )
-    if filters.clock_from is not None:
-        rows = rows.filter(clock__gte=filters.clock_from)
-    if filters.clock_to is not None:
-        rows = rows.filter(clock__lte=filters.clock_to)
-    if filters.text:
-        rows = rows.filter(summary__icontains=filters.text)
-    return rows.order_by("-clock", "-id")
+    return filters.narrow(rows, "summary").order_by("-clock", "-id")
 
 
 def log_choices(membership: Membership) -> tuple[list[Any], list[Any]]:

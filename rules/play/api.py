@@ -17,7 +17,7 @@ from rest_framework.views import APIView
 from campaigns.access import access_campaign
 from campaigns.api import SeedPeriodSerializer
 from characters.access import access_character
-from core.cleaning import JsonSerializer
+from core.cleaning import JsonSerializer, read_body
 from core.openapi import (
     PageQuery,
     ProxyMap,
@@ -61,20 +61,25 @@ from rules.play.services import (
 from rules.play.undo import resolution_redo, resolution_undo
 
 
-class RollSerializer(serializers.Serializer):
+# A roll as an answer says it: its ``label`` first, then its own fields. (A comment, not a
+# docstring: the schema would take it as the description of every roll.)
+class LabelledSerializer(serializers.Serializer):
+    def get_fields(self) -> dict[str, serializers.Field]:
+        # declared here: a class attribute "label" would hide the serializer's own label
+        return {"label": serializers.CharField(), **super().get_fields()}
+
+
+SIZES_HELP = "the size of each die drawn, in order"
+
+
+class RollSerializer(LabelledSerializer):
     expression = serializers.CharField()
     dice = serializers.ListField(child=serializers.IntegerField())
     kept = serializers.ListField(child=serializers.IntegerField())
     total = serializers.IntegerField()
     hidden = serializers.BooleanField()
     kind = serializers.ChoiceField(choices=["dice", "pool", "shuffle"])
-    sizes = serializers.ListField(
-        child=serializers.IntegerField(), help_text="the size of each die drawn, in order"
-    )
-
-    def get_fields(self) -> dict[str, serializers.Field]:
-        # declared here: a class attribute "label" would hide the serializer's own label
-        return {"label": serializers.CharField(), **super().get_fields()}
+    sizes = serializers.ListField(child=serializers.IntegerField(), help_text=SIZES_HELP)
 
 
 class ResolutionSerializer(serializers.Serializer):
@@ -231,15 +236,14 @@ class ActionApi(APIView):
         ),
     )
     def post(self, request: Request, character_id: int) -> Response:
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = read_body(self.InputSerializer, request)
         # The access check is made on the rows the action locks (no row read twice).
         resolution, access = resolution_create_action_checked(
             character_id=character_id,
             user=request.user,
-            action=data.validated_data["action"],
-            params=data.validated_data["params"],
-            expected_version=data.validated_data.get("expected_version"),
+            action=data["action"],
+            params=data["params"],
+            expected_version=data.get("expected_version"),
         )
         return Response(_view(resolution, access), status=status.HTTP_201_CREATED)
 
@@ -285,12 +289,11 @@ class OddsApi(APIView):
     )
     def post(self, request: Request, character_id: int) -> Response:
         access = access_character(request.user, character_id)
-        data = ActionApi.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = read_body(ActionApi.InputSerializer, request)
         odds = action_odds(
             access=access,
-            action=data.validated_data["action"],
-            params=data.validated_data["params"],
+            action=data["action"],
+            params=data["params"],
         )
         return Response(OddsSerializer(odds.as_dict()).data)
 
@@ -314,13 +317,12 @@ class ChoiceApi(APIView):
     )
     def post(self, request: Request, character_id: int) -> Response:
         access = access_character(request.user, character_id)
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = read_body(self.InputSerializer, request)
         resolution = resolution_answer_choice(
             character_id=access.character.pk,
             actor=request.user,
             by_referee=access.is_referee,
-            **data.validated_data,
+            **data,
         )
         return Response(_view(resolution, access), status=status.HTTP_201_CREATED)
 
@@ -378,13 +380,12 @@ class UndoApi(APIView):
     )
     def post(self, request: Request, character_id: int) -> Response:
         access = access_character(request.user, character_id, referee=True)
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = read_body(self.InputSerializer, request)
         undos = resolution_undo(
             character_id=access.character.pk,
             actor=request.user,
-            to=data.validated_data.get("to"),
-            steps=data.validated_data.get("steps"),
+            to=data.get("to"),
+            steps=data.get("steps"),
         )
         return Response(_view(undos[-1], access), status=status.HTTP_201_CREATED)
 
@@ -423,11 +424,12 @@ class ResolutionListApi(APIView):
     @extend_schema(responses={200: ResolutionPageSerializer})
     def get(self, request: Request, character_id: int) -> Response:
         access = access_character(request.user, character_id)
-        paginator = ResolutionPagination()
-        page = paginator.paginate_queryset(
-            resolutions_for_character(access.character), request, view=self
+        return ResolutionPagination.answer(
+            resolutions_for_character(access.character),
+            request,
+            self,
+            lambda page: [_view(r, access) for r in page],
         )
-        return paginator.get_paginated_response([_view(r, access) for r in page or []])
 
 
 class TableSerializer(serializers.Serializer):
@@ -475,9 +477,8 @@ class CampaignTableDetailApi(APIView):
     def put(self, request: Request, campaign_id: int, key: str) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
         self._table(membership, key)
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        campaign_table_set(campaign=membership.campaign, key=key, data=data.validated_data["data"])
+        data = read_body(self.InputSerializer, request)
+        campaign_table_set(campaign=membership.campaign, key=key, data=data["data"])
         return Response(self._table(membership, key))
 
     def delete(self, request: Request, campaign_id: int, key: str) -> Response:
@@ -558,16 +559,10 @@ class RevealApi(APIView):
         return Response(_view(resolution_reveal(resolution=resolution), access))
 
 
-class ExportedRollSerializer(serializers.Serializer):
+class ExportedRollSerializer(LabelledSerializer):
     expression = serializers.CharField(help_text='"4d6kl2", "1d20", or "shuffle(N)"')
     dice = serializers.ListField(child=serializers.IntegerField(), help_text="every die, in order")
-    sizes = serializers.ListField(
-        child=serializers.IntegerField(), help_text="the size of each die drawn, in order"
-    )
-
-    def get_fields(self) -> dict[str, serializers.Field]:
-        # declared here: a class attribute "label" would hide the serializer's own label
-        return {"label": serializers.CharField(), **super().get_fields()}
+    sizes = serializers.ListField(child=serializers.IntegerField(), help_text=SIZES_HELP)
 
 
 class ExportedResolutionSerializer(serializers.Serializer):

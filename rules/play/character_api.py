@@ -22,8 +22,9 @@ from characters.access import access_character
 from characters.choices import public_choice
 from characters.models import Character
 from characters.selectors import party, public_sheet
-from core.cleaning import MAX_ID, JsonSerializer, confirm_parameter, confirmation
+from core.cleaning import MAX_ID, JsonSerializer, confirm_parameter, confirmation, read_body
 from core.openapi import (
+    ARCHIVED,
     ProxyMap,
     by_ruleset,
     error_answer,
@@ -183,18 +184,17 @@ class CampaignCharactersApi(APIView):
                 "the sheet's fields break the ruleset's rules, or `owner` is not a member "
                 "(or you are not the referee)."
             ),
-            409: error_answer(409, "Conflict: the campaign is archived."),
+            409: ARCHIVED,
         },
     )
     def post(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id)
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = read_body(self.InputSerializer, request)
         character = character_create(
             membership=membership,
-            name=data.validated_data["name"],
-            sheet=data.validated_data.get("sheet"),
-            owner_id=data.validated_data.get("owner"),
+            name=data["name"],
+            sheet=data.get("sheet"),
+            owner_id=data.get("owner"),
         )
         character.campaign = membership.campaign
         return Response(character_output(character), status=status.HTTP_201_CREATED)
@@ -240,10 +240,10 @@ class CharacterDetailApi(APIView):
     )
     def patch(self, request: Request, character_id: int) -> Response:
         access = access_character(request.user, character_id)
-        data = self.RenameSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
         edit = character_rename(
-            character_id=access.character.pk, actor=request.user, name=data.validated_data["name"]
+            character_id=access.character.pk,
+            actor=request.user,
+            **read_body(self.RenameSerializer, request),  # name
         )
         return _edited(character_id, request, edit.pk)
 
@@ -252,7 +252,7 @@ class CharacterDetailApi(APIView):
         responses={
             204: OpenApiResponse(description="deleted with its log"),
             400: refused("`confirm` is not the character's name."),
-            409: error_answer(409, "Conflict: the campaign is archived."),
+            409: ARCHIVED,
         },
         description="Referee only: delete the character with its log. `?confirm=` must be "
         "its name (400 otherwise).",
@@ -303,20 +303,17 @@ class CorrectApi(APIView):
         responses={
             200: CharacterEditResultSerializer,
             400: refused("the corrected sheet would break the ruleset's rules."),
-            409: error_answer(409, "Conflict: the campaign is archived."),
+            409: ARCHIVED,
         },
         description="Referee only: set any sheet fields by hand, with a reason; the sheet "
         "must stay valid for the ruleset (400 otherwise). Logged as an edit.",
     )
     def post(self, request: Request, character_id: int) -> Response:
         access = access_character(request.user, character_id, referee=True)
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
         edit = character_correct(
             character_id=access.character.pk,
             actor=request.user,
-            changes=data.validated_data["changes"],
-            reason=data.validated_data["reason"],
+            **read_body(self.InputSerializer, request),  # changes, reason
         )
         return _edited(character_id, request, edit.pk)
 
@@ -338,12 +335,10 @@ class RetireApi(APIView):
     )
     def post(self, request: Request, character_id: int) -> Response:
         access = access_character(request.user, character_id)
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
         edit = character_retire(
             character_id=access.character.pk,
             actor=request.user,
-            retired=data.validated_data["retired"],
+            **read_body(self.InputSerializer, request),  # retired
         )
         return _edited(character_id, request, edit.pk)
 
@@ -411,12 +406,11 @@ class OwnerApi(APIView):
     )
     def post(self, request: Request, character_id: int) -> Response:
         access_character(request.user, character_id, referee=True)  # 404, 403 before 400
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = read_body(self.InputSerializer, request)
         edit = character_owner_set(
             character_id=character_id,
             actor=request.user,
-            player=data.validated_data["owner"],
-            expected_version=data.validated_data.get("expected_version"),
+            player=data["owner"],
+            expected_version=data.get("expected_version"),
         )
         return _edited(character_id, request, edit.pk)

@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from campaigns.access import access_campaign
-from core.cleaning import MAX_ID, JsonSerializer
+from core.cleaning import MAX_ID, JsonSerializer, read_body
 from core.openapi import error_answer, refused
 from rules.engine.registry import all_rulesets
 from rules.log.selectors import resolution_view
@@ -75,14 +75,13 @@ class PartyActionApi(APIView):
     )
     def post(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = read_body(self.InputSerializer, request)
         outcome = party_action(
             campaign_id=membership.campaign_id,
             actor=request.user,
-            action=data.validated_data["action"],
-            params=data.validated_data["params"],
-            character_ids=data.validated_data.get("characters"),
+            action=data["action"],
+            params=data["params"],
+            character_ids=data.get("characters"),
         )
         ruleset = membership.campaign.ruleset
         views = [

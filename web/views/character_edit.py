@@ -22,14 +22,7 @@ from core.cleaning import valid_id
 from core.errors import ResolutionConflict
 from rules.engine.dice import DiceError
 from rules.engine.interface import ActionBlocked, RuleError
-from rules.play.editing import (
-    character_correct,
-    character_delete,
-    character_level_up,
-    character_owner_set,
-    character_rename,
-    character_retire,
-)
+from rules.play import editing
 from web.forms import humanize
 from web.plain import error_text, plain_message, plain_summary
 
@@ -114,25 +107,25 @@ def _post(request: HttpRequest, access: CharacterAccess, form: str) -> str:
     character_id = access.character.pk
     data = request.POST
     if form == "rename":
-        edit = character_rename(
+        edit = editing.character_rename(
             character_id=character_id, actor=request.user, name=str(data.get("name", ""))
         )
     elif form == "retire":
-        edit = character_retire(
+        edit = editing.character_retire(
             character_id=character_id, actor=request.user, retired=data.get("retired") == "yes"
         )
     elif form == "level_up":
-        edit = character_level_up(character_id=character_id, actor=request.user)
+        edit = editing.character_level_up(character_id=character_id, actor=request.user)
     elif form == "correct":
         field = str(data.get("field", ""))
-        edit = character_correct(
+        edit = editing.character_correct(
             character_id=character_id,
             actor=request.user,
             changes={field: _value(str(data.get("value", "")))} if field else {},
             reason=str(data.get("reason", "")),
         )
     elif form == "owner":
-        edit = character_owner_set(
+        edit = editing.character_owner_set(
             character_id=character_id,
             actor=request.user,
             player=_player(str(data.get("owner", ""))),
@@ -144,7 +137,7 @@ def _post(request: HttpRequest, access: CharacterAccess, form: str) -> str:
         }
     elif form == "delete":
         name = access.character.name
-        character_delete(character_id=character_id, confirm=str(data.get("confirm", "")))
+        editing.character_delete(character_id=character_id, confirm=str(data.get("confirm", "")))
         return _("%(character)s is deleted, with their log.") % {"character": name}
     else:
         raise ValidationError(_("Unknown form."))

@@ -13,6 +13,7 @@ page's stamp as ETag and answers 304 until something changes (web/live.py).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -242,11 +243,24 @@ def character_undo(request: HttpRequest, character_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def character_redo(request: HttpRequest, character_id: int) -> HttpResponse:
+    return _referee_step(
+        request, character_id, resolution_redo, lambda why: {"errors": {"undo": why}}
+    )
+
+
+def _referee_step(
+    request: HttpRequest,
+    character_id: int,
+    step: Callable[..., Any],
+    refused: Callable[[str], dict[str, Any]],
+) -> HttpResponse:
+    """A referee's change of one resolution (a redo, a choice withdrawn): its summary, or
+    why it cannot be (409, where ``refused`` puts it on the page)."""
     access = _referee_access(request, character_id)
     try:
-        resolution = resolution_redo(character_id=access.character.pk, actor=request.user)
+        resolution = step(character_id=access.character.pk, actor=request.user)
     except CONFLICT as error:
-        return _answer(request, character_id, 409, errors={"undo": _message(error)})
+        return _answer(request, character_id, 409, **refused(_message(error)))
     return _answer(request, character_id, 200, notice=resolution.said_summary)
 
 
@@ -261,12 +275,9 @@ def _referee_access(request: HttpRequest, character_id: int) -> CharacterAccess:
 @require_POST
 def character_cancel_choice(request: HttpRequest, character_id: int) -> HttpResponse:
     """The referee withdraws a pending choice; the sheet stays as it is (ruling G-3)."""
-    access = _referee_access(request, character_id)
-    try:
-        resolution = resolution_cancel_choice(character_id=access.character.pk, actor=request.user)
-    except CONFLICT as error:
-        return _answer(request, character_id, 409, choice_error=_message(error))
-    return _answer(request, character_id, 200, notice=resolution.said_summary)
+    return _referee_step(
+        request, character_id, resolution_cancel_choice, lambda why: {"choice_error": why}
+    )
 
 
 @login_required

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
@@ -11,6 +13,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from campaigns.invitations import invitation_decline
+from campaigns.models import PlayerInvitation
 from core.errors import ResolutionConflict
 from rules.logbook.invitations import invitation_accept
 
@@ -18,10 +21,8 @@ from rules.logbook.invitations import invitation_accept
 @login_required
 @require_POST
 def invitation_accept_page(request: HttpRequest, invitation_id: int) -> HttpResponse:
-    try:
-        invitation = invitation_accept(user=request.user, invitation_id=invitation_id)
-    except ResolutionConflict as refused:
-        messages.error(request, str(refused))
+    invitation = _answered(request, invitation_accept, invitation_id)
+    if invitation is None:
         return redirect("home")
     messages.success(
         request,
@@ -37,10 +38,8 @@ def invitation_accept_page(request: HttpRequest, invitation_id: int) -> HttpResp
 @login_required
 @require_POST
 def invitation_decline_page(request: HttpRequest, invitation_id: int) -> HttpResponse:
-    try:
-        invitation = invitation_decline(user=request.user, invitation_id=invitation_id)
-    except ResolutionConflict as refused:
-        messages.error(request, str(refused))
+    invitation = _answered(request, invitation_decline, invitation_id)
+    if invitation is None:
         return redirect("home")
     messages.success(
         request,
@@ -48,3 +47,15 @@ def invitation_decline_page(request: HttpRequest, invitation_id: int) -> HttpRes
         % {"campaign": invitation.campaign.name},
     )
     return redirect("home")
+
+
+def _answered(
+    request: HttpRequest, answer: Callable[..., PlayerInvitation], invitation_id: int
+) -> PlayerInvitation | None:
+    """The invitation ``answer`` (accept or decline) answered, or None once the page says
+    why it could not be."""
+    try:
+        return answer(user=request.user, invitation_id=invitation_id)
+    except ResolutionConflict as refused:
+        messages.error(request, str(refused))
+        return None
