@@ -19,6 +19,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.urls import reverse
+from django.utils import translation
 from django.utils.translation import gettext as _
 
 from accounts.selectors import user_for_discord
@@ -263,6 +264,7 @@ def advance(call: Call, user: Any) -> Answer:
     minutes, until = advance_minutes(membership.campaign, asked)
     refuse_archived(membership.campaign)  # said now; the service decides under its lock
     application_id = str(call.raw.get("application_id") or settings.SAWBONES_DISCORD_APPLICATION_ID)
+    language = translation.get_language() or str(settings.LANGUAGE_CODE)  # the follow-up's
 
     def start() -> int:
         job = clock_advance_start(
@@ -278,18 +280,20 @@ def advance(call: Call, user: Any) -> Answer:
         # In-process (the embedded mode) the advance runs where it is started: started
         # once Discord has its deferred answer, so that answer never waits for it.
         def start_then_report() -> None:
-            try:
-                job_id = start()
-            except Exception as error:
-                edit_original(application_id, call.token, m.say(_refusal(error), ephemeral=False))
-                raise
-            report_advance.delay(job_id, application_id, call.token)
+            with translation.override(language):  # after the answer: the asker's language
+                try:
+                    job_id = start()
+                except Exception as error:
+                    refused = m.say(_refusal(error), ephemeral=False)
+                    edit_original(application_id, call.token, refused)
+                    raise
+            report_advance.delay(job_id, application_id, call.token, language)
 
         return Answer(type=DEFERRED, after=[start_then_report])
     job_id = start()  # recorded before the answer: a worker runs it, whatever happens here
 
     def report() -> None:
-        report_advance.delay(job_id, application_id, call.token)
+        report_advance.delay(job_id, application_id, call.token, language)
 
     return Answer(type=DEFERRED, after=[report])
 

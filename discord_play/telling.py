@@ -14,11 +14,13 @@ from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign
 from campaigns.selectors import clock_display
+from core.said import said
 from discord_play import messages as m
 from discord_play.redaction import public_report, public_resolution
 from rules.clock.models import ClockJob, ClockJobState
 from rules.clock.report import notable_first
 from rules.engine.registry import get_ruleset
+from rules.engine.words import text_said
 from rules.log.models import Resolution
 from web.plain import plain_message
 from web.views.clock import entry_url
@@ -51,7 +53,7 @@ def dice_lines(rolls: list[dict[str, Any]]) -> list[str]:
             continue
         dice = roll.get("dice") or []
         shown = f" ({', '.join(map(str, dice))})" if len(dice) > 1 else ""
-        label = plain_message(str(roll.get("label") or _("roll"))).rstrip(".")
+        label = plain_message(said(text_said("label", roll)) or _("roll")).rstrip(".")
         lines.append(
             _("%(label)s: %(expression)s rolled %(total)s%(dice)s")
             % {

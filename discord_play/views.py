@@ -17,6 +17,7 @@ from typing import Any
 
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
@@ -86,7 +87,8 @@ def interactions(request: HttpRequest) -> HttpResponse:
     if interaction["type"] == PING:
         return JsonResponse({"type": PONG})
     if interaction["type"] not in (COMMAND, COMPONENT):
-        return JsonResponse(respond(interaction).body)  # autocomplete: reads only
+        with translation.override(interaction_language(interaction)):
+            return JsonResponse(respond(interaction).body)  # autocomplete: reads only
     interaction_id = str(interaction.get("id") or "")
     if not interaction_id.isdigit() or len(interaction_id) > 20:
         return _refused(400, "the interaction has no id")
@@ -94,12 +96,26 @@ def interactions(request: HttpRequest) -> HttpResponse:
     if claim is None:
         return JsonResponse(_first_answer(interaction_id))
     try:
-        answer = respond(interaction)
+        # the answer in the language of the person's Discord (its ``locale``)
+        with translation.override(interaction_language(interaction)):
+            answer = respond(interaction)
     except BaseException:
         interaction_release(claim)
         raise
     interaction_answered(claim, answer.body)
     return AnswerResponse(answer.body, after=answer.after)
+
+
+def interaction_language(interaction: dict[str, Any]) -> str:
+    """The language this site speaks closest to the person's Discord ``locale`` ("de",
+    "es-ES", "en-US"), else the server's ``guild_locale``, else English."""
+    for tag in (interaction.get("locale"), interaction.get("guild_locale")):
+        if isinstance(tag, str) and tag:
+            try:
+                return translation.get_supported_language_variant(tag.lower())
+            except LookupError:
+                continue
+    return str(settings.LANGUAGE_CODE)
 
 
 def _first_answer(interaction_id: str) -> dict[str, Any]:

@@ -437,3 +437,29 @@ def test_odds_as_the_referee_and_an_outsider(send, table):
         command("outsider", "odds", character=str(table["aldo"].pk), action="damage")
     )
     assert private(outsider) and "no character of that name" in outsider["data"]["content"]
+
+
+# -- the asker's language (issue 37) ----------------------------------------------------------
+def test_answers_follow_the_interactions_locale(send, table, scripted_dice):
+    """Discord says the person's language (``locale``: "de", "es-ES"...): the answer, the
+    action's card and the engine's summary in it; a language this site does not speak,
+    English."""
+    german = command("stranger", "sheet")
+    german["locale"] = "de"
+    text = content_of(send.answer(german))
+    assert "verknüpft" in text and "/sawbones link" in text
+    spanish = command("stranger", "sheet")
+    spanish["locale"] = "es-ES"
+    assert "vinculado" in content_of(send.answer(spanish))
+    french = command("stranger", "sheet")
+    french["locale"] = "fr"
+    assert "not linked" in content_of(send.answer(french))
+    act = command(
+        "player", "act", character=str(table["aldo"].pk), action="damage", params="amount=3"
+    )
+    act["locale"] = "de"
+    [card] = send.answer(act)["data"]["embeds"]
+    assert card["title"] == "Aldo: Schaden nehmen"
+    resolution = Resolution.objects.filter(character=table["aldo"]).latest("id")
+    assert resolution.summary.startswith("Aldo: ")  # the log keeps its English
+    assert "damage" in resolution.summary and "damage" not in card["description"]

@@ -259,7 +259,7 @@ def action_form(
 def log_title(kind: str, action: str, labels: dict[str, str]) -> str:
     """What a log entry was, in a few words."""
     if kind == ResolutionKind.ACTION:
-        return labels.get(action, humanize(action))
+        return said(labels[action]) if action in labels else humanize(action)
     if kind == ResolutionKind.EFFECT:
         return _("On the clock: %(effect)s") % {"effect": humanize(action).lower()}
     if kind == ResolutionKind.CHOICE:
