@@ -100,4 +100,7 @@ def test_every_action_reads_in_german_through_the_api(
                     f"{where}: {msgid!r} is not translated"
                 )
             assert in_english["summary"] == row.summary, where
+            # a roll's label is said too; the data it is said from stays in the log
+            assert all("label_said" not in roll for roll in entry["rolls"]), where
+            assert [r["label"] for r in in_english["rolls"]] == [r["label"] for r in row.rolls]
             assert entry["summary"] != row.summary, f"{where}: still English"

@@ -167,6 +167,16 @@ def entry_author_words(resolution: Resolution) -> str:
     return gettext("the clock")
 
 
+def _roll_view(stored: dict[str, Any], english: bool) -> dict[str, Any]:
+    """A logged roll as the API shows it: its label in the reader's language (or the
+    English the log keeps), without the message data it is said from."""
+    shown = Roll.from_dict(stored).as_dict()
+    said_label = shown.pop("label_said", None)
+    if not english and isinstance(said_label, dict):
+        shown["label"] = stored_text(str(shown["label"]), said_label, gettext, ngettext)
+    return shown
+
+
 def resolution_view(
     resolution: Resolution, *, ruleset_key: str, viewer_is_referee: bool, english: bool = False
 ) -> dict[str, Any]:
@@ -185,7 +195,7 @@ def resolution_view(
         "params": seen.params,
         # Read through the engine's Roll: rows logged before rolls carried their kind and
         # die sizes are shown with them too.
-        "rolls": [Roll.from_dict(roll).as_dict() for roll in seen.rolls],
+        "rolls": [_roll_view(roll, english) for roll in seen.rolls],
         # the reader's language, said by the engine's words with gettext (core.said's way,
         # one call fewer on every action's answer: tests/test_action_walk.py)
         "summary": (
