@@ -254,7 +254,9 @@ def test_one_statement_locks_the_campaign_before_the_character(campaign: Campaig
         # The waiter blocks on the character; by then it must hold the campaign.
         probe = connections.create_connection("default")
         try:
-            for _ in range(100):
+            # up to 30 s for the waiter to block (a loaded machine starts its thread late;
+            # the loop ends as soon as it blocks)
+            for _ in range(600):
                 with probe.cursor() as cursor:
                     cursor.execute(
                         "SELECT count(*) FROM pg_locks WHERE NOT granted AND locktype IN "
