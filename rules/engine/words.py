@@ -291,7 +291,7 @@ def _render(
 ) -> str:
     if parts or separator:
         text = separator.join(
-            part.render(translate, translate_plural) for part in parts if str(part)
+            _said_part(part, translate, translate_plural) for part in parts if str(part)
         )
     else:
         if plural:
@@ -321,9 +321,17 @@ def _render(
     return text
 
 
+def _said_part(part: Message, translate: Translate, translate_plural: TranslatePlural) -> str:
+    # In English a message is its own text, rendered once when it was made: a sentence
+    # of many parts is not rendered again part by part (the clock makes thousands).
+    if translate is _english and translate_plural is _english_plural:
+        return str.__str__(part)
+    return part.render(translate, translate_plural)
+
+
 def _value_text(value: Value, translate: Translate, translate_plural: TranslatePlural) -> str:
     if isinstance(value, Message):
-        return value.render(translate, translate_plural)
+        return _said_part(value, translate, translate_plural)
     if isinstance(value, list | tuple):
         return ", ".join(_value_text(item, translate, translate_plural) for item in value)
     if isinstance(value, bool):

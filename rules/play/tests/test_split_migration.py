@@ -72,14 +72,28 @@ def _rows() -> dict[str, list[tuple[Any, ...]]]:
 
 
 def _post_split_columns(add: bool) -> None:
-    """Add (for the fill by today's code) or drop (before migrating) the later columns."""
-    with connection.schema_editor() as editor:
-        for model, name in POST_SPLIT:
-            field = _field(model, name)
-            if add:
+    """Add (for the fill by today's code) or drop (before migrating) the later columns
+    the old schema lacks. SQLite adds a column by remaking its table from today's model,
+    so one added column can bring the others: each is looked for just before."""
+    for model, name in POST_SPLIT:
+        field = _field(model, name)
+        table = model._meta.db_table
+        with connection.cursor() as cursor:
+            there = field.column in {
+                column.name
+                for column in connection.introspection.get_table_description(cursor, table)
+            }
+        with connection.schema_editor() as editor:
+            if add and not there:
                 editor.add_field(model, field)
-            else:
+                _ADDED.add((table, field.column))
+            elif not add and there and (table, field.column) in _ADDED:
                 editor.remove_field(model, field)
+    if not add:
+        _ADDED.clear()
+
+
+_ADDED: set[tuple[str, str]] = set()  # the columns _post_split_columns added
 
 
 def _content_types() -> dict[tuple[str, str], int]:
