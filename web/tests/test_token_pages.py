@@ -108,3 +108,13 @@ def test_someone_elses_token_cannot_be_revoked(referee, player):
     )
     assert response.status_code == 404
     assert ApiToken.objects.filter(pk=token.pk).exists()
+
+
+def test_the_new_tokens_name_is_escaped_in_its_box(referee):
+    # the box (templates/_shown_once.html) takes its heading as a variable: the name in it
+    # is still text, never markup
+    client = signed_in(referee)
+    made = client.post(reverse("account-token-create"), {"name": "<b>bot</b>", "scope": "read"})
+    page = client.get(made["Location"]).content.decode()
+    assert "Your new token “&lt;b&gt;bot&lt;/b&gt;”." in page
+    assert "<b>bot</b>" not in page
