@@ -23,7 +23,7 @@ from campaigns.access import grant_of
 from campaigns.models import Campaign, Role
 from rules.battles.selectors import LATEST_BATTLE, warband_rules
 from rules.clock.selectors import LATEST_CLOCK_JOB
-from rules.log.selectors import live_witness, sheet_witness
+from rules.log.selectors import LatestRow, live_witness, sheet_witness
 
 
 def etag(stamp: str) -> str:
@@ -97,28 +97,28 @@ def sheet_unchanged(request: HttpRequest, character_id: int) -> HttpResponse | N
     return unchanged(request, sheet_stamp(row["version"], row["clock"]))
 
 
+def _member_row(request: HttpRequest, campaign_id: int, latest: LatestRow) -> dict[str, Any] | None:
+    """The ``live_witness`` row (with ``latest``) of a poll that may take the short way,
+    when its viewer is a member of the campaign; else None."""
+    viewer = _viewer(request)
+    if viewer is None:
+        return None
+    row = live_witness(campaign_id, latest=(latest,), viewer=viewer)
+    return row if row is not None and row["role"] is not None else None
+
+
 def party_unchanged(request: HttpRequest, campaign_id: int) -> HttpResponse | None:
     """304 for a member's dashboard whose stamp holds."""
-    viewer = _viewer(request)
-    row = (
-        live_witness(campaign_id, latest=(LATEST_CLOCK_JOB,), viewer=viewer)
-        if viewer is not None
-        else None
-    )
-    if row is None or row["role"] is None:
+    row = _member_row(request, campaign_id, LATEST_CLOCK_JOB)
+    if row is None:
         return None
     return unchanged(request, party_stamp(row, referee=row["role"] == Role.REFEREE))
 
 
 def board_unchanged(request: HttpRequest, campaign_id: int) -> HttpResponse | None:
     """304 for a member's battle board (a warband campaign) whose stamp holds."""
-    viewer = _viewer(request)
-    row = (
-        live_witness(campaign_id, latest=(LATEST_BATTLE,), viewer=viewer)
-        if viewer is not None
-        else None
-    )
-    if row is None or row["role"] is None:
+    row = _member_row(request, campaign_id, LATEST_BATTLE)
+    if row is None:
         return None
     if warband_rules(Campaign(ruleset=row["ruleset"])) is None:
         return None
