@@ -33,7 +33,13 @@ from core.errors import NotAllowed, ResolutionConflict
 from core.middleware import idempotency_exempt
 from core.said import said
 from rules.engine.dice import DiceError
-from rules.engine.interface import ActionBlocked, ActionSpec, OddsUnavailable, RuleError
+from rules.engine.interface import (
+    ActionBlocked,
+    ActionSpec,
+    OddsUnavailable,
+    RuleError,
+    Ruleset,
+)
 from rules.engine.registry import get_ruleset
 from rules.log.selectors import (
     action_odds,
@@ -126,17 +132,26 @@ def _answer(request: HttpRequest, character_id: int, status: int, **context: Any
     return render(request, template, sheet_context(request, access, **context), status=status)
 
 
-def _action_form(
+def _action_spec(
     request: HttpRequest, character_id: int, action: str
-) -> tuple[CharacterAccess, ActionSpec, list[FormField]]:
-    """The character as the user may see it, the action (404 when the ruleset has none)
-    and its form's fields: what the action's post and its odds both read."""
+) -> tuple[CharacterAccess, Ruleset, ActionSpec]:
+    """The character as the user may see it, its ruleset and the action (404 when the
+    ruleset has none)."""
     access = access_character(request.user, character_id)
     ruleset = get_ruleset(access.character.campaign.ruleset)
     try:
         spec = ruleset.action(action)
     except RuleError:
         raise Http404("no such action") from None
+    return access, ruleset, spec
+
+
+def _action_form(
+    request: HttpRequest, character_id: int, action: str
+) -> tuple[CharacterAccess, ActionSpec, list[FormField]]:
+    """The character as the user may see it, the action (404 when the ruleset has none)
+    and its form's fields: what the action's post and its odds both read."""
+    access, ruleset, spec = _action_spec(request, character_id, action)
     fields = schema_fields(
         spec.params, ruleset=ruleset.key, sheet=ruleset.public_sheet(access.character.sheet)
     )
@@ -177,12 +192,7 @@ def character_action(request: HttpRequest, character_id: int, action: str) -> Ht
 def character_action_form(request: HttpRequest, character_id: int, action: str) -> HttpResponse:
     """An editing action's form again, from the values of what was picked (htmx: the
     wound chosen in "Describe a wound")."""
-    access = access_character(request.user, character_id)
-    ruleset = get_ruleset(access.character.campaign.ruleset)
-    try:
-        spec = ruleset.action(action)
-    except RuleError:
-        raise Http404("no such action") from None
+    access, _ruleset, spec = _action_spec(request, character_id, action)
     if not access.may_take(spec.who):
         raise Http404("no such action")
     chosen = {
