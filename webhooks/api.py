@@ -11,7 +11,7 @@ from rest_framework.views import APIView
 
 from campaigns.access import access_campaign
 from core.cleaning import JsonSerializer, read_body
-from core.openapi import PageQuery, refused
+from core.openapi import PageQuery, operation
 from core.pagination import StrictPagination
 from webhooks.models import DeliveryState, WebhookFormat
 from webhooks.selectors import (
@@ -99,14 +99,10 @@ class WebhookListApi(APIView):
             ).data
         )
 
-    @extend_schema(
+    @operation(
+        {201: WebhookCreatedSerializer},
         request=InputSerializer,
-        responses={
-            201: WebhookCreatedSerializer,
-            400: refused(
-                "the URL is not a public http(s) address, or the campaign has all its webhooks."
-            ),
-        },
+        refuses="the URL is not a public http(s) address, or the campaign has all its webhooks.",
         description="Referee only: events of this campaign go to the URL from now on. "
         + EVENTS_HELP,
     )

@@ -24,7 +24,13 @@ from campaigns.api import DateSerializer
 from campaigns.models import MAX_LIVE_RATIO, Campaign
 from campaigns.selectors import clock_display, clock_minute_of
 from core.cleaning import MAX_ID, JsonSerializer, QueryIntegerField, read_body
-from core.openapi import ARCHIVED, decimal_pattern, error_answer, json_schema_field, refused
+from core.openapi import (
+    ARCHIVED,
+    decimal_pattern,
+    error_answer,
+    json_schema_field,
+    operation,
+)
 from rules.clock.live import clock_live_set
 from rules.clock.models import ClockEntryKind, ClockJob, ClockJobKind, ClockJobState
 from rules.clock.report import NOTABLE
@@ -295,16 +301,12 @@ class ClockAdvanceApi(APIView):
             help_text="your key for this request: sending it again returns the same job",
         )
 
-    @extend_schema(
+    @operation(
+        {202: AdvanceOutputSerializer},
         request=InputSerializer,
-        responses={
-            202: AdvanceOutputSerializer,
-            400: refused(
-                "the time asked for adds up to no minute or to more than ten years, or "
-                "`until` names a date already past."
-            ),
-            409: ARCHIVED,
-        },
+        refuses="the time asked for adds up to no minute or to more than ten years, or "
+        "`until` names a date already past.",
+        conflict=ARCHIVED,
         description="Referee only. Moves the campaign clock forward by `days`, `hours` and "
         "`minutes` (added up: at least a minute, at most ten years), or `until` a date of "
         "the campaign's calendar, applying every scheduled effect that falls due in time "
@@ -360,16 +362,10 @@ class ClockJobDetailApi(APIView):
 
 
 class ClockJobResumeApi(APIView):
-    @extend_schema(
-        request=None,
-        responses={
-            202: ClockJobSerializer,
-            409: error_answer(
-                409,
-                "Conflict: the choice the job waits on is still open, the job is done, or "
-                "it is queued behind an earlier job stopped on a choice (resume that one).",
-            ),
-        },
+    @operation(
+        {202: ClockJobSerializer},
+        conflict="Conflict: the choice the job waits on is still open, the job is done, or "
+        "it is queued behind an earlier job stopped on a choice (resume that one).",
         description="Referee only: continue a job that waits on an answered choice, failed, "
         "or lost its task.",
     )
@@ -443,12 +439,10 @@ class LiveClockApi(APIView):
         membership = access_campaign(request.user, campaign_id)
         return Response(LiveClockSerializer(_live_output(membership.campaign)).data)
 
-    @extend_schema(
+    @operation(
+        {200: LiveClockSerializer},
         request=LiveClockSerializer,
-        responses={
-            200: LiveClockSerializer,
-            409: ARCHIVED,
-        },
+        conflict=ARCHIVED,
         description="Referee only: run the clock with real time at `ratio` in-game minutes "
         "per real minute (0 stops it). Celery beat advances the campaign every minute.",
     )
