@@ -24,6 +24,7 @@ from accounts.services import (
 from campaigns.access import TokenScope, may_manage_tokens
 from core.cleaning import MAX_ID, JsonSerializer, read_body
 from core.openapi import operation
+from core.output import attributes
 from core.throttles import AnonThrottle, IpThrottle, LoginThrottle, RegistrationThrottle
 
 # What auth/token/ (username and password) mints: a full-power token, as before.
@@ -119,15 +120,12 @@ class ApiTokenCreatedSerializer(ApiTokenSerializer):
 
 
 def token_output(token: ApiToken) -> dict[str, Any]:
-    return {
-        "id": token.pk,
-        "name": token.name,
-        "scope": token.scope,
-        "campaign": token.campaign_id,
-        "created": token.created,
-        "expires_at": token.expiry,
-        "last_used_at": token.last_used_at,
-    }
+    return attributes(
+        token,
+        *("id", "name", "scope", "created", "last_used_at"),
+        campaign="campaign_id",
+        expires_at="expiry",
+    )
 
 
 class TokenListApi(APIView):

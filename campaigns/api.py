@@ -49,6 +49,7 @@ from core.openapi import (
     per_ruleset,
     serializer_class,
 )
+from core.output import attributes
 from core.query import QueryParameters
 from core.said import said
 from rules.engine.calendar import (
@@ -451,12 +452,7 @@ class InviteSerializer(serializers.Serializer):
 
 def invite_output(invite: Invite) -> dict[str, Any]:
     return {
-        "id": invite.pk,
-        "code": invite.code,
-        "created_at": invite.created_at,
-        "expires_at": invite.expires_at,
-        "single_use": invite.single_use,
-        "uses": invite.uses,
+        **attributes(invite, "id", "code", "created_at", "expires_at", "single_use", "uses"),
         "revoked": invite.revoked_at is not None,
         "usable": invite_usable(invite) is None,
     }

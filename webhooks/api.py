@@ -12,13 +12,12 @@ from rest_framework.views import APIView
 from campaigns.access import access_campaign
 from core.cleaning import JsonSerializer, read_body
 from core.openapi import PageQuery, operation
-from core.pagination import StrictPagination
+from core.pagination import PageSerializer, StrictPagination
 from webhooks.models import DeliveryState, WebhookFormat
 from webhooks.selectors import (
     deliveries_for_webhook,
     delivery_view,
     webhook_for_campaign,
-    webhook_view,
     webhooks_for_campaign,
 )
 from webhooks.services import (
@@ -70,10 +69,7 @@ class DeliverySerializer(serializers.Serializer):
     resend_of = serializers.IntegerField(allow_null=True)
 
 
-class DeliveryPageSerializer(serializers.Serializer):
-    count = serializers.IntegerField()
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
+class DeliveryPageSerializer(PageSerializer):
     results = DeliverySerializer(many=True, help_text="newest first")
 
 
@@ -93,11 +89,8 @@ class WebhookListApi(APIView):
     @extend_schema(responses={200: WebhookSerializer(many=True)}, description="Referee only.")
     def get(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)
-        return Response(
-            WebhookSerializer(
-                [webhook_view(w) for w in webhooks_for_campaign(membership.campaign)], many=True
-            ).data
-        )
+        webhooks = webhooks_for_campaign(membership.campaign)
+        return Response(WebhookSerializer(webhooks, many=True).data)
 
     @operation(
         {201: WebhookCreatedSerializer},
@@ -115,10 +108,7 @@ class WebhookListApi(APIView):
             user=request.user,
             format=data["format"],
         )
-        return Response(
-            WebhookCreatedSerializer({**webhook_view(endpoint), "secret": endpoint.secret}).data,
-            status=status.HTTP_201_CREATED,
-        )
+        return Response(WebhookCreatedSerializer(endpoint).data, status=status.HTTP_201_CREATED)
 
 
 class WebhookDetailApi(APIView):
@@ -146,9 +136,7 @@ class WebhookSecretRotateApi(APIView):
         membership = access_campaign(request.user, campaign_id, referee=True)
         endpoint = webhook_for_campaign(membership.campaign, webhook_id)
         endpoint = webhook_rotate_secret(campaign=membership.campaign, webhook_id=endpoint.pk)
-        return Response(
-            WebhookCreatedSerializer({**webhook_view(endpoint), "secret": endpoint.secret}).data
-        )
+        return Response(WebhookCreatedSerializer(endpoint).data)
 
 
 class WebhookDeliveriesApi(APIView):

@@ -31,6 +31,7 @@ from core.openapi import (
     json_schema_field,
     operation,
 )
+from core.pagination import PageSerializer
 from rules.clock.live import clock_live_set
 from rules.clock.models import ClockEntryKind, ClockJob, ClockJobKind, ClockJobState
 from rules.clock.report import NOTABLE
@@ -208,19 +209,20 @@ def _between(what: str, low: int, high: int) -> dict[str, str | StrPromise]:
     return {"min_value": said, "max_value": said, "invalid": said, "max_string_length": said}
 
 
+def _whole(what: str, low: int, high: int, **kwargs: Any) -> serializers.IntegerField:
+    """A whole number field from ``low`` to ``high`` whose refusals say so (:func:`_between`)."""
+    return serializers.IntegerField(
+        min_value=low, max_value=high, error_messages=_between(what, low, high), **kwargs
+    )
+
+
 MAX_DAY = 10**9
 
 
 class UntilSerializer(serializers.Serializer):
     """A date of the campaign's calendar (``campaigns/{id}/calendar/``)."""
 
-    year = serializers.IntegerField(
-        required=False,
-        min_value=-MAX_YEAR,
-        max_value=MAX_YEAR,
-        help_text="with a calendar",
-        error_messages=_between("The year", -MAX_YEAR, MAX_YEAR),
-    )
+    year = _whole("The year", -MAX_YEAR, MAX_YEAR, required=False, help_text="with a calendar")
     month = json_schema_field(
         {
             "anyOf": [
@@ -232,26 +234,14 @@ class UntilSerializer(serializers.Serializer):
         required=False,
         help_text="with a calendar: its number (from 1) or its name",
     )
-    day = serializers.IntegerField(
-        min_value=1,
-        max_value=MAX_DAY,
+    day = _whole(
+        "The day",
+        1,
+        MAX_DAY,
         help_text="the day of the month; without a calendar, the day from the start",
-        error_messages=_between("The day", 1, MAX_DAY),
     )
-    hour = serializers.IntegerField(
-        required=False,
-        min_value=0,
-        max_value=23,
-        default=0,
-        error_messages=_between("The hour", 0, 23),
-    )
-    minute = serializers.IntegerField(
-        required=False,
-        min_value=0,
-        max_value=59,
-        default=0,
-        error_messages=_between("The minute", 0, 59),
-    )
+    hour = _whole("The hour", 0, 23, required=False, default=0)
+    minute = _whole("The minute", 0, 59, required=False, default=0)
 
     def validate_month(self, value: Any) -> int | str:
         """A number or a name, as the schema says (whether the calendar has it is the
@@ -525,10 +515,7 @@ class ClockEntrySerializer(_KeywordFields):
     created_at = serializers.DateTimeField()
 
 
-class ClockEntryPageSerializer(serializers.Serializer):
-    count = serializers.IntegerField()
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
+class ClockEntryPageSerializer(PageSerializer):
     results = ClockEntrySerializer(many=True, help_text="newest first (in-game time)")
 
 
