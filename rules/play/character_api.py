@@ -3,6 +3,7 @@ character's first resolution, so these endpoints live with the play logic."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -32,6 +33,7 @@ from core.openapi import (
     sheet_component,
 )
 from core.query import QueryParameters
+from rules.log.models import Resolution
 from rules.play.editing import (
     character_correct,
     character_delete,
@@ -206,6 +208,23 @@ def _edited(character_id: int, request: Request, resolution_id: int) -> Response
     return Response(CharacterEditResultSerializer(body).data, status=status.HTTP_200_OK)
 
 
+def _edit(
+    request: Request,
+    character_id: int,
+    change: Callable[..., Resolution],
+    body: type[serializers.Serializer[Any]] | None = None,
+    *,
+    referee: bool = False,
+) -> Response:
+    """The edit ``change`` (a rules.play.editing function) of the character, by the
+    request's person (the referee's alone when ``referee``) with the fields of ``body``;
+    answered as every edit is (:func:`_edited`)."""
+    access = access_character(request.user, character_id, referee=referee)
+    fields = read_body(body, request) if body else {}
+    edit = change(character_id=access.character.pk, actor=request.user, **fields)
+    return _edited(character_id, request, edit.pk)
+
+
 class CharacterDetailApi(APIView):
     """The sheet (GET), rename (owner or referee), delete (referee, confirmed by the name)."""
 
@@ -230,13 +249,7 @@ class CharacterDetailApi(APIView):
         description="Rename the character (its owner or the referee); logged as an edit.",
     )
     def patch(self, request: Request, character_id: int) -> Response:
-        access = access_character(request.user, character_id)
-        edit = character_rename(
-            character_id=access.character.pk,
-            actor=request.user,
-            **read_body(self.RenameSerializer, request),  # name
-        )
-        return _edited(character_id, request, edit.pk)
+        return _edit(request, character_id, character_rename, self.RenameSerializer)
 
     @operation(
         {204: OpenApiResponse(description="deleted with its log")},
@@ -263,9 +276,7 @@ class LevelUpApi(APIView):
         "wounds). 400 for a ruleset without levels or at the highest level.",
     )
     def post(self, request: Request, character_id: int) -> Response:
-        access = access_character(request.user, character_id, referee=True)
-        edit = character_level_up(character_id=access.character.pk, actor=request.user)
-        return _edited(character_id, request, edit.pk)
+        return _edit(request, character_id, character_level_up, referee=True)
 
 
 @extend_schema_field({"type": "object", "minProperties": 1, "additionalProperties": {}})
@@ -287,13 +298,7 @@ class CorrectApi(APIView):
         "must stay valid for the ruleset (400 otherwise). Logged as an edit.",
     )
     def post(self, request: Request, character_id: int) -> Response:
-        access = access_character(request.user, character_id, referee=True)
-        edit = character_correct(
-            character_id=access.character.pk,
-            actor=request.user,
-            **read_body(self.InputSerializer, request),  # changes, reason
-        )
-        return _edited(character_id, request, edit.pk)
+        return _edit(request, character_id, character_correct, self.InputSerializer, referee=True)
 
 
 class RetireApi(APIView):
@@ -308,13 +313,7 @@ class RetireApi(APIView):
         "with `retired: false`. A retired character takes no actions (409). Logged.",
     )
     def post(self, request: Request, character_id: int) -> Response:
-        access = access_character(request.user, character_id)
-        edit = character_retire(
-            character_id=access.character.pk,
-            actor=request.user,
-            **read_body(self.InputSerializer, request),  # retired
-        )
-        return _edited(character_id, request, edit.pk)
+        return _edit(request, character_id, character_retire, self.InputSerializer)
 
 
 USERNAME_MAX = 150  # django.contrib.auth's
