@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 
 from campaigns.access import access_campaign, visible_memberships
 from campaigns.models import Invite, Membership
+from campaigns.rows_api import CampaignRowsApi, campaign_rows
 from campaigns.selectors import (
     campaign_calendar,
     campaign_seed_periods,
@@ -458,21 +459,18 @@ def invite_output(invite: Invite) -> dict[str, Any]:
     }
 
 
-class InviteCreateApi(APIView):
+@campaign_rows(
+    InviteSerializer, "Referee only: the campaign's invite codes, newest first.", referee=True
+)
+class InviteCreateApi(CampaignRowsApi):
     class InputSerializer(JsonSerializer):
         expires_in_hours = serializers.IntegerField(
             required=False, min_value=1, max_value=MAX_INVITE_HOURS
         )
         single_use = serializers.BooleanField(required=False, default=False)
 
-    @extend_schema(
-        responses={200: InviteSerializer(many=True)},
-        description="Referee only: the campaign's invite codes, newest first.",
-    )
-    def get(self, request: Request, campaign_id: int) -> Response:
-        membership = access_campaign(request.user, campaign_id, referee=True)
-        invites = [invite_output(invite) for invite in invites_of(membership.campaign)]
-        return Response(InviteSerializer(invites, many=True).data)
+    def rows(self, membership: Membership) -> list[dict[str, Any]]:
+        return [invite_output(invite) for invite in invites_of(membership.campaign)]
 
     @extend_schema(
         request=InputSerializer,
@@ -531,16 +529,14 @@ class SeedPeriodSerializer(serializers.Serializer):
     revealed_at = serializers.DateTimeField(allow_null=True)
 
 
-class DiceSeedListApi(APIView):
-    @extend_schema(
-        responses={200: SeedPeriodSerializer(many=True)},
-        description="Every seed period of the campaign's dice, oldest first; the last is "
-        "the current one, whose seed stays secret until the referee rotates it.",
-    )
-    def get(self, request: Request, campaign_id: int) -> Response:
-        membership = access_campaign(request.user, campaign_id)
-        periods = campaign_seed_periods(membership.campaign)
-        return Response(SeedPeriodSerializer(periods, many=True).data)
+@campaign_rows(
+    SeedPeriodSerializer,
+    "Every seed period of the campaign's dice, oldest first; the last is the current one, "
+    "whose seed stays secret until the referee rotates it.",
+)
+class DiceSeedListApi(CampaignRowsApi):
+    def rows(self, membership: Membership) -> list[dict[str, Any]]:
+        return campaign_seed_periods(membership.campaign)
 
 
 class CampaignUnarchiveApi(APIView):

@@ -3,6 +3,7 @@ delivery log, re-sending. Referee only; thin: access, services, selectors."""
 
 from __future__ import annotations
 
+from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -10,10 +11,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from campaigns.access import access_campaign
+from campaigns.models import Membership
+from campaigns.rows_api import CampaignRowsApi, campaign_rows
 from core.cleaning import JsonSerializer, read_body
 from core.openapi import PageQuery, operation
 from core.pagination import PageSerializer, StrictPagination
-from webhooks.models import DeliveryState, WebhookFormat
+from webhooks.models import DeliveryState, WebhookEndpoint, WebhookFormat
 from webhooks.selectors import (
     deliveries_for_webhook,
     delivery_view,
@@ -77,7 +80,8 @@ class DeliveryPagination(StrictPagination):
     """The delivery log's pages: 50 unless ``page_size`` says up to 200."""
 
 
-class WebhookListApi(APIView):
+@campaign_rows(WebhookSerializer, "Referee only.", referee=True)
+class WebhookListApi(CampaignRowsApi):
     class InputSerializer(JsonSerializer):
         url = serializers.URLField(max_length=500, help_text="http:// or https://")
         format = serializers.ChoiceField(
@@ -86,11 +90,8 @@ class WebhookListApi(APIView):
             help_text=FORMAT_HELP,
         )
 
-    @extend_schema(responses={200: WebhookSerializer(many=True)}, description="Referee only.")
-    def get(self, request: Request, campaign_id: int) -> Response:
-        membership = access_campaign(request.user, campaign_id, referee=True)
-        webhooks = webhooks_for_campaign(membership.campaign)
-        return Response(WebhookSerializer(webhooks, many=True).data)
+    def rows(self, membership: Membership) -> QuerySet[WebhookEndpoint]:
+        return webhooks_for_campaign(membership.campaign)
 
     @operation(
         {201: WebhookCreatedSerializer},

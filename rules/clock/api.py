@@ -21,7 +21,8 @@ from rest_framework.views import APIView
 
 from campaigns.access import access_campaign
 from campaigns.api import DateSerializer
-from campaigns.models import MAX_LIVE_RATIO, Campaign
+from campaigns.models import MAX_LIVE_RATIO, Campaign, Membership
+from campaigns.rows_api import CampaignRowsApi, campaign_rows
 from campaigns.selectors import clock_display, clock_minute_of
 from core.cleaning import MAX_ID, JsonSerializer, QueryIntegerField, read_body
 from core.openapi import (
@@ -317,18 +318,17 @@ class ClockAdvanceApi(APIView):
         return Response(_advance_output(job), status=status.HTTP_202_ACCEPTED)
 
 
-class ClockJobListApi(APIView):
-    @extend_schema(
-        responses={200: ClockJobSerializer(many=True)},
-        description="Referee only: the campaign's latest 50 clock jobs, newest first.",
-    )
-    def get(self, request: Request, campaign_id: int) -> Response:
-        membership = access_campaign(request.user, campaign_id, referee=True)
+@campaign_rows(
+    ClockJobSerializer,
+    "Referee only: the campaign's latest 50 clock jobs, newest first.",
+    referee=True,
+)
+class ClockJobListApi(CampaignRowsApi):
+    def rows(self, membership: Membership) -> list[dict[str, Any]]:
         campaign = membership.campaign
         jobs = clock_jobs_for_campaign(campaign)
         waiting = first_waiting_job(campaign.pk)
-        views = [clock_job_view(job, campaign=campaign, first_waiting=waiting) for job in jobs]
-        return Response(ClockJobSerializer(views, many=True).data)
+        return [clock_job_view(job, campaign=campaign, first_waiting=waiting) for job in jobs]
 
 
 class ClockJobDetailApi(APIView):

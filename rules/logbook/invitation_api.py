@@ -7,15 +7,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from campaigns.access import access_campaign
 from campaigns.invitations import invitation_decline, invitations_for_user, invitations_of_campaign
-from campaigns.models import InvitationState, PlayerInvitation
+from campaigns.models import InvitationState, Membership, PlayerInvitation
+from campaigns.rows_api import CampaignRowsApi, campaign_rows
 from core.openapi import error_answer, operation
 from rules.logbook.invitations import invitation_accept, invitation_views
 
@@ -117,13 +118,12 @@ class InvitationDeclineApi(_InvitationAnswerApi):
     answer = staticmethod(invitation_decline)
 
 
-class ImportInvitationListApi(APIView):
-    @extend_schema(
-        responses={200: ImportInvitationSerializer(many=True)},
-        description="Referee only: whom the import of this campaign invited to play its "
-        "characters, oldest first, and what each answered.",
-    )
-    def get(self, request: Request, campaign_id: int) -> Response:
-        membership = access_campaign(request.user, campaign_id, referee=True)
-        rows = invitations_of_campaign(membership.campaign)
-        return Response(ImportInvitationSerializer(rows, many=True).data)
+@campaign_rows(
+    ImportInvitationSerializer,
+    "Referee only: whom the import of this campaign invited to play its characters, oldest "
+    "first, and what each answered.",
+    referee=True,
+)
+class ImportInvitationListApi(CampaignRowsApi):
+    def rows(self, membership: Membership) -> QuerySet[PlayerInvitation]:
+        return invitations_of_campaign(membership.campaign)

@@ -16,6 +16,8 @@ from rest_framework.views import APIView
 
 from campaigns.access import access_campaign
 from campaigns.api import SeedPeriodSerializer
+from campaigns.models import Membership
+from campaigns.rows_api import CampaignRowsApi, campaign_rows
 from characters.access import access_character
 from core.cleaning import JsonSerializer, read_body
 from core.openapi import (
@@ -414,15 +416,15 @@ class TableSerializer(serializers.Serializer):
         return {**super().get_fields(), "data": table}
 
 
-class CampaignTableListApi(APIView):
-    @extend_schema(
-        responses={200: TableSerializer(many=True)},
-        description="Referee only: the campaign's editable tables (critical injuries, "
-        "diseases...), its own copy or the ruleset's default.",
-    )
-    def get(self, request: Request, campaign_id: int) -> Response:
-        membership = access_campaign(request.user, campaign_id, referee=True)
-        return Response(TableSerializer(campaign_tables_view(membership.campaign), many=True).data)
+@campaign_rows(
+    TableSerializer,
+    "Referee only: the campaign's editable tables (critical injuries, diseases...), its own "
+    "copy or the ruleset's default.",
+    referee=True,
+)
+class CampaignTableListApi(CampaignRowsApi):
+    def rows(self, membership: Membership) -> list[dict[str, Any]]:
+        return campaign_tables_view(membership.campaign)
 
 
 class CampaignTableDetailApi(APIView):
