@@ -23,7 +23,8 @@ from accounts.services import (
 )
 from campaigns.access import TokenScope, may_manage_tokens
 from core.cleaning import MAX_ID, JsonSerializer, read_body
-from core.openapi import refused
+from core.openapi import operation
+from core.output import attributes
 from core.throttles import AnonThrottle, IpThrottle, LoginThrottle, RegistrationThrottle
 
 # What auth/token/ (username and password) mints: a full-power token, as before.
@@ -60,12 +61,10 @@ class RegisterApi(APIView):
         id = serializers.IntegerField()
         username = serializers.CharField()
 
-    @extend_schema(
+    @operation(
+        {201: OutputSerializer},
         request=InputSerializer,
-        responses={
-            201: OutputSerializer,
-            400: refused("the username is taken, or the password is too weak."),
-        },
+        refuses="the username is taken, or the password is too weak.",
     )
     def post(self, request: Request) -> Response:
         data = read_body(self.InputSerializer, request)
@@ -87,12 +86,10 @@ class TokenApi(APIView):
     class OutputSerializer(serializers.Serializer):
         token = serializers.CharField()
 
-    @extend_schema(
+    @operation(
+        {200: OutputSerializer},
         request=InputSerializer,
-        responses={
-            200: OutputSerializer,
-            400: refused("the username and the password do not match."),
-        },
+        refuses="the username and the password do not match.",
         description="A new token with the user's full powers (scope `referee`), named "
         f'"{PASSWORD_TOKEN_NAME}"; it is listed by GET auth/tokens/ and can be revoked. '
         "Shown once. After repeated wrong passwords for a username from one address, "
@@ -123,15 +120,12 @@ class ApiTokenCreatedSerializer(ApiTokenSerializer):
 
 
 def token_output(token: ApiToken) -> dict[str, Any]:
-    return {
-        "id": token.pk,
-        "name": token.name,
-        "scope": token.scope,
-        "campaign": token.campaign_id,
-        "created": token.created,
-        "expires_at": token.expiry,
-        "last_used_at": token.last_used_at,
-    }
+    return attributes(
+        token,
+        *("id", "name", "scope", "created", "last_used_at"),
+        campaign="campaign_id",
+        expires_at="expiry",
+    )
 
 
 class TokenListApi(APIView):
@@ -156,14 +150,11 @@ class TokenListApi(APIView):
             ).data
         )
 
-    @extend_schema(
+    @operation(
+        {201: ApiTokenCreatedSerializer},
         request=InputSerializer,
-        responses={
-            201: ApiTokenCreatedSerializer,
-            400: refused(
-                "`campaign` is not one of yours, `expires_at` is past, or you hold too many tokens."
-            ),
-        },
+        refuses="`campaign` is not one of yours, `expires_at` is past, or you hold too many "
+        "tokens.",
         description="A new token. `read`: GET only; `player`: what the user may do as a "
         "player; `referee`: all the user may do. With `campaign` it reaches that campaign "
         "only. The answer carries the secret, the only time it is shown.",

@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 
 from campaigns.access import access_campaign, visible_memberships
 from campaigns.models import Invite, Membership
+from campaigns.rows_api import CampaignRowsApi, campaign_rows
 from campaigns.selectors import (
     campaign_calendar,
     campaign_seed_periods,
@@ -42,14 +43,14 @@ from core.openapi import (
     ProxyMap,
     by_ruleset,
     const_field,
-    error_answer,
     json_schema_field,
+    operation,
     options_component,
     pascal,
     per_ruleset,
-    refused,
     serializer_class,
 )
+from core.output import attributes
 from core.query import QueryParameters
 from core.said import said
 from rules.engine.calendar import (
@@ -240,12 +241,10 @@ class CampaignListApi(APIView):
         views = [_campaign_view(m) for m in visible_memberships(request.user)]
         return Response(CampaignOutputSerializer(views, many=True).data)
 
-    @extend_schema(
+    @operation(
+        {201: campaign_answer()},
         request=campaign_request(),
-        responses={
-            201: campaign_answer(),
-            400: refused("the options together break a rule the schema cannot say."),
-        },
+        refuses="the options together break a rule the schema cannot say.",
     )
     def post(self, request: Request) -> Response:
         data = read_body(self.InputSerializer, request)
@@ -275,19 +274,13 @@ class CampaignDetailApi(APIView):
     def get(self, request: Request, campaign_id: int) -> Response:
         return Response(campaign_output(access_campaign(request.user, campaign_id)))
 
-    @extend_schema(
+    @operation(
+        {200: campaign_answer()},
         request=campaign_update_request(),
-        responses={
-            200: campaign_answer(),
-            400: refused(
-                "the options together break a rule the schema cannot say, `options` are not "
-                "those of the ruleset they are read for (the campaign's, unless the body "
-                "names another), or the name is blank once trimmed."
-            ),
-            409: error_answer(
-                409, "Conflict: the ruleset is fixed once the campaign has characters."
-            ),
-        },
+        refuses="the options together break a rule the schema cannot say, `options` are not "
+        "those of the ruleset they are read for (the campaign's, unless the body "
+        "names another), or the name is blank once trimmed.",
+        conflict="Conflict: the ruleset is fixed once the campaign has characters.",
         description="Referee only: rename the campaign, set its options, whether actions "
         "move its clock, or change its ruleset while no character exists. `ruleset` may "
         "be left out: `options` are then the campaign's ruleset's. A body that names a "
@@ -301,12 +294,9 @@ class CampaignDetailApi(APIView):
         campaign_update(campaign_id=membership.campaign_id, **data)
         return Response(campaign_output(access_campaign(request.user, campaign_id)))
 
-    @extend_schema(
-        request=None,
-        responses={
-            204: OpenApiResponse(description="deleted with everything in it"),
-            400: refused("`confirm` is not the campaign's name."),
-        },
+    @operation(
+        {204: OpenApiResponse(description="deleted with everything in it")},
+        refuses="`confirm` is not the campaign's name.",
         description="Referee only: delete the campaign, its characters and their logs. "
         "`?confirm=` must be its name (400 otherwise).",
     )
@@ -429,16 +419,12 @@ class CampaignCalendarApi(APIView):
         membership = access_campaign(request.user, campaign_id)
         return Response(CalendarOutputSerializer(_calendar_output(membership.campaign)).data)
 
-    @extend_schema(
+    @operation(
+        {200: CalendarOutputSerializer},
         request=CalendarSerializer,
-        responses={
-            200: CalendarOutputSerializer,
-            400: refused(
-                "the calendar cannot be, said in plain words (`{calendar: [message]}`): no "
-                "months, a month of 0 days, a name over 40 characters, an epoch day outside "
-                "its month..., or a preset sent beside a calendar of your own."
-            ),
-        },
+        refuses="the calendar cannot be, said in plain words (`{calendar: [message]}`): no "
+        "months, a month of 0 days, a name over 40 characters, an epoch day outside "
+        "its month..., or a preset sent beside a calendar of your own.",
         description="Referee only: how the clock reads (months, week days, the date at "
         'clock 0), or `{"preset": ...}` (`days` is the default, "Day N"). The clock does '
         "not move: only how it is shown.",
@@ -467,32 +453,24 @@ class InviteSerializer(serializers.Serializer):
 
 def invite_output(invite: Invite) -> dict[str, Any]:
     return {
-        "id": invite.pk,
-        "code": invite.code,
-        "created_at": invite.created_at,
-        "expires_at": invite.expires_at,
-        "single_use": invite.single_use,
-        "uses": invite.uses,
+        **attributes(invite, "id", "code", "created_at", "expires_at", "single_use", "uses"),
         "revoked": invite.revoked_at is not None,
         "usable": invite_usable(invite) is None,
     }
 
 
-class InviteCreateApi(APIView):
+@campaign_rows(
+    InviteSerializer, "Referee only: the campaign's invite codes, newest first.", referee=True
+)
+class InviteCreateApi(CampaignRowsApi):
     class InputSerializer(JsonSerializer):
         expires_in_hours = serializers.IntegerField(
             required=False, min_value=1, max_value=MAX_INVITE_HOURS
         )
         single_use = serializers.BooleanField(required=False, default=False)
 
-    @extend_schema(
-        responses={200: InviteSerializer(many=True)},
-        description="Referee only: the campaign's invite codes, newest first.",
-    )
-    def get(self, request: Request, campaign_id: int) -> Response:
-        membership = access_campaign(request.user, campaign_id, referee=True)
-        invites = [invite_output(invite) for invite in invites_of(membership.campaign)]
-        return Response(InviteSerializer(invites, many=True).data)
+    def rows(self, membership: Membership) -> list[dict[str, Any]]:
+        return [invite_output(invite) for invite in invites_of(membership.campaign)]
 
     @extend_schema(
         request=InputSerializer,
@@ -508,12 +486,9 @@ class InviteCreateApi(APIView):
 
 
 class InviteDetailApi(APIView):
-    @extend_schema(
-        request=None,
-        responses={
-            200: InviteSerializer,
-            409: error_answer(409, "Conflict: the invite is already revoked."),
-        },
+    @operation(
+        {200: InviteSerializer},
+        conflict="Conflict: the invite is already revoked.",
         description="Referee only: revoke the invite code; it joins nobody from now on.",
     )
     def delete(self, request: Request, campaign_id: int, invite_id: int) -> Response:
@@ -531,12 +506,10 @@ class JoinApi(APIView):
     class InputSerializer(JsonSerializer):
         code = serializers.CharField(max_length=32)
 
-    @extend_schema(
+    @operation(
+        {200: campaign_answer()},
         request=InputSerializer,
-        responses={
-            200: campaign_answer(),
-            400: refused("no campaign has this invite code, or it can no longer be used."),
-        },
+        refuses="no campaign has this invite code, or it can no longer be used.",
     )
     def post(self, request: Request) -> Response:
         data = read_body(self.InputSerializer, request)
@@ -556,25 +529,20 @@ class SeedPeriodSerializer(serializers.Serializer):
     revealed_at = serializers.DateTimeField(allow_null=True)
 
 
-class DiceSeedListApi(APIView):
-    @extend_schema(
-        responses={200: SeedPeriodSerializer(many=True)},
-        description="Every seed period of the campaign's dice, oldest first; the last is "
-        "the current one, whose seed stays secret until the referee rotates it.",
-    )
-    def get(self, request: Request, campaign_id: int) -> Response:
-        membership = access_campaign(request.user, campaign_id)
-        periods = campaign_seed_periods(membership.campaign)
-        return Response(SeedPeriodSerializer(periods, many=True).data)
+@campaign_rows(
+    SeedPeriodSerializer,
+    "Every seed period of the campaign's dice, oldest first; the last is the current one, "
+    "whose seed stays secret until the referee rotates it.",
+)
+class DiceSeedListApi(CampaignRowsApi):
+    def rows(self, membership: Membership) -> list[dict[str, Any]]:
+        return campaign_seed_periods(membership.campaign)
 
 
 class CampaignUnarchiveApi(APIView):
-    @extend_schema(
-        request=None,
-        responses={
-            200: campaign_answer(),
-            409: error_answer(409, "Conflict: the campaign is not archived."),
-        },
+    @operation(
+        {200: campaign_answer()},
+        conflict="Conflict: the campaign is not archived.",
         description="Referee only. Brings an archived campaign back into play (409 if it is "
         "not archived); its clock stays stopped.",
     )

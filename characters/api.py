@@ -3,7 +3,7 @@ since their characters change hands (the campaign's other endpoints are campaign
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -12,16 +12,13 @@ from rest_framework.views import APIView
 from campaigns.access import access_campaign
 from characters.services import campaign_leave, member_remove
 from core.cleaning import valid_id
-from core.openapi import error_answer
+from core.openapi import operation
 
 
 class MemberDetailApi(APIView):
-    @extend_schema(
-        request=None,
-        responses={
-            204: OpenApiResponse(description="removed; their characters are the referee's"),
-            409: error_answer(409, "Conflict: a referee, or not a member."),
-        },
+    @operation(
+        {204: OpenApiResponse(description="removed; their characters are the referee's")},
+        conflict="Conflict: a referee, or not a member.",
         description="Referee only: remove a player from the campaign. Their characters "
         "stay, as the referee's.",
     )
@@ -34,12 +31,9 @@ class MemberDetailApi(APIView):
 
 
 class LeaveApi(APIView):
-    @extend_schema(
-        request=None,
-        responses={
-            204: OpenApiResponse(description="left; your characters are the referee's"),
-            409: error_answer(409, "Conflict: the referee cannot leave."),
-        },
+    @operation(
+        {204: OpenApiResponse(description="left; your characters are the referee's")},
+        conflict="Conflict: the referee cannot leave.",
         description="A player leaves the campaign; their characters stay, as the "
         "referee's (the referee deletes the campaign instead).",
     )

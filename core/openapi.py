@@ -12,12 +12,13 @@ import copy
 import re
 from collections.abc import Callable, Mapping
 from functools import cache
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
     PolymorphicProxySerializer,
+    extend_schema,
     extend_schema_field,
 )
 from rest_framework import serializers
@@ -150,6 +151,34 @@ def error_answer(status: int | str, description: str) -> OpenApiResponse:
 
 # The 409 of a write to an archived campaign (campaigns.access), said by many operations.
 ARCHIVED = error_answer(409, "Conflict: the campaign is archived.")
+
+Decorated = TypeVar("Decorated", bound=Callable[..., Any])
+
+
+def operation(
+    answers: Mapping[int, Any] | None = None,
+    *,
+    refuses: str | None = None,
+    conflict: str | OpenApiResponse | None = None,
+    request: Any = None,
+    **schema: Any,
+) -> Callable[[Decorated], Decorated]:
+    """``extend_schema`` of one operation, its error answers said by their reason alone:
+    ``answers`` (status -> body) then the 400 of a well-formed request :func:`refused`
+    because ``refuses``, then the 409 (``Conflict: ...``, or an answer made already such
+    as :data:`ARCHIVED`). No request body unless ``request`` names one; the other keywords
+    go to ``extend_schema`` as they are."""
+    responses = dict(answers or {})
+    if refuses is not None:
+        responses[400] = refused(refuses)
+    if conflict is not None:
+        if not isinstance(conflict, OpenApiResponse):
+            conflict = error_answer(409, conflict)
+        responses[409] = conflict
+    made: Callable[[Decorated], Decorated] = extend_schema(
+        request=request, responses=responses, **schema
+    )
+    return made
 
 
 def _plain(schema: Mapping[str, Any]) -> dict[str, Any]:

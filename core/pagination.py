@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.utils.translation import gettext
+from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
@@ -52,3 +53,11 @@ class StrictPagination(PageNumberPagination):
         paginator = cls()
         page = paginator.paginate_queryset(rows, request, view=view)
         return paginator.get_paginated_response(show(page or []))
+
+
+class PageSerializer(serializers.Serializer):
+    # A page's envelope as StrictPagination answers it; a subclass adds its ``results``.
+    # No docstring: drf-spectacular would give it to every subclass as its description.
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)

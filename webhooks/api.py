@@ -3,6 +3,7 @@ delivery log, re-sending. Referee only; thin: access, services, selectors."""
 
 from __future__ import annotations
 
+from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -10,15 +11,16 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from campaigns.access import access_campaign
+from campaigns.models import Membership
+from campaigns.rows_api import CampaignRowsApi, campaign_rows
 from core.cleaning import JsonSerializer, read_body
-from core.openapi import PageQuery, refused
-from core.pagination import StrictPagination
-from webhooks.models import DeliveryState, WebhookFormat
+from core.openapi import PageQuery, operation
+from core.pagination import PageSerializer, StrictPagination
+from webhooks.models import DeliveryState, WebhookEndpoint, WebhookFormat
 from webhooks.selectors import (
     deliveries_for_webhook,
     delivery_view,
     webhook_for_campaign,
-    webhook_view,
     webhooks_for_campaign,
 )
 from webhooks.services import (
@@ -70,10 +72,7 @@ class DeliverySerializer(serializers.Serializer):
     resend_of = serializers.IntegerField(allow_null=True)
 
 
-class DeliveryPageSerializer(serializers.Serializer):
-    count = serializers.IntegerField()
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
+class DeliveryPageSerializer(PageSerializer):
     results = DeliverySerializer(many=True, help_text="newest first")
 
 
@@ -81,7 +80,8 @@ class DeliveryPagination(StrictPagination):
     """The delivery log's pages: 50 unless ``page_size`` says up to 200."""
 
 
-class WebhookListApi(APIView):
+@campaign_rows(WebhookSerializer, "Referee only.", referee=True)
+class WebhookListApi(CampaignRowsApi):
     class InputSerializer(JsonSerializer):
         url = serializers.URLField(max_length=500, help_text="http:// or https://")
         format = serializers.ChoiceField(
@@ -90,23 +90,13 @@ class WebhookListApi(APIView):
             help_text=FORMAT_HELP,
         )
 
-    @extend_schema(responses={200: WebhookSerializer(many=True)}, description="Referee only.")
-    def get(self, request: Request, campaign_id: int) -> Response:
-        membership = access_campaign(request.user, campaign_id, referee=True)
-        return Response(
-            WebhookSerializer(
-                [webhook_view(w) for w in webhooks_for_campaign(membership.campaign)], many=True
-            ).data
-        )
+    def rows(self, membership: Membership) -> QuerySet[WebhookEndpoint]:
+        return webhooks_for_campaign(membership.campaign)
 
-    @extend_schema(
+    @operation(
+        {201: WebhookCreatedSerializer},
         request=InputSerializer,
-        responses={
-            201: WebhookCreatedSerializer,
-            400: refused(
-                "the URL is not a public http(s) address, or the campaign has all its webhooks."
-            ),
-        },
+        refuses="the URL is not a public http(s) address, or the campaign has all its webhooks.",
         description="Referee only: events of this campaign go to the URL from now on. "
         + EVENTS_HELP,
     )
@@ -119,10 +109,7 @@ class WebhookListApi(APIView):
             user=request.user,
             format=data["format"],
         )
-        return Response(
-            WebhookCreatedSerializer({**webhook_view(endpoint), "secret": endpoint.secret}).data,
-            status=status.HTTP_201_CREATED,
-        )
+        return Response(WebhookCreatedSerializer(endpoint).data, status=status.HTTP_201_CREATED)
 
 
 class WebhookDetailApi(APIView):
@@ -150,9 +137,7 @@ class WebhookSecretRotateApi(APIView):
         membership = access_campaign(request.user, campaign_id, referee=True)
         endpoint = webhook_for_campaign(membership.campaign, webhook_id)
         endpoint = webhook_rotate_secret(campaign=membership.campaign, webhook_id=endpoint.pk)
-        return Response(
-            WebhookCreatedSerializer({**webhook_view(endpoint), "secret": endpoint.secret}).data
-        )
+        return Response(WebhookCreatedSerializer(endpoint).data)
 
 
 class WebhookDeliveriesApi(APIView):

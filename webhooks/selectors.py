@@ -12,6 +12,7 @@ from django.utils.translation import gettext
 
 from campaigns.models import Campaign
 from core.cleaning import valid_id
+from core.output import attributes
 from webhooks.models import DeliveryState, WebhookDelivery, WebhookEndpoint
 
 
@@ -31,28 +32,22 @@ def deliveries_for_webhook(endpoint: WebhookEndpoint) -> QuerySet[WebhookDeliver
     return WebhookDelivery.objects.filter(endpoint=endpoint).select_related("event").order_by("-id")
 
 
-def webhook_view(endpoint: WebhookEndpoint) -> dict[str, Any]:
-    return {
-        "id": endpoint.pk,
-        "url": endpoint.url,
-        "format": endpoint.format,
-        "created_at": endpoint.created_at,
-    }
-
-
 def delivery_view(delivery: WebhookDelivery) -> dict[str, Any]:
     return {
-        "id": delivery.pk,
+        **attributes(
+            delivery,
+            "id",
+            "state",
+            "attempts",
+            "last_status",
+            "last_error",
+            "next_attempt_at",
+            "delivered_at",
+            "created_at",
+            resend_of="resend_of_id",
+        ),
         "event_id": delivery.event.uuid,
         "event": delivery.event.type,
-        "state": delivery.state,
-        "attempts": delivery.attempts,
-        "last_status": delivery.last_status,
-        "last_error": delivery.last_error,
-        "next_attempt_at": delivery.next_attempt_at,
-        "delivered_at": delivery.delivered_at,
-        "created_at": delivery.created_at,
-        "resend_of": delivery.resend_of_id,
     }
 
 

@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 
 from campaigns.models import Membership
 from core.cleaning import JsonSerializer, read_body
-from core.openapi import ARCHIVED, error_answer, refused
+from core.openapi import ARCHIVED, operation
 from rules.battles.models import Battle
 from rules.battles.selectors import NO_BATTLE, access_battles, battle_view, running_battle
 from rules.battles.services import (
@@ -106,13 +106,11 @@ class BattleApi(APIView):
             raise Http404(NO_BATTLE)
         return Response(BattleSerializer(battle_view(battle, membership)).data)
 
-    @extend_schema(
+    @operation(
+        {201: BattleSerializer},
         request=InputSerializer,
-        responses={
-            201: BattleSerializer,
-            400: refused("a warband has no unit in the campaign, or a name appears twice."),
-            409: error_answer(409, "Conflict: a battle is already under way in the campaign."),
-        },
+        refuses="a warband has no unit in the campaign, or a name appears twice.",
+        conflict="Conflict: a battle is already under way in the campaign.",
         description="Referee only: start a battle. Turn 1, the first warband active, in its "
         "upkeep. 409 when a battle is already under way.",
     )
@@ -129,12 +127,9 @@ class BattleApi(APIView):
 
 
 class BattleNextApi(APIView):
-    @extend_schema(
-        request=None,
-        responses={
-            200: BattleSerializer,
-            409: ARCHIVED,
-        },
+    @operation(
+        {200: BattleSerializer},
+        conflict=ARCHIVED,
         description="Referee only: the next phase. After the active warband's last phase "
         "comes the next warband's upkeep; after the last warband, the next turn. Entering a "
         "warband's upkeep recovers its stunned and dazed units one step, leaving its end "
@@ -147,12 +142,9 @@ class BattleNextApi(APIView):
 
 
 class BattleEndApi(APIView):
-    @extend_schema(
-        request=None,
-        responses={
-            200: BattleEndSerializer,
-            409: ARCHIVED,
-        },
+    @operation(
+        {200: BattleEndSerializer},
+        conflict=ARCHIVED,
         description="Referee only: the battle is over. Answers its last state and the "
         "incapacitated units, each due a roll on the Scars table (WB-6).",
     )

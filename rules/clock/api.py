@@ -21,10 +21,18 @@ from rest_framework.views import APIView
 
 from campaigns.access import access_campaign
 from campaigns.api import DateSerializer
-from campaigns.models import MAX_LIVE_RATIO, Campaign
+from campaigns.models import MAX_LIVE_RATIO, Campaign, Membership
+from campaigns.rows_api import CampaignRowsApi, campaign_rows
 from campaigns.selectors import clock_display, clock_minute_of
 from core.cleaning import MAX_ID, JsonSerializer, QueryIntegerField, read_body
-from core.openapi import ARCHIVED, decimal_pattern, error_answer, json_schema_field, refused
+from core.openapi import (
+    ARCHIVED,
+    decimal_pattern,
+    error_answer,
+    json_schema_field,
+    operation,
+)
+from core.pagination import PageSerializer
 from rules.clock.live import clock_live_set
 from rules.clock.models import ClockEntryKind, ClockJob, ClockJobKind, ClockJobState
 from rules.clock.report import NOTABLE
@@ -202,19 +210,20 @@ def _between(what: str, low: int, high: int) -> dict[str, str | StrPromise]:
     return {"min_value": said, "max_value": said, "invalid": said, "max_string_length": said}
 
 
+def _whole(what: str, low: int, high: int, **kwargs: Any) -> serializers.IntegerField:
+    """A whole number field from ``low`` to ``high`` whose refusals say so (:func:`_between`)."""
+    return serializers.IntegerField(
+        min_value=low, max_value=high, error_messages=_between(what, low, high), **kwargs
+    )
+
+
 MAX_DAY = 10**9
 
 
 class UntilSerializer(serializers.Serializer):
     """A date of the campaign's calendar (``campaigns/{id}/calendar/``)."""
 
-    year = serializers.IntegerField(
-        required=False,
-        min_value=-MAX_YEAR,
-        max_value=MAX_YEAR,
-        help_text="with a calendar",
-        error_messages=_between("The year", -MAX_YEAR, MAX_YEAR),
-    )
+    year = _whole("The year", -MAX_YEAR, MAX_YEAR, required=False, help_text="with a calendar")
     month = json_schema_field(
         {
             "anyOf": [
@@ -226,26 +235,14 @@ class UntilSerializer(serializers.Serializer):
         required=False,
         help_text="with a calendar: its number (from 1) or its name",
     )
-    day = serializers.IntegerField(
-        min_value=1,
-        max_value=MAX_DAY,
+    day = _whole(
+        "The day",
+        1,
+        MAX_DAY,
         help_text="the day of the month; without a calendar, the day from the start",
-        error_messages=_between("The day", 1, MAX_DAY),
     )
-    hour = serializers.IntegerField(
-        required=False,
-        min_value=0,
-        max_value=23,
-        default=0,
-        error_messages=_between("The hour", 0, 23),
-    )
-    minute = serializers.IntegerField(
-        required=False,
-        min_value=0,
-        max_value=59,
-        default=0,
-        error_messages=_between("The minute", 0, 59),
-    )
+    hour = _whole("The hour", 0, 23, required=False, default=0)
+    minute = _whole("The minute", 0, 59, required=False, default=0)
 
     def validate_month(self, value: Any) -> int | str:
         """A number or a name, as the schema says (whether the calendar has it is the
@@ -295,16 +292,12 @@ class ClockAdvanceApi(APIView):
             help_text="your key for this request: sending it again returns the same job",
         )
 
-    @extend_schema(
+    @operation(
+        {202: AdvanceOutputSerializer},
         request=InputSerializer,
-        responses={
-            202: AdvanceOutputSerializer,
-            400: refused(
-                "the time asked for adds up to no minute or to more than ten years, or "
-                "`until` names a date already past."
-            ),
-            409: ARCHIVED,
-        },
+        refuses="the time asked for adds up to no minute or to more than ten years, or "
+        "`until` names a date already past.",
+        conflict=ARCHIVED,
         description="Referee only. Moves the campaign clock forward by `days`, `hours` and "
         "`minutes` (added up: at least a minute, at most ten years), or `until` a date of "
         "the campaign's calendar, applying every scheduled effect that falls due in time "
@@ -325,18 +318,17 @@ class ClockAdvanceApi(APIView):
         return Response(_advance_output(job), status=status.HTTP_202_ACCEPTED)
 
 
-class ClockJobListApi(APIView):
-    @extend_schema(
-        responses={200: ClockJobSerializer(many=True)},
-        description="Referee only: the campaign's latest 50 clock jobs, newest first.",
-    )
-    def get(self, request: Request, campaign_id: int) -> Response:
-        membership = access_campaign(request.user, campaign_id, referee=True)
+@campaign_rows(
+    ClockJobSerializer,
+    "Referee only: the campaign's latest 50 clock jobs, newest first.",
+    referee=True,
+)
+class ClockJobListApi(CampaignRowsApi):
+    def rows(self, membership: Membership) -> list[dict[str, Any]]:
         campaign = membership.campaign
         jobs = clock_jobs_for_campaign(campaign)
         waiting = first_waiting_job(campaign.pk)
-        views = [clock_job_view(job, campaign=campaign, first_waiting=waiting) for job in jobs]
-        return Response(ClockJobSerializer(views, many=True).data)
+        return [clock_job_view(job, campaign=campaign, first_waiting=waiting) for job in jobs]
 
 
 class ClockJobDetailApi(APIView):
@@ -360,16 +352,10 @@ class ClockJobDetailApi(APIView):
 
 
 class ClockJobResumeApi(APIView):
-    @extend_schema(
-        request=None,
-        responses={
-            202: ClockJobSerializer,
-            409: error_answer(
-                409,
-                "Conflict: the choice the job waits on is still open, the job is done, or "
-                "it is queued behind an earlier job stopped on a choice (resume that one).",
-            ),
-        },
+    @operation(
+        {202: ClockJobSerializer},
+        conflict="Conflict: the choice the job waits on is still open, the job is done, or "
+        "it is queued behind an earlier job stopped on a choice (resume that one).",
         description="Referee only: continue a job that waits on an answered choice, failed, "
         "or lost its task.",
     )
@@ -443,12 +429,10 @@ class LiveClockApi(APIView):
         membership = access_campaign(request.user, campaign_id)
         return Response(LiveClockSerializer(_live_output(membership.campaign)).data)
 
-    @extend_schema(
+    @operation(
+        {200: LiveClockSerializer},
         request=LiveClockSerializer,
-        responses={
-            200: LiveClockSerializer,
-            409: ARCHIVED,
-        },
+        conflict=ARCHIVED,
         description="Referee only: run the clock with real time at `ratio` in-game minutes "
         "per real minute (0 stops it). Celery beat advances the campaign every minute.",
     )
@@ -531,10 +515,7 @@ class ClockEntrySerializer(_KeywordFields):
     created_at = serializers.DateTimeField()
 
 
-class ClockEntryPageSerializer(serializers.Serializer):
-    count = serializers.IntegerField()
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
+class ClockEntryPageSerializer(PageSerializer):
     results = ClockEntrySerializer(many=True, help_text="newest first (in-game time)")
 
 

@@ -23,7 +23,7 @@ from rest_framework.views import APIView
 from campaigns.access import access_campaign, may_import
 from campaigns.api import campaign_answer, campaign_output
 from core.cleaning import MAX_ID, JsonSerializer, read_body
-from core.openapi import refused
+from core.openapi import operation, refused
 from core.query import QueryParameters
 from rules.engine.registry import ruleset_keys
 from rules.log.filters import BAD_FILTER, MINUTE_PARAMETERS, log_filters, log_page_query
@@ -307,15 +307,11 @@ class CampaignImportApi(APIView):
             "those characters again only once they accept it",
         )
 
-    @extend_schema(
+    @operation(
+        {201: campaign_answer()},
         request=InputSerializer,
-        responses={
-            201: campaign_answer(),
-            400: refused(
-                "the export is not one this server can restore, or `players` names "
-                "someone no character of the export is played by."
-            ),
-        },
+        refuses="the export is not one this server can restore, or `players` names "
+        "someone no character of the export is played by.",
         description="A new campaign from an export, with you as its referee; sheets, log "
         "and effects as exported. Every character is yours and every entry someone else "
         "made names them as the export did (`imported_actor`). Each username `players` "

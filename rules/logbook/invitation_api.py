@@ -4,16 +4,20 @@ campaign lists whom the import invited and what they answered."""
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from django.db.models import QuerySet
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from campaigns.access import access_campaign
 from campaigns.invitations import invitation_decline, invitations_for_user, invitations_of_campaign
-from campaigns.models import InvitationState
-from core.openapi import error_answer
+from campaigns.models import InvitationState, Membership, PlayerInvitation
+from campaigns.rows_api import CampaignRowsApi, campaign_rows
+from core.openapi import error_answer, operation
 from rules.logbook.invitations import invitation_accept, invitation_views
 
 ANSWERED = error_answer(
@@ -80,38 +84,46 @@ class InvitationListApi(APIView):
         return Response(InvitationSerializer(views, many=True).data)
 
 
-class InvitationAcceptApi(APIView):
-    @extend_schema(
-        request=None,
-        responses={200: InvitationSerializer, 409: ANSWERED},
-        description="Accept: you join the campaign as a player, the characters the export "
-        "says you played become yours (each handover logged as an edit of who plays it) "
-        "and the entries you made show your name; all at once. 404 for anyone else's.",
-    )
+class _InvitationAnswerApi(APIView):
+    """The invited person's answer, given by the subclass's ``answer`` (accept or decline):
+    the invitation as it stands after it."""
+
+    answer: ClassVar[Callable[..., PlayerInvitation]]
+
     def post(self, request: Request, invitation_id: int) -> Response:
-        invitation = invitation_accept(user=request.user, invitation_id=invitation_id)
+        invitation = self.answer(user=request.user, invitation_id=invitation_id)
         return Response(InvitationSerializer(invitation_views([invitation])[0]).data)
 
 
-class InvitationDeclineApi(APIView):
-    @extend_schema(
-        request=None,
-        responses={200: InvitationSerializer, 409: ANSWERED},
-        description="Decline: nothing changes; the characters stay the importer's and the "
-        "entries keep the export's name. 404 for anyone else's.",
+def _answer_schema(description: str) -> Any:
+    return extend_schema_view(
+        post=operation({200: InvitationSerializer}, conflict=ANSWERED, description=description)
     )
-    def post(self, request: Request, invitation_id: int) -> Response:
-        invitation = invitation_decline(user=request.user, invitation_id=invitation_id)
-        return Response(InvitationSerializer(invitation_views([invitation])[0]).data)
 
 
-class ImportInvitationListApi(APIView):
-    @extend_schema(
-        responses={200: ImportInvitationSerializer(many=True)},
-        description="Referee only: whom the import of this campaign invited to play its "
-        "characters, oldest first, and what each answered.",
-    )
-    def get(self, request: Request, campaign_id: int) -> Response:
-        membership = access_campaign(request.user, campaign_id, referee=True)
-        rows = invitations_of_campaign(membership.campaign)
-        return Response(ImportInvitationSerializer(rows, many=True).data)
+@_answer_schema(
+    "Accept: you join the campaign as a player, the characters the export says you played "
+    "become yours (each handover logged as an edit of who plays it) and the entries you made "
+    "show your name; all at once. 404 for anyone else's."
+)
+class InvitationAcceptApi(_InvitationAnswerApi):
+    answer = staticmethod(invitation_accept)
+
+
+@_answer_schema(
+    "Decline: nothing changes; the characters stay the importer's and the entries keep the "
+    "export's name. 404 for anyone else's."
+)
+class InvitationDeclineApi(_InvitationAnswerApi):
+    answer = staticmethod(invitation_decline)
+
+
+@campaign_rows(
+    ImportInvitationSerializer,
+    "Referee only: whom the import of this campaign invited to play its characters, oldest "
+    "first, and what each answered.",
+    referee=True,
+)
+class ImportInvitationListApi(CampaignRowsApi):
+    def rows(self, membership: Membership) -> QuerySet[PlayerInvitation]:
+        return invitations_of_campaign(membership.campaign)

@@ -16,6 +16,8 @@ from rest_framework.views import APIView
 
 from campaigns.access import access_campaign
 from campaigns.api import SeedPeriodSerializer
+from campaigns.models import Membership
+from campaigns.rows_api import CampaignRowsApi, campaign_rows
 from characters.access import access_character
 from core.cleaning import JsonSerializer, read_body
 from core.openapi import (
@@ -25,6 +27,7 @@ from core.openapi import (
     const_field,
     error_answer,
     json_schema_field,
+    operation,
     outcome_component,
     params_component,
     pascal,
@@ -215,25 +218,16 @@ class ActionApi(APIView):
         params = serializers.DictField(required=False, default=dict)
         expected_version = JsonIntegerField(required=False, min_value=1)
 
-    @extend_schema(
+    @operation(
+        {201: resolution_answer()},
         request=action_request(),
-        responses={
-            201: resolution_answer(),
-            400: refused(
-                "the action or its `params` are another ruleset's, or the rules refuse "
-                "them for this character (`detail`)."
-            ),
-            409: error_answer(
-                409,
-                "Conflict: `expected_version` is stale, a pending choice blocks the action "
-                "(ruling G-3), the character cannot act (dead, incapacitated...), or the "
-                "campaign is archived.",
-            ),
-        },
-        description=(
-            "Resolve an action. `params` must match the action's JSON Schema from "
-            "`GET rulesets/`: unknown params, wrong types and out-of-range numbers are a 400."
-        ),
+        refuses="the action or its `params` are another ruleset's, or the rules refuse "
+        "them for this character (`detail`).",
+        conflict="Conflict: `expected_version` is stale, a pending choice blocks the action "
+        "(ruling G-3), the character cannot act (dead, incapacitated...), or the "
+        "campaign is archived.",
+        description="Resolve an action. `params` must match the action's JSON Schema from "
+        "`GET rulesets/`: unknown params, wrong types and out-of-range numbers are a 400.",
     )
     def post(self, request: Request, character_id: int) -> Response:
         data = read_body(self.InputSerializer, request)
@@ -272,20 +266,14 @@ class OddsSerializer(serializers.Serializer):
 
 
 class OddsApi(APIView):
-    @extend_schema(
+    @operation(
+        {200: OddsSerializer},
         request=action_request(),
-        responses={
-            200: OddsSerializer,
-            400: refused(
-                "the action or its `params` are another ruleset's, the rules refuse them, "
-                "or its odds are not computed yet (`detail`)."
-            ),
-            409: error_answer(409, "Conflict: the action would be refused (as `actions/`)."),
-        },
-        description=(
-            "The exact odds of an action before it is taken, with the same body as "
-            "`actions/`. Changes nothing, rolls nothing; 400 for bad params like the action."
-        ),
+        refuses="the action or its `params` are another ruleset's, the rules refuse them, "
+        "or its odds are not computed yet (`detail`).",
+        conflict="Conflict: the action would be refused (as `actions/`).",
+        description="The exact odds of an action before it is taken, with the same body as "
+        "`actions/`. Changes nothing, rolls nothing; 400 for bad params like the action.",
     )
     def post(self, request: Request, character_id: int) -> Response:
         access = access_character(request.user, character_id)
@@ -303,17 +291,12 @@ class ChoiceApi(APIView):
         choice_id = serializers.CharField(max_length=64)
         option = serializers.CharField(max_length=64)
 
-    @extend_schema(
+    @operation(
+        {201: resolution_answer()},
         request=InputSerializer,
-        responses={
-            201: resolution_answer(),
-            400: refused("`option` is not one of the pending choice's."),
-            409: error_answer(
-                409,
-                "Conflict: `choice_id` is not the pending choice (stale or answered), or the "
-                "campaign is archived.",
-            ),
-        },
+        refuses="`option` is not one of the pending choice's.",
+        conflict="Conflict: `choice_id` is not the pending choice (stale or answered), or the "
+        "campaign is archived.",
     )
     def post(self, request: Request, character_id: int) -> Response:
         access = access_character(request.user, character_id)
@@ -328,12 +311,9 @@ class ChoiceApi(APIView):
 
 
 class ChoiceCancelApi(APIView):
-    @extend_schema(
-        request=None,
-        responses={
-            201: resolution_answer(),
-            409: error_answer(409, "No choice is pending, or the campaign is archived."),
-        },
+    @operation(
+        {201: resolution_answer()},
+        conflict="No choice is pending, or the campaign is archived.",
         description="Referee only: cancel the character's pending choice (G-3); logged.",
     )
     def post(self, request: Request, character_id: int) -> Response:
@@ -391,16 +371,10 @@ class UndoApi(APIView):
 
 
 class RedoApi(APIView):
-    @extend_schema(
-        request=None,
-        responses={
-            201: resolution_answer(),
-            409: error_answer(
-                409,
-                "Conflict: no undo to take back, something happened since, or the campaign is "
-                "archived.",
-            ),
-        },
+    @operation(
+        {201: resolution_answer()},
+        conflict="Conflict: no undo to take back, something happened since, or the campaign is "
+        "archived.",
         description="Referee only: take back the newest undo, a redo resolution in the log.",
     )
     def post(self, request: Request, character_id: int) -> Response:
@@ -442,15 +416,15 @@ class TableSerializer(serializers.Serializer):
         return {**super().get_fields(), "data": table}
 
 
-class CampaignTableListApi(APIView):
-    @extend_schema(
-        responses={200: TableSerializer(many=True)},
-        description="Referee only: the campaign's editable tables (critical injuries, "
-        "diseases...), its own copy or the ruleset's default.",
-    )
-    def get(self, request: Request, campaign_id: int) -> Response:
-        membership = access_campaign(request.user, campaign_id, referee=True)
-        return Response(TableSerializer(campaign_tables_view(membership.campaign), many=True).data)
+@campaign_rows(
+    TableSerializer,
+    "Referee only: the campaign's editable tables (critical injuries, diseases...), its own "
+    "copy or the ruleset's default.",
+    referee=True,
+)
+class CampaignTableListApi(CampaignRowsApi):
+    def rows(self, membership: Membership) -> list[dict[str, Any]]:
+        return campaign_tables_view(membership.campaign)
 
 
 class CampaignTableDetailApi(APIView):

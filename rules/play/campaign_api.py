@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 from campaigns.access import access_campaign
 from campaigns.api import SeedPeriodSerializer, campaign_answer, campaign_output
 from campaigns.selectors import campaign_seed_periods
-from core.openapi import error_answer
+from core.openapi import operation
 from rules.play.dice_rotation import campaign_archive, campaign_dice_rotate
 
 
@@ -45,19 +45,14 @@ class CampaignArchiveApi(APIView):
         campaign = campaign_answer()
         revealed = SeedPeriodSerializer(help_text="the dice seed revealed by archiving")
 
-    @extend_schema(
-        request=None,
-        responses={
-            200: OutputSerializer,
-            409: error_answer(409, "Conflict: already archived, or the clock still advances."),
-        },
-        description=(
-            "Referee only. Archives the campaign: from now on actions, choices, new "
-            "characters, battles and clock advances answer 409 (reads still work); a live "
-            "clock stops; in the same transaction the dice seed is rotated, revealing every "
-            "roll made with it (docs/dice.md). 409 when already archived or while the clock "
-            "still advances."
-        ),
+    @operation(
+        {200: OutputSerializer},
+        conflict="Conflict: already archived, or the clock still advances.",
+        description="Referee only. Archives the campaign: from now on actions, choices, new "
+        "characters, battles and clock advances answer 409 (reads still work); a live "
+        "clock stops; in the same transaction the dice seed is rotated, revealing every "
+        "roll made with it (docs/dice.md). 409 when already archived or while the clock "
+        "still advances.",
     )
     def post(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id, referee=True)

@@ -3,6 +3,7 @@ character's first resolution, so these endpoints live with the play logic."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -27,12 +28,12 @@ from core.openapi import (
     ARCHIVED,
     ProxyMap,
     by_ruleset,
-    error_answer,
+    operation,
     per_ruleset,
-    refused,
     sheet_component,
 )
 from core.query import QueryParameters
+from rules.log.models import Resolution
 from rules.play.editing import (
     character_correct,
     character_delete,
@@ -176,16 +177,12 @@ class CampaignCharactersApi(APIView):
             )
         return Response(PartyMemberSerializer(rows, many=True).data)
 
-    @extend_schema(
+    @operation(
+        {201: character_answer()},
         request=InputSerializer,
-        responses={
-            201: character_answer(),
-            400: refused(
-                "the sheet's fields break the ruleset's rules, or `owner` is not a member "
-                "(or you are not the referee)."
-            ),
-            409: ARCHIVED,
-        },
+        refuses="the sheet's fields break the ruleset's rules, or `owner` is not a member "
+        "(or you are not the referee).",
+        conflict=ARCHIVED,
     )
     def post(self, request: Request, campaign_id: int) -> Response:
         membership = access_campaign(request.user, campaign_id)
@@ -211,6 +208,23 @@ def _edited(character_id: int, request: Request, resolution_id: int) -> Response
     return Response(CharacterEditResultSerializer(body).data, status=status.HTTP_200_OK)
 
 
+def _edit(
+    request: Request,
+    character_id: int,
+    change: Callable[..., Resolution],
+    body: type[serializers.Serializer[Any]] | None = None,
+    *,
+    referee: bool = False,
+) -> Response:
+    """The edit ``change`` (a rules.play.editing function) of the character, by the
+    request's person (the referee's alone when ``referee``) with the fields of ``body``;
+    answered as every edit is (:func:`_edited`)."""
+    access = access_character(request.user, character_id, referee=referee)
+    fields = read_body(body, request) if body else {}
+    edit = change(character_id=access.character.pk, actor=request.user, **fields)
+    return _edited(character_id, request, edit.pk)
+
+
 class CharacterDetailApi(APIView):
     """The sheet (GET), rename (owner or referee), delete (referee, confirmed by the name)."""
 
@@ -227,33 +241,20 @@ class CharacterDetailApi(APIView):
     class RenameSerializer(JsonSerializer):
         name = serializers.CharField(max_length=120)
 
-    @extend_schema(
+    @operation(
+        {200: CharacterEditResultSerializer},
         request=RenameSerializer,
-        responses={
-            200: CharacterEditResultSerializer,
-            400: refused("the name is blank once trimmed."),
-            409: error_answer(
-                409, "Conflict: the character already has that name, or the campaign is archived."
-            ),
-        },
+        refuses="the name is blank once trimmed.",
+        conflict="Conflict: the character already has that name, or the campaign is archived.",
         description="Rename the character (its owner or the referee); logged as an edit.",
     )
     def patch(self, request: Request, character_id: int) -> Response:
-        access = access_character(request.user, character_id)
-        edit = character_rename(
-            character_id=access.character.pk,
-            actor=request.user,
-            **read_body(self.RenameSerializer, request),  # name
-        )
-        return _edited(character_id, request, edit.pk)
+        return _edit(request, character_id, character_rename, self.RenameSerializer)
 
-    @extend_schema(
-        request=None,
-        responses={
-            204: OpenApiResponse(description="deleted with its log"),
-            400: refused("`confirm` is not the character's name."),
-            409: ARCHIVED,
-        },
+    @operation(
+        {204: OpenApiResponse(description="deleted with its log")},
+        refuses="`confirm` is not the character's name.",
+        conflict=ARCHIVED,
         description="Referee only: delete the character with its log. `?confirm=` must be "
         "its name (400 otherwise).",
     )
@@ -264,28 +265,18 @@ class CharacterDetailApi(APIView):
 
 
 class LevelUpApi(APIView):
-    @extend_schema(
-        request=None,
-        responses={
-            200: CharacterEditResultSerializer,
-            400: refused(
-                "the ruleset has no levels (deckahedron, condition_monitor, warband), or "
-                "the character is at its highest level (`detail`)."
-            ),
-            409: error_answer(
-                409,
-                "Conflict: a choice is pending, the character is retired, or the campaign is "
-                "archived.",
-            ),
-        },
+    @operation(
+        {200: CharacterEditResultSerializer},
+        refuses="the ruleset has no levels (deckahedron, condition_monitor, warband), or "
+        "the character is at its highest level (`detail`).",
+        conflict="Conflict: a choice is pending, the character is retired, or the campaign is "
+        "archived.",
         description="Referee only: one level more, as the ruleset says (hit_dice: a player "
         "character's hit dice follow the level; old_school: 1d6 + Constitution modifier "
         "wounds). 400 for a ruleset without levels or at the highest level.",
     )
     def post(self, request: Request, character_id: int) -> Response:
-        access = access_character(request.user, character_id, referee=True)
-        edit = character_level_up(character_id=access.character.pk, actor=request.user)
-        return _edited(character_id, request, edit.pk)
+        return _edit(request, character_id, character_level_up, referee=True)
 
 
 @extend_schema_field({"type": "object", "minProperties": 1, "additionalProperties": {}})
@@ -298,49 +289,31 @@ class CorrectApi(APIView):
         changes = ChangesField(help_text="sheet field -> its corrected value")
         reason = serializers.CharField(max_length=500)
 
-    @extend_schema(
+    @operation(
+        {200: CharacterEditResultSerializer},
         request=InputSerializer,
-        responses={
-            200: CharacterEditResultSerializer,
-            400: refused("the corrected sheet would break the ruleset's rules."),
-            409: ARCHIVED,
-        },
+        refuses="the corrected sheet would break the ruleset's rules.",
+        conflict=ARCHIVED,
         description="Referee only: set any sheet fields by hand, with a reason; the sheet "
         "must stay valid for the ruleset (400 otherwise). Logged as an edit.",
     )
     def post(self, request: Request, character_id: int) -> Response:
-        access = access_character(request.user, character_id, referee=True)
-        edit = character_correct(
-            character_id=access.character.pk,
-            actor=request.user,
-            **read_body(self.InputSerializer, request),  # changes, reason
-        )
-        return _edited(character_id, request, edit.pk)
+        return _edit(request, character_id, character_correct, self.InputSerializer, referee=True)
 
 
 class RetireApi(APIView):
     class InputSerializer(JsonSerializer):
         retired = serializers.BooleanField(default=True)
 
-    @extend_schema(
+    @operation(
+        {200: CharacterEditResultSerializer},
         request=InputSerializer,
-        responses={
-            200: CharacterEditResultSerializer,
-            409: error_answer(
-                409, "Conflict: already retired, not retired, or the campaign is archived."
-            ),
-        },
+        conflict="Conflict: already retired, not retired, or the campaign is archived.",
         description="Retire the character (its owner or the referee), or bring it back "
         "with `retired: false`. A retired character takes no actions (409). Logged.",
     )
     def post(self, request: Request, character_id: int) -> Response:
-        access = access_character(request.user, character_id)
-        edit = character_retire(
-            character_id=access.character.pk,
-            actor=request.user,
-            **read_body(self.InputSerializer, request),  # retired
-        )
-        return _edited(character_id, request, edit.pk)
+        return _edit(request, character_id, character_retire, self.InputSerializer)
 
 
 USERNAME_MAX = 150  # django.contrib.auth's
@@ -388,17 +361,12 @@ class OwnerApi(APIView):
             help_text="the character's version the change is meant for (409 if it moved on)",
         )
 
-    @extend_schema(
+    @operation(
+        {200: CharacterEditResultSerializer},
         request=InputSerializer,
-        responses={
-            200: CharacterEditResultSerializer,
-            400: refused("`owner` is not a member of the campaign."),
-            409: error_answer(
-                409,
-                "Conflict: the character is already played by them, `expected_version` is "
-                "not the character's, or the campaign is archived.",
-            ),
-        },
+        refuses="`owner` is not a member of the campaign.",
+        conflict="Conflict: the character is already played by them, `expected_version` is "
+        "not the character's, or the campaign is archived.",
         description='Referee only: change who plays the character ("Played by") to any '
         "member of the campaign, a player or the referee themself. Logged as an edit "
         "(`action` `owner`, `params.from` and `params.to`: id and username); undo puts "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema, extend_schema_field
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 
 from campaigns.access import access_campaign
 from core.cleaning import MAX_ID, JsonSerializer, read_body
-from core.openapi import error_answer, refused
+from core.openapi import operation
 from rules.engine.registry import all_rulesets
 from rules.log.selectors import resolution_view
 from rules.play.api import ResolutionSerializer, resolution_answer
@@ -61,13 +61,11 @@ class PartyActionApi(APIView):
             help_text="the characters who act; all of the campaign's (not retired) if left out",
         )
 
-    @extend_schema(
+    @operation(
+        {201: PartyOutcomeSerializer},
         request=InputSerializer,
-        responses={
-            201: PartyOutcomeSerializer,
-            400: refused("the action is not one of the campaign's ruleset, or its params."),
-            409: error_answer(409, "Conflict: no character could take the action."),
-        },
+        refuses="the action is not one of the campaign's ruleset, or its params.",
+        conflict="Conflict: no character could take the action.",
         description="Referee only: one action with one set of params for many characters. "
         "Each character's resolution is its own log entry, all sharing one `batch` id; a "
         "character waiting on a choice or refused by the rules is listed in `skipped` and "
