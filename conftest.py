@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -23,6 +23,9 @@ from rules.log import context as rules_dice
 from rules.play.services import character_create
 from tests import status_census
 from web import streams
+
+# The client a fixture makes: the API's or the pages'.
+AnyClient = TypeVar("AnyClient", APIClient, Client)
 
 
 def _shared_cache_reads_take_no_table_locks(
@@ -166,24 +169,20 @@ def make_user(db: None) -> Callable[[str], User]:
     return make
 
 
-@pytest.fixture
-def referee(make_user):
-    return make_user("referee")
+def _user_fixture(username: str) -> Any:
+    """A fixture named ``username``: the user of that name (password ``pw-<username>``)."""
+
+    @pytest.fixture(name=username)
+    def user(make_user: Callable[[str], User]) -> User:
+        return make_user(username)
+
+    return user
 
 
-@pytest.fixture
-def player(make_user):
-    return make_user("player")
-
-
-@pytest.fixture
-def other_player(make_user):
-    return make_user("other_player")
-
-
-@pytest.fixture
-def outsider(make_user):
-    return make_user("outsider")
+referee = _user_fixture("referee")
+player = _user_fixture("player")
+other_player = _user_fixture("other_player")
+outsider = _user_fixture("outsider")
 
 
 @pytest.fixture
@@ -204,28 +203,30 @@ def campaign(make_campaign):
     return make_campaign("hit_dice")
 
 
-@pytest.fixture
-def client_for() -> Callable[[User | None], APIClient]:
-    def make(user: User | None) -> APIClient:
-        client = APIClient()
+def _signed_in_as(
+    new: Callable[[], AnyClient], sign_in: Callable[[AnyClient, User], None]
+) -> Callable[[User | None], AnyClient]:
+    """Makes a client signed in as ``user`` (None: signed out)."""
+
+    def make(user: User | None) -> AnyClient:
+        client = new()
         if user is not None:
-            client.force_authenticate(user)
+            sign_in(client, user)
         return client
 
     return make
+
+
+@pytest.fixture
+def client_for() -> Callable[[User | None], APIClient]:
+    """An API client, authenticated as ``user`` (None: anonymous)."""
+    return _signed_in_as(APIClient, APIClient.force_authenticate)
 
 
 @pytest.fixture
 def web() -> Callable[[User | None], Client]:
     """A browser-less client of the pages, signed in as ``user`` (None: signed out)."""
-
-    def make(user: User | None) -> Client:
-        client = Client()
-        if user is not None:
-            client.force_login(user)
-        return client
-
-    return make
+    return _signed_in_as(Client, Client.force_login)
 
 
 @pytest.fixture

@@ -196,6 +196,19 @@ class Ruleset(abc.ABC):
         self.validate_sheet(sheet)
         return sheet
 
+    @staticmethod
+    def refuse_managed(initial: Mapping[str, Any], managed_fields: tuple[str, ...]) -> None:
+        """Refuse a new character's ``initial`` values that set a field the rules keep
+        themselves (a state, a penalty, a clock's token): :meth:`new_sheet` derives them."""
+        managed = sorted(set(initial) & set(managed_fields))
+        if managed:
+            raise RuleError(
+                say(
+                    "these fields are kept by the rules and cannot be set at creation: {fields}",
+                    fields=managed,
+                )
+            )
+
     def initial_effects(self, sheet: Mapping[str, Any]) -> tuple[ScheduledEffect, ...]:
         """Effects a new character starts with on the clock (aging birthdays...)."""
         return ()

@@ -48,13 +48,21 @@ class LogFilters:
         return rows
 
 
-def _minute(value: str, name: str) -> int:
+def in_game_minute(
+    value: str,
+    name: str,
+    *,
+    not_whole: str = "an in-game minute: a whole number",
+    out_of_range: str = "an in-game minute from 0",
+) -> int:
+    """``value`` read as an in-game minute (0 to CLOCK_MAX); otherwise a ValidationError
+    on ``name`` that says ``not_whole`` or ``out_of_range`` (the recap says its own)."""
     try:
         minute = int(value)
     except ValueError:
-        raise ValidationError({name: ["an in-game minute: a whole number"]}) from None
+        raise ValidationError({name: [not_whole]}) from None
     if not 0 <= minute <= CLOCK_MAX:
-        raise ValidationError({name: ["an in-game minute from 0"]})
+        raise ValidationError({name: [out_of_range]})
     return minute
 
 
@@ -104,8 +112,8 @@ def log_filters(data: Mapping[str, Any], *, exact: bool = False) -> LogFilters:
         action=raw["action"],
         who=who,
         roll=raw["roll"],
-        clock_from=_minute(raw["from"], "from") if raw["from"] else None,
-        clock_to=_minute(raw["to"], "to") if raw["to"] else None,
+        clock_from=in_game_minute(raw["from"], "from") if raw["from"] else None,
+        clock_to=in_game_minute(raw["to"], "to") if raw["to"] else None,
         text=raw["q"],
     )
 

@@ -35,7 +35,7 @@ from rules.engine.calendar import DAY, Calendar, CalendarError, date_at, minute_
 from rules.engine.dice import Roll
 from rules.engine.registry import get_ruleset
 from rules.engine.text import duration_text
-from rules.log.filters import CLOCK_MAX
+from rules.log.filters import in_game_minute
 from rules.log.models import Resolution
 from rules.log.redaction import entries_applying_hidden_effects, entry_seen
 from rules.log.selectors import entry_author_words
@@ -64,16 +64,6 @@ class RecapWindow:
     clock_to: int | None = None
     real_from: datetime | None = None
     real_to: datetime | None = None
-
-
-def _minute(value: str, name: str) -> int:
-    try:
-        minute = int(value)
-    except ValueError:
-        raise ValidationError({name: ["An in-game minute is a whole number."]}) from None
-    if not 0 <= minute <= CLOCK_MAX:
-        raise ValidationError({name: ["An in-game minute is a whole number from 0."]})
-    return minute
 
 
 def date_minute(calendar: Calendar | None, text: str, *, end: bool) -> int:
@@ -154,7 +144,12 @@ def recap_window(
         if minutes and date:
             raise ValidationError({f"{side}_date": [f"Give {side} or {side}_date, not both."]})
         if minutes:
-            bounds[side] = _minute(minutes, side)
+            bounds[side] = in_game_minute(
+                minutes,
+                side,
+                not_whole="An in-game minute is a whole number.",
+                out_of_range="An in-game minute is a whole number from 0.",
+            )
         elif date:
             try:
                 bounds[side] = date_minute(calendar, date, end=end)

@@ -641,14 +641,7 @@ class ConditionMonitor(Ruleset):
         A new character may start wounded but not dying (project ruling CM-P8): the
         dying hour starts with the wound, on the campaign clock.
         """
-        managed = sorted(set(initial) & set(MANAGED_FIELDS))
-        if managed:
-            raise RuleError(
-                say(
-                    "these fields are kept by the rules and cannot be set at creation: {fields}",
-                    fields=managed,
-                )
-            )
+        self.refuse_managed(initial, MANAGED_FIELDS)
         sheet = self.default_sheet()
         sheet.update(copy.deepcopy(dict(initial)))
         validate(sheet, self.sheet_schema, "sheet")

@@ -248,117 +248,66 @@ def _loss(permanent: bool, **abilities: int) -> dict[str, Any]:
     return {"type": "ability_loss", "abilities": abilities, "permanent": permanent}
 
 
+PROJECT_TABLE_SOURCE = "Sawbones project default, not from the rule text (ruling OS-4)"
+
+
+def _critical(
+    low: int, high: int | None, description: str, effect: dict[str, Any] | None
+) -> dict[str, Any]:
+    """One row of the project's critical injury table, in the shape a referee edits."""
+    return {
+        "min": low,
+        "max": high,
+        "description": description,
+        "effect": effect,
+        "source": PROJECT_TABLE_SOURCE,
+    }
+
+
 # Ruling OS-4: the text names a "MEGA INJURY TABLE" but does not print it. This default
 # table was written by the Sawbones project; it is NOT part of the rule text. Referees
 # edit their campaign's copy. Rolled as 1d10 + the negative wounds reached.
 PROJECT_CRITICAL_INJURIES: list[dict[str, Any]] = [
-    {
-        "min": 1,
-        "max": 3,
-        "description": "Knocked flat: bruises and a ringing head, no lasting harm.",
-        "effect": None,
-    },
-    {
-        "min": 4,
-        "max": 5,
-        "description": "Deep gash: it bleeds freely and will scar, no lasting harm once bound.",
-        "effect": None,
-    },
-    {
-        "min": 6,
-        "max": 6,
-        "description": "Cracked ribs: every breath hurts.",
-        "effect": _loss(False, strength=1),
-    },
-    {
-        "min": 7,
-        "max": 7,
-        "description": "Wrenched knee: walks with a limp for a while.",
-        "effect": _loss(False, dexterity=1),
-    },
-    {
-        "min": 8,
-        "max": 8,
-        "description": "Concussion: the world swims.",
-        "effect": _loss(False, intelligence=1, wisdom=1),
-    },
-    {
-        "min": 9,
-        "max": 9,
-        "description": "Broken arm: splinted, it heals in time.",
-        "effect": _loss(False, strength=2),
-    },
-    {
-        "min": 10,
-        "max": 10,
-        "description": "Broken leg: splinted, it heals in time.",
-        "effect": _loss(False, dexterity=2),
-    },
-    {
-        "min": 11,
-        "max": 11,
-        "description": "Lost fingers: two fingers of one hand are gone.",
-        "effect": _loss(True, dexterity=1),
-    },
-    {
-        "min": 12,
-        "max": 12,
-        "description": "Smashed face: teeth lost, nose broken, a disfiguring scar.",
-        "effect": _loss(True, charisma=1),
-    },
-    {
-        "min": 13,
-        "max": 13,
-        "description": "Torn muscles: a limb never regains its old strength.",
-        "effect": _loss(True, strength=1),
-    },
-    {
-        "min": 14,
-        "max": 14,
-        "description": "Lost eye: depth and grace are gone, and so are good looks.",
-        "effect": _loss(True, dexterity=1, charisma=1),
-    },
-    {
-        "min": 15,
-        "max": 15,
-        "description": "Internal injuries: something inside will never be right again.",
-        "effect": _loss(True, constitution=1),
-    },
-    {
-        "min": 16,
-        "max": 16,
-        "description": "Skull fracture: memories and judgement suffer for good.",
-        "effect": _loss(True, intelligence=1, wisdom=1),
-    },
-    {
-        "min": 17,
-        "max": 17,
-        "description": "Crippled leg: a lifelong limp.",
-        "effect": _loss(True, dexterity=2),
-    },
-    {
-        "min": 18,
-        "max": 18,
-        "description": "Maimed arm: a hand is lost.",
-        "effect": _loss(True, strength=2, dexterity=1),
-    },
-    {
-        "min": 19,
-        "max": 19,
-        "description": "Ruined body: grievous wounds to the gut.",
-        "effect": _loss(True, constitution=2),
-    },
-    {
-        "min": 20,
-        "max": None,
-        "description": "Killed outright.",
-        "effect": DEATH,
-    },
+    _critical(1, 3, "Knocked flat: bruises and a ringing head, no lasting harm.", None),
+    _critical(4, 5, "Deep gash: it bleeds freely and will scar, no lasting harm once bound.", None),
+    _critical(6, 6, "Cracked ribs: every breath hurts.", _loss(False, strength=1)),
+    _critical(7, 7, "Wrenched knee: walks with a limp for a while.", _loss(False, dexterity=1)),
+    _critical(8, 8, "Concussion: the world swims.", _loss(False, intelligence=1, wisdom=1)),
+    _critical(9, 9, "Broken arm: splinted, it heals in time.", _loss(False, strength=2)),
+    _critical(10, 10, "Broken leg: splinted, it heals in time.", _loss(False, dexterity=2)),
+    _critical(11, 11, "Lost fingers: two fingers of one hand are gone.", _loss(True, dexterity=1)),
+    _critical(
+        12,
+        12,
+        "Smashed face: teeth lost, nose broken, a disfiguring scar.",
+        _loss(True, charisma=1),
+    ),
+    _critical(
+        13, 13, "Torn muscles: a limb never regains its old strength.", _loss(True, strength=1)
+    ),
+    _critical(
+        14,
+        14,
+        "Lost eye: depth and grace are gone, and so are good looks.",
+        _loss(True, dexterity=1, charisma=1),
+    ),
+    _critical(
+        15,
+        15,
+        "Internal injuries: something inside will never be right again.",
+        _loss(True, constitution=1),
+    ),
+    _critical(
+        16,
+        16,
+        "Skull fracture: memories and judgement suffer for good.",
+        _loss(True, intelligence=1, wisdom=1),
+    ),
+    _critical(17, 17, "Crippled leg: a lifelong limp.", _loss(True, dexterity=2)),
+    _critical(18, 18, "Maimed arm: a hand is lost.", _loss(True, strength=2, dexterity=1)),
+    _critical(19, 19, "Ruined body: grievous wounds to the gut.", _loss(True, constitution=2)),
+    _critical(20, None, "Killed outright.", DEATH),
 ]
-
-PROJECT_TABLE_SOURCE = "Sawbones project default, not from the rule text (ruling OS-4)"
-for _entry in PROJECT_CRITICAL_INJURIES:
-    _entry["source"] = PROJECT_TABLE_SOURCE
 
 # Ruling OS-6: the referee defines diseases; the text's own example comes preloaded.
 DEFAULT_DISEASES: dict[str, dict[str, Any]] = {

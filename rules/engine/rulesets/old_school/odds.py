@@ -9,7 +9,8 @@ by its row of the campaign's table (ruling OS-4).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from fractions import Fraction
 from functools import lru_cache
 from math import comb
@@ -62,6 +63,18 @@ def bad_dice(source: str, error: DiceError) -> Message:
     return say("bad damage dice for {source}: {error}", source=source, error=why)
 
 
+@contextmanager
+def _dice_odds(source: str, too_many: Message) -> Iterator[None]:
+    """Walking an effect's damage dice: dice the action would refuse are refused here too
+    (400); dice with more totals than are walked have no odds yet (``too_many``)."""
+    try:
+        yield
+    except DiceError as error:  # as the action refuses it
+        raise RuleError(bad_dice(source, error)) from None
+    except TooManyPaths:
+        raise OddsUnavailable(too_many) from None
+
+
 def _alive(sheet: Mapping[str, Any], doing: str) -> None:
     if sheet["state"] == "dead":
         raise ActionBlocked(data.DEAD_CANNOT[doing])
@@ -108,19 +121,16 @@ def poison(
     if not params.get("save", True):  # a drug taken on purpose: its effect, no save
         effect = params.get("effect", {"type": "death"})
         if effect["type"] == "damage" and "amount" not in effect:
-            try:
+            with _dice_odds(
+                data.POISON,
+                word("The odds of damage dice with this many totals are not computed yet."),
+            ):
                 weighted = dice_damage(
                     int(sheet["wounds"]),
                     str(effect["dice"]),
                     _table_key(ruleset, context),
                     _scores(sheet),
                 )
-            except DiceError as error:  # as the action refuses it
-                raise RuleError(bad_dice(data.POISON, error)) from None
-            except TooManyPaths:
-                raise OddsUnavailable(
-                    word("The odds of damage dice with this many totals are not computed yet.")
-                ) from None
             note = say("{dice} damage, no save.", dice=str(effect["dice"]))
             return grouped("poison", weighted, notes=(note,))
         return ruleset.odds_by_walking(sheet, "poison", params, context)
@@ -175,14 +185,11 @@ def _positive_damage(effect: Mapping[str, Any]) -> Fraction:
     0 or less)."""
     if "amount" in effect:
         return Fraction(1 if int(effect["amount"]) > 0 else 0)
-    try:
+    with _dice_odds(
+        data.CRITICAL_INJURY,
+        word("The odds of a critical injury with this many damage totals are not computed yet."),
+    ):
         die = expression_die(str(effect["dice"]))
-    except DiceError as error:  # as the action refuses it
-        raise RuleError(bad_dice(data.CRITICAL_INJURY, error)) from None
-    except TooManyPaths:
-        raise OddsUnavailable(
-            word("The odds of a critical injury with this many damage totals are not computed yet.")
-        ) from None
     return chance_at_least(die, 1)
 
 

@@ -894,14 +894,7 @@ class OldSchool(Ruleset):
 
     def new_sheet(self, initial: Mapping[str, Any], dice: Dice) -> Sheet:
         """Defaults, then ``initial``; a score given without its maximum sets both."""
-        managed = sorted(set(initial) & set(MANAGED_FIELDS))
-        if managed:
-            raise RuleError(
-                say(
-                    "these fields are kept by the rules and cannot be set at creation: {fields}",
-                    fields=managed,
-                )
-            )
+        self.refuse_managed(initial, MANAGED_FIELDS)
         sheet = self.default_sheet()
         given = copy.deepcopy(dict(initial))
         for ability in ABILITIES:
