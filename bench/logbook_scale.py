@@ -20,8 +20,8 @@ CPU and its PostgreSQL backend's, and its peak memory less what it held on start
 * export: ``GET campaigns/{id}/export/`` as the referee through Django's test client, the
   answer written to a file as it comes (``streaming_content`` when it streams), never
   kept whole by the bench;
-* import: that file read from disk and parsed, then ``campaign_import`` as the API calls
-  it (the importer the referee): a new campaign;
+* import: ``campaign_import_file`` of that file (the importer the referee): a new
+  campaign, the file read a row at a time (rules.logbook.reading);
 * replay: ``replay_campaign`` of the campaign (as ``manage.py replay_check`` runs it),
   which must find no divergence.
 
@@ -59,7 +59,7 @@ from campaigns.models import Campaign, Membership  # noqa: E402
 from campaigns.services import campaign_create  # noqa: E402
 from characters.models import Character  # noqa: E402
 from rules.log.models import Resolution  # noqa: E402
-from rules.logbook.export import MAX_ROWS, campaign_import  # noqa: E402
+from rules.logbook.export import MAX_ROWS, campaign_import_file  # noqa: E402
 from rules.logbook.replay import replay_campaign  # noqa: E402
 from rules.play.editing import character_rename  # noqa: E402
 from rules.play.services import character_create  # noqa: E402
@@ -137,7 +137,7 @@ def phase(name: str, campaign_id: int, path: Path) -> dict[str, Any]:
         done = f"{size / 2**20:.1f} MiB"
     elif name == "import":
         with path.open("rb") as data:
-            imported = campaign_import(user=referee, data=json.load(data))
+            imported = campaign_import_file(user=referee, file=data)
         done = f"{Resolution.objects.filter(campaign=imported).count():,} entries"
     else:
         report = replay_campaign(campaign)

@@ -25,10 +25,10 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import IO, Any
 
 from django.core.exceptions import ValidationError
-from django.db import DataError, transaction
+from django.db import DataError, connection, transaction
 from django.utils.translation import gettext
 
 from campaigns.invitations import invitations_create
@@ -44,6 +44,7 @@ from rules.engine.registry import get_ruleset
 from rules.engine.words import Message
 from rules.log.models import CampaignTable, Resolution, ScheduledEffect
 from rules.log.selectors import entry_author, entry_author_words
+from rules.logbook.reading import ROWS, ExportData, ExportFile, ExportSource, IdMap, Scan
 
 FORMAT = "sawbones-campaign"
 FORMATS = [FORMAT]  # as an enum of the API schema (ExportFormatEnum)
@@ -254,20 +255,20 @@ def _fits(model: type[Resolution] | type[ScheduledEffect], values: dict[str, Any
             )
 
 
-def _remap(params: Any, resolutions: dict[int, int], effects: dict[int, ScheduledEffect]) -> Any:
+def _remap(params: Any, resolutions: IdMap, effects: IdMap) -> Any:
     """The ids a log entry's params hold (the effect it applied, the entry an undo undid,
     the effects it cancelled), as the new campaign's."""
     if not isinstance(params, dict):
         return params
     params = dict(params)
     if isinstance(params.get("scheduled_effect"), int):
-        params["scheduled_effect"] = effects[params["scheduled_effect"]].pk
+        params["scheduled_effect"] = effects[params["scheduled_effect"]]
     for key in ("resolution", "undo"):
         if isinstance(params.get(key), int) and params[key] in resolutions:
             params[key] = resolutions[params[key]]
     if isinstance(params.get("cancelled_effects"), list):
         params["cancelled_effects"] = [
-            effects[pk].pk for pk in params["cancelled_effects"] if pk in effects
+            effects[pk] for pk in params["cancelled_effects"] if pk in effects
         ]
     return params
 
@@ -349,9 +350,20 @@ def campaign_import(*, user: Any, data: Any, players: Any = None) -> Campaign:
     ``players`` maps the export's players (usernames there) to usernames here: each is
     invited (campaigns.invitations) to join as a player, play the characters they played
     and name the entries they made, which happens only when they accept."""
-    meta, characters, resolutions, effects = _export_parts(data)
+    return _import(user, ExportData(data), players)
+
+
+def campaign_import_file(*, user: Any, file: IO[bytes], players: Any = None) -> Campaign:
+    """:func:`campaign_import` of an export in a file (binary, seekable), read a row at a
+    time (issue 39, rules.logbook.reading): the memory it takes does not grow with the
+    log."""
+    return _import(user, ExportFile(file), players)
+
+
+def _import(user: Any, source: ExportSource, players: Any) -> Campaign:
+    head, meta, characters = _export_parts(source.scan())
     importer = user.get_username()
-    mapped = _players(data, players, importer)
+    mapped = _players(head, players, importer)
     # the export's names that are the importer's: those mapped to them, and their own
     # unless they name someone else for it
     yours = ({importer} - set(mapped)) | {
@@ -360,7 +372,7 @@ def campaign_import(*, user: Any, data: Any, players: Any = None) -> Campaign:
     try:
         with transaction.atomic():
             campaign = _import_campaign(user, meta)
-            _import_tables(campaign, data.get("tables") or {})
+            _import_tables(campaign, head.get("tables") or {})
             new_characters, played = _import_characters(campaign, user, characters, mapped)
             invitations_create(
                 membership=Membership.objects.select_related("campaign", "user").get(
@@ -370,16 +382,16 @@ def campaign_import(*, user: Any, data: Any, players: Any = None) -> Campaign:
                 characters=played,
             )
             # Effects first (pending, unlinked): the log's params point at their new ids.
-            new_effects = _import_effects(campaign, effects, new_characters)
+            new_effects = _import_effects(campaign, source.rows("effects"), new_characters)
             new_resolutions = _import_resolutions(
                 campaign,
-                resolutions,
+                source.rows("resolutions"),
                 new_characters=new_characters,
                 new_effects=new_effects,
                 user=user,
                 yours=yours,
             )
-            _link_effects(effects, new_effects, new_resolutions)
+            _link_effects(source.rows("effects"), new_effects, new_resolutions)
             Membership.objects.filter(campaign=campaign, user=user).update(role=Role.REFEREE)
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as error:
         raise _bad(
@@ -393,36 +405,32 @@ def campaign_import(*, user: Any, data: Any, players: Any = None) -> Campaign:
     return campaign
 
 
-def _export_parts(data: Any) -> tuple[dict[str, Any], list[Any], list[Any], list[Any]]:
-    """The export's campaign, characters, resolutions and effects, once it is known to be
-    a Sawbones export of this version, without NUL, of no more rows than an import takes."""
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
+def _export_parts(found: Scan) -> tuple[dict[str, Any], dict[str, Any], list[Any]]:
+    """The export's head, campaign and characters, once it is known to be a Sawbones
+    export of this version, without NUL, of no more rows than an import takes."""
+    head = found.head
+    if not found.is_object or head.get("format") != FORMAT:
         raise _bad(gettext("this is not a Sawbones campaign export"))
-    if data.get("version") != VERSION:
+    if head.get("version") != VERSION:
         raise _bad(
             gettext("this export is of version %(version)s, not %(expected)s")
-            % {"version": repr(data.get("version")), "expected": VERSION}
+            % {"version": repr(head.get("version")), "expected": VERSION}
         )
-    try:
-        reject_nul_characters(data, "the export")
-    except RuleError as error:
-        raise _bad(said_error(error)) from None
-    meta = data.get("campaign")
-    characters, resolutions, effects = (
-        data.get("characters"),
-        data.get("resolutions"),
-        data.get("effects"),
-    )
+    if found.nul:  # the same refusal as for any other input (core.cleaning)
+        try:
+            reject_nul_characters("\x00", "the export")
+        except RuleError as error:
+            raise _bad(said_error(error)) from None
+    meta, characters = head.get("campaign"), head.get("characters")
     if not (
         isinstance(meta, dict)
         and isinstance(characters, list)
-        and isinstance(resolutions, list)
-        and isinstance(effects, list)
+        and all(found.kinds.get(key) == "array" for key in ROWS)
     ):
         raise _bad(gettext("the export lacks its campaign, characters, resolutions or effects"))
-    if len(characters) + len(resolutions) + len(effects) > MAX_ROWS:
+    if len(characters) + sum(found.counts[key] for key in ROWS) > MAX_ROWS:
         raise _bad(gettext("at most %(count)s rows can be imported at once") % {"count": MAX_ROWS})
-    return meta, characters, resolutions, effects
+    return head, meta, characters
 
 
 def _import_campaign(user: Any, meta: dict[str, Any]) -> Campaign:
@@ -482,38 +490,75 @@ def _import_characters(
 
 
 def _import_effects(
-    campaign: Campaign, effects: list[Any], new_characters: dict[int, Character]
-) -> dict[int, ScheduledEffect]:
+    campaign: Campaign, effects: Iterator[Any], new_characters: dict[int, Character]
+) -> IdMap:
     """The scheduled effects, pending and linked to no resolution yet (the log's params
-    point at their new ids), by the export's id."""
-    new_effects: dict[int, ScheduledEffect] = {}
-    for row in effects:
-        _fits(ScheduledEffect, {name: row[name] for name in _EFFECT_FIELDS})
-        effect = ScheduledEffect(
-            campaign=campaign,
-            character=new_characters[row["character"]],
-            **{name: row[name] for name in _EFFECT_FIELDS if name != "state"},
-        )
-        new_effects[row["id"]] = effect
-    ScheduledEffect.objects.bulk_create(list(new_effects.values()))
+    point at their new ids), written a chunk at a time: their new ids by the export's."""
+    new_effects = IdMap()
+    for chunk in _chunks(effects):
+        made = []
+        for row in chunk:
+            _fits(ScheduledEffect, {name: row[name] for name in _EFFECT_FIELDS})
+            effect = ScheduledEffect(
+                campaign=campaign,
+                character=new_characters[row["character"]],
+                **{name: row[name] for name in _EFFECT_FIELDS if name != "state"},
+            )
+            made.append((row["id"], effect))
+        ScheduledEffect.objects.bulk_create([effect for _, effect in made])
+        for old, effect in made:
+            new_effects[old] = effect.pk
     return new_effects
+
+
+def _chunks(rows: Iterator[Any]) -> Iterator[list[Any]]:
+    chunk: list[Any] = []
+    for row in rows:
+        chunk.append(row)
+        if len(chunk) == CHUNK:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
 
 
 def _import_resolutions(
     campaign: Campaign,
-    resolutions: list[Any],
+    resolutions: Iterator[Any],
     *,
     new_characters: dict[int, Character],
-    new_effects: dict[int, ScheduledEffect],
+    new_effects: IdMap,
     user: Any,
     yours: set[str],
-) -> dict[int, int]:
+) -> IdMap:
     """The log in its order, ids in params remapped to the new rows; an entry of the
-    importer's is theirs, another person's keeps their name until they accept. The new
-    entries' ids by the export's: the rows themselves are not kept (issue 39)."""
-    new_resolutions: dict[int, int] = {}
-    for row in sorted(resolutions, key=lambda r: r["id"]):
+    importer's is theirs, another person's keeps their name until they accept. Written
+    a chunk at a time (one ``INSERT`` each); an entry naming one of the chunk not written
+    yet (an undo of it) writes the chunk first. The new entries' ids by the export's:
+    the rows themselves are not kept (issue 39)."""
+    new_resolutions = IdMap()
+    waiting: list[tuple[Any, Resolution]] = []  # built, not written yet
+    waiting_ids: set[Any] = set()
+
+    def write() -> None:
+        if connection.features.can_return_rows_from_bulk_insert:
+            Resolution.objects.bulk_create([resolution for _, resolution in waiting])
+        else:  # the new ids are not returned: one INSERT each
+            for _, resolution in waiting:
+                resolution.save()
+        for old, resolution in waiting:
+            new_resolutions[old] = resolution.pk
+        waiting.clear()
+        waiting_ids.clear()
+
+    for row in resolutions:
         undoes = row.get("undoes")
+        params = row.get("params")
+        named = [undoes]
+        if isinstance(params, dict):
+            named += [params.get("resolution"), params.get("undo")]
+        if any(isinstance(pk, int) and pk in waiting_ids for pk in named):
+            write()
         fields = {name: row[name] for name in _RESOLUTION_FIELDS}
         fields["said"] = _said(row.get("said"))
         _fits(Resolution, fields)
@@ -535,24 +580,30 @@ def _import_resolutions(
             batch=row.get("batch"),
             **fields,
         )
-        resolution.save()
-        new_resolutions[row["id"]] = resolution.pk
+        waiting.append((row["id"], resolution))
+        waiting_ids.add(row["id"])
+        if len(waiting) == CHUNK:
+            write()
+    if waiting:
+        write()
     return new_resolutions
 
 
-def _link_effects(
-    effects: list[Any],
-    new_effects: dict[int, ScheduledEffect],
-    new_resolutions: dict[int, int],
-) -> None:
-    """Each effect's state, and the resolutions that made, applied or cancelled it."""
-    for row in effects:
-        effect = new_effects[row["id"]]
-        effect.state = row["state"]
-        effect.created_by_id = new_resolutions.get(row.get("created_by"))
-        effect.resolution_id = new_resolutions.get(row.get("resolution"))
-        # an export from before it has none: those undos revive nothing
-        effect.cancelled_by_id = new_resolutions.get(row.get("cancelled_by"))
-    ScheduledEffect.objects.bulk_update(
-        list(new_effects.values()), ["state", "created_by", "resolution", "cancelled_by"]
-    )
+def _link_effects(effects: Iterator[Any], new_effects: IdMap, new_resolutions: IdMap) -> None:
+    """Each effect's state, and the resolutions that made, applied or cancelled it, a
+    chunk at a time."""
+    for chunk in _chunks(effects):
+        linked = [
+            ScheduledEffect(
+                pk=new_effects[row["id"]],
+                state=row["state"],
+                created_by_id=new_resolutions.get(row.get("created_by")),
+                resolution_id=new_resolutions.get(row.get("resolution")),
+                # an export from before it has none: those undos revive nothing
+                cancelled_by_id=new_resolutions.get(row.get("cancelled_by")),
+            )
+            for row in chunk
+        ]
+        ScheduledEffect.objects.bulk_update(
+            linked, ["state", "created_by", "resolution", "cancelled_by"]
+        )
