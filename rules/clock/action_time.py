@@ -26,7 +26,6 @@ from typing import Any
 from campaigns.models import Campaign
 from rules.clock.models import ClockJob, ClockJobKind
 from rules.clock.services import (
-    clock_advance_start,
     clock_job_send,
     clock_job_unsaved,
     clock_move_quiet,
@@ -49,23 +48,22 @@ def action_time_pass(
     *, campaign: Campaign, resolutions: Iterable[Resolution], actor: Any
 ) -> ClockJob | None:
     """Move the clock by the longest time the resolutions took: at once when nothing
-    falls due (None), else through the job queued (returned).
+    falls due (None), else through the job (returned), run in the action's transaction
+    when small enough, else sent (:func:`~rules.clock.services.clock_job_send`).
 
     Callers hold the campaign row lock (the action's transaction) and have written the
-    actions' rows and effects: the job is created in it and its task runs once it commits.
-    """
+    actions' rows and effects."""
     minutes = max((resolution.elapsed_minutes for resolution in resolutions), default=0)
     if not moves_clock(campaign, minutes):
         return None
     if clock_move_quiet(campaign, minutes):
         return None
-    return clock_advance_start(
-        campaign_id=campaign.pk,
-        minutes=minutes,
-        requested_by=actor,
-        kind=ClockJobKind.ACTION,
-        locked=campaign,
+    job = clock_job_unsaved(
+        campaign_id=campaign.pk, minutes=minutes, requested_by=actor, kind=ClockJobKind.ACTION
     )
+    job.save(force_insert=True)
+    clock_job_send(job, campaign)
+    return job
 
 
 @dataclass
@@ -84,20 +82,23 @@ class ActionTime:
     job: ClockJob | None = None
 
     def written(self, clock: int | None) -> ClockJob | None:
+        """The job, once the action's statement set the clock to ``clock``: the one that
+        statement wrote, or one saved now if the clock did not move; None if it moved."""
+        if self.job is None and clock != self.target:
+            self.job = clock_job_unsaved(
+                campaign_id=self.campaign.pk,
+                minutes=self.minutes,
+                requested_by=self.actor,
+                kind=ClockJobKind.ACTION,
+            )
+            self.job.save(force_insert=True)
+        return self.job
+
+    def send(self) -> None:
+        """Run or send the job (:func:`~rules.clock.services.clock_job_send`) once the action
+        wrote everything it schedules."""
         if self.job is not None:
-            clock_job_send(self.job)
-            return self.job
-        if clock == self.target:
-            return None  # moved at once: nothing fell due in the action's time
-        job = clock_job_unsaved(
-            campaign_id=self.campaign.pk,
-            minutes=self.minutes,
-            requested_by=self.actor,
-            kind=ClockJobKind.ACTION,
-        )
-        job.save(force_insert=True)
-        clock_job_send(job)
-        return job
+            clock_job_send(self.job, self.campaign)
 
 
 def action_time(

@@ -86,8 +86,8 @@ def clock_job_unsaved(
     """The job row an advance starts with, checked and not yet saved.
 
     :func:`clock_advance_start` saves it; an action's time (``rules.clock.action_time``) is
-    written with the action's own rows (``rules.play.services``) and sent with
-    :func:`clock_job_send` once they are."""
+    written with the action's own rows (``rules.play.services``) and run or sent with
+    :func:`clock_job_send` once they are all written."""
     if isinstance(minutes, bool) or not isinstance(minutes, int) or minutes < 1:
         raise ValidationError({"minutes": [gettext("advance the clock by at least one minute")]})
     if minutes > MAX_ADVANCE_MINUTES:
@@ -109,10 +109,47 @@ def clock_job_unsaved(
     )
 
 
-def clock_job_send(job: ClockJob) -> None:
-    """Run a job saved in the current transaction once it commits, in its campaign's turn
-    (``rules.clock.queue.enqueue_in_turn``)."""
-    queue.enqueue_in_turn(job)
+# An action's job runs in the action's own transaction when it is its campaign's next and
+# finds at most this many effects due by its target; a worker runs the others. Measured
+# (docs/clock.md, "A clock job's fixed cost"): a job's fixed cost on a worker is several
+# times what 16 effects cost applied where the action already holds the locks.
+INLINE_EFFECTS = 16
+# Effects the job's first batches schedule may fall due before its target too: the action
+# runs at most this many batches and leaves the rest of the job to a worker.
+INLINE_BATCHES = 2
+
+
+def clock_job_send(job: ClockJob, campaign: Campaign) -> None:
+    """An action's job, saved in the current transaction: run it here if it is small
+    enough, else send it once the transaction commits, in its campaign's turn.
+
+    The caller holds ``campaign``'s row lock (as read under it: its clock is where the job
+    starts) and has written everything the action schedules. Run here, the job is the
+    same job as on a worker (:func:`_advance_batch`): the same rows, report, events, stop
+    at a decision, in the same transaction as the action; the action's answer is the
+    action's, as before (what the job did reaches pages by its events)."""
+    earlier = ClockJob.objects.filter(
+        campaign_id=job.campaign_id, state__in=UNFINISHED_JOB_STATES, pk__lt=job.pk
+    )
+    if earlier.exists():
+        return  # the earlier job's task sends this one in its turn (rules.clock.queue)
+    due = ScheduledEffect.objects.filter(
+        campaign_id=job.campaign_id,
+        state=EffectState.PENDING,
+        due_at__lte=campaign.clock + job.minutes,
+    )[: INLINE_EFFECTS + 1].count()
+    if due <= INLINE_EFFECTS:
+        try:
+            with transaction.atomic():  # one savepoint: a failure here leaves the action whole
+                for _ in range(INLINE_BATCHES):
+                    if not _advance_batch(job.pk, savepoint=False):
+                        return
+        except (OperationalError, InterfaceError):
+            raise
+        except Exception:
+            # The worker runs it again, and records the failure as it would have.
+            logger.exception("clock job %s failed in its action; sent to a worker", job.pk)
+    queue.enqueue(job.pk)
 
 
 # -- a move that crosses nothing (docs/clock.md, "A move that crosses nothing") ---------------
@@ -359,9 +396,12 @@ def clock_advance_run(*, job_id: int) -> ClockJob | None:
     return ClockJob.objects.filter(pk=job_id).first()
 
 
-def _advance_batch(job_id: int) -> bool:
-    """One transaction of the advance; True when there is more to do for ``job_id``."""
-    with transaction.atomic():
+def _advance_batch(job_id: int, *, savepoint: bool = True) -> bool:
+    """One transaction of the advance; True when there is more to do for ``job_id``.
+
+    ``savepoint`` False: inside a caller's transaction that has its own savepoint
+    (:func:`clock_job_send`)."""
+    with transaction.atomic(savepoint=savepoint):
         campaign_id = ClockJob.objects.values_list("campaign_id", flat=True).get(pk=job_id)
         campaign = campaign_lock(campaign_id)
         jobs = list(
@@ -399,23 +439,27 @@ def _advance_batch(job_id: int) -> bool:
         write_batch(batch)
         if batch.last_minute is not None:
             campaign.clock = max(campaign.clock, batch.last_minute)
+        # What is still due by the target once this batch is written (the effects it
+        # scheduled included): nothing, and the job ends here rather than in a batch of
+        # its own that would find nothing (docs/clock.md, "A clock job's fixed cost").
+        remaining = 0
+        if loaded:
+            remaining = ScheduledEffect.objects.filter(
+                campaign=campaign, state=EffectState.PENDING, due_at__lte=target
+            ).count()
         if batch.stop is not None:
             reason, character, minute = batch.stop
             campaign.clock = max(campaign.clock, minute)
             job.state = ClockJobState.WAITING
             job.reason = reason
             job.waiting_on = character
-        elif not loaded:
+        elif not remaining:
             campaign.clock = max(campaign.clock, target)
             job.state = ClockJobState.DONE
             job.finished_at = now
         campaign.save(update_fields=["clock", "dice_counter"])
         job.done += batch.handled
-        job.total = job.done
-        if job.state != ClockJobState.DONE:
-            job.total += ScheduledEffect.objects.filter(
-                campaign=campaign, state=EffectState.PENDING, due_at__lte=target
-            ).count()
+        job.total = job.done + remaining
         job.skipped = [*job.skipped, *batch.skipped]
         job.clock_reached = campaign.clock
         _report_batch(report, job, batch, campaign, now)

@@ -143,6 +143,9 @@ def persist_result(
         )
     if getattr(character, "webhooked", True):  # known from the lock (lock_character)
         publish_resolutions(campaign.pk, campaign.ruleset, [resolution])
+    if time is not None:
+        # After the action's effects: its job may run here, and applies them if due.
+        time.send()
     return resolution
 
 

@@ -1,23 +1,36 @@
 """A move of the clock that crosses nothing (issue 30; docs/clock.md, "A move that
 crosses nothing"): an action's time, a party action's or a referee's advance moves the
 clock in its own transaction, with no job run and no task sent, when no pending effect
-of the campaign falls due by the new minute and no job of it is unfinished; otherwise
-the job is queued as before. Jobs and Celery sends are counted.
+of the campaign falls due by the new minute and no job of it is unfinished. Otherwise an
+action's job runs in the action's own transaction when at most ``INLINE_EFFECTS`` are
+due by its target and no earlier job is unfinished (issue 39, docs/clock.md "A clock
+job's fixed cost"), and is queued as before when more are. Jobs and Celery sends are
+counted.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 from django.urls import reverse
 
 from campaigns.models import Campaign, Membership
+from characters.models import Character
 from rules.clock import queue as clock
+from rules.clock import services as clock_services
 from rules.clock.action_time import action_time
 from rules.clock.models import ClockJob, ClockJobKind, ClockJobState
 from rules.clock.services import clock_advance_start
-from rules.clock.tests.clock_helpers import assert_whole, wounded
+from rules.clock.tests.clock_helpers import (
+    assert_whole,
+    effect_rows,
+    log_of,
+    twin_campaign,
+    wounded,
+)
 from rules.log.models import Resolution, ResolutionKind, ScheduledEffect
-from rules.play.services import character_create
+from rules.play.services import character_create, resolution_create_action
 
 pytestmark = pytest.mark.django_db
 
@@ -83,7 +96,7 @@ def test_an_effect_due_in_the_action_s_time_takes_the_job_and_applies_on_its_min
         act(client_for(player), pell, "night_rest")  # 8 hours: crosses it
     [job] = ClockJob.objects.filter(campaign=school)
     assert (job.kind, job.state, job.clock_start, job.target) == ("action", "done", 0, 480)
-    assert sends == [job.pk]
+    assert sends == []  # one effect: run in the action's transaction, no task
     assert clock_of(school) == 480
     sober = Resolution.objects.get(character=pell, kind=ResolutionKind.EFFECT)
     assert (sober.action, sober.clock) == ("sober_up", 240)
@@ -98,7 +111,7 @@ def test_an_effect_due_at_the_new_minute_itself_is_crossed(
     with django_capture_on_commit_callbacks(execute=True):
         act(client_for(player), pell, "day_rest")  # 24 hours: ends on that very minute
     [job] = ClockJob.objects.filter(campaign=school)
-    assert sends == [job.pk]
+    assert (job.state, sends) == ("done", [])
     window.refresh_from_db()
     assert window.state == "done"
     assert window.resolution is not None and window.resolution.clock == 24 * 60
@@ -140,7 +153,7 @@ def test_an_action_s_own_effect_due_in_its_time_writes_the_job_with_the_action(s
     assert action_time(campaign=school, minutes=60, actor=player) is None
 
 
-def test_a_party_action_that_crosses_nothing_sends_nothing_and_one_that_does_one_task(
+def test_a_party_action_sends_nothing_whether_it_crosses_nothing_or_a_few_effects(
     school, pell, referee, client_for, sends, django_capture_on_commit_callbacks
 ):
     url = f"/api/v1/campaigns/{school.pk}/party-actions/"
@@ -155,7 +168,7 @@ def test_a_party_action_that_crosses_nothing_sends_nothing_and_one_that_does_one
     assert crossing.status_code == 201, crossing.content
     [job] = ClockJob.objects.filter(campaign=school)
     assert crossing.json()["clock_job"] == job.pk
-    assert sends == [job.pk]
+    assert sends == []  # run in the party action's transaction
     assert (job.state, clock_of(school)) == ("done", 110)
 
 
@@ -181,3 +194,119 @@ def test_a_referee_s_advance_that_crosses_nothing_is_done_when_answered(
     assert sends == [crossing.json()["id"]]
     job = ClockJob.objects.get(pk=crossing.json()["id"])
     assert (job.state, job.done, clock_of(campaign)) == ("done", 1, 120)
+
+
+# -- an action's job in the action's own transaction (issue 39) -------------------------------
+def _rest(campaign: Campaign, name: str) -> None:
+    character = Character.objects.get(campaign=campaign, name=name)
+    referee = campaign.memberships.get(role="referee").user
+    resolution_create_action(
+        character_id=character.pk, actor=referee, by_referee=True, action="long_rest", params={}
+    )
+
+
+def _no_ids(value: Any) -> Any:
+    """A report without its rows' ids (each campaign has its own)."""
+    if isinstance(value, dict):
+        return {k: _no_ids(v) for k, v in value.items() if k not in ("id", "resolution")}
+    if isinstance(value, list):
+        return [_no_ids(item) for item in value]
+    return value
+
+
+def _outcome(campaign: Campaign) -> tuple[Any, ...]:
+    """What a job leaves behind, ids aside: its log, effects, job, report and clock."""
+    [job] = ClockJob.objects.filter(campaign=campaign, kind=ClockJobKind.ACTION)
+    report = job.report
+    campaign.refresh_from_db()
+    return (
+        log_of(campaign),
+        effect_rows(campaign),
+        (job.state, job.reason, job.done, job.total, job.clock_start, job.target),
+        (job.clock_reached, job.skipped, job.waiting_on is not None),
+        None
+        if report is None
+        else (report.clock_from, report.clock_to, _no_ids(report.characters)),
+        (campaign.clock, campaign.dice_counter),
+    )
+
+
+@pytest.mark.parametrize(
+    ("every", "dc", "in_action"),
+    [
+        (240, 1, True),  # 2 effects a character, 2 batches: done in the action
+        (60, 1, False),  # 8 batches: the action runs 2, a worker the rest
+        (240, 100, True),  # the first worsening asks a choice: the job waits (G-3)
+    ],
+)
+def test_an_action_s_job_run_in_its_transaction_leaves_what_a_worker_s_leaves(
+    campaign,
+    player,
+    other_player,
+    sends,
+    monkeypatch,
+    django_capture_on_commit_callbacks,
+    every,
+    dc,
+    in_action,
+):
+    # given twin campaigns with the same seed and party, their wounds due every `every`
+    twin = twin_campaign(campaign)
+    for each in (campaign, twin):
+        wounded(each, player, "Aldo", every=every, dc=dc)
+        wounded(each, other_player, "Bea", every=every, dc=dc)
+    # when Aldo rests 8 hours in each, the twin's job on a worker (nothing runs in the action)
+    with monkeypatch.context() as worker_only:
+        worker_only.setattr(clock_services, "INLINE_EFFECTS", 0)
+        with django_capture_on_commit_callbacks(execute=True):
+            _rest(twin, "Aldo")
+    [worked] = ClockJob.objects.filter(campaign=twin, kind=ClockJobKind.ACTION)
+    assert sends == [worked.pk]
+    with django_capture_on_commit_callbacks(execute=True):
+        _rest(campaign, "Aldo")
+    [job] = ClockJob.objects.filter(campaign=campaign, kind=ClockJobKind.ACTION)
+    # then the job ran in the action (sent only for what is left), with the same result
+    assert sends == ([worked.pk] if in_action else [worked.pk, job.pk])
+    assert _outcome(campaign) == _outcome(twin)
+    assert job.state == ("waiting" if dc == 100 else "done")
+    assert_whole(campaign)
+
+
+def test_more_effects_due_than_an_action_runs_go_to_a_worker(
+    campaign, player, other_player, sends, monkeypatch, django_capture_on_commit_callbacks
+):
+    wounded(campaign, player, "Aldo", every=240)  # 2 due by the rest's end: 240, 240
+    wounded(campaign, other_player, "Bea", every=240)
+    monkeypatch.setattr(clock_services, "INLINE_EFFECTS", 1)
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        _rest(campaign, "Aldo")
+        [job] = ClockJob.objects.filter(campaign=campaign, kind=ClockJobKind.ACTION)
+        assert (job.state, job.done) == ("queued", 0)  # not run in the action
+    assert callbacks and sends == [job.pk]
+    job.refresh_from_db()
+    assert (job.state, job.done, clock_of(campaign)) == ("done", 4, 480)
+
+
+def test_a_job_that_fails_in_its_action_leaves_the_action_and_goes_to_a_worker(
+    campaign, player, sends, monkeypatch, django_capture_on_commit_callbacks
+):
+    wounded(campaign, player, "Aldo", every=240)
+    advance = clock_services._advance_batch
+
+    def fails_in_the_action(job_id: int, *, savepoint: bool = True) -> bool:
+        if not savepoint:
+            advance(job_id, savepoint=False)  # a batch written, then a failure
+            raise RuntimeError("boom")
+        return advance(job_id, savepoint=savepoint)
+
+    monkeypatch.setattr(clock_services, "_advance_batch", fails_in_the_action)
+    with django_capture_on_commit_callbacks(execute=True):
+        _rest(campaign, "Aldo")
+        # the failed batch is undone with its savepoint; the action's rows stay
+        [job] = ClockJob.objects.filter(campaign=campaign, kind=ClockJobKind.ACTION)
+        assert (job.state, job.done) == ("queued", 0)
+        assert Resolution.objects.filter(campaign=campaign, action="long_rest").exists()
+    assert sends == [job.pk]
+    job.refresh_from_db()
+    assert (job.state, job.done, clock_of(campaign)) == ("done", 2, 480)
+    assert_whole(campaign)
