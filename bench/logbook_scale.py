@@ -59,7 +59,8 @@ from campaigns.models import Campaign, Membership  # noqa: E402
 from campaigns.services import campaign_create  # noqa: E402
 from characters.models import Character  # noqa: E402
 from rules.log.models import Resolution  # noqa: E402
-from rules.logbook.export import MAX_ROWS, campaign_import_file  # noqa: E402
+from rules.logbook.export import MAX_ROWS  # noqa: E402
+from rules.logbook.importing import campaign_import_file  # noqa: E402
 from rules.logbook.replay import replay_campaign  # noqa: E402
 from rules.play.editing import character_rename  # noqa: E402
 from rules.play.services import character_create  # noqa: E402

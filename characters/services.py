@@ -59,7 +59,7 @@ def character_insert(
     yet (version 0): the play writes its sheet with its first resolution. The caller
     holds the campaign's lock.
 
-    An import (``rules.logbook.export.campaign_import``) gives the character as it was
+    An import (``rules.logbook.importing.campaign_import``) gives the character as it was
     exported instead: its sheet (checked by the ruleset), version, pending choice, and
     whether it was retired (now, as far as this campaign knows)."""
     character = Character(

@@ -316,7 +316,7 @@ def field_labels(fields: Iterable[Any]) -> dict[str, str]:
 
 
 def plain_import_problem(message: str) -> str:
-    """Why a campaign file was refused (rules.logbook.export.campaign_import's messages, which
+    """Why a campaign file was refused (rules.logbook.importing.campaign_import's messages, which
     the API keeps), as the import page says it (issue 29)."""
     return _import_problem(str(message).strip()) + " " + _("Nothing was imported.")
 

@@ -1,5 +1,6 @@
 """API of the logbook: the campaign's whole log (filters, pages), its export (JSON, CSV)
-and import (rules.logbook.export), and the session recap (rules.logbook.recap)."""
+and import (rules.logbook.export, rules.logbook.importing), and the session recap
+(rules.logbook.recap)."""
 
 from __future__ import annotations
 
@@ -37,9 +38,9 @@ from rules.logbook.export import (
     VERSION,
     campaign_export,
     campaign_export_chunks,
-    campaign_import,
     log_csv,
 )
+from rules.logbook.importing import campaign_import
 from rules.logbook.recap import (
     campaign_recap,
     recap_file_name,
@@ -137,7 +138,7 @@ class CampaignExportSerializer(serializers.Serializer):
 
 # -- an export as the import takes it (issue 36: typed, the current version) ---------------
 # What exports of version 1 made before a field existed lack is optional (the import's
-# defaults, rules.logbook.export); every bound the import checks is said.
+# defaults, rules.logbook.importing); every bound the import checks is said.
 class ImportedCampaignSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=120)
     ruleset = serializers.ChoiceField(choices=ruleset_keys())
@@ -231,7 +232,7 @@ class ImportedExportSerializer(serializers.Serializer):
 class ExportField(serializers.DictField):
     """The import's ``export``: drawn as :class:`ImportedExportSerializer` (a generated
     client gets the class), read as the JSON object it is; the import checks it whole
-    (rules.logbook.export: a bad one is a 400 in plain words, nothing imported)."""
+    (rules.logbook.importing: a bad one is a 400 in plain words, nothing imported)."""
 
 
 class StreamedJson(StreamingHttpResponse):

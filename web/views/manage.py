@@ -35,7 +35,7 @@ from core.errors import ResolutionConflict
 from core.said import said
 from rules.engine.calendar import PRESETS, CalendarError
 from rules.engine.registry import get_ruleset
-from rules.logbook.export import campaign_import, export_players
+from rules.logbook.importing import campaign_import, export_players
 from web.plain import (
     PLAIN,
     error_said,

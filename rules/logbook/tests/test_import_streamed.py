@@ -15,14 +15,9 @@ from django.core.exceptions import ValidationError
 from campaigns.models import Campaign
 from characters.models import Character
 from rules.log.models import CampaignTable, Resolution, ScheduledEffect
-from rules.logbook import export as export_module
-from rules.logbook.export import (
-    CHUNK,
-    campaign_export,
-    campaign_export_chunks,
-    campaign_import,
-    campaign_import_file,
-)
+from rules.logbook import importing as importing_module
+from rules.logbook.export import CHUNK, campaign_export, campaign_export_chunks
+from rules.logbook.importing import campaign_import, campaign_import_file
 from rules.logbook.reading import IdMap
 from rules.logbook.tests.test_log_export import lived_in  # noqa: F401  # the fixture
 
@@ -147,7 +142,7 @@ BAD = [
 def test_a_bad_file_is_refused_with_the_words_of_the_parsed_one(
     export, words, outsider, monkeypatch
 ):
-    monkeypatch.setattr(export_module, "MAX_ROWS", 3)
+    monkeypatch.setattr(importing_module, "MAX_ROWS", 3)
     before = Campaign.objects.count()
     with pytest.raises(ValidationError) as whole:
         campaign_import(user=outsider, data=export)
