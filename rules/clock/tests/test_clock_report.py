@@ -8,13 +8,15 @@ from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from campaigns.models import Campaign, Membership
 from characters.models import Character
 from rules.clock.live import clock_live_set, clock_live_tick
 from rules.clock.models import ClockJob, ClockReport
-from rules.clock.report import notable_marks
+from rules.clock.report import ReportBuilder, notable_marks, report_add_batch
 from rules.clock.services import clock_advance_run
 from rules.clock.tests.clock_helpers import effect_resolutions, run_job, wounded
 from rules.log.models import Resolution
@@ -159,6 +161,70 @@ def test_a_report_spans_batches_and_resumes(campaign, referee, player, settings)
     (entry,) = job.report.characters
     assert [e["clock"] for e in entry["events"]] == [30, 60, 90, 120]
     assert all(isinstance(e["resolution"], int) for e in entry["events"])
+
+
+def test_a_batch_merges_into_the_stored_report_as_merged_into_says(campaign):
+    # given a stored report of Aldo then Bea, and a batch with Bea's and Cid's events
+    stored = [
+        {"id": 1, "name": "Aldo", "state_before": "ok", "state_after": "ok", "events": [{"x": 1}]},
+        {"id": 2, "name": "Bea", "state_before": "ok", "state_after": "hurt", "events": [{"x": 2}]},
+    ]
+    report = ClockReport.objects.create(
+        campaign=campaign, clock_from=10, clock_to=20, characters=stored
+    )
+    batch = ReportBuilder()
+    resolution = Resolution(pk=7)
+    for character_id, name, clock in ((2, "Bea V.", 30), (3, "Cid", 40), (2, "Bea V.", 50)):
+        batch.add(
+            character_id=character_id,
+            name=name,
+            state_before="hurt",
+            state_after="dying",
+            clock=clock,
+            resolution=resolution,
+            summary=f"at {clock}",
+            notable=[],
+            hidden=False,
+        )
+    expected = batch.merged_into(stored)
+
+    # when the batch is added (a catch-up: the span is the events' minutes and the old)
+    report_add_batch(report, batch, catch_up=True, clock=99, now=timezone.now())
+
+    # then the stored list is what ReportBuilder.merged_into makes of it, in its order
+    report.refresh_from_db()
+    assert report.characters == expected
+    assert [entry["id"] for entry in report.characters] == [1, 2, 3]
+    assert [e["clock"] for e in report.characters[1]["events"][1:]] == [30, 50]
+    assert (report.clock_from, report.clock_to) == (10, 50)
+
+
+@pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="the database merges the report on PostgreSQL"
+)
+def test_a_long_advance_does_not_read_its_report_back_at_each_batch(
+    campaign, referee, player, settings
+):
+    # given an advance of four batches (issue 39: reading the growing report at each
+    # batch made the catch-up quadratic)
+    settings.SAWBONES_CLOCK_BATCH_SIZE = 1
+    wounded(campaign, player, "Aldo", every=30)
+
+    # when it runs
+    with CaptureQueriesContext(connection) as queries:
+        job = run_job(campaign, 120)
+
+    # then no batch selected the stored list, and the report has every event
+    table = ClockReport._meta.db_table
+    reads = [
+        q["sql"]
+        for q in queries.captured_queries
+        if q["sql"].startswith("SELECT") and f'"{table}"."characters"' in q["sql"]
+    ]
+    assert reads == []
+    assert job.report is not None
+    (entry,) = job.report.characters
+    assert [e["clock"] for e in entry["events"]] == [30, 60, 90, 120]
 
 
 def test_live_ticks_of_one_real_hour_share_one_report(campaign, referee, player):
