@@ -16,17 +16,15 @@ until the referee reveals the entry.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
-from django.db import connection
 from django.utils.translation import gettext_lazy
-from psycopg.types.json import Jsonb
 
 from core.said import said_stored
-from rules.clock.models import ClockReport
-from rules.log.sql_writes import use_copy
+from rules.clock.models import ClockReport, ClockReportPart
 
 # The kinds of notable event, most notable first, and how a page says each.
 NOTABLE: dict[str, Any] = {
@@ -150,119 +148,93 @@ class ReportBuilder:
     def merged_into(self, stored: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
         """The stored report's characters with this batch's events added (ids filled in:
         call once the batch's resolutions are written)."""
-        self.with_ids()
-        merged = [dict(entry) for entry in stored]
-        by_id = {entry["id"]: entry for entry in merged}
-        for character_id, entry in self.entries.items():
-            known = by_id.get(character_id)
-            if known is None:
-                merged.append(entry)
-                by_id[character_id] = entry
-                continue
-            known["events"] = [*known["events"], *entry["events"]]
-            known["state_after"] = entry["state_after"]
-            known["name"] = entry["name"]
-        return merged
+        return merged(stored, self.with_ids())
+
+
+def merged(
+    stored: Iterable[Mapping[str, Any]], entries: Iterable[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """A report's characters with later ``entries`` (the same shape) added: a known
+    character's events appended, its state after and name the later ones; a new one last."""
+    result = [dict(entry) for entry in stored]
+    by_id = {entry["id"]: entry for entry in result}
+    for entry in entries:
+        known = by_id.get(entry["id"])
+        if known is None:
+            added = dict(entry)
+            result.append(added)
+            by_id[entry["id"]] = added
+            continue
+        known["events"] = [*known["events"], *entry["events"]]
+        known["state_after"] = entry["state_after"]
+        known["name"] = entry["name"]
+    return result
 
 
 def report_add_batch(
-    report: ClockReport, batch: ReportBuilder, *, catch_up: bool, clock: int, now: Any
+    report: ClockReport,
+    batch: ReportBuilder,
+    *,
+    catch_up: bool,
+    clock: int,
+    now: datetime,
+    final: bool,
 ) -> None:
-    """Add a batch's events to the stored report (a ``ClockReport``), and the span of the
-    clock it covers: a catch-up's report spans the minutes of the effects it applied (it
-    moves no clock, issue 34), any other job's reaches ``clock``. Call once the batch's
-    resolutions are written.
-
-    On PostgreSQL the database merges the events into the stored list itself: a long
-    advance's report grows with every batch, and reading it into Python and sending it
-    back whole at each batch cost more than the batch's own rows (docs/clock.md,
-    "Benchmark"). Load the report without ``characters`` (``defer``) there.
+    """Add a batch's events to the job's report (a part of it: :class:`ClockReportPart`),
+    and the span of the clock it covers: a catch-up's report spans the minutes of the
+    effects it applied (it moves no clock, issue 34), any other job's reaches ``clock``.
+    ``final``: the job stops after this batch, its parts are merged into the report.
+    Call once the batch's resolutions are written; ``report`` may be loaded without
+    ``characters`` (``defer``): it is read only to merge the parts.
     """
-    if not use_copy():
-        span = batch.span()
-        if not catch_up:
-            report.clock_to = max(report.clock_to, clock)
-        elif span is not None:
-            first, last = span
-            if report.characters:  # an earlier batch's events
-                first = min(first, report.clock_from)
-                last = max(last, report.clock_to)
-            report.clock_from, report.clock_to = first, last
-        if batch.entries:
-            report.characters = batch.merged_into(report.characters)
-            report.updated_at = now
-        report.save(update_fields=["clock_from", "clock_to", "characters", "updated_at"])
-        return
     span = batch.span()
-    table = connection.ops.quote_name(report._meta.db_table)
-    params: dict[str, Any] = {
-        "id": report.pk,
-        "catch_up": catch_up,
-        "first": span[0] if span is not None else None,
-        "last": span[1] if span is not None else None,
-        "clock": clock,
-        "new": Jsonb(batch.with_ids()),
-        "now": now,
-    }
-    # The same merge as ReportBuilder.merged_into: each stored entry in its order, with
-    # the batch's events of its character appended (its state after and name the
-    # batch's), then the batch's new characters in the order of their first event.
-    merged = """
-        WITH o AS (
-            SELECT value AS entry, ordinality AS ord
-            FROM {table}, jsonb_array_elements(characters) WITH ORDINALITY
-            WHERE id = %(id)s
-        ), n AS (
-            SELECT value AS entry, ordinality AS ord
-            FROM jsonb_array_elements(%(new)s::jsonb) WITH ORDINALITY
-        ), merged AS (
-            SELECT coalesce(jsonb_agg(m.entry ORDER BY m.k, m.ord), '[]'::jsonb) AS characters
-            FROM (
-                SELECT CASE WHEN n.entry IS NULL THEN o.entry ELSE o.entry || jsonb_build_object(
-                    'events', (o.entry -> 'events') || (n.entry -> 'events'),
-                    'state_after', n.entry -> 'state_after',
-                    'name', n.entry -> 'name'
-                ) END AS entry, 0 AS k, o.ord
-                FROM o LEFT JOIN n ON n.entry -> 'id' = o.entry -> 'id'
-                UNION ALL
-                SELECT n.entry, 1, n.ord FROM n
-                WHERE NOT EXISTS (SELECT 1 FROM o WHERE o.entry -> 'id' = n.entry -> 'id')
-            ) m
-        )
-    """
-    # Every right-hand side reads the row as it was: "earlier events" is the stored list.
-    earlier = "jsonb_array_length(r.characters) > 0"
-    spans = f"""
-        clock_from = CASE
-            WHEN NOT %(catch_up)s OR %(first)s::bigint IS NULL THEN r.clock_from
-            WHEN {earlier} THEN least(r.clock_from, %(first)s::bigint)
-            ELSE %(first)s::bigint END,
-        clock_to = CASE
-            WHEN NOT %(catch_up)s THEN greatest(r.clock_to, %(clock)s::bigint)
-            WHEN %(last)s::bigint IS NULL THEN r.clock_to
-            WHEN {earlier} THEN greatest(r.clock_to, %(last)s::bigint)
-            ELSE %(last)s::bigint END
-    """
+    if not catch_up:
+        report.clock_to = max(report.clock_to, clock)
+    elif span is not None:
+        first, last = span
+        if _has_events(report):  # an earlier batch's
+            first, last = min(first, report.clock_from), max(last, report.clock_to)
+        report.clock_from, report.clock_to = first, last
     if batch.entries:
-        sql = f"""{merged.format(table=table)}
-            UPDATE {table} AS r SET {spans},
-                characters = merged.characters, updated_at = %(now)s
-            FROM merged WHERE r.id = %(id)s
-            RETURNING r.clock_from, r.clock_to, r.updated_at"""  # noqa: S608 (names only)
-    else:
-        sql = f"""UPDATE {table} AS r SET {spans} WHERE r.id = %(id)s
-            RETURNING r.clock_from, r.clock_to, r.updated_at"""  # noqa: S608 (names only)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        row = cursor.fetchone()
-    assert row is not None, "the job's report is gone"
-    report.clock_from, report.clock_to, report.updated_at = row
-    # The stored list changed: a later read loads it again (as a deferred field would).
-    report.__dict__.pop("characters", None)
+        ClockReportPart.objects.create(report=report, characters=batch.with_ids())
+        report.updated_at = now
+    report.save(update_fields=["clock_from", "clock_to", "updated_at"])
+    if final:
+        _merge_parts(report)
+
+
+def _has_events(report: ClockReport) -> bool:
+    return (
+        ClockReportPart.objects.filter(report=report).exists()
+        or ClockReport.objects.filter(pk=report.pk).exclude(characters=[]).exists()
+    )
+
+
+def _merge_parts(report: ClockReport) -> None:
+    """The report's parts merged into its ``characters``, in order, and deleted."""
+    parts = list(ClockReportPart.objects.filter(report=report).order_by("id"))
+    if not parts:
+        return
+    report.refresh_from_db(fields=["characters"])
+    characters = report.characters
+    for part in parts:
+        characters = merged(characters, part.characters)
+    report.characters = characters
+    report.save(update_fields=["characters"])
+    ClockReportPart.objects.filter(pk__in=[part.pk for part in parts]).delete()
+
+
+def report_characters(report: ClockReport) -> list[dict[str, Any]]:
+    """The report's characters, with the events of a running (or failed) job's batches
+    not merged into them yet."""
+    characters: list[dict[str, Any]] = report.characters
+    for part in ClockReportPart.objects.filter(report=report).order_by("id"):
+        characters = merged(characters, part.characters)
+    return characters
 
 
 def report_for_viewer(
-    characters: list[Mapping[str, Any]],
+    characters: Sequence[Mapping[str, Any]],
     *,
     own: set[int] | None,
     revealed: set[int],

@@ -69,7 +69,6 @@ from rules.clock.text import duration_words
 from rules.engine.words import text_said
 from rules.log.events import publish_resolutions
 from rules.log.models import EffectState, ScheduledEffect
-from rules.log.sql_writes import use_copy
 
 logger = logging.getLogger(__name__)
 
@@ -444,6 +443,7 @@ def _report_batch(
         catch_up=job.kind == ClockJobKind.CATCH_UP,
         clock=campaign.clock,
         now=now,
+        final=job.state != ClockJobState.RUNNING,
     )
 
 
@@ -452,9 +452,8 @@ def _job_report(job: ClockJob, campaign: Campaign, now: datetime) -> ClockReport
     the hour's report a live tick was given (``rules.clock.live``)."""
     report = None
     if job.report_id is not None:
-        # Its events stay in the database (rules.clock.report.report_add_batch).
-        reports = ClockReport.objects.filter(pk=job.report_id)
-        report = (reports.defer("characters") if use_copy() else reports).first()
+        # Not its events: a batch adds its own as a part (rules.clock.report).
+        report = ClockReport.objects.filter(pk=job.report_id).defer("characters").first()
     start = job.clock_start if job.clock_start is not None else campaign.clock
     if report is None:
         report = ClockReport.objects.create(
