@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules.clock.models import ClockJob, ClockReport
+from rules.clock.report import report_characters
 from rules.clock.selectors import clock_report_view
 from rules.log.models import Resolution
 from rules.log.selectors import resolution_view
@@ -23,5 +24,7 @@ def public_resolution(resolution: Resolution, *, ruleset_key: str) -> dict[str, 
 def public_report(report: ClockReport | None, *, job: ClockJob | None = None) -> dict[str, Any]:
     """An advance report as the whole table may read it: every character, each as its
     player reads it (the hidden events left out until revealed)."""
-    everyone = {int(entry["id"]) for entry in report.characters} if report is not None else set()
+    everyone = (
+        {int(entry["id"]) for entry in report_characters(report)} if report is not None else set()
+    )
     return clock_report_view(report, own=everyone, job=job)

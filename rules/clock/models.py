@@ -72,6 +72,25 @@ class ClockReport(models.Model):
         return f"clock report {self.pk} of {self.campaign}: {self.clock_from}-{self.clock_to}"
 
 
+class ClockReportPart(models.Model):
+    """One batch's events, not merged into its report's ``characters`` yet (same shape).
+
+    A running job's batches each add one; the job merges them into the report once,
+    when it stops (done, waiting): rewriting a long advance's report at every batch grew
+    with the square of its events (issue 39). Readers merge those left
+    (``rules.clock.report.report_characters``).
+    """
+
+    report = models.ForeignKey(ClockReport, on_delete=models.CASCADE, related_name="parts")
+    characters = models.JSONField(default=list)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"part {self.pk} of clock report {self.report_id}"
+
+
 class ClockJob(models.Model):
     """One advance of a campaign's clock, run by a Celery task (docs/clock.md).
 

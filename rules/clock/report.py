@@ -16,13 +16,15 @@ until the referee reveals the entry.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from django.utils.translation import gettext_lazy
 
 from core.said import said_stored
+from rules.clock.models import ClockReport, ClockReportPart
 
 # The kinds of notable event, most notable first, and how a page says each.
 NOTABLE: dict[str, Any] = {
@@ -136,27 +138,103 @@ class ReportBuilder:
         minutes = [event["clock"] for entry in self.entries.values() for event in entry["events"]]
         return (min(minutes), max(minutes)) if minutes else None
 
+    def with_ids(self) -> list[dict[str, Any]]:
+        """This batch's entries, each event's resolution id filled in (call once the
+        batch's resolutions are written)."""
+        for event, resolution in self._pending:
+            event["resolution"] = resolution.pk
+        return list(self.entries.values())
+
     def merged_into(self, stored: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
         """The stored report's characters with this batch's events added (ids filled in:
         call once the batch's resolutions are written)."""
-        for event, resolution in self._pending:
-            event["resolution"] = resolution.pk
-        merged = [dict(entry) for entry in stored]
-        by_id = {entry["id"]: entry for entry in merged}
-        for character_id, entry in self.entries.items():
-            known = by_id.get(character_id)
-            if known is None:
-                merged.append(entry)
-                by_id[character_id] = entry
-                continue
-            known["events"] = [*known["events"], *entry["events"]]
-            known["state_after"] = entry["state_after"]
-            known["name"] = entry["name"]
-        return merged
+        return merged(stored, self.with_ids())
+
+
+def merged(
+    stored: Iterable[Mapping[str, Any]], entries: Iterable[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """A report's characters with later ``entries`` (the same shape) added: a known
+    character's events appended, its state after and name the later ones; a new one last."""
+    result = [dict(entry) for entry in stored]
+    by_id = {entry["id"]: entry for entry in result}
+    for entry in entries:
+        known = by_id.get(entry["id"])
+        if known is None:
+            added = dict(entry)
+            result.append(added)
+            by_id[entry["id"]] = added
+            continue
+        known["events"] = [*known["events"], *entry["events"]]
+        known["state_after"] = entry["state_after"]
+        known["name"] = entry["name"]
+    return result
+
+
+def report_add_batch(
+    report: ClockReport,
+    batch: ReportBuilder,
+    *,
+    catch_up: bool,
+    clock: int,
+    now: datetime,
+    final: bool,
+) -> None:
+    """Add a batch's events to the job's report (a part of it: :class:`ClockReportPart`),
+    and the span of the clock it covers: a catch-up's report spans the minutes of the
+    effects it applied (it moves no clock, issue 34), any other job's reaches ``clock``.
+    ``final``: the job stops after this batch, its parts are merged into the report.
+    Call once the batch's resolutions are written; ``report`` may be loaded without
+    ``characters`` (``defer``): it is read only to merge the parts.
+    """
+    span = batch.span()
+    if not catch_up:
+        report.clock_to = max(report.clock_to, clock)
+    elif span is not None:
+        first, last = span
+        if _has_events(report):  # an earlier batch's
+            first, last = min(first, report.clock_from), max(last, report.clock_to)
+        report.clock_from, report.clock_to = first, last
+    if batch.entries:
+        ClockReportPart.objects.create(report=report, characters=batch.with_ids())
+        report.updated_at = now
+    report.save(update_fields=["clock_from", "clock_to", "updated_at"])
+    if final:
+        _merge_parts(report)
+
+
+def _has_events(report: ClockReport) -> bool:
+    return (
+        ClockReportPart.objects.filter(report=report).exists()
+        or ClockReport.objects.filter(pk=report.pk).exclude(characters=[]).exists()
+    )
+
+
+def _merge_parts(report: ClockReport) -> None:
+    """The report's parts merged into its ``characters``, in order, and deleted."""
+    parts = list(ClockReportPart.objects.filter(report=report).order_by("id"))
+    if not parts:
+        return
+    report.refresh_from_db(fields=["characters"])
+    characters = report.characters
+    for part in parts:
+        characters = merged(characters, part.characters)
+    report.characters = characters
+    report.save(update_fields=["characters"])
+    ClockReportPart.objects.filter(pk__in=[part.pk for part in parts]).delete()
+
+
+def report_characters(report: ClockReport) -> list[dict[str, Any]]:
+    """The report's characters, with the events of a running (or failed) job's batches
+    not merged into them yet."""
+    characters: list[dict[str, Any]] = report.characters
+    for part in ClockReportPart.objects.filter(report=report).order_by("id"):
+        characters = merged(characters, part.characters)
+    return characters
 
 
 def report_for_viewer(
-    characters: list[Mapping[str, Any]],
+    characters: Sequence[Mapping[str, Any]],
     *,
     own: set[int] | None,
     revealed: set[int],

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from django.conf import settings
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.http import Http404
 
 from campaigns.models import Campaign
@@ -20,8 +20,9 @@ from rules.clock.models import (
     ClockJob,
     ClockJobState,
     ClockReport,
+    ClockReportPart,
 )
-from rules.clock.report import hidden_resolutions, report_for_viewer
+from rules.clock.report import hidden_resolutions, report_characters, report_for_viewer
 from rules.clock.text import entry_summary
 from rules.log.filters import LogFilters
 from rules.log.models import Resolution
@@ -150,9 +151,10 @@ def clock_report_view(
             "to": job.clock_reached if ran and job is not None else None,
             "characters": [],
         }
+    characters = report_characters(report)
     revealed: set[int] = set()
     if own is not None:
-        hidden = hidden_resolutions(report.characters)
+        hidden = hidden_resolutions(characters)
         if hidden:
             revealed = set(
                 Resolution.objects.filter(pk__in=hidden, revealed=True).values_list("pk", flat=True)
@@ -162,7 +164,7 @@ def clock_report_view(
         "kind": report.kind,
         "from": report.clock_from,
         "to": report.clock_to,
-        "characters": report_for_viewer(report.characters, own=own, revealed=revealed),
+        "characters": report_for_viewer(characters, own=own, revealed=revealed),
     }
 
 
@@ -360,7 +362,10 @@ def reports_since(
     you last looked" panel, the e-mail digest)."""
     if not own:
         return []
-    rows = ClockReport.objects.filter(campaign=campaign).exclude(characters=[])
+    # with events: merged, or a running job's batches' (rules.clock.report)
+    rows = ClockReport.objects.filter(campaign=campaign).filter(
+        ~Q(characters=[]) | Exists(ClockReportPart.objects.filter(report=OuterRef("pk")))
+    )
     if since is not None:
         rows = rows.filter(updated_at__gt=since)
     if until is not None:

@@ -64,6 +64,7 @@ from rules.clock.models import (
     ClockJobState,
     ClockReport,
 )
+from rules.clock.report import report_add_batch
 from rules.clock.text import duration_words
 from rules.engine.words import text_said
 from rules.log.events import publish_resolutions
@@ -480,20 +481,14 @@ def _report_batch(
     report: ClockReport, job: ClockJob, batch: Batch, campaign: Campaign, now: datetime
 ) -> None:
     """Add what the batch did to the job's report, and the span of the clock it covers."""
-    if job.kind == ClockJobKind.CATCH_UP:
-        # It moves no clock: its report spans the minutes of the effects it applied,
-        # all of them due before the clock it started at (issue 34).
-        if (span := batch.report.span()) is not None:
-            first, last = span
-            if report.characters:  # an earlier batch's events
-                first, last = min(first, report.clock_from), max(last, report.clock_to)
-            report.clock_from, report.clock_to = first, last
-    else:
-        report.clock_to = max(report.clock_to, campaign.clock)
-    if batch.report.entries:
-        report.characters = batch.report.merged_into(report.characters)
-        report.updated_at = now
-    report.save(update_fields=["clock_from", "clock_to", "characters", "updated_at"])
+    report_add_batch(
+        report,
+        batch.report,
+        catch_up=job.kind == ClockJobKind.CATCH_UP,
+        clock=campaign.clock,
+        now=now,
+        final=job.state != ClockJobState.RUNNING,
+    )
 
 
 def _job_report(job: ClockJob, campaign: Campaign, now: datetime) -> ClockReport:
@@ -501,7 +496,8 @@ def _job_report(job: ClockJob, campaign: Campaign, now: datetime) -> ClockReport
     the hour's report a live tick was given (``rules.clock.live``)."""
     report = None
     if job.report_id is not None:
-        report = ClockReport.objects.filter(pk=job.report_id).first()
+        # Not its events: a batch adds its own as a part (rules.clock.report).
+        report = ClockReport.objects.filter(pk=job.report_id).defer("characters").first()
     start = job.clock_start if job.clock_start is not None else campaign.clock
     if report is None:
         report = ClockReport.objects.create(

@@ -8,13 +8,21 @@ from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from campaigns.models import Campaign, Membership
 from characters.models import Character
 from rules.clock.live import clock_live_set, clock_live_tick
-from rules.clock.models import ClockJob, ClockReport
-from rules.clock.report import notable_marks
+from rules.clock.models import ClockJob, ClockReport, ClockReportPart
+from rules.clock.report import (
+    ReportBuilder,
+    notable_marks,
+    report_add_batch,
+    report_characters,
+)
+from rules.clock.selectors import clock_report_view
 from rules.clock.services import clock_advance_run
 from rules.clock.tests.clock_helpers import effect_resolutions, run_job, wounded
 from rules.log.models import Resolution
@@ -159,6 +167,93 @@ def test_a_report_spans_batches_and_resumes(campaign, referee, player, settings)
     (entry,) = job.report.characters
     assert [e["clock"] for e in entry["events"]] == [30, 60, 90, 120]
     assert all(isinstance(e["resolution"], int) for e in entry["events"])
+
+
+def _event(clock: int) -> dict[str, object]:
+    return {"clock": clock, "resolution": clock, "summary": "", "notable": [], "hidden": False}
+
+
+def _batch(*events: tuple[int, str, int]) -> ReportBuilder:
+    batch = ReportBuilder()
+    for character_id, name, clock in events:
+        batch.add(
+            character_id=character_id,
+            name=name,
+            state_before="hurt",
+            state_after="dying",
+            clock=clock,
+            resolution=Resolution(pk=clock),
+            summary=f"at {clock}",
+            notable=[],
+            hidden=False,
+        )
+    return batch
+
+
+def test_a_running_jobs_batches_are_read_merged_and_merged_when_it_stops(campaign):
+    # given a stored report of Aldo then Bea
+    stored = [
+        {"id": 1, "name": "Aldo", "state_before": "ok", "state_after": "ok", "events": [_event(1)]},
+        {
+            "id": 2,
+            "name": "Bea",
+            "state_before": "ok",
+            "state_after": "hurt",
+            "events": [_event(2)],
+        },
+    ]
+    report = ClockReport.objects.create(
+        campaign=campaign, clock_from=10, clock_to=20, characters=stored
+    )
+    first, second = _batch((2, "Bea V.", 30), (3, "Cid", 40)), _batch((2, "Bea V.", 50))
+    expected = second.merged_into(first.merged_into(stored))
+
+    # when two batches of a catch-up add their events, the job still running
+    for batch in (first, second):
+        report_add_batch(report, batch, catch_up=True, clock=99, now=timezone.now(), final=False)
+
+    # then the stored list is untouched, and read with them as if merged, in order
+    report.refresh_from_db()
+    assert report.characters == stored
+    assert report_characters(report) == expected
+    assert [c["id"] for c in clock_report_view(report, own=None)["characters"]] == [1, 2, 3]
+    assert (report.clock_from, report.clock_to) == (10, 50)
+
+    # and when the job stops, they are merged into it
+    report_add_batch(
+        report, ReportBuilder(), catch_up=True, clock=99, now=timezone.now(), final=True
+    )
+    report.refresh_from_db()
+    assert report.characters == expected
+    assert [e["clock"] for e in report.characters[1]["events"][1:]] == [30, 50]
+    assert not ClockReportPart.objects.filter(report=report).exists()
+
+
+def test_a_long_advance_does_not_read_its_report_back_at_each_batch(
+    campaign, referee, player, settings
+):
+    # given an advance of eight batches (issue 39: reading the growing report and
+    # writing it whole at each batch made the catch-up's cost grow with its square)
+    settings.SAWBONES_CLOCK_BATCH_SIZE = 1
+    wounded(campaign, player, "Aldo", every=15)
+
+    # when it runs
+    with CaptureQueriesContext(connection) as queries:
+        job = run_job(campaign, 120)
+
+    # then the stored list was read only when the job stopped (to merge its batches,
+    # then to send the report), not at every batch, and it has every event
+    table = ClockReport._meta.db_table
+    reads = [
+        q["sql"]
+        for q in queries.captured_queries
+        if q["sql"].startswith("SELECT") and f'"{table}"."characters"' in q["sql"]
+    ]
+    assert len(reads) <= 2, reads
+    assert job.report is not None
+    (entry,) = job.report.characters
+    assert [e["clock"] for e in entry["events"]] == list(range(15, 121, 15))
+    assert not ClockReportPart.objects.exists()
 
 
 def test_live_ticks_of_one_real_hour_share_one_report(campaign, referee, player):
