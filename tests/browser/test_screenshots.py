@@ -25,7 +25,8 @@ from rules.play.services import character_create, resolution_create_action
 from tests.browser.conftest import DESKTOP, PHONE, log_in
 from web.rulesets import condition_monitor
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+# Pictures of pages, not of the database: taken once, in the default configuration (walk).
+pytestmark = [pytest.mark.browser, pytest.mark.walk, pytest.mark.django_db(transaction=True)]
 
 SHOTS = Path(settings.BASE_DIR) / "docs" / "screenshots"
 

@@ -184,7 +184,10 @@ def _walk_character(client: Client, character: Character, who: str) -> None:
     assert_plain(client.get(reverse("character-live", args=[character.pk])), f"{who} live sheet")
 
 
+# Reads every demo page's words, which no database changes: once, in the default
+# configuration (walk), as the browser walks are.
 @pytest.mark.slow
+@pytest.mark.walk
 def test_no_page_of_the_demo_shows_a_ruling_id_or_schema_wording(demo):
     for who, client in demo.items():
         for url in (reverse("home"), reverse("campaign-new"), reverse("account")):
