@@ -307,11 +307,13 @@ CELERY_TASK_QUEUES = task_queues()
 CELERY_TASK_ROUTES = task_routes()
 # Live campaigns move with real time (docs/clock.md); the tick also re-enqueues clock
 # jobs whose task was lost.
+SAWBONES_LIVE_TICK_SECONDS = float(os.environ.get("SAWBONES_LIVE_TICK_SECONDS", "60"))
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "tick-live-campaigns": {
         "task": "rules.tasks.tick_live_campaigns",
-        "schedule": 60.0,
-        "options": {"expires": 50},  # a missed tick is caught up by the next one
+        "schedule": SAWBONES_LIVE_TICK_SECONDS,
+        # a missed tick is caught up by the next one
+        "options": {"expires": SAWBONES_LIVE_TICK_SECONDS * 5 / 6},
     },
     # Clock jobs whose heartbeat is stale (their worker died, their message was lost)
     # are sent again (docs/clock.md, docs/operations.md); also the workers' sign of life.
@@ -365,6 +367,10 @@ SAWBONES_CLOCK_BATCH_SIZE = int(os.environ.get("SAWBONES_CLOCK_BATCH_SIZE", "500
 # A queued or running clock job whose heartbeat is older than this many seconds has lost
 # its task: the watchdog sends it again (rules.clock.watchdog.clock_watchdog).
 SAWBONES_CLOCK_STALE_SECONDS = float(os.environ.get("SAWBONES_CLOCK_STALE_SECONDS", "30"))
+# /health/worker/ says "silent" when no worker ran beat's watchdog for this long.
+SAWBONES_WORKER_SILENT_AFTER_SECONDS = float(
+    os.environ.get("SAWBONES_WORKER_SILENT_AFTER_SECONDS", "120")
+)
 
 # The live pages' event streams (web/streams.py, docs/performance.md): how often a
 # process reads the watched stamps, the comment a quiet stream sends to show it is alive,

@@ -8,6 +8,8 @@ touches the database).
 from __future__ import annotations
 
 import os
+import time
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -18,6 +20,7 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 from playwright.sync_api import (  # noqa: E402
     Browser,
     Page,
+    Request,
     ViewportSize,
     expect,
     sync_playwright,
@@ -41,6 +44,48 @@ CHROMIUM_ARGS = [
 ]
 DESKTOP: ViewportSize = {"width": 1280, "height": 900}
 PHONE: ViewportSize = {"width": 390, "height": 844}
+
+
+class Traffic:
+    """A page's requests in flight (its live stream left out: it stays open)."""
+
+    def __init__(self, page: Page) -> None:
+        self.out: set[Request] = set()
+        self.sent = 0
+        page.on("request", self._sent)
+        page.on("requestfinished", self._ended)
+        page.on("requestfailed", self._ended)
+
+    def _sent(self, request: Request) -> None:
+        if request.resource_type != "eventsource":
+            self.out.add(request)
+            self.sent += 1
+
+    def _ended(self, request: Request) -> None:
+        self.out.discard(request)
+
+
+TRAFFIC: weakref.WeakKeyDictionary[Page, Traffic] = weakref.WeakKeyDictionary()
+QUIET_MS = 60
+
+
+def settle(page: Page, timeout_s: float = PAGE_TIMEOUT_MS / 1000) -> None:
+    """Wait until the page has sent nothing and had nothing in flight for QUIET_MS.
+
+    Playwright's "networkidle" asks for 500 ms of quiet, which the page walks paid on
+    every page (a minute a walk, issue 39's suite): the htmx requests a page sends on
+    its own (its load, an opened form's odds) start within a few milliseconds of what
+    caused them, so a short quiet is enough. Playwright delivers the page's events to
+    TRAFFIC while it waits."""
+    traffic = TRAFFIC[page]
+    deadline = time.monotonic() + timeout_s
+    while True:
+        sent = traffic.sent
+        page.wait_for_timeout(QUIET_MS)
+        if not traffic.out and traffic.sent == sent:
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{page.url}: still loading {sorted(r.url for r in traffic.out)}")
 
 
 @pytest.fixture(scope="session")
@@ -82,6 +127,7 @@ def new_page(
         contexts.append(context)
         page = context.new_page()
         page.set_default_timeout(PAGE_TIMEOUT_MS)
+        TRAFFIC[page] = Traffic(page)
         return page
 
     yield make

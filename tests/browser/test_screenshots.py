@@ -22,7 +22,7 @@ from rules.clock.services import clock_advance_run, clock_advance_start
 from rules.engine.dice import SystemGenerator
 from rules.log import context as rules_dice
 from rules.play.services import character_create, resolution_create_action
-from tests.browser.conftest import DESKTOP, PHONE, log_in
+from tests.browser.conftest import DESKTOP, PHONE, log_in, settle
 from web.rulesets import condition_monitor
 
 # Pictures of pages, not of the database: taken once, in the default configuration (walk).
@@ -145,7 +145,7 @@ def take(referee: Any, character: Character, actions: list[tuple[str, dict[str, 
 def shoot(page: Page, path: str, name: str) -> None:
     response = page.goto(path)
     assert response is not None and response.status == 200, path
-    page.wait_for_load_state("networkidle")
+    settle(page)
     width = page.viewport_size["width"] if page.viewport_size else 0
     assert page.evaluate("document.documentElement.scrollWidth") <= width, name
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
