@@ -2,11 +2,11 @@
 flooded campaigns' actions move their clocks (each is a clock job; the campaign option's
 default) or not.
 
-20 campaigns whose webhooks point at a port where nothing listens get 750 events
-(players' actions through the web app; 37 per URL: every dead URL has a backlog and every
+20 campaigns whose webhooks point at a port where nothing listens get 400 events
+(players' actions through the web app; 20 per URL: every dead URL has a backlog and every
 flooded campaign a clock turn waiting at both checks, which is what the limits are about:
-they count per URL and per campaign, not per event; 1,500 cost twice the time to check
-the same), on the production settings and compose's
+they count per URL and per campaign, not per event; 750 or 1,500 cost twice or four
+times the time to check the same), on the production settings and compose's
 layout of workers: one per queue (clock with 2 processes; webhooks with 2;
 housekeeping), and beat. Checked while it lasts, mid-flood and once the last action is
 answered, a 60-minute advance of a quiet campaign (5 characters, 10 effects due) and an
@@ -44,7 +44,7 @@ from tests.drills.stack import App, Receiver, free_port, wait_for, wait_while_mo
 pytestmark = pytest.mark.drill
 
 CAMPAIGNS = 20
-EVENTS = 750
+EVENTS = 400
 URLS = CAMPAIGNS + 1  # and the quiet campaign's
 SLACK = 5  # tasks beyond one per URL: a worker's hand-over racing an event's send
 CLOCK_PROCESSES = 2  # the clock worker's, as compose runs it (App.start_queue_workers)
@@ -159,7 +159,7 @@ def test_a_flood_to_dead_urls_holds_back_no_other_campaign_and_loses_nothing(dri
     sampler.start()
     revived: Receiver | None = None
     try:
-        # when 20 campaigns get 750 events for URLs where nothing listens
+        # when 20 campaigns get 400 events for URLs where nothing listens
         characters = [c["character"] for c in world["flooded"]]
         answered = [0]
         flood_started = time.monotonic()
