@@ -15,9 +15,11 @@ PYTEST_WORKERS ?= 4
 # the rules engine's tests (marker pure) touch no database nor broker, so they run in the
 # default configuration only; of the browser tests, the page walks (marker walk: reading
 # every page) run in the default configuration, the stories (acting through the pages)
-# against PostgreSQL and Redis.
-ONCE_IN_POSTGRES := -m "not pure and not walk"
-ONCE_IN_DEFAULT := -m "not drill and (walk or not browser)"
+# against PostgreSQL and Redis; the tests whose answer no configuration changes (marker
+# once: the code, the docs, the schema, the catalogues, the embedded mode's own SQLite)
+# run in the default configuration.
+ONCE_IN_POSTGRES := -m "not pure and not walk and not once"
+ONCE_IN_DEFAULT := -m "not drill and (walk or once or not browser)"
 PYTEST_ONCE := $(if $(findstring postgres,$(DATABASE_URL)),$(ONCE_IN_POSTGRES),$(ONCE_IN_DEFAULT))
 
 .PHONY: run test lint browser messages clean

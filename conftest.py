@@ -77,7 +77,7 @@ def pytest_itemcollected(item: pytest.Item) -> None:
     if ENGINE_TESTS in item.path.parents:
         item.add_marker(pytest.mark.pure)
     drill = item.get_closest_marker("drill") is not None
-    for once_in_default in ("pure", "walk"):  # a drill runs in the PostgreSQL one only
+    for once_in_default in ("pure", "walk", "once"):  # a drill runs in the PostgreSQL one only
         if drill and item.get_closest_marker(once_in_default) is not None:
             raise pytest.UsageError(f"{item.nodeid}: a drill cannot be {once_in_default}")
 

@@ -12,6 +12,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.once  # reads the code
+
 ROOT = Path(__file__).resolve().parent.parent
 MODULE_LIMIT = 600
 FUNCTION_LIMIT = 80

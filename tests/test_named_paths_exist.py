@@ -19,6 +19,7 @@ import tokenize
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from django.apps import apps
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -120,6 +121,7 @@ def _missing(where: Path, line: int, text: str) -> Iterator[str]:
             yield f"{place}: {match.group(1)}"
 
 
+@pytest.mark.once
 def test_every_named_module_object_and_file_exists():
     missing: list[str] = []
     for path in _python_files():

@@ -93,6 +93,7 @@ HTML_TEMPLATES = sorted(TEMPLATES.rglob("*.html"))
 TEXT_TEMPLATES = sorted(TEMPLATES.rglob("*.txt"))
 
 
+@pytest.mark.once  # reads the templates, the code or the catalogues
 def test_the_checker_finds_text_and_leaves_marked_text():
     assert unmarked_text("<p>Hello {{ name }}</p>") == ["Hello"]
     assert unmarked_text('<a title="Your account">{{ name }}</a>') == ["Your account"]
@@ -108,6 +109,7 @@ def test_the_checker_finds_text_and_leaves_marked_text():
 @pytest.mark.parametrize(
     "path", HTML_TEMPLATES + TEXT_TEMPLATES, ids=lambda p: str(p.relative_to(TEMPLATES))
 )
+@pytest.mark.once  # reads the templates, the code or the catalogues
 def test_every_text_of_a_template_is_marked_for_translation(path):
     assert unmarked_text(path.read_text()) == []
 
@@ -159,6 +161,7 @@ def unmarked_python(source: str) -> list[int]:
     return sorted(found)
 
 
+@pytest.mark.once  # reads the templates, the code or the catalogues
 def test_the_python_checker_finds_unmarked_words_and_leaves_marked_ones():
     assert unmarked_python('messages.success(request, "Saved.")') == [1]
     assert unmarked_python('messages.error(request, f"{name} left.")') == [1]
@@ -176,6 +179,7 @@ def test_the_python_checker_finds_unmarked_words_and_leaves_marked_ones():
 WEB_MODULES = sorted(p for p in WEB.rglob("*.py") if "tests" not in p.parts)
 
 
+@pytest.mark.once  # reads the templates, the code or the catalogues
 @pytest.mark.parametrize("path", WEB_MODULES, ids=lambda p: str(p.relative_to(WEB)))
 def test_the_pages_notices_and_form_words_are_marked_for_translation(path):
     assert unmarked_python(path.read_text()) == []
@@ -192,6 +196,7 @@ def _catalogue(code: str) -> polib.POFile:
     return polib.pofile(str(LOCALE / code / "LC_MESSAGES" / "django.po"))
 
 
+@pytest.mark.once  # reads the templates, the code or the catalogues
 @pytest.mark.parametrize("code", TRANSLATED)
 def test_the_catalogue_is_complete(code):
     catalogue = _catalogue(code)
@@ -200,6 +205,7 @@ def test_the_catalogue_is_complete(code):
     assert [e.msgid for e in catalogue.obsolete_entries()] == []
 
 
+@pytest.mark.once  # reads the templates, the code or the catalogues
 @pytest.mark.parametrize("code", TRANSLATED)
 def test_every_translation_keeps_the_placeholders(code):
     for entry in _catalogue(code).translated_entries():
@@ -355,6 +361,7 @@ def _template_sentences(code: str) -> list[str]:
     ]
 
 
+@pytest.mark.walk  # every page of the demo, read
 @pytest.mark.django_db
 @pytest.mark.parametrize("code", TRANSLATED)
 def test_every_demo_page_renders_in_the_language_with_no_template_english_left(

@@ -85,6 +85,7 @@ def response_schema(
 
 
 # -- a valid document ------------------------------------------------------------------
+@pytest.mark.once  # the schema, generated: no database
 @pytest.mark.slow
 def test_the_schema_is_a_valid_openapi_31_document(schema31) -> None:
     assert schema31["openapi"] == "3.1.0"
@@ -94,6 +95,7 @@ def test_the_schema_is_a_valid_openapi_31_document(schema31) -> None:
     assert hooks == ["drf_spectacular.hooks.postprocess_schema_enums"]
 
 
+@pytest.mark.once  # the schema, generated: no database
 def test_the_api_takes_json_only(schema31) -> None:
     for path, item in schema31["paths"].items():
         for method, operation in item.items():
@@ -144,6 +146,7 @@ def view_methods(key: str) -> set[str]:
     return {m for m in METHODS if hasattr(view, m)}
 
 
+@pytest.mark.once  # the schema, generated: no database
 def test_every_endpoint_is_documented_with_its_methods(schema30) -> None:
     documented = {
         path: {m for m in item if m in METHODS}
@@ -154,6 +157,7 @@ def test_every_endpoint_is_documented_with_its_methods(schema30) -> None:
     assert documented == expected
 
 
+@pytest.mark.once  # the schema, generated: no database
 def test_path_parameters_are_declared_and_typed(schema30) -> None:
     for pattern in api_urls.urlpatterns:
         path = api_paths()[url_key(str(pattern.name), pattern.default_args)]
@@ -172,6 +176,7 @@ def test_path_parameters_are_declared_and_typed(schema30) -> None:
             assert declared == expected, (path, method)
 
 
+@pytest.mark.once  # the schema, generated: no database
 def test_operations_document_their_error_answers(schema30) -> None:
     paths = api_paths()
     for name, path in paths.items():
@@ -195,6 +200,7 @@ def test_operations_document_their_error_answers(schema30) -> None:
     assert "409" in schema30["paths"][paths["api-choices"]]["post"]["responses"]
 
 
+@pytest.mark.once  # the schema, generated: no database
 def test_the_log_is_documented_as_paginated(schema30) -> None:
     page = component(schema30, response_schema(schema30, "api-resolutions", "get", 200))
     assert set(page["properties"]) == {"count", "next", "previous", "results"}
@@ -222,6 +228,7 @@ def documented_params(entry: dict[str, Any]) -> list[dict[str, Any]]:
     return list(params["anyOf"]) if "anyOf" in params else [params]
 
 
+@pytest.mark.once  # the schema, generated: no database
 def test_the_actions_body_lists_every_action_of_every_ruleset(schema31) -> None:
     schema = schema31
     entries = action_entries(schema)
@@ -244,6 +251,7 @@ def test_the_actions_body_lists_every_action_of_every_ruleset(schema31) -> None:
             assert "action" in entry["required"]
 
 
+@pytest.mark.once  # the schema, generated: no database
 def test_the_actions_body_means_what_the_server_does(schema31) -> None:
     validator = validator_for(schema31, body_schema(schema31, "api-actions", "post"))
     accepted: list[Any] = [
@@ -277,6 +285,7 @@ def test_the_actions_body_means_what_the_server_does(schema31) -> None:
                 assert validator.is_valid({"action": spec.key}), spec.key
 
 
+@pytest.mark.once  # the schema, generated: no database
 def test_a_key_shared_by_rulesets_offers_each_rulesets_params(schema31) -> None:
     entries = action_entries(schema31)
     shared = {
@@ -290,6 +299,7 @@ def test_a_key_shared_by_rulesets_offers_each_rulesets_params(schema31) -> None:
 
 
 # -- the rulesets and campaign bodies ------------------------------------------------------
+@pytest.mark.once  # the schema, generated: no database
 def test_the_rulesets_answer_is_one_of_the_registered_rulesets(schema31) -> None:
     items = component(schema31, response_schema(schema31, "api-rulesets", "get", 200)["items"])
     assert set(items["discriminator"]["mapping"]) == set(ruleset_keys())
@@ -304,6 +314,7 @@ def test_the_rulesets_answer_is_one_of_the_registered_rulesets(schema31) -> None
         assert set(options["required"]) == set(ruleset.options)
 
 
+@pytest.mark.once  # the schema, generated: no database
 def test_the_campaign_body_is_per_ruleset_with_its_options(schema31) -> None:
     validator = validator_for(schema31, body_schema(schema31, "api-campaigns", "post"))
     assert validator.is_valid({"name": "A", "ruleset": "hit_dice"})

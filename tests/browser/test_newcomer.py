@@ -55,6 +55,7 @@ def act(character: Character, referee, action: str, **params) -> None:
 
 
 # -- 1. the live clock runs under make run -------------------------------------------------
+@pytest.mark.once  # make run's own SQLite server, whatever the configuration
 def test_live_clock_runs_with_real_time_in_embedded_mode(browser, embedded):
     page = embedded_page(browser, embedded, "referee")
     page.get_by_role("link", name=re.compile("Hit dice")).first.click()
@@ -71,6 +72,7 @@ def test_live_clock_runs_with_real_time_in_embedded_mode(browser, embedded):
 
 
 # -- 9. the app's own error pages, in every mode; a favicon ------------------------------------
+@pytest.mark.once
 def test_embedded_mode_shows_the_apps_own_error_pages_and_a_favicon(browser, embedded):
     page = embedded_page(browser, embedded, "player1")
     response = page.goto("/no/such/page/")
