@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from rules.engine.dice import Dice, SystemGenerator
 from rules.engine.interface import RuleError
 from rules.engine.registry import all_rulesets
-from rules.engine.validation import is_valid_fast, validate
+from rules.engine.validation import is_valid_fast, same_json, validate
 
 RULESETS = all_rulesets()
 
@@ -240,3 +240,18 @@ def test_an_effect_whose_result_breaks_a_changed_property_is_still_refused(monke
     monkeypatch.setattr(type(OS), "finish_effect", retyped)
     with pytest.raises(RuleError, match="invalid sheet: resting"):
         OS.apply_effect(sheet, "birthday", {"n": 1}, Dice(SystemGenerator(1)), context())
+
+
+@pytest.mark.parametrize(
+    "a,b,same",
+    [
+        ({"hp": 3, "wounds": [{"n": 1}]}, {"hp": 3, "wounds": [{"n": 1}]}, True),
+        ({"a": 1}, {"a": True}, False),
+        ([1.0], [1], False),
+        ([{"x": None}], [{"x": False}], False),
+        (1, True, False),
+        ("1", "1", True),
+    ],
+)
+def test_same_json_tells_types_apart(a, b, same):
+    assert same_json(a, b) is same
