@@ -16,6 +16,7 @@ or the clock, it writes the rows it is given.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
@@ -35,6 +36,7 @@ from django.db.models import (
     Field,
     ForeignKey,
     IntegerField,
+    JSONField,
     Model,
     OneToOneField,
     PositiveBigIntegerField,
@@ -277,7 +279,17 @@ class Copy:
         )
         # Each column with the value types its field gives back unchanged (an int for an
         # integer column...): such a value skips the field's calls (_PLAIN_TYPES).
-        self._columns = [(f, _PLAIN_TYPES.get(_field_type(f), ())) for f in self.fields]
+        # A JSON column without its own encoder: ``json.dumps``' text, what Django's
+        # adapter would have psycopg send (``adapt_json_value``), made without its calls.
+        self._columns = [
+            (
+                f,
+                f.attname,
+                _PLAIN_TYPES.get(_field_type(f), ()),
+                isinstance(f, JSONField) and f.encoder is None,
+            )
+            for f in self.fields
+        ]
         self.written: list[Any] = []
         self._stack = ExitStack()
         self._start = 0.0
@@ -294,11 +306,15 @@ class Copy:
         """Write ``obj``'s row; ``texts``: JSON columns' values as JSON text made already
         (by attname), written as they are instead of encoded again."""
         db = self.db
-        row = []
-        for column, plain in self._columns:
-            name = column.attname
+        row: list[Any] = []
+        for column, name, plain, as_json in self._columns:
             if texts and name in texts:
                 row.append(texts[name])
+                continue
+            if as_json:
+                value = getattr(obj, name)
+                # None is SQL NULL, as JSONField.get_db_prep_save gives it
+                row.append(None if value is None else json.dumps(value))
                 continue
             if plain:
                 value = getattr(obj, name)
