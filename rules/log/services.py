@@ -153,15 +153,12 @@ def build_scheduled_effects(*, resolution: Resolution, result: Result) -> list[S
 
 def scheduled_effect_rows(*, resolution: LogRow, result: Result) -> list[EffectRow]:
     """:func:`build_scheduled_effects` as plain :class:`EffectRow` (the clock's batches)."""
-    return [
-        EffectRow(
-            campaign_id=resolution.campaign_id,
-            character_id=resolution.character_id,
-            created_by=resolution,
-            **values,
-        )
-        for values in _scheduled_values(resolution.clock, result)
-    ]
+    owner: dict[str, Any] = {
+        "campaign_id": resolution.campaign_id,
+        "character_id": resolution.character_id,
+    }
+    values = _scheduled_values(resolution.clock, result)
+    return [EffectRow(**owner, **effect, created_by=resolution) for effect in values]
 
 
 def _scheduled_values(clock: int, result: Result) -> list[dict[str, Any]]:

@@ -74,14 +74,19 @@ def _agree(instance: Any, schema: Any) -> None:
     assert fast == authority, instance
 
 
+def _drawn_sheet(ruleset: Any, data: st.DataObject) -> dict[str, Any]:
+    """A new sheet of ``ruleset``, its dice drawn."""
+    seed = data.draw(st.integers(0, 1000))
+    sheet: dict[str, Any] = ruleset.new_sheet(ruleset.example_initial, Dice(SystemGenerator(seed)))
+    return sheet
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("ruleset", RULESETS, ids=lambda r: r.key)
 @settings(max_examples=150, deadline=None)
 @given(data=st.data())
 def test_fast_and_full_validation_agree_on_sheets(ruleset, data):
-    sheet = ruleset.new_sheet(
-        ruleset.example_initial, Dice(SystemGenerator(data.draw(st.integers(0, 1000))))
-    )
+    sheet = _drawn_sheet(ruleset, data)
     _agree(sheet, ruleset.sheet_schema)
     for _ in range(3):
         sheet = _mutate(sheet, data)
@@ -198,13 +203,11 @@ def _refusal(instance: Any, schema: Any, valid: Any) -> str | None:
     return None
 
 
-@pytest.mark.parametrize("ruleset", RULESETS, ids=lambda r: r.key)
 @settings(max_examples=100, deadline=None)
+@pytest.mark.parametrize("ruleset", RULESETS, ids=lambda r: r.key)
 @given(data=st.data())
 def test_checking_what_changed_refuses_what_the_whole_check_refuses(ruleset, data):
-    sheet = ruleset.new_sheet(
-        ruleset.example_initial, Dice(SystemGenerator(data.draw(st.integers(0, 1000))))
-    )
+    sheet = _drawn_sheet(ruleset, data)
     changed = sheet
     for _ in range(data.draw(st.integers(1, 3))):
         changed = _mutate(changed, data)
