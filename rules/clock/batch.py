@@ -25,7 +25,8 @@ from rules.engine.registry import get_ruleset
 from rules.log.context import campaign_dice, campaign_tables
 from rules.log.models import EffectState, Resolution, ResolutionKind, ScheduledEffect
 from rules.log.redaction import entry_seen
-from rules.log.services import build_resolution, build_scheduled_effects
+from rules.log.rows import EffectRow, LogRow
+from rules.log.services import build_log_row, scheduled_effect_rows
 from rules.log.sql_writes import ResolutionWriter, bulk_set, copy_rows, sheets_from_log, use_copy
 
 DEFAULT_BATCH_SIZE = 500
@@ -41,17 +42,19 @@ def batch_size() -> int:
 
 @dataclass
 class Batch:
-    """What one batch did, written in bulk at its end."""
+    """What one batch did, written in bulk at its end. Its log rows and effects are plain
+    rows (rules.log.rows), not model instances: :meth:`resolution_models` makes those
+    of its resolutions when something needs them (webhooks)."""
 
-    resolutions: list[Resolution] = field(default_factory=list)
+    resolutions: list[LogRow] = field(default_factory=list)
     # Loaded effects whose state changed (done or cancelled), in order.
-    touched: list[ScheduledEffect] = field(default_factory=list)
+    touched: list[EffectRow] = field(default_factory=list)
     # (resolution, effect) for each applied effect, to link them once ids exist.
-    applied: list[tuple[Resolution, ScheduledEffect]] = field(default_factory=list)
-    new_effects: list[ScheduledEffect] = field(default_factory=list)
+    applied: list[tuple[LogRow, EffectRow]] = field(default_factory=list)
+    new_effects: list[EffectRow] = field(default_factory=list)
     # Effects that existed before the batch but were not loaded, cancelled by key:
     # (character id, keys, the resolution that cancelled them), in order.
-    cancelled_keys: list[tuple[int, set[str], Resolution]] = field(default_factory=list)
+    cancelled_keys: list[tuple[int, set[str], LogRow]] = field(default_factory=list)
     changed_characters: dict[int, Character] = field(default_factory=dict)
     skipped: list[dict[str, Any]] = field(default_factory=list)
     handled: int = 0
@@ -63,7 +66,15 @@ class Batch:
     # What happened to whom, for the job's report (rules.clock.report).
     report: ReportBuilder = field(default_factory=ReportBuilder)
 
-    def refused(self, effect: ScheduledEffect, character: Character, error: Exception) -> None:
+    def resolution_models(self, campaign: Campaign) -> list[Resolution]:
+        """The batch's resolutions as models (written already), their campaign and
+        character set."""
+        return [
+            row.model(campaign=campaign, character=self.changed_characters[row.character_id])
+            for row in self.resolutions
+        ]
+
+    def refused(self, effect: EffectRow, character: Character, error: Exception) -> None:
         """The ruleset refuses ``effect`` now (its wound was undone...): it is cancelled and
         listed on the job for the referee; its dice are not used."""
         effect.state = EffectState.CANCELLED
@@ -84,8 +95,8 @@ class Batch:
         self,
         character_id: int,
         keys: Iterable[str],
-        loaded: list[ScheduledEffect],
-        by: Resolution,
+        loaded: list[EffectRow],
+        by: LogRow,
     ) -> None:
         """Cancel the character's pending effects under ``keys``, each naming ``by``, the
         resolution that cancelled it (undoing it revives them: rules.play.undo)."""
@@ -105,7 +116,7 @@ class Batch:
         self.cancelled_keys.append((character_id, keys, by))
 
 
-def run_effects(campaign: Campaign, loaded: list[ScheduledEffect]) -> Batch:
+def run_effects(campaign: Campaign, loaded: list[EffectRow]) -> Batch:
     """Apply the loaded effects in order, in memory; stop where the rules say so."""
     ruleset = get_ruleset(campaign.ruleset)
     options = {**ruleset.options, **campaign.options}
@@ -151,7 +162,7 @@ def run_effects(campaign: Campaign, loaded: list[ScheduledEffect]) -> Batch:
                     character.sheet, effect.kind, effect.payload, dice, context
                 )
                 choice = stored_choice(result.pending_choice)
-                resolution = build_resolution(
+                resolution = build_log_row(
                     campaign=campaign,
                     character=character,
                     result=result,
@@ -184,10 +195,10 @@ def _record(
     batch: Batch,
     ruleset: Any,
     character: Character,
-    effect: ScheduledEffect,
+    effect: EffectRow,
     result: Any,
-    resolution: Resolution,
-    loaded: list[ScheduledEffect],
+    resolution: LogRow,
+    loaded: list[EffectRow],
     writer: ResolutionWriter,
 ) -> None:
     """What applying ``effect`` did, in the batch: the report's line, the character's new
@@ -227,7 +238,7 @@ def _record(
     batch.touched.append(effect)
     batch.applied.append((resolution, effect))
     batch.cancel(character.pk, result.cancel_effects, loaded, resolution)
-    new_effects = build_scheduled_effects(resolution=resolution, result=result)
+    new_effects = scheduled_effect_rows(resolution=resolution, result=result)
     batch.new_effects.extend(new_effects)
     if new_effects:
         earliest = min(e.due_at for e in new_effects)
@@ -240,16 +251,17 @@ def _record(
 def write_batch(batch: Batch) -> None:
     """Write a batch in bulk: the same rows ``rules.play.services.persist_result``
     writes one by one."""
-    # The resolutions are in already (ResolutionWriter): link each applied effect to its own.
+    # The resolutions are in already (ResolutionWriter): link each applied effect to its
+    # own (its id, and those of the resolutions that cancelled or scheduled effects, are
+    # read from the rows as the effects are written: EffectRow).
     for resolution, effect in batch.applied:
         effect.resolution = resolution
+    copy = use_copy()
     if batch.touched:
-        for effect in batch.touched:  # the canceller has its id now
-            _copy_canceller_id(effect)
         # Compare-and-set: every effect the batch applied or cancelled was still pending.
         changed = bulk_set(
             ScheduledEffect,
-            batch.touched,
+            batch.touched if copy else [effect.model() for effect in batch.touched],
             ["state", "resolution", "cancelled_by"],
             where_pending=True,
         )
@@ -262,29 +274,17 @@ def write_batch(batch: Batch) -> None:
             character_id=character_id, key__in=keys, state=EffectState.PENDING
         ).update(state=EffectState.CANCELLED, cancelled_by_id=by.pk)
     if batch.new_effects:
-        # Their ``created_by`` resolutions have ids now: copy them to the column.
-        for new_effect in batch.new_effects:
-            assert new_effect.created_by is not None
-            new_effect.created_by_id = new_effect.created_by.pk
-            _copy_canceller_id(new_effect)
-        if use_copy():
+        if copy:
             copy_rows(ScheduledEffect, batch.new_effects, with_pk=False)
         else:
-            ScheduledEffect.objects.bulk_create(batch.new_effects)
+            ScheduledEffect.objects.bulk_create([effect.model() for effect in batch.new_effects])
     if batch.changed_characters:
         now = timezone.now()
         characters = list(batch.changed_characters.values())
         for character in characters:
             character.updated_at = now
-        if use_copy():
+        if copy:
             if missing := sheets_from_log(batch.resolutions, now):
                 raise ClockConflict(f"{missing} characters' sheets were not set; batch undone")
         else:
             bulk_set(Character, characters, ["sheet", "version", "pending_choice", "updated_at"])
-
-
-def _copy_canceller_id(effect: ScheduledEffect) -> None:
-    """The resolution that cancelled ``effect`` in this batch was set before it had an
-    id (off PostgreSQL ids come with the bulk insert): copy it to the column."""
-    if effect.state == EffectState.CANCELLED and effect.cancelled_by is not None:
-        effect.cancelled_by_id = effect.cancelled_by.pk

@@ -69,6 +69,7 @@ from rules.clock.text import duration_words
 from rules.engine.words import text_said
 from rules.log.events import publish_resolutions
 from rules.log.models import EffectState, ScheduledEffect
+from rules.log.rows import EffectRow
 
 logger = logging.getLogger(__name__)
 
@@ -431,11 +432,15 @@ def _advance_batch(job_id: int, *, savepoint: bool = True) -> bool:
             job.started_at = now
         report = _job_report(job, campaign, now)
         target = job.target
-        loaded = list(
-            ScheduledEffect.objects.filter(
+        # As plain rows, not models (rules.log.rows: issue 39).
+        loaded = [
+            EffectRow.loaded(values)
+            for values in ScheduledEffect.objects.filter(
                 campaign=campaign, state=EffectState.PENDING, due_at__lte=target
-            ).order_by("due_at", "id")[: batch_size()]
-        )
+            )
+            .order_by("due_at", "id")
+            .values_list(*EffectRow.COLUMNS)[: batch_size()]
+        ]
         batch = run_effects(campaign, loaded) if loaded else Batch()
         write_batch(batch)
         if batch.last_minute is not None:
@@ -465,7 +470,10 @@ def _advance_batch(job_id: int, *, savepoint: bool = True) -> bool:
         job.clock_reached = campaign.clock
         _report_batch(report, job, batch, campaign, now)
         job.save()
-        publish_resolutions(campaign.pk, campaign.ruleset, batch.resolutions)
+        if batch.resolutions:  # made as models only for a campaign with webhooks
+            publish_resolutions(
+                campaign.pk, campaign.ruleset, lambda: batch.resolution_models(campaign)
+            )
         if job.state != ClockJobState.RUNNING:
             # What it did, then its state (``clock_job.updated`` stays the last word). A
             # live tick's report gathers the hour: sent when the tick changed someone.

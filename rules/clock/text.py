@@ -10,9 +10,10 @@ from django.utils.translation import gettext, ngettext
 
 from rules.clock.models import ClockEntry, ClockEntryKind
 from rules.log.models import ScheduledEffect
+from rules.log.rows import EffectRow
 
 
-def effect_words(effect: ScheduledEffect) -> str:
+def effect_words(effect: ScheduledEffect | EffectRow) -> str:
     """A scheduled effect in words, for the reason the clock stopped: "wound 2 worsens"."""
     words = effect.kind.replace("_", " ")
     payload = effect.payload or {}

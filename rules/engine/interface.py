@@ -238,8 +238,14 @@ class Ruleset(abc.ABC):
             return copy.deepcopy(dict(self.table_schemas[key]))
         return {"type": json_type(self.tables[key])}
 
-    def validate_sheet(self, sheet: Mapping[str, Any]) -> None:
-        validate(sheet, self.sheet_schema, SHEET)
+    def validate_sheet(
+        self, sheet: Mapping[str, Any], valid: Mapping[str, Any] | None = None
+    ) -> None:
+        """Refuse an invalid sheet (a :class:`RuleError` in words). ``valid``: the sheet
+        ``sheet`` was made from, valid (a stored sheet): the schema checks only the
+        properties that differ from it (issue 39: the catch-up checks every new sheet);
+        the ruleset's own checks (its override) see the whole sheet."""
+        validate(sheet, self.sheet_schema, SHEET, valid=valid)
 
     def correct(self, sheet: Mapping[str, Any], changes: Mapping[str, Any]) -> Correction:
         """A referee's correction of sheet fields (rules.play.editing), as the rules take it.
@@ -412,9 +418,12 @@ class Ruleset(abc.ABC):
         result = handler(copy_json(dict(sheet)), copy_json(dict(params)), dice, context)
         return self._finished(result, dice, first)
 
-    def _finished(self, result: Result, dice: Dice, first: int) -> Result:
-        """The handler's result, checked, with every roll made since it began."""
-        self.validate_sheet(result.sheet)
+    def _finished(
+        self, result: Result, dice: Dice, first: int, given: Mapping[str, Any] | None = None
+    ) -> Result:
+        """The handler's result, checked, with every roll made since it began; ``given``:
+        the stored sheet it was made from (valid: :meth:`validate_sheet`)."""
+        self.validate_sheet(result.sheet, given)
         return dataclasses.replace(result, rolls=tuple(dice.rolls[first:]))
 
     def odds(
@@ -559,7 +568,8 @@ class Ruleset(abc.ABC):
         result = self.finish_effect(
             copy_json(dict(sheet)), kind, copy_json(dict(payload)), dice, context
         )
-        return self._finished(result, dice, first)
+        # The sheet was stored valid: only what the effect changed is checked again.
+        return self._finished(result, dice, first, sheet)
 
     def finish_effect(
         self,

@@ -8,6 +8,7 @@ on what is valid and how an error is worded.
 from __future__ import annotations
 
 import copy
+import marshal
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -259,20 +260,59 @@ def _split_object(schema: Mapping[str, Any]) -> Callable[[Any], Any] | None:
     required = frozenset(schema.get("required", ()))
     closed = schema.get("additionalProperties", True) is False
 
-    def check_object(instance: Any) -> None:
-        if not isinstance(instance, dict) or not required <= instance.keys():
+    return _ObjectCheck(checks, required, closed)
+
+
+class _ObjectCheck:
+    """:func:`_split_object`'s check: each property with its own function; or only the
+    properties that differ from a valid object (:meth:`changed`)."""
+
+    def __init__(
+        self, checks: dict[str, Callable[[Any], Any]], required: frozenset[str], closed: bool
+    ) -> None:
+        self.checks, self.required, self.closed = checks, required, closed
+
+    def __call__(self, instance: Any) -> None:
+        self.changed(instance, None)
+
+    def changed(self, instance: Any, valid: Mapping[str, Any] | None) -> None:
+        """Check ``instance``; a property equal (same JSON, types too: :func:`same_json`)
+        to the same property of ``valid``, an object this schema accepts, is not checked
+        again: it is valid already."""
+        if not isinstance(instance, dict) or not self.required <= instance.keys():
             raise fastjsonschema.JsonSchemaValueException("not the object required")
+        checks = self.checks
         for key, value in instance.items():
             check = checks.get(key)
             if check is not None:
+                if valid is not None and key in valid and same_json(value, valid[key]):
+                    continue
                 check(value)
-            elif closed:
+            elif self.closed:
                 # only "valid?" is asked of it: jsonschema words the error people read
                 raise fastjsonschema.JsonSchemaValueException(
                     "additionalProperties", value=key, rule="additionalProperties"
                 )
 
-    return check_object
+
+def same_json(a: Any, b: Any) -> bool:
+    """Whether ``a`` and ``b`` are the same JSON value, types included (``1``, ``1.0``
+    and ``True`` are equal in Python, not to a schema). Containers equal in Python are
+    compared by their ``marshal`` bytes, which name each value's type (in C: a walk in
+    Python cost about what the schema's check costs); bytes that differ for the same
+    value (keys in another order, a string interned in one only) answer "not the same",
+    and the value is checked."""
+    kind = type(a)
+    if kind is not type(b):
+        return False
+    if kind is dict or kind is list:
+        if a != b:
+            return False
+        try:
+            return marshal.dumps(a, 2) == marshal.dumps(b, 2)
+        except ValueError:  # not JSON data: checked
+            return False
+    return bool(a == b)
 
 
 def _keys(schema: Any) -> set[str]:
@@ -311,13 +351,40 @@ def is_valid_fast(instance: Any, schema: Mapping[str, Any]) -> bool | None:
     return True
 
 
-def validate(instance: Any, schema: Mapping[str, Any], what: str | Callable[[], str]) -> None:
+def _valid_where_changed(
+    instance: Any, schema: Mapping[str, Any], valid: Mapping[str, Any]
+) -> bool:
+    """Whether ``instance`` is valid, its properties equal to ``valid``'s not checked;
+    False too when the schema's check cannot skip (then the whole is checked)."""
+    fast = _validators(schema)[2]
+    if not isinstance(fast, _ObjectCheck):
+        return False
+    try:
+        fast.changed(instance, valid)
+    except fastjsonschema.JsonSchemaValueException:
+        return False
+    return True
+
+
+def validate(
+    instance: Any,
+    schema: Mapping[str, Any],
+    what: str | Callable[[], str],
+    *,
+    valid: Mapping[str, Any] | None = None,
+) -> None:
     """Raise :class:`RuleError` with a readable message if ``instance`` is invalid:
     "invalid {what}: {problems}", a message. ``what`` names what was checked, a message
     too (``word("sheet")``), or a function making it only when the instance is invalid
     (``lambda: say("params for {action}", action=key)``: every resolution checks its
     params); each problem is the field's path and jsonschema's sentence, a message where
-    :func:`_schema_words` knows it."""
+    :func:`_schema_words` knows it.
+
+    ``valid``: an object the schema accepts that ``instance`` was made from (the sheet an
+    effect was applied to): where the schema is an object of properties, those equal to
+    its own are not checked again. A refusal is the same either way."""
+    if valid is not None and _valid_where_changed(instance, schema, valid):
+        return
     if is_valid_fast(instance, schema):
         return
     validator = _validators(schema)[1]

@@ -69,17 +69,21 @@ class Message(str):
         sentence: bool = False,
         case: str = "",
     ) -> Message:
-        values = dict(values or {})
+        values = dict(values) if values else {}
         for key, value in values.items():
             _check_value(key, value)
         if plural and not isinstance(values.get("count"), int):
             raise TypeError(f"a plural message needs an int 'count': {template!r}")
-        english = _render(template, values, plural, tuple(parts), separator, sentence, case)
+        parts = tuple(parts)
+        if values or plural or parts or separator or sentence or case:
+            english = _render(template, values, plural, parts, separator, sentence, case)
+        else:  # a word: its English is its template (what _render gives back)
+            english = template
         self = super().__new__(cls, english)
         self.template = template
         self.values = values
         self.plural = plural
-        self.parts = tuple(parts)
+        self.parts = parts
         self.separator = separator
         self.sentence = sentence
         self.case = case

@@ -9,7 +9,7 @@ campaign without webhooks. The clock's own events are ``rules.clock.events``."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from characters.choices import public_choice
@@ -19,14 +19,18 @@ from webhooks.services import events_record
 
 
 def publish_resolutions(
-    campaign_id: int, ruleset_key: str, resolutions: Sequence[Resolution]
+    campaign_id: int,
+    ruleset_key: str,
+    resolutions: Sequence[Resolution] | Callable[[], Sequence[Resolution]],
 ) -> None:
     """``resolution.created`` for each (as the referee sees it: the referee registered
-    the webhook), and ``choice.pending`` after one that leaves a decision waiting."""
+    the webhook), and ``choice.pending`` after one that leaves a decision waiting.
+    ``resolutions`` may be a function that makes them, called only for a campaign with
+    webhooks (the clock's batch holds plain rows: rules.log.rows)."""
 
     def events() -> list[tuple[str, dict[str, Any]]]:
         built: list[tuple[str, dict[str, Any]]] = []
-        for resolution in resolutions:
+        for resolution in resolutions() if callable(resolutions) else resolutions:
             built.append(
                 (
                     "resolution.created",
@@ -48,5 +52,5 @@ def publish_resolutions(
                 )
         return built
 
-    if resolutions:
+    if callable(resolutions) or resolutions:
         events_record(campaign_id=campaign_id, events=events)

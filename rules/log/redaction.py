@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rules.log.models import Resolution, ResolutionKind, ScheduledEffect
+from rules.log.rows import LogRow
 
 # Where a ruleset puts, in a resolution's outcome, what only the referee may know.
 REFEREE_ONLY = "referee_only"
@@ -46,7 +47,7 @@ class Seen:
 
 
 def entry_seen(
-    resolution: Resolution, *, referee: bool, applies_hidden_effect: bool = False
+    resolution: Resolution | LogRow, *, referee: bool, applies_hidden_effect: bool = False
 ) -> Seen:
     """The entry as the viewer may see it (module docstring)."""
     if referee or resolution.revealed:

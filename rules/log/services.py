@@ -15,6 +15,7 @@ from rules.engine.interface import Result
 from rules.engine.validation import copy_json
 from rules.engine.words import Message, say
 from rules.log.models import Resolution, ScheduledEffect
+from rules.log.rows import EffectRow, LogRow
 
 
 class ResolutionStep(TypedDict):
@@ -70,10 +71,43 @@ def build_resolution(
 ) -> Resolution:
     """The unsaved log row of ``result`` for ``character`` (still at its old version).
 
-    The one place a resolution row is shaped: :func:`rules.play.services.persist_result`
-    saves one, the campaign clock (``rules.clock.services``) a batch of them
-    (``rules.log.sql_writes``).
+    The one place a resolution row is shaped (:func:`_resolution_values`):
+    :func:`rules.play.services.persist_result` saves one, the campaign clock a batch of
+    them as plain rows (:func:`build_log_row`, ``rules.log.sql_writes``).
     """
+    actor = step["actor"]
+    values, sheet_text = _resolution_values(pending_choice, **step)
+    resolution = Resolution(
+        campaign=step["campaign"],
+        character=step["character"],
+        actor=actor if getattr(actor, "is_authenticated", False) else None,
+        undoes=undoes,
+        batch=batch,
+        **values,
+    )
+    resolution.sheet_after_json = sheet_text
+    return resolution
+
+
+def build_log_row(
+    *, pending_choice: dict[str, Any] | None, **step: Unpack[ResolutionStep]
+) -> LogRow:
+    """:func:`build_resolution`'s row as a plain :class:`LogRow` (no model instance), for
+    the clock's batches: no actor, no undo, no batch id."""
+    assert not getattr(step["actor"], "is_authenticated", False)
+    values, sheet_text = _resolution_values(pending_choice, **step)
+    return LogRow(
+        campaign_id=step["campaign"].pk,
+        character_id=step["character"].pk,
+        sheet_after_json=sheet_text,
+        **values,
+    )
+
+
+def _resolution_values(
+    pending_choice: dict[str, Any] | None, **step: Unpack[ResolutionStep]
+) -> tuple[dict[str, Any], str | None]:
+    """A resolution's column values but its relations, and its sheet after as JSON."""
     character, result, params = step["character"], step["result"], step["params"]
     reject_nul_characters(params, "params")
     # The sheet's JSON text, made for the check, is what the clock's COPY writes: the
@@ -83,32 +117,25 @@ def build_resolution(
         [result.summary, dict(result.outcome), [dict(effect.payload) for effect in result.effects]],
         "the resolution",
     )
-    actor = step["actor"]
-    resolution = Resolution(
-        campaign=step["campaign"],
-        character=character,
-        actor=actor if getattr(actor, "is_authenticated", False) else None,
-        kind=step["kind"],
-        action=step["action"],
-        params=copy_json(dict(params)),
-        rolls=[roll.as_dict() for roll in result.rolls],
+    values = {
+        "kind": step["kind"],
+        "action": step["action"],
+        "params": copy_json(dict(params)),
+        "rolls": [roll.as_dict() for roll in result.rolls],
         # The engine knows sheets, not names: the log names the character.
-        summary=f"{character.name}: {result.summary}",
-        said=named_summary(character.name, result.summary),
-        outcome=copy_json(dict(result.outcome)),
-        sheet_before=character.sheet,
-        sheet_after=result.sheet,
-        version=character.version + 1,
-        pending_choice=pending_choice,
-        clock=step["clock"],
-        dice_counter_start=step["counter_start"],
-        dice_counter_end=step["counter_end"],
-        undoes=undoes,
-        elapsed_minutes=max(0, int(result.elapsed_minutes)),
-        batch=batch,
-    )
-    resolution.sheet_after_json = sheet_text
-    return resolution
+        "summary": f"{character.name}: {result.summary}",
+        "said": named_summary(character.name, result.summary),
+        "outcome": copy_json(dict(result.outcome)),
+        "sheet_before": character.sheet,
+        "sheet_after": result.sheet,
+        "version": character.version + 1,
+        "pending_choice": pending_choice,
+        "clock": step["clock"],
+        "dice_counter_start": step["counter_start"],
+        "dice_counter_end": step["counter_end"],
+        "elapsed_minutes": max(0, int(result.elapsed_minutes)),
+    }
+    return values, sheet_text
 
 
 def build_scheduled_effects(*, resolution: Resolution, result: Result) -> list[ScheduledEffect]:
@@ -117,12 +144,32 @@ def build_scheduled_effects(*, resolution: Resolution, result: Result) -> list[S
         ScheduledEffect(
             campaign=resolution.campaign,
             character=resolution.character,
-            kind=effect.kind,
-            key=effect.key,
-            due_at=resolution.clock + max(0, effect.due_in),
-            payload=copy_json(dict(effect.payload)),
-            hidden=effect.hidden,
             created_by=resolution,
+            **values,
         )
+        for values in _scheduled_values(resolution.clock, result)
+    ]
+
+
+def scheduled_effect_rows(*, resolution: LogRow, result: Result) -> list[EffectRow]:
+    """:func:`build_scheduled_effects` as plain :class:`EffectRow` (the clock's batches)."""
+    owner: dict[str, Any] = {
+        "campaign_id": resolution.campaign_id,
+        "character_id": resolution.character_id,
+    }
+    values = _scheduled_values(resolution.clock, result)
+    return [EffectRow(**owner, **effect, created_by=resolution) for effect in values]
+
+
+def _scheduled_values(clock: int, result: Result) -> list[dict[str, Any]]:
+    """The column values of the effects ``result`` schedules but their relations."""
+    return [
+        {
+            "kind": effect.kind,
+            "key": effect.key,
+            "due_at": clock + max(0, effect.due_in),
+            "payload": copy_json(dict(effect.payload)),
+            "hidden": effect.hidden,
+        }
         for effect in result.effects
     ]

@@ -16,8 +16,9 @@ or the clock, it writes the rows it is given.
 
 from __future__ import annotations
 
+import json
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
 from datetime import datetime
 from types import TracebackType
@@ -35,6 +36,7 @@ from django.db.models import (
     Field,
     ForeignKey,
     IntegerField,
+    JSONField,
     Model,
     OneToOneField,
     PositiveBigIntegerField,
@@ -50,6 +52,7 @@ from django.utils import timezone
 from campaigns.models import Campaign
 from characters.models import Character
 from rules.log.models import EffectState, Resolution
+from rules.log.rows import LogRow
 
 
 def write_action(
@@ -169,7 +172,7 @@ def _update_sql(
     return text, tuple(params)
 
 
-def sheets_from_log(resolutions: list[Resolution], now: datetime) -> int:
+def sheets_from_log(resolutions: Sequence[LogRow], now: datetime) -> int:
     """Set each character's sheet, version and pending choice to its last resolution's
     of the batch, in the database (PostgreSQL): the rows are in already, so the sheets
     are neither sent nor parsed a second time. One statement; the number of characters
@@ -258,7 +261,8 @@ class Copy:
     numbers the rows), each value through its field's ``pre_save`` (``auto_now_add``)
     and ``get_db_prep_save`` as Django's insert does, unless the field would give it
     back as it is (_PLAIN_TYPES) or it comes as JSON text made already; foreign keys
-    must be in their ``*_id`` attributes already. Rows go to the server as they are
+    must be in their ``*_id`` attributes already. The objects may be models or plain
+    rows with the same attributes (rules.log.rows). Rows go to the server as they are
     written, in chunks: it stores them while the caller goes on. Errors are Django's
     (an ``IntegrityError`` for a second resolution of one effect...); the COPY is logged
     with the queries. Nothing else may use the connection while it is open.
@@ -275,8 +279,18 @@ class Copy:
         )
         # Each column with the value types its field gives back unchanged (an int for an
         # integer column...): such a value skips the field's calls (_PLAIN_TYPES).
-        self._columns = [(f, _PLAIN_TYPES.get(_field_type(f), ())) for f in self.fields]
-        self.written: list[Model] = []
+        # A JSON column without its own encoder: ``json.dumps``' text, what Django's
+        # adapter would have psycopg send (``adapt_json_value``), made without its calls.
+        self._columns = [
+            (
+                f,
+                f.attname,
+                _PLAIN_TYPES.get(_field_type(f), ()),
+                isinstance(f, JSONField) and f.encoder is None,
+            )
+            for f in self.fields
+        ]
+        self.written: list[Any] = []
         self._stack = ExitStack()
         self._start = 0.0
         self._writer: Any = None
@@ -288,15 +302,19 @@ class Copy:
         self._writer = self._stack.enter_context(cursor.cursor.copy(self.sql))
         return self
 
-    def write(self, obj: Model, texts: dict[str, str] | None = None) -> None:
+    def write(self, obj: Any, texts: dict[str, str] | None = None) -> None:
         """Write ``obj``'s row; ``texts``: JSON columns' values as JSON text made already
         (by attname), written as they are instead of encoded again."""
         db = self.db
-        row = []
-        for column, plain in self._columns:
-            name = column.attname
+        row: list[Any] = []
+        for column, name, plain, as_json in self._columns:
             if texts and name in texts:
                 row.append(texts[name])
+                continue
+            if as_json:
+                value = getattr(obj, name)
+                # None is SQL NULL, as JSONField.get_db_prep_save gives it
+                row.append(None if value is None else json.dumps(value))
                 continue
             if plain:
                 value = getattr(obj, name)
@@ -316,8 +334,9 @@ class Copy:
         self._stack.__exit__(exc_type, exc, traceback)  # ends the COPY, or aborts it
         if exc_type is None:
             for obj in self.written:
-                obj._state.adding = False
-                obj._state.db = self.db.alias
+                if isinstance(obj, Model):
+                    obj._state.adding = False
+                    obj._state.db = self.db.alias
             _log_query(self.db, f"{self.sql} -- {len(self.written)} rows", self._start)
 
 
@@ -343,7 +362,7 @@ class ResolutionWriter:
 
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
-        self.pending: list[Resolution] = []  # for bulk_create, off PostgreSQL
+        self.pending: list[LogRow] = []  # for bulk_create, off PostgreSQL
         self._copy: Copy | None = None
         self._ids: Iterator[int] = iter(())
         # The JSON text of each sheet written after, by the sheet's id (the sheet kept so
@@ -358,7 +377,7 @@ class ResolutionWriter:
         if text is not None:
             self._texts[id(sheet)] = (sheet, text)
 
-    def add(self, resolution: Resolution) -> None:
+    def add(self, resolution: LogRow) -> None:
         if not use_copy():
             self.pending.append(resolution)
             return
@@ -389,7 +408,10 @@ class ResolutionWriter:
         if self._copy is not None:
             self._copy.__exit__(exc_type, exc, traceback)
         elif exc_type is None and self.pending:
-            Resolution.objects.bulk_create(self.pending)
+            # Off PostgreSQL: as models, their ids and timestamps given back to the rows.
+            models = Resolution.objects.bulk_create([row.model() for row in self.pending])
+            for row, model in zip(self.pending, models, strict=True):
+                row.id, row.created_at = model.pk, model.created_at
 
 
 def bulk_set(

@@ -334,3 +334,23 @@ def test_the_lease_is_renewed_from_the_time_it_is_and_released_at_the_end(
     assert len(hook.received) == 2
     assert leases[1] - leases[0] >= timedelta(seconds=0.2)  # renewed after the first answer
     assert WebhookEndpoint.objects.get(pk=endpoint_id).lease_until is None  # released
+
+
+def test_a_clock_batch_posts_each_effects_resolution_as_the_log_has_it(
+    receiver, client_for, referee, campaign, player, django_capture_on_commit_callbacks
+):
+    # the batch holds plain rows (rules.log.rows): the events are made from their models
+    from rules.clock.tests.clock_helpers import run_job, wounded
+    from rules.log.models import Resolution
+
+    wounded(campaign, player, "Aldo", every=60)
+    hook = receiver()
+    register(client_for(referee), campaign, hook.url)
+    with django_capture_on_commit_callbacks(execute=True):
+        run_job(campaign, 2 * 60)
+    posted = [e["data"] for e in hook.events() if e["type"] == "resolution.created"]
+    logged = Resolution.objects.filter(campaign=campaign, kind="effect").order_by("id")
+    assert [(d["id"], d["summary"], d["clock"]) for d in posted] == [
+        (r.pk, r.summary, r.clock) for r in logged
+    ]
+    assert len(posted) == 2

@@ -659,9 +659,11 @@ class ConditionMonitor(Ruleset):
         self.validate_sheet(sheet)
         return sheet
 
-    def validate_sheet(self, sheet: Mapping[str, Any]) -> None:
+    def validate_sheet(
+        self, sheet: Mapping[str, Any], valid: Mapping[str, Any] | None = None
+    ) -> None:
         """The schema, then the track invariants (rulings CM-3, CM-4, CM-5, CM-6)."""
-        super().validate_sheet(sheet)
+        super().validate_sheet(sheet, valid)
         problems: list[Message] = []
         boxes = sheet["boxes"]
         state = sheet["state"]

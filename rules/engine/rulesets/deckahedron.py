@@ -766,9 +766,11 @@ class Deckahedron(Ruleset):
         self.validate_sheet(sheet)
         return sheet
 
-    def validate_sheet(self, sheet: Mapping[str, Any]) -> None:
+    def validate_sheet(
+        self, sheet: Mapping[str, Any], valid: Mapping[str, Any] | None = None
+    ) -> None:
         """The JSON schema, then what a schema cannot say: every card in one place."""
-        super().validate_sheet(sheet)
+        super().validate_sheet(sheet, valid)
         problems = _sheet_problems(sheet)
         if problems:
             raise RuleError(say("invalid sheet: {problems}", problems=_chained(problems)))

@@ -563,8 +563,10 @@ class HitDice(Ruleset):
         self.validate_sheet(new)
         return Result(sheet=new, summary=summary, outcome={"level": level + 1})
 
-    def validate_sheet(self, sheet: Mapping[str, Any]) -> None:
-        super().validate_sheet(sheet)
+    def validate_sheet(
+        self, sheet: Mapping[str, Any], valid: Mapping[str, Any] | None = None
+    ) -> None:
+        super().validate_sheet(sheet, valid)
         ids = [wound["id"] for wound in sheet["wounds"]]
         if len(ids) != len(set(ids)):
             raise RuleError(word("invalid sheet: wounds: two wounds share an id"))

@@ -615,8 +615,10 @@ class Warband(Ruleset):
         self.validate_sheet(sheet)
         return sheet
 
-    def validate_sheet(self, sheet: Mapping[str, Any]) -> None:
-        super().validate_sheet(sheet)
+    def validate_sheet(
+        self, sheet: Mapping[str, Any], valid: Mapping[str, Any] | None = None
+    ) -> None:
+        super().validate_sheet(sheet, valid)
         if sheet["wounds"] > sheet["max_wounds"]:
             raise RuleError(
                 say(

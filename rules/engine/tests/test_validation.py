@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from rules.engine.dice import Dice, SystemGenerator
 from rules.engine.interface import RuleError
 from rules.engine.registry import all_rulesets
-from rules.engine.validation import is_valid_fast, validate
+from rules.engine.validation import is_valid_fast, same_json, validate
 
 RULESETS = all_rulesets()
 
@@ -74,14 +74,19 @@ def _agree(instance: Any, schema: Any) -> None:
     assert fast == authority, instance
 
 
+def _drawn_sheet(ruleset: Any, data: st.DataObject) -> dict[str, Any]:
+    """A new sheet of ``ruleset``, its dice drawn."""
+    seed = data.draw(st.integers(0, 1000))
+    sheet: dict[str, Any] = ruleset.new_sheet(ruleset.example_initial, Dice(SystemGenerator(seed)))
+    return sheet
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("ruleset", RULESETS, ids=lambda r: r.key)
 @settings(max_examples=150, deadline=None)
 @given(data=st.data())
 def test_fast_and_full_validation_agree_on_sheets(ruleset, data):
-    sheet = ruleset.new_sheet(
-        ruleset.example_initial, Dice(SystemGenerator(data.draw(st.integers(0, 1000))))
-    )
+    sheet = _drawn_sheet(ruleset, data)
     _agree(sheet, ruleset.sheet_schema)
     for _ in range(3):
         sheet = _mutate(sheet, data)
@@ -185,3 +190,71 @@ def test_const_is_the_keyword_not_a_property_of_that_name(instance, valid):
     }
     assert jsonschema.Draft202012Validator(schema).is_valid(instance) is valid
     assert is_valid_fast(instance, schema) is valid
+
+
+# -- a sheet made from a valid one: only what changed is checked (issue 39) -----------------
+
+
+def _refusal(instance: Any, schema: Any, valid: Any) -> str | None:
+    try:
+        validate(instance, schema, "sheet", valid=valid)
+    except RuleError as error:
+        return str(error)
+    return None
+
+
+@settings(max_examples=100, deadline=None)
+@pytest.mark.parametrize("ruleset", RULESETS, ids=lambda r: r.key)
+@given(data=st.data())
+def test_checking_what_changed_refuses_what_the_whole_check_refuses(ruleset, data):
+    sheet = _drawn_sheet(ruleset, data)
+    changed = sheet
+    for _ in range(data.draw(st.integers(1, 3))):
+        changed = _mutate(changed, data)
+    # the same refusal (the same words), or none, with the valid sheet given or without
+    assert _refusal(changed, ruleset.sheet_schema, sheet) == _refusal(
+        changed, ruleset.sheet_schema, None
+    )
+
+
+def test_an_effect_whose_result_breaks_a_changed_property_is_still_refused(monkeypatch):
+    from rules.engine.tests.test_old_school import OS, context, make_sheet
+
+    sheet = make_sheet()
+    integer = next(k for k, v in sheet.items() if type(v) is int and k != "version")
+
+    def broken(self: Any, sheet: dict[str, Any], *args: Any) -> Any:
+        result = original(self, sheet, *args)
+        # the same number as a float where the schema wants an integer: equal in Python,
+        # not to the schema, so it is checked
+        result.sheet[integer] = float(result.sheet[integer]) + 0.5
+        return result
+
+    original = type(OS).finish_effect
+    monkeypatch.setattr(type(OS), "finish_effect", broken)
+    with pytest.raises(RuleError, match=f"invalid sheet: {integer}"):
+        OS.apply_effect(sheet, "birthday", {"n": 1}, Dice(SystemGenerator(1)), context())
+
+    def retyped(self: Any, sheet: dict[str, Any], *args: Any) -> Any:
+        result = original(self, sheet, *args)
+        result.sheet["resting"] = 1 if sheet["resting"] is True else 0  # == True, not a bool
+        return result
+
+    monkeypatch.setattr(type(OS), "finish_effect", retyped)
+    with pytest.raises(RuleError, match="invalid sheet: resting"):
+        OS.apply_effect(sheet, "birthday", {"n": 1}, Dice(SystemGenerator(1)), context())
+
+
+@pytest.mark.parametrize(
+    "a,b,same",
+    [
+        ({"hp": 3, "wounds": [{"n": 1}]}, {"hp": 3, "wounds": [{"n": 1}]}, True),
+        ({"a": 1}, {"a": True}, False),
+        ([1.0], [1], False),
+        ([{"x": None}], [{"x": False}], False),
+        (1, True, False),
+        ("1", "1", True),
+    ],
+)
+def test_same_json_tells_types_apart(a, b, same):
+    assert same_json(a, b) is same

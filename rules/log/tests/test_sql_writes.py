@@ -21,6 +21,7 @@ from rules.clock import batch as clock
 from rules.clock.tests.clock_helpers import assert_whole, run_job, twin_campaign, wounded
 from rules.log import sql_writes
 from rules.log.models import Resolution, ResolutionKind, ScheduledEffect
+from rules.log.rows import LogRow
 
 pytestmark = [
     pytest.mark.skipif(
@@ -140,8 +141,13 @@ def test_a_second_resolution_of_one_effect_is_refused_with_djangos_integrity_err
     applied = Resolution.objects.get(campaign=campaign, kind=ResolutionKind.EFFECT)
 
     # when a second resolution of the same effect goes in through COPY
-    again = Resolution.objects.get(pk=applied.pk)
-    again.pk = None
+    again = LogRow(
+        **{
+            f.attname: getattr(applied, f.attname)
+            for f in Resolution._meta.concrete_fields
+            if f.attname not in ("id", "created_at")
+        }
+    )
     again.version += 1
     with (
         pytest.raises(IntegrityError, match="one_resolution_per_effect"),

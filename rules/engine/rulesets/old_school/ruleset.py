@@ -965,8 +965,10 @@ class OldSchool(Ruleset):
         self.validate_sheet(result.sheet)
         return result
 
-    def validate_sheet(self, sheet: Mapping[str, Any]) -> None:
-        super().validate_sheet(sheet)
+    def validate_sheet(
+        self, sheet: Mapping[str, Any], valid: Mapping[str, Any] | None = None
+    ) -> None:
+        super().validate_sheet(sheet, valid)
         problems: list[Message] = []
         for ability in ABILITIES:
             if sheet[ability] > sheet[f"max_{ability}"]:
