@@ -291,15 +291,16 @@ def test_a_job_that_fails_in_its_action_leaves_the_action_and_goes_to_a_worker(
     campaign, player, sends, monkeypatch, django_capture_on_commit_callbacks
 ):
     wounded(campaign, player, "Aldo", every=240)
-    advance = clock_services._advance_batch
+    apply, calls = clock_services._apply_batch, []
 
-    def fails_in_the_action(job_id: int, *, savepoint: bool = True) -> bool:
-        if not savepoint:
-            advance(job_id, savepoint=False)  # a batch written, then a failure
+    def fails_in_the_action(campaign: Campaign, job: ClockJob) -> Any:
+        batch = apply(campaign, job)
+        calls.append(job.pk)
+        if len(calls) == 1:  # the action's first batch written, then a failure
             raise RuntimeError("boom")
-        return advance(job_id, savepoint=savepoint)
+        return batch  # the worker's
 
-    monkeypatch.setattr(clock_services, "_advance_batch", fails_in_the_action)
+    monkeypatch.setattr(clock_services, "_apply_batch", fails_in_the_action)
     with django_capture_on_commit_callbacks(execute=True):
         _rest(campaign, "Aldo")
         # the failed batch is undone with its savepoint; the action's rows stay
