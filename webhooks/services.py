@@ -158,9 +158,7 @@ def _endpoint_ids(campaign_id: int) -> list[int]:
     if held and _held.ids is not None:
         ids: list[int] = _held.ids
         return ids
-    ids = list(
-        WebhookEndpoint.objects.filter(campaign_id=campaign_id).values_list("pk", flat=True)
-    )
+    ids = list(WebhookEndpoint.objects.filter(campaign_id=campaign_id).values_list("pk", flat=True))
     if held:
         _held.ids = ids
     return ids

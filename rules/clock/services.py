@@ -519,7 +519,7 @@ def _apply_batch(campaign: Campaign, job: ClockJob) -> Batch:
     """Apply and write the job's next batch of due effects; move ``campaign`` and ``job``
     in memory (the caller writes them: the clock, the dice counter, the job's state)."""
     target = job.target
-    assert target is not None  # noqa: S101 - set by _start
+    assert target is not None  # set by _start
     loaded = list(
         ScheduledEffect.objects.filter(
             campaign=campaign, state=EffectState.PENDING, due_at__lte=target
