@@ -70,6 +70,7 @@ from rules.clock.text import duration_words
 from rules.engine.words import text_said
 from rules.log.events import publish_resolutions
 from rules.log.models import EffectState, ScheduledEffect
+from rules.log.sql_writes import write_job_end
 from webhooks.services import endpoints_held
 
 logger = logging.getLogger(__name__)
@@ -437,8 +438,8 @@ def _advance_batch(job_id: int) -> bool:
         return job.pk != job_id or job.state == ClockJobState.RUNNING
 
 
-# The job's columns a batch moves (``updated_at`` with them, as a whole save sets it).
-_JOB_PROGRESS = (
+# The job's columns its batches move (with its report and ``updated_at``).
+_JOB_PROGRESS = [
     "state",
     "clock_start",
     "target",
@@ -451,9 +452,7 @@ _JOB_PROGRESS = (
     "started_at",
     "finished_at",
     "heartbeat_at",
-    "report",
-    "updated_at",
-)
+]
 
 
 def _run_inline(action_job: ClockJob, locked: Campaign) -> bool:
@@ -465,7 +464,8 @@ def _run_inline(action_job: ClockJob, locked: Campaign) -> bool:
     was saved in this transaction under that lock, so no one else holds or runs it, and
     no later job of the campaign exists to keep alive or send next. Its report is built
     in memory and written once, already merged (what a worker's last batch merges its
-    parts into), with the campaign's and the job's rows, when the job stops or leaves.
+    parts into), with the campaign's and the job's rows in one statement
+    (``rules.log.sql_writes.write_job_end``), when the job stops or leaves.
     Copies of the caller's rows: the action's answer is the action's, and a failure
     rolled back leaves them as they were."""
     job, campaign = copy.copy(action_job), copy.copy(locked)
@@ -493,10 +493,7 @@ def _run_inline(action_job: ClockJob, locked: Campaign) -> bool:
         if job.state != ClockJobState.RUNNING:
             break
     report.characters = characters
-    report.save(force_insert=True)
-    job.report = report
-    campaign.save(update_fields=["clock", "dice_counter"])
-    job.save(update_fields=_JOB_PROGRESS)
+    write_job_end(campaign, job, _JOB_PROGRESS, report)
     if job.state == ClockJobState.RUNNING:
         return True
     publish_clock_report(job, report)  # then its state, the last word, as a worker's
