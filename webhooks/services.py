@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
@@ -133,13 +135,40 @@ def webhook_rotate_secret(*, campaign: Campaign, webhook_id: int) -> WebhookEndp
 Events = Sequence[tuple[str, dict[str, Any]]]
 
 
+# The campaign whose URLs :func:`endpoints_held` looked up, and those URLs' ids.
+_held = threading.local()
+
+
+@contextmanager
+def endpoints_held(campaign_id: int) -> Iterator[None]:
+    """Within: every event of the campaign recorded goes to the URLs it had when the
+    first was recorded, looked up once (a clock job run in an action records its
+    resolutions', report's and state's events, which looked the URLs up once each). For
+    a caller that holds the campaign's row lock in one transaction."""
+    outer = getattr(_held, "campaign", None)
+    _held.campaign, _held.ids = campaign_id, None
+    try:
+        yield
+    finally:
+        _held.campaign, _held.ids = outer, None
+
+
+def _endpoint_ids(campaign_id: int) -> list[int]:
+    held = getattr(_held, "campaign", None) == campaign_id
+    if held and _held.ids is not None:
+        ids: list[int] = _held.ids
+        return ids
+    ids = list(WebhookEndpoint.objects.filter(campaign_id=campaign_id).values_list("pk", flat=True))
+    if held:
+        _held.ids = ids
+    return ids
+
+
 def events_record(*, campaign_id: int, events: Callable[[], Events]) -> None:
     """Record the ``(type, data)`` events ``events()`` builds for each of the campaign's
     URLs, and deliver them once the caller's transaction commits. With no URL this is
     one query and ``events`` is not called."""
-    endpoint_ids = list(
-        WebhookEndpoint.objects.filter(campaign_id=campaign_id).values_list("pk", flat=True)
-    )
+    endpoint_ids = _endpoint_ids(campaign_id)
     if not endpoint_ids:
         return
     now = timezone.now()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -18,6 +19,7 @@ from django.utils import timezone
 from campaigns.models import Campaign
 from characters.choices import stored_choice
 from characters.models import Character
+from rules.clock.models import ClockJob, ClockJobState
 from rules.clock.report import ReportBuilder, notable_marks
 from rules.clock.text import effect_words
 from rules.engine.interface import ActionBlocked, Context, RuleError
@@ -288,3 +290,57 @@ def write_batch(batch: Batch) -> None:
                 raise ClockConflict(f"{missing} characters' sheets were not set; batch undone")
         else:
             bulk_set(Character, characters, ["sheet", "version", "pending_choice", "updated_at"])
+
+
+def job_start(job: ClockJob, campaign: Campaign, now: datetime) -> None:
+    """A job's target and start, fixed in its first batch (at the campaign's clock then)."""
+    if job.target is None:
+        # "until <date>": the date, or where the clock is if an earlier job passed it
+        until = job.until
+        job.target = campaign.clock + job.minutes if until is None else max(until, campaign.clock)
+        job.clock_start = campaign.clock
+        job.state = ClockJobState.RUNNING
+        job.started_at = now
+
+
+def job_apply_batch(campaign: Campaign, job: ClockJob) -> Batch:
+    """Apply and write the job's next batch of due effects; move ``campaign`` and ``job``
+    in memory (the caller writes them: the clock, the dice counter, the job's state)."""
+    target = job.target
+    assert target is not None  # set by job_start
+    # As plain rows, not models (rules.log.rows: issue 39).
+    loaded = [
+        EffectRow.loaded(values)
+        for values in ScheduledEffect.objects.filter(
+            campaign=campaign, state=EffectState.PENDING, due_at__lte=target
+        )
+        .order_by("due_at", "id")
+        .values_list(*EffectRow.COLUMNS)[: batch_size()]
+    ]
+    batch = run_effects(campaign, loaded) if loaded else Batch()
+    write_batch(batch)
+    if batch.last_minute is not None:
+        campaign.clock = max(campaign.clock, batch.last_minute)
+    # What is still due by the target once this batch is written (the effects it
+    # scheduled included): nothing, and the job ends here rather than in a batch of
+    # its own that would find nothing (docs/clock.md, "A clock job's fixed cost").
+    remaining = 0
+    if loaded:
+        remaining = ScheduledEffect.objects.filter(
+            campaign=campaign, state=EffectState.PENDING, due_at__lte=target
+        ).count()
+    if batch.stop is not None:
+        reason, character, minute = batch.stop
+        campaign.clock = max(campaign.clock, minute)
+        job.state = ClockJobState.WAITING
+        job.reason = reason
+        job.waiting_on = character
+    elif not remaining:
+        campaign.clock = max(campaign.clock, target)
+        job.state = ClockJobState.DONE
+        job.finished_at = job.heartbeat_at
+    job.done += batch.handled
+    job.total = job.done + remaining
+    job.skipped = [*job.skipped, *batch.skipped]
+    job.clock_reached = campaign.clock
+    return batch

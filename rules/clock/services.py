@@ -29,8 +29,10 @@ next batch, before any effect due after them.
 
 from __future__ import annotations
 
+import copy
 import logging
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -53,7 +55,7 @@ from characters.models import Character
 from core.errors import ResolutionConflict
 from core.said import said
 from rules.clock import queue
-from rules.clock.batch import Batch, batch_size, run_effects, write_batch
+from rules.clock.batch import Batch, job_apply_batch, job_start
 from rules.clock.events import publish_clock_job, publish_clock_report
 from rules.clock.models import (
     UNFINISHED_JOB_STATES,
@@ -69,7 +71,8 @@ from rules.clock.text import duration_words
 from rules.engine.words import text_said
 from rules.log.events import publish_resolutions
 from rules.log.models import EffectState, ScheduledEffect
-from rules.log.rows import EffectRow
+from rules.log.sql_writes import write_job_end
+from webhooks.services import endpoints_held
 
 logger = logging.getLogger(__name__)
 
@@ -127,7 +130,7 @@ def clock_job_send(job: ClockJob, campaign: Campaign) -> None:
 
     The caller holds ``campaign``'s row lock (as read under it: its clock is where the job
     starts) and has written everything the action schedules. Run here, the job is the
-    same job as on a worker (:func:`_advance_batch`): the same rows, report, events, stop
+    same job as on a worker (:func:`_run_inline`): the same rows, report, events, stop
     at a decision, in the same transaction as the action; the action's answer is the
     action's, as before (what the job did reaches pages by its events)."""
     earlier = ClockJob.objects.filter(
@@ -142,10 +145,10 @@ def clock_job_send(job: ClockJob, campaign: Campaign) -> None:
     )[: INLINE_EFFECTS + 1].count()
     if due <= INLINE_EFFECTS:
         try:
-            with transaction.atomic():  # one savepoint: a failure here leaves the action whole
-                for _ in range(INLINE_BATCHES):
-                    if not _advance_batch(job.pk, savepoint=False):
-                        return
+            # One savepoint: a failure here leaves the action whole.
+            with transaction.atomic(), endpoints_held(job.campaign_id):
+                if not _run_inline(job, campaign):
+                    return
         except (OperationalError, InterfaceError):
             raise
         except Exception:
@@ -398,12 +401,9 @@ def clock_advance_run(*, job_id: int) -> ClockJob | None:
     return ClockJob.objects.filter(pk=job_id).first()
 
 
-def _advance_batch(job_id: int, *, savepoint: bool = True) -> bool:
-    """One transaction of the advance; True when there is more to do for ``job_id``.
-
-    ``savepoint`` False: inside a caller's transaction that has its own savepoint
-    (:func:`clock_job_send`)."""
-    with transaction.atomic(savepoint=savepoint):
+def _advance_batch(job_id: int) -> bool:
+    """One transaction of the advance; True when there is more to do for ``job_id``."""
+    with transaction.atomic():
         campaign_id = ClockJob.objects.values_list("campaign_id", flat=True).get(pk=job_id)
         campaign = campaign_lock(campaign_id)
         jobs = list(
@@ -421,53 +421,10 @@ def _advance_batch(job_id: int, *, savepoint: bool = True) -> bool:
         ClockJob.objects.filter(
             campaign=campaign, state=ClockJobState.QUEUED, pk__gt=job.pk
         ).update(heartbeat_at=now)
-        if job.target is None:
-            # "until <date>": the date, or where the clock is if an earlier job passed it
-            until = job.until
-            job.target = (
-                campaign.clock + job.minutes if until is None else max(until, campaign.clock)
-            )
-            job.clock_start = campaign.clock
-            job.state = ClockJobState.RUNNING
-            job.started_at = now
+        job_start(job, campaign, now)
         report = _job_report(job, campaign, now)
-        target = job.target
-        # As plain rows, not models (rules.log.rows: issue 39).
-        loaded = [
-            EffectRow.loaded(values)
-            for values in ScheduledEffect.objects.filter(
-                campaign=campaign, state=EffectState.PENDING, due_at__lte=target
-            )
-            .order_by("due_at", "id")
-            .values_list(*EffectRow.COLUMNS)[: batch_size()]
-        ]
-        batch = run_effects(campaign, loaded) if loaded else Batch()
-        write_batch(batch)
-        if batch.last_minute is not None:
-            campaign.clock = max(campaign.clock, batch.last_minute)
-        # What is still due by the target once this batch is written (the effects it
-        # scheduled included): nothing, and the job ends here rather than in a batch of
-        # its own that would find nothing (docs/clock.md, "A clock job's fixed cost").
-        remaining = 0
-        if loaded:
-            remaining = ScheduledEffect.objects.filter(
-                campaign=campaign, state=EffectState.PENDING, due_at__lte=target
-            ).count()
-        if batch.stop is not None:
-            reason, character, minute = batch.stop
-            campaign.clock = max(campaign.clock, minute)
-            job.state = ClockJobState.WAITING
-            job.reason = reason
-            job.waiting_on = character
-        elif not remaining:
-            campaign.clock = max(campaign.clock, target)
-            job.state = ClockJobState.DONE
-            job.finished_at = now
+        batch = job_apply_batch(campaign, job)
         campaign.save(update_fields=["clock", "dice_counter"])
-        job.done += batch.handled
-        job.total = job.done + remaining
-        job.skipped = [*job.skipped, *batch.skipped]
-        job.clock_reached = campaign.clock
         _report_batch(report, job, batch, campaign, now)
         job.save()
         if batch.resolutions:  # made as models only for a campaign with webhooks
@@ -483,6 +440,72 @@ def _advance_batch(job_id: int, *, savepoint: bool = True) -> bool:
         if job.state == ClockJobState.DONE and job.pk == job_id:
             queue.enqueue_next(campaign.pk, after=job.pk)  # the campaign's next job, in its turn
         return job.pk != job_id or job.state == ClockJobState.RUNNING
+
+
+# The job's columns its batches move (with its report and ``updated_at``).
+_JOB_PROGRESS = [
+    "state",
+    "clock_start",
+    "target",
+    "clock_reached",
+    "done",
+    "total",
+    "reason",
+    "waiting_on",
+    "skipped",
+    "started_at",
+    "finished_at",
+    "heartbeat_at",
+]
+
+
+def _run_inline(action_job: ClockJob, locked: Campaign) -> bool:
+    """Run an action's job (:func:`clock_job_send`) for up to ``INLINE_BATCHES`` batches;
+    True when a worker must finish it.
+
+    The same batches as :func:`_advance_batch`, the same rows and events, without what the
+    held lock already answers: the campaign is the action's, locked and current; the job
+    was saved in this transaction under that lock, so no one else holds or runs it, and
+    no later job of the campaign exists to keep alive or send next. Its report is built
+    in memory and written once, already merged (what a worker's last batch merges its
+    parts into), with the campaign's and the job's rows in one statement
+    (``rules.log.sql_writes.write_job_end``), when the job stops or leaves.
+    Copies of the caller's rows: the action's answer is the action's, and a failure
+    rolled back leaves them as they were."""
+    job, campaign = copy.copy(action_job), copy.copy(locked)
+    start = campaign.clock
+    report = ClockReport(
+        campaign=campaign,
+        kind=job.kind,
+        requested_by_id=job.requested_by_id,
+        clock_from=start,
+        clock_to=start,
+    )
+    characters: list[dict[str, Any]] = []
+    for _ in range(INLINE_BATCHES):
+        now = timezone.now()
+        job.heartbeat_at = now
+        if report.updated_at is None:
+            report.updated_at = now  # as made by the first batch
+        job_start(job, campaign, now)
+        batch = job_apply_batch(campaign, job)
+        report.clock_to = max(report.clock_to, campaign.clock)
+        if batch.report.entries:
+            characters = batch.report.merged_into(characters)
+            report.updated_at = now
+        if batch.resolutions:  # made as models only for a campaign with webhooks
+            publish_resolutions(
+                campaign.pk, campaign.ruleset, partial(batch.resolution_models, campaign)
+            )
+        if job.state != ClockJobState.RUNNING:
+            break
+    report.characters = characters
+    write_job_end(campaign, job, _JOB_PROGRESS, report)
+    if job.state == ClockJobState.RUNNING:
+        return True
+    publish_clock_report(job, report)  # then its state, the last word, as a worker's
+    publish_clock_job(job)
+    return False
 
 
 def _report_batch(

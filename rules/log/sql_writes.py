@@ -129,6 +129,48 @@ def write_action(
     return None
 
 
+def write_job_end(campaign: Campaign, job: Model, fields: list[str], report: Model) -> None:
+    """A clock job's rows as it stops or leaves the action it ran in
+    (``rules.clock.services``): its report inserted (``job.report``), the campaign's
+    clock and dice counter, the job's ``fields`` (``updated_at`` set now, as ``save()``
+    sets it): on PostgreSQL one statement (the insert and the campaign's update as
+    data-modifying CTEs before the job's update), elsewhere three saves."""
+    connection = connections[Resolution.objects.db]
+    if connection.vendor != "postgresql":
+        report.save(force_insert=True)
+        job.report = report  # type: ignore[attr-defined]
+        campaign.save(update_fields=["clock", "dice_counter"])
+        job.save(update_fields=[*fields, "report", "updated_at"])
+        return
+    job.updated_at = timezone.now()  # type: ignore[attr-defined]
+    values = {name: getattr(job, name) for name in (*fields, "updated_at")}
+    insert, insert_params = _insert_sql(report, connection.alias)
+    moved, moved_params = _update_sql(
+        Campaign,
+        campaign.pk,
+        {"clock": campaign.clock, "dice_counter": campaign.dice_counter},
+        connection.alias,
+    )
+    update, update_params = _update_sql(type(job), job.pk, values, connection.alias)
+    quote = connection.ops.quote_name
+    field, report_pk = type(job)._meta.get_field("report"), report._meta.pk
+    assert isinstance(field, ForeignKey) and report_pk is not None
+    report_column = quote(field.column)
+    # the report's id from its insert: names of ours, no value
+    from_insert = f"(SELECT {quote(report_pk.column)} FROM write_0)"  # noqa: S608
+    update = update.replace(" WHERE ", f", {report_column} = {from_insert} WHERE ", 1)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"WITH write_0 AS ({insert}), write_1 AS ({moved}) {update} RETURNING {report_column}",
+            [*insert_params, *moved_params, *update_params],
+        )
+        row = cursor.fetchone()
+    report.pk = row[0]
+    report._state.adding = False
+    report._state.db = connection.alias
+    job.report = report  # type: ignore[attr-defined]
+
+
 def _write_apart(
     campaign: Campaign,
     character: Character,

@@ -13,13 +13,17 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from campaigns.models import Campaign, Membership
 from characters.models import Character
+from rules.clock import action_time as action_time_module
 from rules.clock import queue as clock
 from rules.clock import services as clock_services
 from rules.clock.action_time import action_time
+from rules.clock.batch import job_apply_batch
 from rules.clock.models import ClockJob, ClockJobKind, ClockJobState
 from rules.clock.services import clock_advance_start
 from rules.clock.tests.clock_helpers import (
@@ -291,15 +295,16 @@ def test_a_job_that_fails_in_its_action_leaves_the_action_and_goes_to_a_worker(
     campaign, player, sends, monkeypatch, django_capture_on_commit_callbacks
 ):
     wounded(campaign, player, "Aldo", every=240)
-    advance = clock_services._advance_batch
+    apply, calls = job_apply_batch, []
 
-    def fails_in_the_action(job_id: int, *, savepoint: bool = True) -> bool:
-        if not savepoint:
-            advance(job_id, savepoint=False)  # a batch written, then a failure
+    def fails_in_the_action(campaign: Campaign, job: ClockJob) -> Any:
+        batch = apply(campaign, job)
+        calls.append(job.pk)
+        if len(calls) == 1:  # the action's first batch written, then a failure
             raise RuntimeError("boom")
-        return advance(job_id, savepoint=savepoint)
+        return batch  # the worker's
 
-    monkeypatch.setattr(clock_services, "_advance_batch", fails_in_the_action)
+    monkeypatch.setattr(clock_services, "job_apply_batch", fails_in_the_action)
     with django_capture_on_commit_callbacks(execute=True):
         _rest(campaign, "Aldo")
         # the failed batch is undone with its savepoint; the action's rows stay
@@ -310,3 +315,31 @@ def test_a_job_that_fails_in_its_action_leaves_the_action_and_goes_to_a_worker(
     job.refresh_from_db()
     assert (job.state, job.done, clock_of(campaign)) == ("done", 2, 480)
     assert_whole(campaign)
+
+
+def test_an_action_s_job_in_its_transaction_takes_no_statement_the_held_lock_answers(
+    campaign, player, other_player, monkeypatch, django_capture_on_commit_callbacks
+):
+    # given two characters whose wounds fall due twice in a rest: two batches of two
+    wounded(campaign, player, "Aldo", every=240)
+    wounded(campaign, other_player, "Bea", every=240)
+    send, statements = clock_services.clock_job_send, list[str]()
+
+    def counted(job: ClockJob, locked: Campaign) -> None:
+        with CaptureQueriesContext(connection) as queries:
+            send(job, locked)
+        statements.extend(query["sql"] for query in queries.captured_queries)
+
+    monkeypatch.setattr(action_time_module, "clock_job_send", counted)
+    with django_capture_on_commit_callbacks(execute=True):
+        _rest(campaign, "Aldo")
+    [job] = ClockJob.objects.filter(campaign=campaign, kind=ClockJobKind.ACTION)
+    assert (job.state, job.done) == ("done", 4)
+    # then the job's bookkeeping is a few statements around its two batches' own (9 each):
+    # no campaign lookup or second lock, no job lock, no later jobs' heartbeat or next
+    # job, the report written once, the webhook URLs looked up once (49 before, issue 39)
+    assert len(statements) <= 26, "\n".join(statements)
+    assert sum("webhooks_webhookendpoint" in sql for sql in statements) == 1
+    reads = [sql for sql in statements if sql.startswith("SELECT")]
+    assert not any('FROM "campaigns_campaign"' in sql for sql in reads)
+    assert sum('FROM "rules_clockjob"' in sql for sql in reads) == 1  # an earlier job?
