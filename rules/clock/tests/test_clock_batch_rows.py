@@ -10,12 +10,17 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from django.db import connection
 from django.db.models.signals import post_init
 
 from rules.clock.tests.clock_helpers import run_job, wounded
 from rules.log.models import Resolution, ResolutionKind, ScheduledEffect
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.django_db,
+    # SQLite has no COPY: there the batch's rows are written as models (bulk_create)
+    pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's COPY"),
+]
 
 
 def test_a_batch_builds_no_resolution_or_effect_model_instances(campaign, player):
