@@ -143,7 +143,9 @@ def main() -> None:
     print(f"{total} effects for {args.characters} characters, best of {args.rounds} rounds")
     print(f"{'kind':<16}{'effects':>9}{'µs/effect':>12}{'total s':>10}")
     for kind in sorted(best):
-        print(f"{kind:<16}{counts[kind]:>9,}{best[kind] / counts[kind] * 1e6:>12.1f}{best[kind]:>10.3f}")
+        print(
+            f"{kind:<16}{counts[kind]:>9,}{best[kind] / counts[kind] * 1e6:>12.1f}{best[kind]:>10.3f}"
+        )
     whole = sum(best.values())
     print(f"{'all':<16}{total:>9,}{whole / total * 1e6:>12.1f}{whole:>10.3f}")
     print("digest", *sorted(digests))

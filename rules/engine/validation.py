@@ -284,12 +284,15 @@ class _ObjectCheck:
         checks = self.checks
         before = valid if valid is not None else {}
         for key, value in instance.items():
+            # The same object is the same value, of a property the valid object had: the
+            # engine's copy of a sheet keeps its scalars as they were (copy_json), so
+            # most properties stop here.
+            old = before.get(key, _ABSENT)
+            if value is old:
+                continue
             check = checks.get(key)
             if check is not None:
-                # The same object is the same value: the engine's copy of a sheet keeps
-                # its scalars as they were (copy_json), so most properties stop here.
-                old = before.get(key, _ABSENT)
-                if value is old or (old is not _ABSENT and same_json(value, old)):
+                if old is not _ABSENT and same_json(value, old):
                     continue
                 if type(check) is _ArrayCheck:
                     check.changed(value, old if type(old) is list else None)

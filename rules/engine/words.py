@@ -319,9 +319,11 @@ def _render_values(template: str, values: Mapping[str, Value]) -> str:
     """:func:`_render`'s English for a message of ``template`` and its ``values`` alone
     (no plural, parts or case): a value that is a message says its own English."""
     shown = {
-        key: value if type(value) is str or type(value) is Message else _value_text(
-            value, _english, _english_plural
-        )
+        key: value
+        if type(value) is str or type(value) is Message
+        else str(value)
+        if type(value) is int
+        else _value_text(value, _english, _english_plural)
         for key, value in values.items()
     }
     try:
