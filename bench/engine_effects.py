@@ -32,10 +32,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rules.engine.dice import Dice, HmacGenerator  # noqa: E402
-from rules.engine.interface import Context, Result  # noqa: E402
-from rules.engine.registry import get_ruleset  # noqa: E402
-from rules.engine.words import Message  # noqa: E402
+from rules.engine.dice import Dice, HmacGenerator
+from rules.engine.interface import Context, Result
+from rules.engine.registry import get_ruleset
+from rules.engine.words import Message
 
 DISEASE = "Green River Fever"
 DAY = 24 * 60
@@ -143,9 +143,8 @@ def main() -> None:
     print(f"{total} effects for {args.characters} characters, best of {args.rounds} rounds")
     print(f"{'kind':<16}{'effects':>9}{'µs/effect':>12}{'total s':>10}")
     for kind in sorted(best):
-        print(
-            f"{kind:<16}{counts[kind]:>9,}{best[kind] / counts[kind] * 1e6:>12.1f}{best[kind]:>10.3f}"
-        )
+        each = best[kind] / counts[kind] * 1e6
+        print(f"{kind:<16}{counts[kind]:>9,}{each:>12.1f}{best[kind]:>10.3f}")
     whole = sum(best.values())
     print(f"{'all':<16}{total:>9,}{whole / total * 1e6:>12.1f}{whole:>10.3f}")
     print("digest", *sorted(digests))
