@@ -273,6 +273,22 @@ class DiceExpression:
         return text
 
 
+def _parsed(expression: str) -> DiceExpression:
+    """:meth:`DiceExpression.parse`, each text parsed once: the clock's catch-up rolls the
+    same few expressions thousands of times (issue 39); a parsed expression is frozen.
+    A text that does not parse is not kept (its error is raised each time)."""
+    parsed = _PARSED.get(expression)
+    if parsed is None:
+        parsed = DiceExpression.parse(expression)
+        if len(_PARSED) < _PARSED_KEPT:
+            _PARSED[expression] = parsed
+    return parsed
+
+
+_PARSED: dict[str, DiceExpression] = {}
+_PARSED_KEPT = 1024
+
+
 @dataclass
 class Dice:
     """The dice service a ruleset receives. Records every roll it makes."""
@@ -289,7 +305,7 @@ class Dice:
         A pool (``3d6>=5``) keeps the hits, the dice showing 5 or more, and its total
         is how many there are (plus any modifier).
         """
-        parsed = DiceExpression.parse(expression)
+        parsed = _parsed(expression)
         dice = tuple(self._die(parsed.sides) for _ in range(parsed.count))
         hit_on = parsed.hit_on
         if hit_on is not None:

@@ -253,7 +253,7 @@ def _split_object(schema: Mapping[str, Any]) -> Callable[[Any], Any] | None:
         return None
     checks: dict[str, Callable[[Any], Any]] = {}
     for name, part in properties.items():
-        check = _compile_one(part) if isinstance(part, Mapping) else None
+        check = _split_array(part) or (_compile_one(part) if isinstance(part, Mapping) else None)
         if check is None:
             return None
         checks[name] = check
@@ -282,17 +282,75 @@ class _ObjectCheck:
         if not isinstance(instance, dict) or not self.required <= instance.keys():
             raise fastjsonschema.JsonSchemaValueException("not the object required")
         checks = self.checks
+        before = valid if valid is not None else {}
         for key, value in instance.items():
+            # The same object is the same value, of a property the valid object had: the
+            # engine's copy of a sheet keeps its scalars as they were (copy_json), so
+            # most properties stop here.
+            old = before.get(key, _ABSENT)
+            if value is old:
+                continue
             check = checks.get(key)
             if check is not None:
-                if valid is not None and key in valid and same_json(value, valid[key]):
+                if old is not _ABSENT and same_json(value, old):
                     continue
-                check(value)
+                if type(check) is _ArrayCheck:
+                    check.changed(value, old if type(old) is list else None)
+                else:
+                    check(value)
             elif self.closed:
                 # only "valid?" is asked of it: jsonschema words the error people read
                 raise fastjsonschema.JsonSchemaValueException(
                     "additionalProperties", value=key, rule="additionalProperties"
                 )
+
+
+_ABSENT = object()  # a property the valid object does not have
+
+# The keywords an array of objects may have for _split_array.
+_ARRAY_KEYWORDS = frozenset({"type", "items", "minItems", "maxItems", "title", "description"})
+
+
+def _split_array(schema: Any) -> _ArrayCheck | None:
+    """For a property that is an array of objects made of properties only (a sheet's
+    diseases), a check of each item by :class:`_ObjectCheck`: an item changed by an
+    effect is checked only where it changed (a disease's save count, not its effect's
+    conditional schema, most of the sheet's check on the clock; issue 39). None for
+    other schemas."""
+    if (
+        not isinstance(schema, Mapping)
+        or schema.get("type") != "array"
+        or not schema.keys() <= _ARRAY_KEYWORDS
+        or not isinstance(schema.get("items"), Mapping)
+    ):
+        return None
+    items = _split_object(schema["items"])
+    if not isinstance(items, _ObjectCheck):
+        return None
+    return _ArrayCheck(items, int(schema.get("minItems", 0)), schema.get("maxItems"))
+
+
+class _ArrayCheck:
+    """:func:`_split_array`'s check: the length, then each item; or each item only where
+    it differs from the item at its place in a valid array (:meth:`changed`)."""
+
+    def __init__(self, items: _ObjectCheck, least: int, most: int | None) -> None:
+        self.items, self.least, self.most = items, least, most
+
+    def __call__(self, instance: Any) -> None:
+        self.changed(instance, None)
+
+    def changed(self, instance: Any, valid: list[Any] | None) -> None:
+        # "array" as fastjsonschema reads it (a list or a tuple): the same answers as the
+        # whole property's compiled check
+        if not isinstance(instance, list | tuple) or len(instance) < self.least:
+            raise fastjsonschema.JsonSchemaValueException("not the array required")
+        if self.most is not None and len(instance) > self.most:
+            raise fastjsonschema.JsonSchemaValueException("not the array required")
+        before = valid if valid is not None else ()
+        for index, item in enumerate(instance):
+            old = before[index] if index < len(before) else None
+            self.items.changed(item, old if type(old) is dict else None)
 
 
 def same_json(a: Any, b: Any) -> bool:

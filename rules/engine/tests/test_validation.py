@@ -140,6 +140,18 @@ DISEASE_EFFECTS = [
 ]
 
 
+def _for_each_disease_effect(test: Any) -> Any:
+    """``test(effect, data)`` for each disease effect, with data hypothesis draws."""
+    drawn = settings(max_examples=40, deadline=None)(given(data=st.data())(test))
+    return pytest.mark.parametrize("effect", DISEASE_EFFECTS, ids=lambda e: "-".join(map(str, e)))(
+        drawn
+    )
+
+
+def _old_school_schema() -> Any:
+    return next(r for r in RULESETS if r.key == "old_school").sheet_schema
+
+
 def _diseased_sheet(effect: dict[str, Any]) -> dict[str, Any]:
     ruleset = next(r for r in RULESETS if r.key == "old_school")
     sheet = ruleset.new_sheet(ruleset.example_initial, Dice(SystemGenerator(1)))
@@ -159,11 +171,9 @@ def _diseased_sheet(effect: dict[str, Any]) -> dict[str, Any]:
     return sheet
 
 
-@pytest.mark.parametrize("effect", DISEASE_EFFECTS, ids=lambda e: "-".join(map(str, e)))
-@settings(max_examples=40, deadline=None)
-@given(data=st.data())
+@_for_each_disease_effect
 def test_fast_and_full_validation_agree_on_sheets_with_diseases(effect, data):
-    schema = next(r for r in RULESETS if r.key == "old_school").sheet_schema
+    schema = _old_school_schema()
     sheet = _diseased_sheet(effect)
     _agree(sheet, schema)
     _agree(_mutate(sheet, data), schema)
@@ -258,3 +268,20 @@ def test_an_effect_whose_result_breaks_a_changed_property_is_still_refused(monke
 )
 def test_same_json_tells_types_apart(a, b, same):
     assert same_json(a, b) is same
+
+
+@_for_each_disease_effect
+def test_checking_what_changed_in_a_disease_refuses_what_the_whole_check_refuses(effect, data):
+    # A sheet's diseases are checked entry by entry, each where it changed (issue 39):
+    # a change inside an entry (its count, its effect, a key added or gone, an entry
+    # more) is refused in the same words as by the whole check, or accepted by both.
+    schema = _old_school_schema()
+    sheet = _diseased_sheet(effect)
+    valid = sheet if _refusal(sheet, schema, None) is None else None
+    changed = copy.deepcopy(sheet)
+    if data.draw(st.booleans()):
+        changed["diseases"].append(copy.deepcopy(changed["diseases"][0]))
+    changed["diseases"] = _mutate(changed["diseases"], data)
+    refusal = _refusal(changed, schema, valid)
+    assert refusal == _refusal(changed, schema, None)
+    assert (refusal is None) is jsonschema.Draft202012Validator(schema).is_valid(changed)

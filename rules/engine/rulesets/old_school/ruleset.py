@@ -412,6 +412,10 @@ def pending_keys(sheet: Mapping[str, Any]) -> list[str]:
     return keys
 
 
+# Each ability with its maximum's field, named once (every new sheet is checked).
+_ABILITY_MAXIMA = tuple((ability, f"max_{ability}") for ability in ABILITIES)
+
+
 class _Turn(Turn):
     """The scratchpad of one resolution, with the old school's conditions and saves."""
 
@@ -970,8 +974,8 @@ class OldSchool(Ruleset):
     ) -> None:
         super().validate_sheet(sheet, valid)
         problems: list[Message] = []
-        for ability in ABILITIES:
-            if sheet[ability] > sheet[f"max_{ability}"]:
+        for ability, top in _ABILITY_MAXIMA:
+            if sheet[ability] > sheet[top]:
                 problems.append(
                     say("{ability} is above its maximum", ability=ABILITY_WORDS[ability])
                 )
