@@ -6,6 +6,7 @@ transaction under the campaign's lock.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -26,7 +27,7 @@ from rules.engine.interface import ActionBlocked, Context, RuleError
 from rules.engine.registry import get_ruleset
 from rules.log.context import campaign_dice, campaign_tables
 from rules.log.models import EffectState, Resolution, ResolutionKind, ScheduledEffect
-from rules.log.redaction import entry_seen
+from rules.log.redaction import entry_told
 from rules.log.rows import EffectRow, LogRow
 from rules.log.services import build_log_row, scheduled_effect_rows
 from rules.log.sql_writes import ResolutionWriter, bulk_set, copy_rows, sheets_from_log, use_copy
@@ -129,15 +130,19 @@ def run_effects(campaign: Campaign, loaded: list[EffectRow]) -> Batch:
         .order_by("pk")
     )
     if use_copy():
-        # Each sheet as JSON text too, for its first resolution's sheet before: the COPY
-        # sends it as it came instead of encoding it again (ResolutionWriter).
-        locked = locked.annotate(sheet_json=Cast("sheet", TextField()))
+        # Each sheet as JSON text only, parsed here as the field would parse it: that
+        # text is its first resolution's sheet before, which the COPY sends as it came
+        # instead of encoding it again (ResolutionWriter), and the server writes it once.
+        locked = locked.defer("sheet").annotate(sheet_json=Cast("sheet", TextField()))
     characters = {c.pk: c for c in locked}
     batch = Batch()
     # The resolutions go to the database as they are made (ResolutionWriter).
     with ResolutionWriter(len(loaded)) as writer:
         for character in characters.values():
-            writer.known_text(character.sheet, getattr(character, "sheet_json", None))
+            text = getattr(character, "sheet_json", None)
+            if text is not None:
+                character.sheet = json.loads(text)  # what JSONField.from_db_value does
+                writer.known_text(character.sheet, text)
         for effect in loaded:
             if effect.state != EffectState.PENDING:
                 continue  # cancelled by an earlier effect of this batch
@@ -228,7 +233,7 @@ def _record(
             choice=choice is not None,
         ),
         # not told to players until revealed (G-4, rules.log.redaction)
-        hidden=not entry_seen(resolution, referee=False, applies_hidden_effect=effect.hidden).told,
+        hidden=not entry_told(resolution, applies_hidden_effect=effect.hidden),
     )
     character.sheet = result.sheet
     character.version = resolution.version

@@ -76,7 +76,7 @@ def build_resolution(
     them as plain rows (:func:`build_log_row`, ``rules.log.sql_writes``).
     """
     actor = step["actor"]
-    values, sheet_text = _resolution_values(pending_choice, **step)
+    values, texts, _ = _resolution_values(pending_choice, **step)
     resolution = Resolution(
         campaign=step["campaign"],
         character=step["character"],
@@ -85,7 +85,7 @@ def build_resolution(
         batch=batch,
         **values,
     )
-    resolution.sheet_after_json = sheet_text
+    resolution.sheet_after_json = texts.get("sheet_after")
     return resolution
 
 
@@ -95,28 +95,36 @@ def build_log_row(
     """:func:`build_resolution`'s row as a plain :class:`LogRow` (no model instance), for
     the clock's batches: no actor, no undo, no batch id."""
     assert not getattr(step["actor"], "is_authenticated", False)
-    values, sheet_text = _resolution_values(pending_choice, **step)
+    values, texts, scheduled_texts = _resolution_values(pending_choice, **step)
     return LogRow(
         campaign_id=step["campaign"].pk,
         character_id=step["character"].pk,
-        sheet_after_json=sheet_text,
+        texts=texts,
+        scheduled_texts=scheduled_texts,
         **values,
     )
 
 
 def _resolution_values(
     pending_choice: dict[str, Any] | None, **step: Unpack[ResolutionStep]
-) -> tuple[dict[str, Any], str | None]:
-    """A resolution's column values but its relations, and its sheet after as JSON."""
+) -> tuple[dict[str, Any], dict[str, str], list[str | None]]:
+    """A resolution's column values but its relations; the JSON texts made to check
+    them for NUL (by column), and those of the payloads of the effects it schedules.
+
+    Each value is checked on its JSON text (``json_without_nul``), and that text is
+    what the clock's COPY writes: the row's JSON is encoded once, not twice
+    (bench/clock_advance.py). In the same order as one check of them all: the params,
+    the sheet, then the summary, the outcome and the payloads, worded "the resolution".
+    """
     character, result, params = step["character"], step["result"], step["params"]
-    reject_nul_characters(params, "params")
-    # The sheet's JSON text, made for the check, is what the clock's COPY writes: the
-    # largest value of the row is encoded once, not twice (bench/clock_advance.py).
-    sheet_text = json_without_nul(result.sheet, "the resolution")
-    reject_nul_characters(
-        [result.summary, dict(result.outcome), [dict(effect.payload) for effect in result.effects]],
-        "the resolution",
-    )
+    made = {
+        "params": json_without_nul(params, "params"),
+        "sheet_after": json_without_nul(result.sheet, "the resolution"),
+    }
+    reject_nul_characters(result.summary, "the resolution")
+    outcome = dict(result.outcome)
+    made["outcome"] = json_without_nul(outcome, "the resolution")
+    scheduled = [json_without_nul(dict(e.payload), "the resolution") for e in result.effects]
     values = {
         "kind": step["kind"],
         "action": step["action"],
@@ -125,7 +133,7 @@ def _resolution_values(
         # The engine knows sheets, not names: the log names the character.
         "summary": f"{character.name}: {result.summary}",
         "said": named_summary(character.name, result.summary),
-        "outcome": copy_json(dict(result.outcome)),
+        "outcome": copy_json(outcome),
         "sheet_before": character.sheet,
         "sheet_after": result.sheet,
         "version": character.version + 1,
@@ -135,7 +143,8 @@ def _resolution_values(
         "dice_counter_end": step["counter_end"],
         "elapsed_minutes": max(0, int(result.elapsed_minutes)),
     }
-    return values, sheet_text
+    texts = {column: text for column, text in made.items() if text is not None}
+    return values, texts, scheduled
 
 
 def build_scheduled_effects(*, resolution: Resolution, result: Result) -> list[ScheduledEffect]:
@@ -152,13 +161,20 @@ def build_scheduled_effects(*, resolution: Resolution, result: Result) -> list[S
 
 
 def scheduled_effect_rows(*, resolution: LogRow, result: Result) -> list[EffectRow]:
-    """:func:`build_scheduled_effects` as plain :class:`EffectRow` (the clock's batches)."""
+    """:func:`build_scheduled_effects` as plain :class:`EffectRow` (the clock's batches),
+    each with its payload's JSON text when the resolution's check made it."""
     owner: dict[str, Any] = {
         "campaign_id": resolution.campaign_id,
         "character_id": resolution.character_id,
     }
-    values = _scheduled_values(resolution.clock, result)
-    return [EffectRow(**owner, **effect, created_by=resolution) for effect in values]
+    rows = [
+        EffectRow(**owner, **effect, created_by=resolution)
+        for effect in _scheduled_values(resolution.clock, result)
+    ]
+    for row, text in zip(rows, resolution.scheduled_texts, strict=False):
+        if text is not None:
+            row.texts = {"payload": text}
+    return rows
 
 
 def _scheduled_values(clock: int, result: Result) -> list[dict[str, Any]]:
