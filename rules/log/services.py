@@ -35,16 +35,20 @@ class ResolutionStep(TypedDict):
     clock: int
 
 
+# The template of a log entry's message: the character's name, then what happened.
+NAMED_SUMMARY = "{name}: {summary}"
+
+
 def named_summary(name: str, summary: str) -> dict[str, Any] | None:
     """The stored message of "<name>: <summary>" when the summary is an engine message
     (the log's ``said``), else None (the English text is all there is)."""
     if not isinstance(summary, Message):
         return None
-    return say("{name}: {summary}", name=name, summary=summary).data()
-
-
-# The template of a log entry's message: the character's name, then what happened.
-NAMED_SUMMARY = "{name}: {summary}"
+    if type(name) is str:
+        # What ``say(...).data()`` stores, without rendering the English text it does not
+        # keep (the log's ``summary`` is made apart): the clock names 14,000 summaries.
+        return {"t": NAMED_SUMMARY, "v": {"name": name, "summary": {"m": summary.data()}}}
+    return say(NAMED_SUMMARY, name=name, summary=summary).data()
 
 
 def entry_summary(entry: Resolution, name: str) -> str:
@@ -121,7 +125,8 @@ def _resolution_values(
         "params": json_without_nul(params, "params"),
         "sheet_after": json_without_nul(result.sheet, "the resolution"),
     }
-    reject_nul_characters(result.summary, "the resolution")
+    if "\x00" in result.summary:  # its text is what a check of its JSON would walk
+        reject_nul_characters(result.summary, "the resolution")
     outcome = dict(result.outcome)
     made["outcome"] = json_without_nul(outcome, "the resolution")
     scheduled = [json_without_nul(dict(e.payload), "the resolution") for e in result.effects]
