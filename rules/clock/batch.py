@@ -35,6 +35,8 @@ from rules.log.services import build_log_row, scheduled_effect_rows
 from rules.log.sql_writes import ResolutionWriter, bulk_set, copy_rows, sheets_from_log, use_copy
 
 DEFAULT_BATCH_SIZE = 500
+# What a batch reads of a character on PostgreSQL (its sheet as JSON text beside them).
+_CHARACTER_COLUMNS = ("id", "campaign_id", "name", "version", "pending_choice")
 
 
 class ClockConflict(RuntimeError):
@@ -135,7 +137,10 @@ def run_effects(campaign: Campaign, loaded: list[EffectRow]) -> Batch:
         # Each sheet as JSON text only, parsed here as the field would parse it: that
         # text is its first resolution's sheet before, which the COPY sends as it came
         # instead of encoding it again (ResolutionWriter), and the server writes it once.
-        locked = locked.defer("sheet").annotate(sheet_json=Cast("sheet", TextField()))
+        # Only the columns the batch reads: the sheet, version and pending choice are
+        # set from the log (sheets_from_log); a resolution's webhook reads the
+        # character's id; the job, the id of the character it waits on.
+        locked = locked.only(*_CHARACTER_COLUMNS).annotate(sheet_json=Cast("sheet", TextField()))
     characters = {c.pk: c for c in locked}
     batch = Batch()
     # The resolutions go to the database as they are made (ResolutionWriter).
