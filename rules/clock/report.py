@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from django.db import connection
 from django.utils.translation import gettext_lazy
 
 from core.said import said_stored
@@ -42,13 +43,18 @@ ABILITIES = ("strength", "dexterity", "constitution", "intelligence", "wisdom", 
 PRIVATION_EFFECTS = frozenset({"starvation_check", "thirst_check"})
 
 
+# Each ability and its maximum, as a sheet names them.
+_ABILITY_KEYS = tuple(key for name in ABILITIES for key in (name, f"max_{name}"))
+
+
 def _ability_lost(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
-    for name in ABILITIES:
-        for key in (name, f"max_{name}"):
-            old, new = before.get(key), after.get(key)
-            if isinstance(old, int) and isinstance(new, int) and new < old:
-                return True
-    return False
+    olds, news = list(map(before.get, _ABILITY_KEYS)), list(map(after.get, _ABILITY_KEYS))
+    if olds == news:  # most effects change no ability: told in C, not key by key
+        return False
+    return any(
+        isinstance(old, int) and isinstance(new, int) and new < old
+        for old, new in zip(olds, news, strict=True)
+    )
 
 
 def notable_marks(
@@ -212,6 +218,9 @@ def _has_events(report: ClockReport) -> bool:
 
 def _merge_parts(report: ClockReport) -> None:
     """The report's parts merged into its ``characters``, in order, and deleted."""
+    if connection.vendor == "postgresql":
+        _merge_parts_in_database(report)
+        return
     parts = list(ClockReportPart.objects.filter(report=report).order_by("id"))
     if not parts:
         return
@@ -222,6 +231,51 @@ def _merge_parts(report: ClockReport) -> None:
     report.characters = characters
     report.save(update_fields=["characters"])
     ClockReportPart.objects.filter(pk__in=[part.pk for part in parts]).delete()
+
+
+def _merge_parts_in_database(report: ClockReport) -> None:
+    """:func:`_merge_parts` in one statement, in PostgreSQL (issue 39): a long advance's
+    report is neither read into Python nor sent back and parsed again (14,000 events:
+    half a second of this process's CPU). :func:`merged` said in SQL: the entries of
+    the report, then of each part in id order, grouped by character in the order of
+    its first entry; the first entry's keys, with every entry's events in order and
+    the last one's state after and name."""
+    quote = connection.ops.quote_name
+    reports, parts = quote(ClockReport._meta.db_table), quote(ClockReportPart._meta.db_table)
+    report_column = quote(ClockReportPart._meta.get_field("report").column)
+    # Only quoted names from the models' metadata go into the text; values are parameters.
+    sql = f"""
+        WITH source AS (
+            SELECT 0 AS part, n, entry FROM {reports} AS r,
+                jsonb_array_elements(r.characters) WITH ORDINALITY AS e(entry, n)
+            WHERE r.id = %(report)s
+            UNION ALL
+            SELECT p.id, n, entry FROM {parts} AS p,
+                jsonb_array_elements(p.characters) WITH ORDINALITY AS e(entry, n)
+            WHERE p.{report_column} = %(report)s
+        ), entries AS (
+            SELECT min(ARRAY[part, n]) AS place,
+                (array_agg(entry - 'events' ORDER BY part, n))[1]
+                || (array_agg(jsonb_build_object(
+                    'state_after', entry -> 'state_after', 'name', entry -> 'name'
+                ) ORDER BY part DESC, n DESC))[1]
+                || jsonb_build_object('events', jsonb_path_query_array(
+                    jsonb_agg(entry -> 'events' ORDER BY part, n), '$[*][*]'
+                )) AS entry
+            FROM source GROUP BY entry -> 'id'
+        )
+        UPDATE {reports} SET characters = (
+            SELECT coalesce(jsonb_agg(entry ORDER BY place), '[]'::jsonb) FROM entries
+        )
+        WHERE id = %(report)s AND EXISTS (SELECT FROM {parts} WHERE {report_column} = %(report)s)
+    """  # noqa: S608
+    with connection.cursor() as cursor:
+        cursor.execute(sql, {"report": report.pk})
+        if not cursor.rowcount:
+            return  # no part: the report is as it was
+    ClockReportPart.objects.filter(report=report).delete()
+    # Its events are the database's now: read again if asked (a webhook's report).
+    report.__dict__.pop("characters", None)
 
 
 def report_characters(report: ClockReport) -> list[dict[str, Any]]:

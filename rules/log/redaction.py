@@ -65,8 +65,16 @@ def entry_seen(
         withheld_rolls=len(resolution.rolls) - len(rolls),
         outcome={key: value for key, value in resolution.outcome.items() if key != REFEREE_ONLY},
         params={} if secret else dict(resolution.params),
-        told=len(rolls) == len(resolution.rolls) and not applies_hidden_effect,
+        told=entry_told(resolution, applies_hidden_effect=applies_hidden_effect),
     )
+
+
+def entry_told(resolution: Resolution | LogRow, *, applies_hidden_effect: bool = False) -> bool:
+    """:attr:`Seen.told` for a player, without the rest of :func:`entry_seen` (the
+    clock's report asks it of every effect it applies)."""
+    if resolution.revealed:
+        return True
+    return not applies_hidden_effect and not any(roll.get("hidden") for roll in resolution.rolls)
 
 
 def entries_applying_hidden_effects(resolutions: Iterable[Resolution]) -> set[int]:

@@ -9,7 +9,7 @@ instance where one is needed (webhooks, off PostgreSQL).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -45,8 +45,11 @@ class LogRow:
     revealed: bool = False
     id: int | None = None
     created_at: datetime | None = None  # set when written (``auto_now_add``)
-    # The sheet after as JSON text, made once for the NUL check: what the COPY sends.
-    sheet_after_json: str | None = None
+    # JSON columns' values as JSON text, made once for the NUL check (``sheet_after``,
+    # ``params``, ``outcome``; by attname): what the COPY sends as it is.
+    texts: dict[str, str] = field(default_factory=dict)
+    # The same of the payloads of the effects its result schedules, in order (None: none made).
+    scheduled_texts: list[str | None] = field(default_factory=list)
 
     @property
     def pk(self) -> int | None:
@@ -94,6 +97,8 @@ class EffectRow:
     cancelled_by: LogRow | None = None
     resolution: LogRow | None = None
     created_at: datetime | None = None  # set when written (``auto_now_add``)
+    # Its ``payload`` as JSON text made already (for ``Copy.write``), if any.
+    texts: dict[str, str] | None = None
 
     # Loaded: the columns the batch reads (and writes back: state, resolution, cancelled_by).
     COLUMNS = ("id", "campaign_id", "character_id", "kind", "key", "due_at", "payload", "hidden")

@@ -35,16 +35,20 @@ class ResolutionStep(TypedDict):
     clock: int
 
 
+# The template of a log entry's message: the character's name, then what happened.
+NAMED_SUMMARY = "{name}: {summary}"
+
+
 def named_summary(name: str, summary: str) -> dict[str, Any] | None:
     """The stored message of "<name>: <summary>" when the summary is an engine message
     (the log's ``said``), else None (the English text is all there is)."""
     if not isinstance(summary, Message):
         return None
-    return say("{name}: {summary}", name=name, summary=summary).data()
-
-
-# The template of a log entry's message: the character's name, then what happened.
-NAMED_SUMMARY = "{name}: {summary}"
+    if type(name) is str:
+        # What ``say(...).data()`` stores, without rendering the English text it does not
+        # keep (the log's ``summary`` is made apart): the clock names 14,000 summaries.
+        return {"t": NAMED_SUMMARY, "v": {"name": name, "summary": {"m": summary.data()}}}
+    return say(NAMED_SUMMARY, name=name, summary=summary).data()
 
 
 def entry_summary(entry: Resolution, name: str) -> str:
@@ -76,7 +80,7 @@ def build_resolution(
     them as plain rows (:func:`build_log_row`, ``rules.log.sql_writes``).
     """
     actor = step["actor"]
-    values, sheet_text = _resolution_values(pending_choice, **step)
+    values, texts, _ = _resolution_values(pending_choice, **step)
     resolution = Resolution(
         campaign=step["campaign"],
         character=step["character"],
@@ -85,7 +89,7 @@ def build_resolution(
         batch=batch,
         **values,
     )
-    resolution.sheet_after_json = sheet_text
+    resolution.sheet_after_json = texts.get("sheet_after")
     return resolution
 
 
@@ -95,28 +99,37 @@ def build_log_row(
     """:func:`build_resolution`'s row as a plain :class:`LogRow` (no model instance), for
     the clock's batches: no actor, no undo, no batch id."""
     assert not getattr(step["actor"], "is_authenticated", False)
-    values, sheet_text = _resolution_values(pending_choice, **step)
+    values, texts, scheduled_texts = _resolution_values(pending_choice, **step)
     return LogRow(
         campaign_id=step["campaign"].pk,
         character_id=step["character"].pk,
-        sheet_after_json=sheet_text,
+        texts=texts,
+        scheduled_texts=scheduled_texts,
         **values,
     )
 
 
 def _resolution_values(
     pending_choice: dict[str, Any] | None, **step: Unpack[ResolutionStep]
-) -> tuple[dict[str, Any], str | None]:
-    """A resolution's column values but its relations, and its sheet after as JSON."""
+) -> tuple[dict[str, Any], dict[str, str], list[str | None]]:
+    """A resolution's column values but its relations; the JSON texts made to check
+    them for NUL (by column), and those of the payloads of the effects it schedules.
+
+    Each value is checked on its JSON text (``json_without_nul``), and that text is
+    what the clock's COPY writes: the row's JSON is encoded once, not twice
+    (bench/clock_advance.py). In the same order as one check of them all: the params,
+    the sheet, then the summary, the outcome and the payloads, worded "the resolution".
+    """
     character, result, params = step["character"], step["result"], step["params"]
-    reject_nul_characters(params, "params")
-    # The sheet's JSON text, made for the check, is what the clock's COPY writes: the
-    # largest value of the row is encoded once, not twice (bench/clock_advance.py).
-    sheet_text = json_without_nul(result.sheet, "the resolution")
-    reject_nul_characters(
-        [result.summary, dict(result.outcome), [dict(effect.payload) for effect in result.effects]],
-        "the resolution",
-    )
+    made = {
+        "params": json_without_nul(params, "params"),
+        "sheet_after": json_without_nul(result.sheet, "the resolution"),
+    }
+    if "\x00" in result.summary:  # its text is what a check of its JSON would walk
+        reject_nul_characters(result.summary, "the resolution")
+    outcome = dict(result.outcome)
+    made["outcome"] = json_without_nul(outcome, "the resolution")
+    scheduled = [json_without_nul(dict(e.payload), "the resolution") for e in result.effects]
     values = {
         "kind": step["kind"],
         "action": step["action"],
@@ -125,7 +138,7 @@ def _resolution_values(
         # The engine knows sheets, not names: the log names the character.
         "summary": f"{character.name}: {result.summary}",
         "said": named_summary(character.name, result.summary),
-        "outcome": copy_json(dict(result.outcome)),
+        "outcome": copy_json(outcome),
         "sheet_before": character.sheet,
         "sheet_after": result.sheet,
         "version": character.version + 1,
@@ -135,7 +148,8 @@ def _resolution_values(
         "dice_counter_end": step["counter_end"],
         "elapsed_minutes": max(0, int(result.elapsed_minutes)),
     }
-    return values, sheet_text
+    texts = {column: text for column, text in made.items() if text is not None}
+    return values, texts, scheduled
 
 
 def build_scheduled_effects(*, resolution: Resolution, result: Result) -> list[ScheduledEffect]:
@@ -152,13 +166,20 @@ def build_scheduled_effects(*, resolution: Resolution, result: Result) -> list[S
 
 
 def scheduled_effect_rows(*, resolution: LogRow, result: Result) -> list[EffectRow]:
-    """:func:`build_scheduled_effects` as plain :class:`EffectRow` (the clock's batches)."""
+    """:func:`build_scheduled_effects` as plain :class:`EffectRow` (the clock's batches),
+    each with its payload's JSON text when the resolution's check made it."""
     owner: dict[str, Any] = {
         "campaign_id": resolution.campaign_id,
         "character_id": resolution.character_id,
     }
-    values = _scheduled_values(resolution.clock, result)
-    return [EffectRow(**owner, **effect, created_by=resolution) for effect in values]
+    rows = [
+        EffectRow(**owner, **effect, created_by=resolution)
+        for effect in _scheduled_values(resolution.clock, result)
+    ]
+    for row, text in zip(rows, resolution.scheduled_texts, strict=False):
+        if text is not None:
+            row.texts = {"payload": text}
+    return rows
 
 
 def _scheduled_values(clock: int, result: Result) -> list[dict[str, Any]]:

@@ -17,8 +17,10 @@ or the clock, it writes the rows it is given.
 from __future__ import annotations
 
 import json
+import operator
 import time
-from collections.abc import Iterator, Sequence
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from datetime import datetime
 from types import TracebackType
@@ -33,6 +35,7 @@ from django.db.models import (
     BigIntegerField,
     BooleanField,
     CharField,
+    DateTimeField,
     Field,
     ForeignKey,
     IntegerField,
@@ -45,6 +48,7 @@ from django.db.models import (
     SmallAutoField,
     SmallIntegerField,
     TextField,
+    UUIDField,
 )
 from django.db.models.sql import InsertQuery, UpdateQuery
 from django.utils import timezone
@@ -285,6 +289,8 @@ _PLAIN_TYPES: dict[type[Field[Any, Any]], tuple[type, ...]] = {
     CharField: (str, type(None)),
     TextField: (str, type(None)),
     BooleanField: (bool, type(None)),
+    # COPY is PostgreSQL's, whose uuid is native: the field gives a UUID back as it is
+    UUIDField: (uuid.UUID, type(None)),
 }
 
 
@@ -319,19 +325,28 @@ class Copy:
             f"COPY {quote(model._meta.db_table)} "
             f"({', '.join(quote(f.column) for f in self.fields)}) FROM STDIN"
         )
-        # Each column with the value types its field gives back unchanged (an int for an
-        # integer column...): such a value skips the field's calls (_PLAIN_TYPES).
-        # A JSON column without its own encoder: ``json.dumps``' text, what Django's
-        # adapter would have psycopg send (``adapt_json_value``), made without its calls.
-        self._columns = [
-            (
-                f,
-                f.attname,
-                _PLAIN_TYPES.get(_field_type(f), ()),
-                isinstance(f, JSONField) and f.encoder is None,
-            )
-            for f in self.fields
-        ]
+        # A row's values read in one call (in C), then, by their place in the row, those
+        # that need more (issue 39: a loop over the columns in Python cost more per row
+        # than psycopg's own formatting of it):
+        self._values = operator.attrgetter(*(f.attname for f in self.fields))
+        # a JSON column without its own encoder: ``json.dumps``' text, what Django's
+        # adapter would have psycopg send (``adapt_json_value``), made without its calls;
+        self._json: list[tuple[int, str]] = []
+        # a time stamp set on insert (``auto_now_add``): ``pre_save``'s ``timezone.now()``,
+        # which PostgreSQL's adapter gives back as it is;
+        self._now: list[tuple[int, str]] = []
+        # any other: kept when of a type its field gives back unchanged (an int for an
+        # integer column..., any ``str`` for a text one), else through the field.
+        self._checked: list[tuple[int, Field[Any, Any], tuple[type, ...], bool]] = []
+        for n, f in enumerate(self.fields):
+            if isinstance(f, JSONField) and f.encoder is None:
+                self._json.append((n, f.attname))
+            elif isinstance(f, DateTimeField) and (f.auto_now or f.auto_now_add):
+                self._now.append((n, f.attname))
+            else:
+                kind = _field_type(f)
+                any_str = kind in (CharField, TextField)
+                self._checked.append((n, f, _PLAIN_TYPES.get(kind, ()), any_str))
         self.written: list[Any] = []
         self._stack = ExitStack()
         self._start = 0.0
@@ -344,26 +359,25 @@ class Copy:
         self._writer = self._stack.enter_context(cursor.cursor.copy(self.sql))
         return self
 
-    def write(self, obj: Any, texts: dict[str, str] | None = None) -> None:
+    def write(self, obj: Any, texts: Mapping[str, str] | None = None) -> None:
         """Write ``obj``'s row; ``texts``: JSON columns' values as JSON text made already
         (by attname), written as they are instead of encoded again."""
-        db = self.db
-        row: list[Any] = []
-        for column, name, plain, as_json in self._columns:
-            if texts and name in texts:
-                row.append(texts[name])
-                continue
-            if as_json:
-                value = getattr(obj, name)
+        row = list(self._values(obj))
+        for n, name in self._json:
+            text = texts.get(name) if texts else None
+            if text is None:
+                value = row[n]
                 # None is SQL NULL, as JSONField.get_db_prep_save gives it
-                row.append(None if value is None else json.dumps(value))
-                continue
-            if plain:
-                value = getattr(obj, name)
-                if type(value) in plain:  # the field would give the same value back
-                    row.append(value)
-                    continue
-            row.append(column.get_db_prep_save(column.pre_save(obj, True), db))
+                text = None if value is None else json.dumps(value)
+            row[n] = text
+        for n, name in self._now:
+            row[n] = now = timezone.now()
+            setattr(obj, name, now)
+        for n, field, plain, any_str in self._checked:
+            value = row[n]
+            # CharField and TextField give any str back as it is (an enum's member too)
+            if type(value) not in plain and not (any_str and isinstance(value, str)):
+                row[n] = field.get_db_prep_save(field.pre_save(obj, True), self.db)
         self._writer.write_row(row)
         self.written.append(obj)
 
@@ -386,7 +400,7 @@ def copy_rows(model: type[Model], objs: list[Any], *, with_pk: bool) -> None:
     """Insert ``objs`` with one COPY (see :class:`Copy`)."""
     with Copy(model, with_pk=with_pk) as rows:
         for obj in objs:
-            rows.write(obj)
+            rows.write(obj, getattr(obj, "texts", None))
 
 
 class ResolutionWriter:
@@ -404,6 +418,7 @@ class ResolutionWriter:
 
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
+        self.copying = use_copy()  # asked once, not per row
         self.pending: list[LogRow] = []  # for bulk_create, off PostgreSQL
         self._copy: Copy | None = None
         self._ids: Iterator[int] = iter(())
@@ -420,24 +435,23 @@ class ResolutionWriter:
             self._texts[id(sheet)] = (sheet, text)
 
     def add(self, resolution: LogRow) -> None:
-        if not use_copy():
+        if not self.copying:
             self.pending.append(resolution)
             return
         if self._copy is None:
             self._ids = iter(take_ids(Resolution, self.capacity))
             self._copy = Copy(Resolution, with_pk=True).__enter__()
         resolution.pk = next(self._ids)
-        # The sheets as JSON text made already: the one build_resolution checked for NUL,
-        # and the sheet before, which is the character's last sheet after in this batch
-        # (the same object, which nothing changes once the engine returned it).
-        texts = {}
-        after = resolution.sheet_after_json
-        if after is not None:
-            texts["sheet_after"] = after
+        # The JSON texts made already (those build_log_row checked for NUL, the sheet
+        # after among them), and the sheet before, which is the character's last sheet
+        # after in this batch (the same object, which nothing changes once the engine
+        # returned it).
+        texts = resolution.texts
         before = self._texts.get(id(resolution.sheet_before))
         if before is not None and before[0] is resolution.sheet_before:
             texts["sheet_before"] = before[1]
         self._copy.write(resolution, texts)
+        after = texts.get("sheet_after")
         if after is not None:
             self._texts[id(resolution.sheet_after)] = (resolution.sheet_after, after)
 
