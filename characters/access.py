@@ -47,6 +47,11 @@ class CharacterAccess:
 
 
 def mine(user: Any) -> dict[str, RawSQL]:
+    """:func:`mine_by_id` of the user."""
+    return mine_by_id(user.pk)
+
+
+def mine_by_id(user_id: int | None) -> dict[str, RawSQL]:
     """Annotations that read the user's membership in a character's campaign (one per
     campaign and user) beside the character, in the same statement.
 
@@ -58,8 +63,8 @@ def mine(user: Any) -> dict[str, RawSQL]:
         f'"{Character._meta.db_table}"."campaign_id" AND "user_id" = %s'
     )
     # S611: the table names come from the models; the user's id is a parameter.
-    membership_id = RawSQL(f'SELECT "id" {where}', (user.pk,), IntegerField())  # noqa: S611
-    role = RawSQL(f'SELECT "role" {where}', (user.pk,), CharField())  # noqa: S611
+    membership_id = RawSQL(f'SELECT "id" {where}', (user_id,), IntegerField())  # noqa: S611
+    role = RawSQL(f'SELECT "role" {where}', (user_id,), CharField())  # noqa: S611
     return {"my_membership_id": membership_id, "my_role": role}
 
 

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db.models import TextField
+from django.db.models import QuerySet, TextField
 from django.db.models.functions import Cast
 from django.utils import timezone
 
@@ -335,20 +335,32 @@ def job_start(job: ClockJob, campaign: Campaign, now: datetime) -> None:
         job.started_at = now
 
 
-def job_apply_batch(campaign: Campaign, job: ClockJob) -> Batch:
+def due_effects(campaign_id: int, target: int) -> QuerySet[ScheduledEffect]:
+    """The campaign's pending effects due by ``target``, in the order they apply."""
+    return ScheduledEffect.objects.filter(
+        campaign_id=campaign_id, state=EffectState.PENDING, due_at__lte=target
+    ).order_by("due_at", "id")
+
+
+def job_apply_batch(campaign: Campaign, job: ClockJob, due: list[EffectRow] | None = None) -> Batch:
     """Apply and write the job's next batch of due effects; move ``campaign`` and ``job``
-    in memory (the caller writes them: the clock, the dice counter, the job's state)."""
+    in memory (the caller writes them: the clock, the dice counter, the job's state).
+
+    ``due``: every effect due by the job's target, read already under the campaign's
+    lock (an action's job, rules.clock.services.clock_job_send): not read again."""
     target = job.target
     assert target is not None  # set by job_start
-    # As plain rows, not models (rules.log.rows: issue 39).
-    loaded = [
-        EffectRow.loaded(values)
-        for values in ScheduledEffect.objects.filter(
-            campaign=campaign, state=EffectState.PENDING, due_at__lte=target
-        )
-        .order_by("due_at", "id")
-        .values_list(*EffectRow.COLUMNS)[: batch_size()]
-    ]
+    limit = batch_size()
+    if due is not None and len(due) <= limit:
+        loaded, complete = due, True
+    else:
+        # As plain rows, not models (rules.log.rows: issue 39).
+        loaded = [
+            EffectRow.loaded(values)
+            for values in due_effects(campaign.pk, target).values_list(*EffectRow.COLUMNS)[:limit]
+        ]
+        # fewer than asked for: every effect due by the target is in this batch
+        complete = len(loaded) < limit
     with _cycle_collector_paused():
         batch = run_effects(campaign, loaded) if loaded else Batch()
         write_batch(batch)
@@ -358,10 +370,16 @@ def job_apply_batch(campaign: Campaign, job: ClockJob) -> Batch:
     # scheduled included): nothing, and the job ends here rather than in a batch of
     # its own that would find nothing (docs/clock.md, "A clock job's fixed cost").
     remaining = 0
-    if loaded:
-        remaining = ScheduledEffect.objects.filter(
-            campaign=campaign, state=EffectState.PENDING, due_at__lte=target
-        ).count()
+    if complete:
+        # Nothing due by the target was left unread: what is still due is what this batch
+        # left pending (after a stop) or scheduled, known here without a count (issue 39).
+        remaining = sum(
+            1
+            for effect in (*loaded, *batch.new_effects)
+            if effect.state == EffectState.PENDING and effect.due_at <= target
+        )
+    elif loaded:
+        remaining = due_effects(campaign.pk, target).count()
     if batch.stop is not None:
         reason, character, minute = batch.stop
         campaign.clock = max(campaign.clock, minute)

@@ -43,7 +43,7 @@ from django.db import (
     connection,
     transaction,
 )
-from django.db.models import BooleanField, PositiveBigIntegerField
+from django.db.models import BooleanField, Exists, PositiveBigIntegerField
 from django.db.models.expressions import RawSQL
 from django.utils import timezone, translation
 from django.utils.translation import gettext
@@ -55,7 +55,7 @@ from characters.models import Character
 from core.errors import ResolutionConflict
 from core.said import said
 from rules.clock import queue
-from rules.clock.batch import Batch, job_apply_batch, job_start
+from rules.clock.batch import Batch, due_effects, job_apply_batch, job_start
 from rules.clock.events import publish_clock_job, publish_clock_report
 from rules.clock.models import (
     UNFINISHED_JOB_STATES,
@@ -71,6 +71,7 @@ from rules.clock.text import duration_words
 from rules.engine.words import text_said
 from rules.log.events import publish_resolutions
 from rules.log.models import EffectState, ScheduledEffect
+from rules.log.rows import EffectRow
 from rules.log.sql_writes import write_job_end
 from webhooks.services import endpoints_held
 
@@ -136,18 +137,22 @@ def clock_job_send(job: ClockJob, campaign: Campaign) -> None:
     earlier = ClockJob.objects.filter(
         campaign_id=job.campaign_id, state__in=UNFINISHED_JOB_STATES, pk__lt=job.pk
     )
-    if earlier.exists():
+    # One statement: the effects due by the job's target (its first batch, if it runs
+    # here), and whether an earlier job is unfinished (then it is not this job's turn).
+    assert job.until is None  # an action's time: its target is the clock plus its minutes
+    rows = list(
+        due_effects(job.campaign_id, campaign.clock + job.minutes)
+        .annotate(earlier_job=Exists(earlier))
+        .values_list(*EffectRow.COLUMNS, "earlier_job")[: INLINE_EFFECTS + 1]
+    )
+    if rows[0][-1] if rows else earlier.exists():
         return  # the earlier job's task sends this one in its turn (rules.clock.queue)
-    due = ScheduledEffect.objects.filter(
-        campaign_id=job.campaign_id,
-        state=EffectState.PENDING,
-        due_at__lte=campaign.clock + job.minutes,
-    )[: INLINE_EFFECTS + 1].count()
-    if due <= INLINE_EFFECTS:
+    if len(rows) <= INLINE_EFFECTS:
+        due = [EffectRow.loaded(row[:-1]) for row in rows]
         try:
             # One savepoint: a failure here leaves the action whole.
             with transaction.atomic(), endpoints_held(job.campaign_id):
-                if not _run_inline(job, campaign):
+                if not _run_inline(job, campaign, due):
                     return
         except (OperationalError, InterfaceError):
             raise
@@ -459,7 +464,7 @@ _JOB_PROGRESS = [
 ]
 
 
-def _run_inline(action_job: ClockJob, locked: Campaign) -> bool:
+def _run_inline(action_job: ClockJob, locked: Campaign, due: list[EffectRow]) -> bool:
     """Run an action's job (:func:`clock_job_send`) for up to ``INLINE_BATCHES`` batches;
     True when a worker must finish it.
 
@@ -482,13 +487,15 @@ def _run_inline(action_job: ClockJob, locked: Campaign) -> bool:
         clock_to=start,
     )
     characters: list[dict[str, Any]] = []
+    first: list[EffectRow] | None = due  # read by clock_job_send: its first batch
     for _ in range(INLINE_BATCHES):
         now = timezone.now()
         job.heartbeat_at = now
         if report.updated_at is None:
             report.updated_at = now  # as made by the first batch
         job_start(job, campaign, now)
-        batch = job_apply_batch(campaign, job)
+        batch = job_apply_batch(campaign, job, first)
+        first = None
         report.clock_to = max(report.clock_to, campaign.clock)
         if batch.report.entries:
             characters = batch.report.merged_into(characters)

@@ -178,6 +178,17 @@ def _resolution_answers() -> ProxyMap:
     )
 
 
+# The answer's serializer made once: its fields, its rolls' and their children are built
+# and bound once, not deep-copied for every answer (DRF copies a serializer's declared
+# fields per instance); ``to_representation`` keeps no state between calls.
+_RESOLUTION_OUT = ResolutionSerializer()
+
+
+def resolution_data(view: dict[str, Any]) -> dict[str, Any]:
+    """A resolution's view (``rules.log.selectors.resolution_view``) as the API answers it."""
+    return dict(_RESOLUTION_OUT.to_representation(view))
+
+
 def resolution_answer(*, many: bool = False, **kwargs: Any) -> PolymorphicProxySerializer:
     """A resolution as the API answers it, typed by its ruleset; for the schema only
     (:class:`ResolutionSerializer` makes the answer)."""
@@ -191,7 +202,7 @@ def _view(resolution: Any, access: Any) -> Any:
         ruleset_key=access.character.campaign.ruleset,
         viewer_is_referee=access.is_referee,
     )
-    return ResolutionSerializer(view).data
+    return resolution_data(view)
 
 
 class RulesetListApi(APIView):

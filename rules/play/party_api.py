@@ -15,7 +15,7 @@ from core.cleaning import MAX_ID, JsonSerializer, read_body
 from core.openapi import operation
 from rules.engine.registry import all_rulesets
 from rules.log.selectors import resolution_view
-from rules.play.api import ResolutionSerializer, resolution_answer
+from rules.play.api import resolution_answer, resolution_data
 from rules.play.party import MAX_PARTY, party_action
 
 
@@ -28,7 +28,7 @@ class SkippedSerializer(serializers.Serializer):
 class PartyOutcomeSerializer(serializers.Serializer):
     batch = serializers.UUIDField(help_text="shared by every resolution of this party action")
     # for the schema each typed by its ruleset (resolution_answer); the answer is made
-    # with ResolutionSerializer (post)
+    # with ResolutionSerializer (resolution_data)
     resolutions = resolution_answer(many=True, help_text="one per character, in id order")
     skipped = SkippedSerializer(many=True)
     clock_job = serializers.IntegerField(
@@ -88,7 +88,7 @@ class PartyActionApi(APIView):
         ]
         body: dict[str, Any] = {
             "batch": str(outcome.batch),
-            "resolutions": ResolutionSerializer(views, many=True).data,
+            "resolutions": [resolution_data(view) for view in views],
             "skipped": SkippedSerializer(outcome.skipped, many=True).data,
             "clock_job": outcome.clock_job.pk if outcome.clock_job else None,
         }

@@ -22,11 +22,12 @@ from django.utils.translation import gettext
 from campaigns.access import refuse_archived
 from campaigns.models import Campaign, Membership
 from campaigns.services import campaign_lock
-from characters.access import CharacterAccess, access_read_character, may_act, mine
+from characters.access import CharacterAccess, access_read_character, may_act, mine_by_id
 from characters.choices import stored_choice
 from characters.models import Character
 from characters.services import character_insert, character_new
 from core.cleaning import reject_nul_characters, whole_numbers
+from core.compiled import CompiledQuery
 from core.errors import NotAllowed, ResolutionConflict
 from core.said import said
 from rules.clock.action_time import action_time
@@ -65,7 +66,9 @@ def lock_character(character_id: int) -> tuple[Campaign, Character]:
     them (checked by rules/play/tests/test_concurrency.py), so this keeps the lock order of
     two statements in one round trip; each row read is its newest version, once locked.
     """
-    character = _locked_character(Character.objects.all(), character_id)
+    character = _LOCKED.first(character_id=int(character_id))
+    if character is None:
+        raise Character.DoesNotExist("Character matching query does not exist.")
     refuse_archived(character.campaign)  # no play in an archived campaign: 409
     return character.campaign, character
 
@@ -75,7 +78,7 @@ _WEBHOOKS = WebhookEndpoint._meta.db_table
 _HAS_WEBHOOKS = f'EXISTS (SELECT 1 FROM "{_WEBHOOKS}" WHERE "campaign_id" = "{Character._meta.db_table}"."campaign_id")'  # noqa: S608, E501
 
 
-def _locked_character(characters: QuerySet[Character], character_id: int) -> Character:
+def _locked_character(characters: QuerySet[Character], character_id: int) -> QuerySet[Character]:
     return (
         characters.select_related("campaign")
         .select_for_update(of=("campaign", "self"))
@@ -83,8 +86,24 @@ def _locked_character(characters: QuerySet[Character], character_id: int) -> Cha
         # webhooks.services.webhook_create takes too: exact, and an action in a campaign
         # without webhooks saves the query (rules.log.events). In SQL, as characters.access.mine.
         .annotate(webhooked=RawSQL(_HAS_WEBHOOKS, (), BooleanField()))  # noqa: S611
-        .get(pk=character_id)
+        .filter(pk=character_id)
+        .order_by()
     )
+
+
+# Compiled once (core.compiled): Django's compiling of this statement cost more CPU than
+# running it, on every action (issue 39).
+_LOCKED = CompiledQuery(
+    lambda character_id: _locked_character(Character.objects.all(), character_id),
+    "character_id",
+)
+_LOCKED_FOR = CompiledQuery(
+    lambda character_id, user_id: _locked_character(
+        Character.objects.annotate(**mine_by_id(user_id)), character_id
+    ),
+    "character_id",
+    "user_id",
+)
 
 
 def persist_result(
@@ -223,11 +242,10 @@ def lock_character_for(
     twice: someone who may not see the character gets 404, a player where ``referee``
     is asked 403, and the campaign row they locked for that statement is released with
     the rollback. Callers hold a transaction."""
-    try:
-        # the rows of lock_character, with the user's membership read beside them
-        character = _locked_character(Character.objects.annotate(**mine(user)), character_id)
-    except Character.DoesNotExist:
-        raise Http404("no such character") from None
+    # the rows of lock_character, with the user's membership read beside them
+    character = _LOCKED_FOR.first(character_id=int(character_id), user_id=user.pk)
+    if character is None:
+        raise Http404("no such character")
     access = access_read_character(user, character, referee=referee)  # before anything: 404
     refuse_archived(character.campaign)
     return character.campaign, character, access

@@ -1,0 +1,71 @@
+"""A query compiled once (core.compiled) answers what its queryset answers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+
+from campaigns.models import Membership
+from characters.access import mine_by_id
+from characters.models import Character
+from core.compiled import CompiledQuery
+from rules.play import services as play_services
+from rules.play.services import _locked_character, character_create
+
+pytestmark = pytest.mark.django_db
+
+
+def _fields(character: Character) -> dict[str, Any]:
+    values = {f.attname: getattr(character, f.attname) for f in Character._meta.concrete_fields}
+    campaign = character.campaign  # cached by select_related, not read again
+    values["campaign"] = {
+        f.attname: getattr(campaign, f.attname) for f in type(campaign)._meta.concrete_fields
+    }
+    for name in ("my_membership_id", "my_role", "webhooked"):
+        values[name] = getattr(character, name)
+    values["state"] = (character._state.adding, character._state.db)
+    return values
+
+
+def test_the_action_s_locked_row_is_the_queryset_s_row_for_every_viewer(
+    campaign, player, referee, outsider
+):
+    membership = Membership.objects.get(campaign=campaign, user=player)
+    aldo = character_create(membership=membership, name="Aldo", sheet={"level": 3})
+    compiled = play_services._LOCKED_FOR
+    for user in (player, referee, outsider):
+        with transaction.atomic():
+            queryset = _locked_character(Character.objects.annotate(**mine_by_id(user.pk)), aldo.pk)
+            [expected] = list(queryset)
+            with CaptureQueriesContext(connection) as queries:
+                found = compiled.first(character_id=aldo.pk, user_id=user.pk)
+                assert found is not None
+                assert _fields(found) == _fields(expected)
+            assert len(queries.captured_queries) == 1  # the campaign came with it
+            locks = connection.features.has_select_for_update  # SQLite locks the database
+            assert queries.captured_queries[0]["sql"].count("FOR UPDATE") == int(locks)
+        # the sheet, a JSON column, went through Django's converters as in the queryset
+        assert found.sheet == expected.sheet and isinstance(found.sheet, dict)
+    with transaction.atomic():
+        assert compiled.first(character_id=aldo.pk + 1000, user_id=player.pk) is None
+
+
+def test_a_query_is_compiled_once_and_each_slot_must_be_a_parameter(campaign, player):
+    membership = Membership.objects.get(campaign=campaign, user=player)
+    aldo = character_create(membership=membership, name="Aldo", sheet={"level": 3})
+    built: list[int] = []
+
+    def build(character_id: int) -> Any:
+        built.append(character_id)
+        return Character.objects.filter(pk=character_id)
+
+    query = CompiledQuery(build, "character_id")
+    assert query.first(character_id=aldo.pk) == aldo
+    assert query.first(character_id=aldo.pk) == aldo
+    assert len(built) == 1
+    unused = CompiledQuery(lambda character_id: Character.objects.all(), "character_id")
+    with pytest.raises(ValueError, match="character_id"):
+        unused.first(character_id=aldo.pk)
