@@ -110,7 +110,13 @@ class EffectState(models.TextChoices):
 class ScheduledEffect(models.Model):
     """Something the campaign clock must apply at an in-game minute (a disease save...)."""
 
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="effects")
+    # No index of its own: the (campaign, state, due_at) index below starts with it. Each
+    # index is written for every effect scheduled and every one applied (its state is in
+    # an index, so the update makes new index entries): the clock's catch-up writes
+    # thousands (issue 39, docs/clock.md).
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="effects", db_index=False
+    )
     character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="effects")
     kind = models.CharField(max_length=64)
     key = models.CharField(max_length=128, blank=True, default="")
@@ -126,12 +132,14 @@ class ScheduledEffect(models.Model):
     # The resolution whose result cancelled it (a treated wound stops its worsening), or
     # the undo or redo that took it away; null while pending, and for an effect the
     # clock refused. Undoing that resolution revives the effect (rules.play.undo).
+    # Indexed where set only (Meta): most effects are never cancelled.
     cancelled_by = models.ForeignKey(
         Resolution,
         null=True,
         blank=True,
         on_delete=models.SET_NULL,
         related_name="cancelled_effects",
+        db_index=False,
     )
     # The resolution that applied it; one effect produces at most one resolution.
     resolution = models.OneToOneField(
@@ -141,7 +149,14 @@ class ScheduledEffect(models.Model):
 
     class Meta:
         ordering = ["due_at", "id"]
-        indexes = [models.Index(fields=["campaign", "state", "due_at"])]
+        indexes = [
+            models.Index(fields=["campaign", "state", "due_at"]),
+            models.Index(
+                fields=["cancelled_by"],
+                name="effect_cancelled_by",
+                condition=models.Q(cancelled_by__isnull=False),
+            ),
+        ]
         constraints = [
             models.CheckConstraint(
                 condition=~models.Q(state="done") | models.Q(resolution__isnull=False),
