@@ -140,13 +140,15 @@ _held = threading.local()
 
 
 @contextmanager
-def endpoints_held(campaign_id: int) -> Iterator[None]:
+def endpoints_held(campaign_id: int, *, none: bool = False) -> Iterator[None]:
     """Within: every event of the campaign recorded goes to the URLs it had when the
     first was recorded, looked up once (a clock job run in an action records its
     resolutions', report's and state's events, which looked the URLs up once each). For
-    a caller that holds the campaign's row lock in one transaction."""
+    a caller that holds the campaign's row lock in one transaction. ``none``: the caller
+    read under that lock that the campaign has no URL (rules.play.services), so none is
+    looked up."""
     outer = getattr(_held, "campaign", None)
-    _held.campaign, _held.ids = campaign_id, None
+    _held.campaign, _held.ids = campaign_id, ([] if none else None)
     try:
         yield
     finally:

@@ -94,11 +94,12 @@ class ActionTime:
             self.job.save(force_insert=True)
         return self.job
 
-    def send(self) -> None:
+    def send(self, *, webhooked: bool = True) -> None:
         """Run or send the job (:func:`~rules.clock.services.clock_job_send`) once the action
-        wrote everything it schedules."""
+        wrote everything it schedules; ``webhooked``: False when the action read under the
+        campaign's lock that it has no webhook URL."""
         if self.job is not None:
-            clock_job_send(self.job, self.campaign)
+            clock_job_send(self.job, self.campaign, webhooked=webhooked)
 
 
 def action_time(

@@ -125,7 +125,7 @@ INLINE_EFFECTS = 16
 INLINE_BATCHES = 2
 
 
-def clock_job_send(job: ClockJob, campaign: Campaign) -> None:
+def clock_job_send(job: ClockJob, campaign: Campaign, *, webhooked: bool = True) -> None:
     """An action's job, saved in the current transaction: run it here if it is small
     enough, else send it once the transaction commits, in its campaign's turn.
 
@@ -133,7 +133,8 @@ def clock_job_send(job: ClockJob, campaign: Campaign) -> None:
     starts) and has written everything the action schedules. Run here, the job is the
     same job as on a worker (:func:`_run_inline`): the same rows, report, events, stop
     at a decision, in the same transaction as the action; the action's answer is the
-    action's, as before (what the job did reaches pages by its events)."""
+    action's, as before (what the job did reaches pages by its events). ``webhooked``:
+    False when the caller read under the lock that the campaign has no webhook URL."""
     earlier = ClockJob.objects.filter(
         campaign_id=job.campaign_id, state__in=UNFINISHED_JOB_STATES, pk__lt=job.pk
     )
@@ -151,7 +152,7 @@ def clock_job_send(job: ClockJob, campaign: Campaign) -> None:
         due = [EffectRow.loaded(row[:-1]) for row in rows]
         try:
             # One savepoint: a failure here leaves the action whole.
-            with transaction.atomic(), endpoints_held(job.campaign_id):
+            with transaction.atomic(), endpoints_held(job.campaign_id, none=not webhooked):
                 if not _run_inline(job, campaign, due):
                     return
         except (OperationalError, InterfaceError):

@@ -160,11 +160,12 @@ def persist_result(
         ScheduledEffect.objects.bulk_create(
             build_scheduled_effects(resolution=resolution, result=result)
         )
-    if getattr(character, "webhooked", True):  # known from the lock (lock_character)
+    webhooked = getattr(character, "webhooked", True)  # known from the lock (lock_character)
+    if webhooked:
         publish_resolutions(campaign.pk, campaign.ruleset, [resolution])
     if time is not None:
         # After the action's effects: its job may run here, and applies them if due.
-        time.send()
+        time.send(webhooked=webhooked)
     return resolution
 
 

@@ -35,6 +35,9 @@ from rules.clock.tests.clock_helpers import (
 )
 from rules.log.models import Resolution, ResolutionKind, ScheduledEffect
 from rules.play.services import character_create, resolution_create_action
+from webhooks import services as webhook_services
+from webhooks.models import WebhookEvent
+from webhooks.services import webhook_create
 
 pytestmark = pytest.mark.django_db
 
@@ -325,9 +328,9 @@ def test_an_action_s_job_in_its_transaction_takes_no_statement_the_held_lock_ans
     wounded(campaign, other_player, "Bea", every=240)
     send, statements = clock_services.clock_job_send, list[str]()
 
-    def counted(job: ClockJob, locked: Campaign) -> None:
+    def counted(job: ClockJob, locked: Campaign, **known: Any) -> None:
         with CaptureQueriesContext(connection) as queries:
-            send(job, locked)
+            send(job, locked, **known)
         statements.extend(query["sql"] for query in queries.captured_queries)
 
     monkeypatch.setattr(action_time_module, "clock_job_send", counted)
@@ -339,10 +342,43 @@ def test_an_action_s_job_in_its_transaction_takes_no_statement_the_held_lock_ans
     # no campaign lookup or second lock, no job lock, no later jobs' heartbeat or next
     # job, the report written once, the webhook URLs looked up once (49 before, issue 39);
     # its first batch's effects read with the check for an earlier job, and no count of
-    # what is left after a batch that read every effect due (24 before)
-    assert len(statements) <= 20, "\n".join(statements)
+    # what is left after a batch that read every effect due, and no webhook URL looked up
+    # in a campaign the action's lock read has none (24 before)
+    assert len(statements) <= 19, "\n".join(statements)
     assert not any("COUNT(" in sql for sql in statements)
-    assert sum("webhooks_webhookendpoint" in sql for sql in statements) == 1
+    assert sum("webhooks_webhookendpoint" in sql for sql in statements) == 0
     reads = [sql for sql in statements if sql.startswith("SELECT")]
     assert not any('FROM "campaigns_campaign"' in sql for sql in reads)
     assert sum('FROM "rules_clockjob"' in sql for sql in reads) == 1  # an earlier job?
+
+
+def test_an_action_s_job_in_a_campaign_with_a_webhook_posts_its_events(
+    campaign, referee, player, other_player, monkeypatch, django_capture_on_commit_callbacks
+):
+    # given a campaign with a webhook URL, two wounds due twice in a rest
+    wounded(campaign, player, "Aldo", every=240)
+    wounded(campaign, other_player, "Bea", every=240)
+    webhook_create(campaign=campaign, url="https://example.org/hook", user=referee)
+    monkeypatch.setattr(webhook_services, "_send_after_commit", lambda endpoint_id: None)
+    before = set(WebhookEvent.objects.values_list("pk", flat=True))
+    # when Aldo rests, the job running in the action
+    with (
+        django_capture_on_commit_callbacks(execute=True),
+        CaptureQueriesContext(connection) as queries,
+    ):
+        _rest(campaign, "Aldo")
+    [job] = ClockJob.objects.filter(campaign=campaign, kind=ClockJobKind.ACTION)
+    assert (job.state, job.done) == ("done", 4)
+    # then the URL gets the rest's, each effect's and the job's events, looked up once for
+    # the job (the action's lock read said the campaign has one)
+    types = list(
+        WebhookEvent.objects.exclude(pk__in=before).order_by("pk").values_list("type", flat=True)
+    )
+    assert types.count("resolution.created") == 1 + 4
+    assert types[-1] == "clock_job.updated"
+    lookups = [
+        query
+        for query in queries.captured_queries
+        if query["sql"].startswith('SELECT "webhooks_webhookendpoint"."id"')
+    ]
+    assert len(lookups) == 2  # for the action's resolution, then for all the job's events
