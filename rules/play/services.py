@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Unpack
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import BooleanField, QuerySet
 from django.db.models.expressions import RawSQL
 from django.http import Http404
@@ -27,7 +27,6 @@ from characters.choices import stored_choice
 from characters.models import Character
 from characters.services import character_insert, character_new
 from core.cleaning import reject_nul_characters, whole_numbers
-from core.compiled import CompiledQuery
 from core.errors import NotAllowed, ResolutionConflict
 from core.said import said
 from rules.clock.action_time import action_time
@@ -51,7 +50,7 @@ from rules.log.models import (
     ScheduledEffect,
 )
 from rules.log.services import ResolutionStep, build_resolution, build_scheduled_effects
-from rules.log.sql_writes import write_action
+from rules.log.sql_writes import CompiledQuery, write_action
 from webhooks.models import WebhookEndpoint
 
 User = AbstractBaseUser | AnonymousUser
@@ -66,7 +65,8 @@ def lock_character(character_id: int) -> tuple[Campaign, Character]:
     them (checked by rules/play/tests/test_concurrency.py), so this keeps the lock order of
     two statements in one round trip; each row read is its newest version, once locked.
     """
-    character = _LOCKED.first(character_id=int(character_id))
+    key = _key(character_id)
+    character = None if key is None else _locked_row(key)
     if character is None:
         raise Character.DoesNotExist("Character matching query does not exist.")
     refuse_archived(character.campaign)  # no play in an archived campaign: 409
@@ -91,19 +91,39 @@ def _locked_character(characters: QuerySet[Character], character_id: int) -> Que
     )
 
 
-# Compiled once (core.compiled): Django's compiling of this statement cost more CPU than
-# running it, on every action (issue 39).
-_LOCKED = CompiledQuery(
-    lambda character_id: _locked_character(Character.objects.all(), character_id),
-    "character_id",
-)
-_LOCKED_FOR = CompiledQuery(
-    lambda character_id, user_id: _locked_character(
-        Character.objects.annotate(**mine_by_id(user_id)), character_id
-    ),
-    "character_id",
-    "user_id",
-)
+def _key(character_id: Any) -> int | None:
+    """``character_id`` as a row's key, or None where no row can have it: an id beyond
+    the column's range finds nothing (as the ORM's lookup answers it), not a database
+    error (a 500)."""
+    pk = Character._meta.pk
+    assert pk is not None
+    key = pk.to_python(character_id)  # "12" -> 12; not a number: ValidationError, as before
+    low, high = connection.ops.integer_field_range(pk.get_internal_type())
+    in_range = (low is None or low <= key) and (high is None or key <= high)
+    return key if in_range else None
+
+
+# Compiled once (rules.log.sql_writes.CompiledQuery): Django's compiling of this
+# statement cost more CPU than running it, on every action (issue 39).
+_LOCKED = CompiledQuery[Character]("character_id")
+_LOCKED_FOR = CompiledQuery[Character]("character_id", "user_id")
+
+
+def _locked_row(key: int) -> Character | None:
+    """The character ``key`` locked with its campaign (:func:`_locked_character`)."""
+    if not _LOCKED.ready():
+        mark = _LOCKED.marks["character_id"]
+        _LOCKED.compile(_locked_character(Character.objects.all(), mark))
+    return _LOCKED.first(character_id=key)
+
+
+def _locked_row_for(key: int, user_id: int | None) -> Character | None:
+    """:func:`_locked_row` with the membership of ``user_id`` read beside it."""
+    if not _LOCKED_FOR.ready():
+        marks = _LOCKED_FOR.marks
+        mine = Character.objects.annotate(**mine_by_id(marks["user_id"]))
+        _LOCKED_FOR.compile(_locked_character(mine, marks["character_id"]))
+    return _LOCKED_FOR.first(character_id=key, user_id=user_id)
 
 
 def persist_result(
@@ -244,7 +264,8 @@ def lock_character_for(
     is asked 403, and the campaign row they locked for that statement is released with
     the rollback. Callers hold a transaction."""
     # the rows of lock_character, with the user's membership read beside them
-    character = _LOCKED_FOR.first(character_id=int(character_id), user_id=user.pk)
+    key = _key(character_id)
+    character = None if key is None else _locked_row_for(key, user.pk)
     if character is None:
         raise Http404("no such character")
     access = access_read_character(user, character, referee=referee)  # before anything: 404

@@ -1,4 +1,4 @@
-"""A query compiled once (core.compiled) answers what its queryset answers."""
+"""A query compiled once (rules.log.sql_writes.CompiledQuery) answers what its queryset answers."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from campaigns.models import Membership
 from characters.access import mine_by_id
 from characters.models import Character
-from core.compiled import CompiledQuery
+from rules.log.sql_writes import CompiledQuery
 from rules.play import services as play_services
 from rules.play.services import _locked_character, character_create
 
@@ -35,13 +35,12 @@ def test_the_action_s_locked_row_is_the_queryset_s_row_for_every_viewer(
 ):
     membership = Membership.objects.get(campaign=campaign, user=player)
     aldo = character_create(membership=membership, name="Aldo", sheet={"level": 3})
-    compiled = play_services._LOCKED_FOR
     for user in (player, referee, outsider):
         with transaction.atomic():
             queryset = _locked_character(Character.objects.annotate(**mine_by_id(user.pk)), aldo.pk)
             [expected] = list(queryset)
             with CaptureQueriesContext(connection) as queries:
-                found = compiled.first(character_id=aldo.pk, user_id=user.pk)
+                found = play_services._locked_row_for(aldo.pk, user.pk)
                 assert found is not None
                 assert _fields(found) == _fields(expected)
             assert len(queries.captured_queries) == 1  # the campaign came with it
@@ -50,22 +49,20 @@ def test_the_action_s_locked_row_is_the_queryset_s_row_for_every_viewer(
         # the sheet, a JSON column, went through Django's converters as in the queryset
         assert found.sheet == expected.sheet and isinstance(found.sheet, dict)
     with transaction.atomic():
-        assert compiled.first(character_id=aldo.pk + 1000, user_id=player.pk) is None
+        assert play_services._locked_row_for(aldo.pk + 1000, player.pk) is None
 
 
-def test_a_query_is_compiled_once_and_each_slot_must_be_a_parameter(campaign, player):
+def test_a_query_runs_with_new_values_and_each_slot_must_be_a_parameter(campaign, player):
     membership = Membership.objects.get(campaign=campaign, user=player)
     aldo = character_create(membership=membership, name="Aldo", sheet={"level": 3})
-    built: list[int] = []
-
-    def build(character_id: int) -> Any:
-        built.append(character_id)
-        return Character.objects.filter(pk=character_id)
-
-    query = CompiledQuery(build, "character_id")
+    bea = character_create(membership=membership, name="Bea", sheet={"level": 2})
+    query = CompiledQuery[Character]("character_id")
+    assert not query.ready()
+    query.compile(Character.objects.filter(pk=query.marks["character_id"]))
+    assert query.ready()
     assert query.first(character_id=aldo.pk) == aldo
-    assert query.first(character_id=aldo.pk) == aldo
-    assert len(built) == 1
-    unused = CompiledQuery(lambda character_id: Character.objects.all(), "character_id")
+    assert query.first(character_id=bea.pk) == bea
+    assert query.first(character_id=bea.pk + 1000) is None
+    unused = CompiledQuery[Character]("character_id")
     with pytest.raises(ValueError, match="character_id"):
-        unused.first(character_id=aldo.pk)
+        unused.compile(Character.objects.all())
