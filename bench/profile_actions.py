@@ -1,0 +1,105 @@
+"""Where the web process's CPU goes per request at persistent connections (issue 39,
+goals 1 and 2; docs/performance.md "Persistent connections").
+
+Production settings on PostgreSQL (``$DATABASE_URL`` + ``_profile``, made anew) with
+``DATABASE_CONN_MAX_AGE`` (60 unless told), in this process through Django's test
+``Client`` (the whole middleware stack; the client skips the CSRF check). One player,
+a campaign per action as in bench/actions.py ("a campaign each"): the trivial GET, the
+rest that takes no time, the rest that crosses nothing and the rest that crosses 2 due
+effects (its clock job inline). Each request ``--requests`` times after a warm-up: the
+statements per request (an execute wrapper), the CPU ms per request, then the top
+``--top`` functions of cProfile by their own time and by cumulative time.
+
+    DATABASE_URL=postgres://... REDIS_URL=redis://.../N \\
+        .venv/bin/python bench/profile_actions.py [--requests 300] [--top 25] [--only KIND]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import pstats
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+# bench/ is on the path of a bench script
+import actions as bench  # noqa: E402
+import servers as srv  # noqa: E402
+
+KINDS = ("get", "no time", "crosses nothing", "crosses effects")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--requests", type=int, default=300)
+    parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--conn-max-age", default="60")
+    parser.add_argument("--only", choices=KINDS, action="append")
+    args = parser.parse_args()
+    env = srv.bench_env(
+        os.environ["DATABASE_URL"], suffix="_profile", conn_max_age=args.conn_max_age
+    )
+    env["DATABASE_CONN_MAX_AGE"] = args.conn_max_age
+    srv.make_database(env)
+    os.environ.update(env)
+    import django
+
+    django.setup()
+    from django.db import connection
+    from django.test import Client
+
+    plan = bench.make_players(1)["a campaign each"]
+    bench.top_up(plan["crosses effects"])
+    who = plan["no time"][0]
+    web = Client(HTTP_HOST="127.0.0.1")
+    web.cookies["sessionid"] = who["session"]
+
+    def request(kind: str) -> None:
+        target = plan["no time" if kind == "get" else kind][0]
+        if kind == "get":
+            response = web.get(f"/api/v1/campaigns/{target['campaign']}/")
+            expected = 200
+        else:
+            response = web.post(
+                f"/api/v1/characters/{target['character']}/actions/",
+                {"action": "long_rest", "params": {}},
+                content_type="application/json",
+            )
+            expected = 201
+        if response.status_code != expected:
+            raise SystemExit(f"{kind}: {response.status_code} {response.content[:300]!r}")
+
+    for kind in args.only or KINDS:
+        for _ in range(20):  # warm up: caches, the connection, compiled templates
+            request(kind)
+        # a wrapper, not CaptureQueriesContext: request_started resets queries_log
+        queries: list[str] = []
+        with connection.execute_wrapper(
+            lambda run, sql, *rest, seen=queries: seen.append(sql) or run(sql, *rest)
+        ):
+            request(kind)
+        cpu = time.process_time()
+        for _ in range(args.requests):
+            request(kind)
+        cpu_ms = (time.process_time() - cpu) * 1000 / args.requests
+        print(f"\n=== {kind}: {len(queries)} statements, {cpu_ms:.2f} ms CPU per request")
+        for sql in queries:
+            print(f"    {sql[:150]}")
+        profile = cProfile.Profile(time.process_time)  # CPU, not the waits on PostgreSQL
+        profile.enable()
+        for _ in range(args.requests):
+            request(kind)
+        profile.disable()
+        stats: Any = pstats.Stats(profile)
+        stats.sort_stats("tottime").print_stats(args.top)
+        stats.sort_stats("cumulative").print_stats(args.top)
+
+
+if __name__ == "__main__":
+    main()
