@@ -451,6 +451,7 @@ def _advance_batch(job_id: int) -> bool:
 # The job's columns its batches move (with its report and ``updated_at``).
 _JOB_PROGRESS = [
     "state",
+    "started_in_action",
     "clock_start",
     "target",
     "clock_reached",
@@ -479,6 +480,7 @@ def _run_inline(action_job: ClockJob, locked: Campaign, due: list[EffectRow]) ->
     Copies of the caller's rows: the action's answer is the action's, and a failure
     rolled back leaves them as they were."""
     job, campaign = copy.copy(action_job), copy.copy(locked)
+    job.started_in_action = True
     start = campaign.clock
     report = ClockReport(
         campaign=campaign,

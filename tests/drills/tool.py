@@ -155,13 +155,15 @@ def webhook_events(webhook_ids: list[int]) -> dict[str, Any]:
 def turns_ahead(job_id: int) -> int:
     """The clock jobs of other campaigns that started while the job ``job_id`` waited
     (after it was created, before it started): how many turns it waited behind, counted
-    in the queue's own work rather than in seconds."""
+    in the queue's own work rather than in seconds. A job run in its own action's
+    transaction took no turn of the queue (``started_in_action``)."""
     from rules.clock.models import ClockJob
 
     job = ClockJob.objects.get(pk=job_id)
     return (
         ClockJob.objects.exclude(campaign_id=job.campaign_id)
         .filter(started_at__gt=job.created_at, started_at__lt=job.started_at)
+        .exclude(started_in_action=True)
         .count()
     )
 

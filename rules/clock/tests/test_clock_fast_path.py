@@ -274,6 +274,9 @@ def test_an_action_s_job_run_in_its_transaction_leaves_what_a_worker_s_leaves(
     [job] = ClockJob.objects.filter(campaign=campaign, kind=ClockJobKind.ACTION)
     # then the job ran in the action (sent only for what is left), with the same result
     assert sends == ([worked.pk] if in_action else [worked.pk, job.pk])
+    job.refresh_from_db()
+    worked.refresh_from_db()
+    assert (job.started_in_action, worked.started_in_action) == (True, False)  # took no turn
     assert _outcome(campaign) == _outcome(twin)
     assert job.state == ("waiting" if dc == 100 else "done")
     assert_whole(campaign)
