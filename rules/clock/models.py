@@ -130,7 +130,7 @@ class ClockJob(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     # Started in its action's own transaction (rules.clock.services.clock_job_send), not
     # by a worker: it took no turn of the queue (what was left went to a worker after).
-    started_in_action = models.BooleanField(default=False)
+    started_in_action = models.BooleanField(default=False, db_default=False)
     finished_at = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
     # The last sign of life of the job's task: set when the job is queued, at every
