@@ -20,6 +20,7 @@ from discord_play.telling import report_message
 from discord_play.tests.conftest import SITE
 from discord_play.tests.limits import check_message
 from rules.clock.models import ClockReport
+from rules.clock.report import report_characters
 from rules.clock.services import clock_advance_run, clock_job_resume
 from rules.clock.tests.clock_helpers import play_session, run_job
 from rules.log.models import Resolution
@@ -175,7 +176,7 @@ def test_two_weeks_of_the_demo_reach_the_channel_within_discords_limits(
     hidden = [
         event["resolution"]
         for report in ClockReport.objects.filter(campaign=old_school)
-        for entry in report.characters
+        for entry in report_characters(report)
         for event in entry["events"]
         if event.get("hidden")
     ]

@@ -39,6 +39,22 @@ DEFAULT_BATCH_SIZE = 500
 _CHARACTER_COLUMNS = ("id", "campaign_id", "name", "version", "pending_choice")
 
 
+@dataclass(frozen=True)
+class KnownSheet:
+    """A character's sheet as a job's last batch wrote it: at ``version``, with its JSON
+    text (None off PostgreSQL, where nothing reuses it)."""
+
+    version: int
+    sheet: Any
+    text: str | None
+
+
+# The sheets a job's batches left, by character id, kept while one process runs the
+# job's batches one after the other (rules.clock.services.clock_advance_run): the next
+# batch still locks each row, but reads its sheet only where the version moved since.
+KnownSheets = dict[int, KnownSheet]
+
+
 class ClockConflict(RuntimeError):
     """An effect changed under a batch that held the campaign lock: roll the batch back."""
 
@@ -72,6 +88,9 @@ class Batch:
     stop: tuple[str, Character, int] | None = None  # reason, character, minute
     # What happened to whom, for the job's report (rules.clock.report).
     report: ReportBuilder = field(default_factory=ReportBuilder)
+    # Each character's sheet as the batch leaves it, for the job's next batch: valid once
+    # the batch is committed.
+    sheets: KnownSheets = field(default_factory=dict)
 
     def resolution_models(self, campaign: Campaign) -> list[Resolution]:
         """The batch's resolutions as models (written already), their campaign and
@@ -123,33 +142,67 @@ class Batch:
         self.cancelled_keys.append((character_id, keys, by))
 
 
-def run_effects(campaign: Campaign, loaded: list[EffectRow]) -> Batch:
-    """Apply the loaded effects in order, in memory; stop where the rules say so."""
+def _locked_characters(
+    ids: set[int], known: KnownSheets | None
+) -> tuple[dict[int, Character], dict[int, str]]:
+    """The characters ``ids``, locked in id order, with their sheets; and the JSON text of
+    each sheet read as text (PostgreSQL), which its first resolution's COPY sends as it
+    came (ResolutionWriter) instead of encoding it again.
+
+    Only the columns the batch reads: the sheet, version and pending choice are set from
+    the log (sheets_from_log); a resolution's webhook reads the character's id; the job,
+    the id of the character it waits on. A sheet in ``known`` at the row's version is
+    taken as it is, not read again (issue 39: 28 reads of 500 sheets in a catch-up)."""
+    locked = Character.objects.select_for_update().filter(pk__in=ids).order_by("pk")
+    copy = use_copy()
+    texts: dict[int, str] = {}
+    if not known:
+        if not copy:
+            return {c.pk: c for c in locked}, texts
+        with_text = locked.only(*_CHARACTER_COLUMNS).annotate(sheet_json=Cast("sheet", TextField()))
+        read: dict[int, Character] = {}
+        for row in with_text:
+            texts[row.pk] = text = row.sheet_json
+            row.sheet = json.loads(text)  # what JSONField.from_db_value does
+            read[row.pk] = row
+        return read, texts
+    characters = {c.pk: c for c in locked.only(*_CHARACTER_COLUMNS)}
+    unread = []
+    for character in characters.values():
+        sheet = known.get(character.pk)
+        if sheet is None or sheet.version != character.version:
+            unread.append(character.pk)
+            continue
+        character.sheet = sheet.sheet
+        if sheet.text is not None:
+            texts[character.pk] = sheet.text
+    if unread:  # rows locked above: read under the same lock
+        rows = Character.objects.filter(pk__in=unread)
+        if copy:
+            for pk, text in rows.annotate(sheet_json=Cast("sheet", TextField())).values_list(
+                "pk", "sheet_json"
+            ):
+                characters[pk].sheet, texts[pk] = json.loads(text), text
+        else:
+            for pk, sheet in rows.values_list("pk", "sheet"):
+                characters[pk].sheet = sheet
+    return characters, texts
+
+
+def run_effects(
+    campaign: Campaign, loaded: list[EffectRow], known: KnownSheets | None = None
+) -> Batch:
+    """Apply the loaded effects in order, in memory; stop where the rules say so.
+    ``known``: sheets the job's earlier batches left (:data:`KnownSheets`)."""
     ruleset = get_ruleset(campaign.ruleset)
     options = {**ruleset.options, **campaign.options}
     tables = campaign_tables(campaign)
-    locked = (
-        Character.objects.select_for_update()
-        .filter(pk__in={e.character_id for e in loaded})
-        .order_by("pk")
-    )
-    if use_copy():
-        # Each sheet as JSON text only, parsed here as the field would parse it: that
-        # text is its first resolution's sheet before, which the COPY sends as it came
-        # instead of encoding it again (ResolutionWriter), and the server writes it once.
-        # Only the columns the batch reads: the sheet, version and pending choice are
-        # set from the log (sheets_from_log); a resolution's webhook reads the
-        # character's id; the job, the id of the character it waits on.
-        locked = locked.only(*_CHARACTER_COLUMNS).annotate(sheet_json=Cast("sheet", TextField()))
-    characters = {c.pk: c for c in locked}
+    characters, texts = _locked_characters({e.character_id for e in loaded}, known)
     batch = Batch()
     # The resolutions go to the database as they are made (ResolutionWriter).
     with ResolutionWriter(len(loaded)) as writer:
         for character in characters.values():
-            text = getattr(character, "sheet_json", None)
-            if text is not None:
-                character.sheet = json.loads(text)  # what JSONField.from_db_value does
-                writer.known_text(character.sheet, text)
+            writer.known_text(character.sheet, texts.get(character.pk))
         for effect in loaded:
             if effect.state != EffectState.PENDING:
                 continue  # cancelled by an earlier effect of this batch
@@ -193,7 +246,7 @@ def run_effects(campaign: Campaign, loaded: list[EffectRow]) -> Batch:
                 batch.refused(effect, character, error)
                 continue
             campaign.dice_counter = generator.counter
-            _record(batch, ruleset, character, effect, result, resolution, loaded, writer)
+            _record(batch, ruleset, character, effect, result, resolution, loaded, writer, texts)
             if resolution.pending_choice is not None:  # ruling G-3: catch-up stops at a decision
                 batch.stop = (
                     f"{character.name} has a choice to make after “{effect_words(effect)}” "
@@ -202,6 +255,9 @@ def run_effects(campaign: Campaign, loaded: list[EffectRow]) -> Batch:
                     effect.due_at,
                 )
                 break
+    for character in characters.values():
+        text = texts.get(character.pk)
+        batch.sheets[character.pk] = KnownSheet(character.version, character.sheet, text)
     return batch
 
 
@@ -214,11 +270,12 @@ def _record(
     resolution: LogRow,
     loaded: list[EffectRow],
     writer: ResolutionWriter,
+    texts: dict[int, str],
 ) -> None:
     """What applying ``effect`` did, in the batch: the report's line, the character's new
-    state in memory, its resolution (to the writer), the effect done, the effects it
-    cancels, then those it schedules (in that order: a result may replace an effect under
-    the same key)."""
+    state in memory, its resolution (to the writer) and its sheet's text, the effect
+    done, the effects it cancels, then those it schedules (in that order: a result may
+    replace an effect under the same key)."""
     choice = resolution.pending_choice
     state_before = ruleset.status(character.sheet)
     state_after = ruleset.status(result.sheet)
@@ -248,6 +305,8 @@ def _record(
     batch.changed_characters[character.pk] = character
     batch.resolutions.append(resolution)
     writer.add(resolution)
+    if (text := resolution.texts.get("sheet_after")) is not None:
+        texts[character.pk] = text
     effect.state = EffectState.DONE
     batch.touched.append(effect)
     batch.applied.append((resolution, effect))
@@ -342,12 +401,18 @@ def due_effects(campaign_id: int, target: int) -> QuerySet[ScheduledEffect]:
     ).order_by("due_at", "id")
 
 
-def job_apply_batch(campaign: Campaign, job: ClockJob, due: list[EffectRow] | None = None) -> Batch:
+def job_apply_batch(
+    campaign: Campaign,
+    job: ClockJob,
+    due: list[EffectRow] | None = None,
+    known: KnownSheets | None = None,
+) -> Batch:
     """Apply and write the job's next batch of due effects; move ``campaign`` and ``job``
     in memory (the caller writes them: the clock, the dice counter, the job's state).
 
     ``due``: every effect due by the job's target, read already under the campaign's
-    lock (an action's job, rules.clock.services.clock_job_send): not read again."""
+    lock (an action's job, rules.clock.services.clock_job_send): not read again.
+    ``known``: the sheets the job's earlier batches left (:data:`KnownSheets`)."""
     target = job.target
     assert target is not None  # set by job_start
     limit = batch_size()
@@ -362,7 +427,7 @@ def job_apply_batch(campaign: Campaign, job: ClockJob, due: list[EffectRow] | No
         # fewer than asked for: every effect due by the target is in this batch
         complete = len(loaded) < limit
     with _cycle_collector_paused():
-        batch = run_effects(campaign, loaded) if loaded else Batch()
+        batch = run_effects(campaign, loaded, known) if loaded else Batch()
         write_batch(batch)
     if batch.last_minute is not None:
         campaign.clock = max(campaign.clock, batch.last_minute)

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db import connection
 from django.utils.translation import gettext_lazy
 
 from core.said import said_stored
@@ -158,22 +157,23 @@ class ReportBuilder:
 
 
 def merged(
-    stored: Iterable[Mapping[str, Any]], entries: Iterable[Mapping[str, Any]]
+    stored: Iterable[Mapping[str, Any]], *later: Iterable[Mapping[str, Any]]
 ) -> list[dict[str, Any]]:
-    """A report's characters with later ``entries`` (the same shape) added: a known
-    character's events appended, its state after and name the later ones; a new one last."""
-    result = [dict(entry) for entry in stored]
-    by_id = {entry["id"]: entry for entry in result}
-    for entry in entries:
-        known = by_id.get(entry["id"])
-        if known is None:
-            added = dict(entry)
-            result.append(added)
-            by_id[entry["id"]] = added
-            continue
-        known["events"] = [*known["events"], *entry["events"]]
-        known["state_after"] = entry["state_after"]
-        known["name"] = entry["name"]
+    """A report's characters with each of the ``later`` lists (the same shape) added in
+    turn: a known character's events appended, its state after and name the later ones;
+    a new one last. The given entries are not changed."""
+    result: list[dict[str, Any]] = []
+    by_id: dict[Any, dict[str, Any]] = {}
+    for entries in (stored, *later):
+        for entry in entries:
+            known = by_id.get(entry["id"])
+            if known is None:
+                known = by_id[entry["id"]] = {**entry, "events": list(entry["events"])}
+                result.append(known)
+                continue
+            known["events"].extend(entry["events"])
+            known["state_after"] = entry["state_after"]
+            known["name"] = entry["name"]
     return result
 
 
@@ -184,14 +184,17 @@ def report_add_batch(
     catch_up: bool,
     clock: int,
     now: datetime,
-    final: bool,
 ) -> None:
     """Add a batch's events to the job's report (a part of it: :class:`ClockReportPart`),
     and the span of the clock it covers: a catch-up's report spans the minutes of the
     effects it applied (it moves no clock, issue 34), any other job's reaches ``clock``.
-    ``final``: the job stops after this batch, its parts are merged into the report.
     Call once the batch's resolutions are written; ``report`` may be loaded without
-    ``characters`` (``defer``): it is read only to merge the parts.
+    ``characters`` (``defer``): it is not read.
+
+    The parts are never merged into the report's ``characters``: readers merge them
+    (:func:`report_characters`), and a report is read far less often than a job writes
+    one. Merging them when the job stopped rewrote the whole report, a tenth of a long
+    advance's CPU (issue 39, docs/clock.md "The advance report").
     """
     span = batch.span()
     if not catch_up:
@@ -205,8 +208,6 @@ def report_add_batch(
         ClockReportPart.objects.create(report=report, characters=batch.with_ids())
         report.updated_at = now
     report.save(update_fields=["clock_from", "clock_to", "updated_at"])
-    if final:
-        _merge_parts(report)
 
 
 def _has_events(report: ClockReport) -> bool:
@@ -216,75 +217,11 @@ def _has_events(report: ClockReport) -> bool:
     )
 
 
-def _merge_parts(report: ClockReport) -> None:
-    """The report's parts merged into its ``characters``, in order, and deleted."""
-    if connection.vendor == "postgresql":
-        _merge_parts_in_database(report)
-        return
-    parts = list(ClockReportPart.objects.filter(report=report).order_by("id"))
-    if not parts:
-        return
-    report.refresh_from_db(fields=["characters"])
-    characters = report.characters
-    for part in parts:
-        characters = merged(characters, part.characters)
-    report.characters = characters
-    report.save(update_fields=["characters"])
-    ClockReportPart.objects.filter(pk__in=[part.pk for part in parts]).delete()
-
-
-def _merge_parts_in_database(report: ClockReport) -> None:
-    """:func:`_merge_parts` in one statement, in PostgreSQL (issue 39): a long advance's
-    report is neither read into Python nor sent back and parsed again (14,000 events:
-    half a second of this process's CPU). :func:`merged` said in SQL: the entries of
-    the report, then of each part in id order, grouped by character in the order of
-    its first entry; the first entry's keys, with every entry's events in order and
-    the last one's state after and name."""
-    quote = connection.ops.quote_name
-    reports, parts = quote(ClockReport._meta.db_table), quote(ClockReportPart._meta.db_table)
-    report_column = quote(ClockReportPart._meta.get_field("report").column)
-    # Only quoted names from the models' metadata go into the text; values are parameters.
-    sql = f"""
-        WITH source AS (
-            SELECT 0 AS part, n, entry FROM {reports} AS r,
-                jsonb_array_elements(r.characters) WITH ORDINALITY AS e(entry, n)
-            WHERE r.id = %(report)s
-            UNION ALL
-            SELECT p.id, n, entry FROM {parts} AS p,
-                jsonb_array_elements(p.characters) WITH ORDINALITY AS e(entry, n)
-            WHERE p.{report_column} = %(report)s
-        ), entries AS (
-            SELECT min(ARRAY[part, n]) AS place,
-                (array_agg(entry - 'events' ORDER BY part, n))[1]
-                || (array_agg(jsonb_build_object(
-                    'state_after', entry -> 'state_after', 'name', entry -> 'name'
-                ) ORDER BY part DESC, n DESC))[1]
-                || jsonb_build_object('events', jsonb_path_query_array(
-                    jsonb_agg(entry -> 'events' ORDER BY part, n), '$[*][*]'
-                )) AS entry
-            FROM source GROUP BY entry -> 'id'
-        )
-        UPDATE {reports} SET characters = (
-            SELECT coalesce(jsonb_agg(entry ORDER BY place), '[]'::jsonb) FROM entries
-        )
-        WHERE id = %(report)s AND EXISTS (SELECT FROM {parts} WHERE {report_column} = %(report)s)
-    """  # noqa: S608
-    with connection.cursor() as cursor:
-        cursor.execute(sql, {"report": report.pk})
-        if not cursor.rowcount:
-            return  # no part: the report is as it was
-    ClockReportPart.objects.filter(report=report).delete()
-    # Its events are the database's now: read again if asked (a webhook's report).
-    report.__dict__.pop("characters", None)
-
-
 def report_characters(report: ClockReport) -> list[dict[str, Any]]:
-    """The report's characters, with the events of a running (or failed) job's batches
-    not merged into them yet."""
-    characters: list[dict[str, Any]] = report.characters
-    for part in ClockReportPart.objects.filter(report=report).order_by("id"):
-        characters = merged(characters, part.characters)
-    return characters
+    """The report's characters: those stored with it (an action's job writes its report
+    whole), then each of its batches' parts, in order (a worker's job)."""
+    parts = ClockReportPart.objects.filter(report=report).order_by("id")
+    return merged(report.characters, *parts.values_list("characters", flat=True))
 
 
 def report_for_viewer(

@@ -55,7 +55,7 @@ from characters.models import Character
 from core.errors import ResolutionConflict
 from core.said import said
 from rules.clock import queue
-from rules.clock.batch import Batch, due_effects, job_apply_batch, job_start
+from rules.clock.batch import Batch, KnownSheets, due_effects, job_apply_batch, job_start
 from rules.clock.events import publish_clock_job, publish_clock_report
 from rules.clock.models import (
     UNFINISHED_JOB_STATES,
@@ -382,8 +382,9 @@ def clock_advance_run(*, job_id: int) -> ClockJob | None:
     duplicated deliveries, a second worker): every batch re-reads the state under the
     campaign lock and moves effects by compare-and-set.
     """
+    known: KnownSheets = {}  # the sheets each batch left, for the next (rules.clock.batch)
     try:
-        while _advance_batch(job_id):
+        while _advance_batch(job_id, known):
             pass
     except ClockJob.DoesNotExist:
         return None  # its campaign was deleted
@@ -407,8 +408,10 @@ def clock_advance_run(*, job_id: int) -> ClockJob | None:
     return ClockJob.objects.filter(pk=job_id).first()
 
 
-def _advance_batch(job_id: int) -> bool:
-    """One transaction of the advance; True when there is more to do for ``job_id``."""
+def _advance_batch(job_id: int, known: KnownSheets | None = None) -> bool:
+    """One transaction of the advance; True when there is more to do for ``job_id``.
+    ``known``: the sheets the run's earlier batches left, brought up to date here (a
+    failure raises, and the run and what it knew end with it)."""
     with transaction.atomic():
         campaign_id = ClockJob.objects.values_list("campaign_id", flat=True).get(pk=job_id)
         campaign = campaign_lock(campaign_id)
@@ -429,7 +432,9 @@ def _advance_batch(job_id: int) -> bool:
         ).update(heartbeat_at=now)
         job_start(job, campaign, now)
         report = _job_report(job, campaign, now)
-        batch = job_apply_batch(campaign, job)
+        batch = job_apply_batch(campaign, job, known=known)
+        if known is not None:
+            known.update(batch.sheets)
         campaign.save(update_fields=["clock", "dice_counter"])
         _report_batch(report, job, batch, campaign, now)
         job.save()
@@ -474,8 +479,8 @@ def _run_inline(action_job: ClockJob, locked: Campaign, due: list[EffectRow]) ->
     held lock already answers: the campaign is the action's, locked and current; the job
     was saved in this transaction under that lock, so no one else holds or runs it, and
     no later job of the campaign exists to keep alive or send next. Its report is built
-    in memory and written once, already merged (what a worker's last batch merges its
-    parts into), with the campaign's and the job's rows in one statement
+    in memory and written once, whole (a worker's batches each store a part of it
+    instead), with the campaign's and the job's rows in one statement
     (``rules.log.sql_writes.write_job_end``), when the job stops or leaves.
     Copies of the caller's rows: the action's answer is the action's, and a failure
     rolled back leaves them as they were."""
@@ -528,7 +533,6 @@ def _report_batch(
         catch_up=job.kind == ClockJobKind.CATCH_UP,
         clock=campaign.clock,
         now=now,
-        final=job.state != ClockJobState.RUNNING,
     )
 
 

@@ -25,6 +25,7 @@ from rules.clock import services as clock_services
 from rules.clock.action_time import action_time
 from rules.clock.batch import job_apply_batch
 from rules.clock.models import ClockJob, ClockJobKind, ClockJobState
+from rules.clock.report import report_characters
 from rules.clock.services import clock_advance_start
 from rules.clock.tests.clock_helpers import (
     assert_whole,
@@ -233,7 +234,7 @@ def _outcome(campaign: Campaign) -> tuple[Any, ...]:
         (job.clock_reached, job.skipped, job.waiting_on is not None),
         None
         if report is None
-        else (report.clock_from, report.clock_to, _no_ids(report.characters)),
+        else (report.clock_from, report.clock_to, _no_ids(report_characters(report))),
         (campaign.clock, campaign.dice_counter),
     )
 
@@ -303,8 +304,10 @@ def test_a_job_that_fails_in_its_action_leaves_the_action_and_goes_to_a_worker(
     wounded(campaign, player, "Aldo", every=240)
     apply, calls = job_apply_batch, []
 
-    def fails_in_the_action(campaign: Campaign, job: ClockJob, due: Any = None) -> Any:
-        batch = apply(campaign, job, due)
+    def fails_in_the_action(
+        campaign: Campaign, job: ClockJob, due: Any = None, known: Any = None
+    ) -> Any:
+        batch = apply(campaign, job, due, known)
         calls.append(job.pk)
         if len(calls) == 1:  # the action's first batch written, then a failure
             raise RuntimeError("boom")

@@ -164,7 +164,7 @@ def test_a_report_spans_batches_and_resumes(campaign, referee, player, settings)
     wounded(campaign, player, "Aldo", every=30)
     job = run_job(campaign, 120)
     assert job.report is not None
-    (entry,) = job.report.characters
+    (entry,) = report_characters(job.report)
     assert [e["clock"] for e in entry["events"]] == [30, 60, 90, 120]
     assert all(isinstance(e["resolution"], int) for e in entry["events"])
 
@@ -190,7 +190,7 @@ def _batch(*events: tuple[int, str, int]) -> ReportBuilder:
     return batch
 
 
-def test_a_running_jobs_batches_are_read_merged_and_merged_when_it_stops(campaign):
+def test_a_jobs_batches_are_stored_as_parts_and_read_merged(campaign):
     # given a stored report of Aldo then Bea
     stored = [
         {"id": 1, "name": "Aldo", "state_before": "ok", "state_after": "ok", "events": [_event(1)]},
@@ -208,25 +208,21 @@ def test_a_running_jobs_batches_are_read_merged_and_merged_when_it_stops(campaig
     first, second = _batch((2, "Bea V.", 30), (3, "Cid", 40)), _batch((2, "Bea V.", 50))
     expected = second.merged_into(first.merged_into(stored))
 
-    # when two batches of a catch-up add their events, the job still running
-    for batch in (first, second):
-        report_add_batch(report, batch, catch_up=True, clock=99, now=timezone.now(), final=False)
+    # when two batches of a catch-up add their events, then a last one that applied nothing
+    for batch in (first, second, ReportBuilder()):
+        report_add_batch(report, batch, catch_up=True, clock=99, now=timezone.now())
 
-    # then the stored list is untouched, and read with them as if merged, in order
+    # then the stored list is untouched (issue 39: never rewritten), each batch with
+    # events is a part, and the report reads with them merged, in order
     report.refresh_from_db()
     assert report.characters == stored
-    assert report_characters(report) == expected
+    assert ClockReportPart.objects.filter(report=report).count() == 2
+    characters = report_characters(report)
+    assert characters == expected
+    assert [e["clock"] for e in characters[1]["events"][1:]] == [30, 50]
+    assert (characters[1]["name"], characters[1]["state_after"]) == ("Bea V.", "dying")
     assert [c["id"] for c in clock_report_view(report, own=None)["characters"]] == [1, 2, 3]
     assert (report.clock_from, report.clock_to) == (10, 50)
-
-    # and when the job stops, they are merged into it
-    report_add_batch(
-        report, ReportBuilder(), catch_up=True, clock=99, now=timezone.now(), final=True
-    )
-    report.refresh_from_db()
-    assert report.characters == expected
-    assert [e["clock"] for e in report.characters[1]["events"][1:]] == [30, 50]
-    assert not ClockReportPart.objects.filter(report=report).exists()
 
 
 def test_a_long_advance_does_not_read_its_report_back_at_each_batch(
@@ -241,19 +237,22 @@ def test_a_long_advance_does_not_read_its_report_back_at_each_batch(
     with CaptureQueriesContext(connection) as queries:
         job = run_job(campaign, 120)
 
-    # then the stored list was read only when the job stopped (to merge its batches,
-    # then to send the report), not at every batch, and it has every event
+    # then the stored list was neither read nor written (each batch stored a part; a
+    # merge when the job stopped rewrote the whole report), and it reads every event
     table = ClockReport._meta.db_table
-    reads = [
+    touched = [
         q["sql"]
         for q in queries.captured_queries
-        if q["sql"].startswith("SELECT") and f'"{table}"."characters"' in q["sql"]
+        if q["sql"].startswith(("SELECT", "UPDATE"))
+        and f'"{table}"' in q["sql"]
+        and '"characters"' in q["sql"]
     ]
-    assert len(reads) <= 2, reads
+    assert touched == []
     assert job.report is not None
-    (entry,) = job.report.characters
+    assert job.report.characters == []
+    (entry,) = report_characters(job.report)
     assert [e["clock"] for e in entry["events"]] == list(range(15, 121, 15))
-    assert not ClockReportPart.objects.exists()
+    assert ClockReportPart.objects.filter(report=job.report).count() == 8
 
 
 def test_live_ticks_of_one_real_hour_share_one_report(campaign, referee, player):
@@ -269,7 +268,7 @@ def test_live_ticks_of_one_real_hour_share_one_report(campaign, referee, player)
     # the first three ticks fall in the first real hour, the last in the next
     assert [job.report_id for job in jobs] == [reports[0].pk] * 3 + [reports[1].pk]
     assert (reports[0].clock_from, reports[0].clock_to) == (0, 200)
-    assert [e["clock"] for e in reports[0].characters[0]["events"]] == [
+    assert [e["clock"] for e in report_characters(reports[0])[0]["events"]] == [
         30,
         60,
         90,

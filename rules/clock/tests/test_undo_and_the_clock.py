@@ -10,6 +10,7 @@ import pytest
 
 from characters.models import Character
 from rules.clock.models import ClockJob, ClockJobKind
+from rules.clock.report import report_characters
 from rules.clock.tests.clock_helpers import run_job, wounded
 from rules.log.models import Resolution, ResolutionKind, ScheduledEffect
 from rules.play.services import resolution_create_action
@@ -102,7 +103,7 @@ def test_the_catch_up_report_spans_the_minutes_of_its_events(
     assert catch_up.state == "done"
     report = catch_up.report
     assert report is not None
-    events = [e["clock"] for c in report.characters for e in c["events"]]
+    events = [e["clock"] for c in report_characters(report) for e in c["events"]]
     assert events == [60, 120, 180]
     assert (report.clock_from, report.clock_to) == (60, 180)
     page = web(referee).get(f"/campaigns/{campaign.pk}/clock/jobs/{catch_up.pk}/")

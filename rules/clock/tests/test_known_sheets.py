@@ -1,0 +1,69 @@
+"""A job's batches pass on the sheets they leave (rules.clock.batch.KnownSheets, issue
+39): each sheet is read once per run, unless something else wrote the character between
+two batches, which the version tells."""
+
+from __future__ import annotations
+
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from characters.models import Character
+from rules.clock.batch import KnownSheets
+from rules.clock.services import _advance_batch, clock_advance_start
+from rules.clock.tests.clock_helpers import assert_whole, run_job, wounded
+from rules.log.models import Resolution, ResolutionKind
+from rules.play.services import resolution_create_action
+
+
+def _sheet_reads(queries: CaptureQueriesContext) -> list[str]:
+    column = f'"{Character._meta.db_table}"."sheet"'
+    return [
+        q["sql"]
+        for q in queries.captured_queries
+        if q["sql"].startswith("SELECT") and column in q["sql"]
+    ]
+
+
+def test_a_long_advance_reads_each_sheet_once(campaign, player, settings):
+    # given an advance of eight batches over Aldo's worsening wound
+    settings.SAWBONES_CLOCK_BATCH_SIZE = 1
+    aldo = wounded(campaign, player, "Aldo", every=15)
+
+    # when it runs
+    with CaptureQueriesContext(connection) as queries:
+        job = run_job(campaign, 120)
+
+    # then his sheet was read by the first batch only, each later one locking his row
+    # and taking the sheet the one before left, and the log and sheet agree
+    assert (job.state, job.done) == ("done", 8)
+    assert len(_sheet_reads(queries)) == 1, _sheet_reads(queries)
+    aldo.refresh_from_db()
+    last = Resolution.objects.filter(character=aldo).latest("version")
+    assert (aldo.version, aldo.sheet) == (last.version, last.sheet_after)
+    assert_whole(campaign)
+
+
+def test_a_sheet_changed_between_two_batches_is_read_again(campaign, referee, player, settings):
+    # given an advance whose first batch has applied Aldo's first worsening
+    settings.SAWBONES_CLOCK_BATCH_SIZE = 1
+    aldo = wounded(campaign, player, "Aldo", every=60)
+    job = clock_advance_start(campaign_id=campaign.pk, minutes=180)
+    known: KnownSheets = {}
+    assert _advance_batch(job.pk, known)
+    first = Resolution.objects.filter(character=aldo, kind=ResolutionKind.EFFECT).get()
+    assert (known[aldo.pk].version, known[aldo.pk].sheet) == (first.version, first.sheet_after)
+
+    # when the referee deals him damage before the next batch (a version the job did
+    # not write), then the next batch runs
+    resolution_create_action(
+        character_id=aldo.pk, actor=referee, by_referee=True, action="damage", params={"amount": 3}
+    )
+    damage = Resolution.objects.filter(character=aldo).latest("version")
+    _advance_batch(job.pk, known)
+
+    # then it applied the second worsening to the damaged sheet, not the one it knew
+    second = Resolution.objects.filter(character=aldo, kind=ResolutionKind.EFFECT).latest("id")
+    assert second.version == damage.version + 1
+    assert second.sheet_before == damage.sheet_after != first.sheet_after
+    assert (known[aldo.pk].version, known[aldo.pk].sheet) == (second.version, second.sheet_after)
+    assert_whole(campaign)
