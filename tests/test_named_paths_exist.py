@@ -1,7 +1,7 @@
 """Every module, object and file a comment, a docstring, README.md or a docs page names
 exists (issue 35): a rename leaves no stale name behind.
 
-A dotted name that starts with one of our packages (``rules.log.sql_writes.write_action``)
+A dotted name that starts with one of our packages (``rules.log.statements.write_action``)
 must import, attribute by attribute; a relative file path with an extension
 (``rules/log/sql_writes.py``, ``docs/clock.md``) must be a file of the repository (for a
 Markdown page, relative to the page or to the repository's root). Names with a

@@ -69,7 +69,7 @@ def action_time_pass(
 @dataclass
 class ActionTime:
     """One action's time as the play writes it with the action's rows
-    (``rules.log.sql_writes.write_action``): either ``job``, written in the action's
+    (``rules.log.statements.write_action``): either ``job``, written in the action's
     statement and sent, or ``clock``, the campaign's clock as that statement sets it (an
     SQL value: moved when nothing stands in between, else unchanged; a job is queued
     after, :meth:`written`)."""

@@ -72,7 +72,7 @@ from rules.engine.words import text_said
 from rules.log.events import publish_resolutions
 from rules.log.models import EffectState, ScheduledEffect
 from rules.log.rows import EffectRow
-from rules.log.sql_writes import write_job_end
+from rules.log.statements import write_job_end
 from webhooks.services import endpoints_held
 
 logger = logging.getLogger(__name__)
@@ -481,7 +481,7 @@ def _run_inline(action_job: ClockJob, locked: Campaign, due: list[EffectRow]) ->
     no later job of the campaign exists to keep alive or send next. Its report is built
     in memory and written once, whole (a worker's batches each store a part of it
     instead), with the campaign's and the job's rows in one statement
-    (``rules.log.sql_writes.write_job_end``), when the job stops or leaves.
+    (``rules.log.statements.write_job_end``), when the job stops or leaves.
     Copies of the caller's rows: the action's answer is the action's, and a failure
     rolled back leaves them as they were."""
     job, campaign = copy.copy(action_job), copy.copy(locked)

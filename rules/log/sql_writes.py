@@ -2,14 +2,11 @@
 of ours that reaches into Django's SQL internals (issue 35), with its own tests
 (rules/log/tests/test_sql_writes.py).
 
-* :func:`write_action`: an action's sheet, dice counter, log row and clock (or clock
-  job), on PostgreSQL in one statement of data-modifying CTEs, each part compiled by
-  Django from the models (``InsertQuery``, ``UpdateQuery``) so the columns, the JSON and
-  the timestamps are written exactly as ``save()`` writes them; elsewhere as separate saves.
 * :class:`ResolutionWriter`, :class:`Copy`, :func:`copy_rows`: the clock's batches of
   resolutions and new effects streamed with ``COPY`` (PostgreSQL), else ``bulk_create``.
 * :func:`bulk_set`, :func:`sheets_from_log`: a batch's updates in one statement each.
-* :class:`CompiledQuery`: a hot read compiled once, run again with new values.
+
+An action's statements, compiled once, are in ``rules.log.statements``.
 
 Callers hold the locks and the transaction; this module decides nothing about the play
 or the clock, it writes the rows it is given.
@@ -25,10 +22,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from datetime import datetime
 from types import TracebackType
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 import psycopg
-from django.db import connection, connections, models
+from django.db import connection, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import (
     AutoField,
@@ -51,175 +48,11 @@ from django.db.models import (
     TextField,
     UUIDField,
 )
-from django.db.models.query import QuerySet, get_related_populators  # type: ignore[attr-defined]
-from django.db.models.sql import InsertQuery, UpdateQuery
 from django.utils import timezone
 
-from campaigns.models import Campaign
 from characters.models import Character
 from rules.log.models import EffectState, Resolution
 from rules.log.rows import LogRow
-
-M = TypeVar("M", bound=Model)
-
-
-def write_action(
-    campaign: Campaign,
-    character: Character,
-    resolution: Resolution,
-    *,
-    dice_rolled: bool,
-    clock: Any = None,
-    job: Model | None = None,
-) -> int | None:
-    """Save the sheet, the dice counter, the log row and what the action's time does to
-    the clock, if anything (``job``, a clock job to insert, or ``clock``, an SQL value
-    for the campaign's clock: rules.clock.action_time): on PostgreSQL in one statement
-    (the updates and the job's insert as data-modifying CTEs before the log row's
-    insert), one round trip where four were made; elsewhere (SQLite, the embedded mode)
-    as separate saves. The campaign's clock as written when ``clock`` is set.
-
-    Each statement is compiled by Django from the models, so the columns, the JSON and
-    the timestamps are written exactly as ``save()`` writes them."""
-    connection = connections[Resolution.objects.db]
-    campaign_values: dict[str, Any] = {}
-    if dice_rolled:
-        campaign_values["dice_counter"] = campaign.dice_counter
-    moving = clock is not None
-    if moving:
-        campaign_values["clock"] = clock
-    if connection.vendor != "postgresql":
-        return _write_apart(campaign, character, resolution, campaign_values, job)
-    character.updated_at = timezone.now()
-    parts = [
-        _update_sql(
-            Character,
-            character.pk,
-            {
-                "sheet": character.sheet,
-                "version": character.version,
-                "pending_choice": character.pending_choice,
-                "updated_at": character.updated_at,
-            },
-            connection.alias,
-        )
-    ]
-    returned = []  # (CTE, column) read back beside the log row's id
-    if campaign_values:
-        update, update_params = _update_sql(
-            Campaign, campaign.pk, campaign_values, connection.alias
-        )
-        if moving:
-            update += ' RETURNING "clock"'
-            returned.append((len(parts), '"clock"'))
-        parts.append((update, update_params))
-    if job is not None:
-        returned.append((len(parts), '"id"'))
-        parts.append(_insert_sql(job, connection.alias))
-    insert_sql, insert_params = _insert_sql(resolution, connection.alias)
-    ctes = ", ".join(f"write_{n} AS ({text})" for n, (text, _) in enumerate(parts))
-    params = [param for _, part_params in parts for param in part_params]
-    for n, column in returned:  # from their CTEs: names of ours, no value
-        insert_sql += f", (SELECT {column} FROM write_{n})"  # noqa: S608
-    with connection.cursor() as cursor:
-        cursor.execute(f"WITH {ctes} {insert_sql}", [*params, *insert_params])
-        row = cursor.fetchone()
-    resolution.pk = row[0]
-    if job is not None:
-        job.pk = row[-1]
-    for saved in (resolution, job):
-        if saved is not None:
-            saved._state.adding = False
-            saved._state.db = connection.alias
-    if moving:
-        campaign.clock = row[1]
-        return campaign.clock
-    return None
-
-
-def write_job_end(campaign: Campaign, job: Model, fields: list[str], report: Model) -> None:
-    """A clock job's rows as it stops or leaves the action it ran in
-    (``rules.clock.services``): its report inserted (``job.report``), the campaign's
-    clock and dice counter, the job's ``fields`` (``updated_at`` set now, as ``save()``
-    sets it): on PostgreSQL one statement (the insert and the campaign's update as
-    data-modifying CTEs before the job's update), elsewhere three saves."""
-    connection = connections[Resolution.objects.db]
-    if connection.vendor != "postgresql":
-        report.save(force_insert=True)
-        job.report = report  # type: ignore[attr-defined]
-        campaign.save(update_fields=["clock", "dice_counter"])
-        job.save(update_fields=[*fields, "report", "updated_at"])
-        return
-    job.updated_at = timezone.now()  # type: ignore[attr-defined]
-    values = {name: getattr(job, name) for name in (*fields, "updated_at")}
-    insert, insert_params = _insert_sql(report, connection.alias)
-    moved, moved_params = _update_sql(
-        Campaign,
-        campaign.pk,
-        {"clock": campaign.clock, "dice_counter": campaign.dice_counter},
-        connection.alias,
-    )
-    update, update_params = _update_sql(type(job), job.pk, values, connection.alias)
-    quote = connection.ops.quote_name
-    field, report_pk = type(job)._meta.get_field("report"), report._meta.pk
-    assert isinstance(field, ForeignKey) and report_pk is not None
-    report_column = quote(field.column)
-    # the report's id from its insert: names of ours, no value
-    from_insert = f"(SELECT {quote(report_pk.column)} FROM write_0)"  # noqa: S608
-    update = update.replace(" WHERE ", f", {report_column} = {from_insert} WHERE ", 1)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"WITH write_0 AS ({insert}), write_1 AS ({moved}) {update} RETURNING {report_column}",
-            [*insert_params, *moved_params, *update_params],
-        )
-        row = cursor.fetchone()
-    report.pk = row[0]
-    report._state.adding = False
-    report._state.db = connection.alias
-    job.report = report  # type: ignore[attr-defined]
-
-
-def _write_apart(
-    campaign: Campaign,
-    character: Character,
-    resolution: Resolution,
-    campaign_values: dict[str, Any],
-    job: Model | None,
-) -> int | None:
-    """:func:`write_action`'s rows as separate saves (SQLite, the embedded mode)."""
-    character.save(update_fields=["sheet", "version", "pending_choice", "updated_at"])
-    if campaign_values:
-        Campaign.objects.filter(pk=campaign.pk).update(**campaign_values)
-    resolution.save()
-    if job is not None:
-        job.save(force_insert=True)
-    if "clock" in campaign_values:
-        campaign.clock = Campaign.objects.values_list("clock", flat=True).get(pk=campaign.pk)
-        return campaign.clock
-    return None
-
-
-def _insert_sql(obj: models.Model, using: str) -> tuple[str, tuple[Any, ...]]:
-    """``INSERT`` of the unsaved ``obj`` with ``RETURNING`` its id, compiled by Django
-    (defaults and timestamps as ``save()`` sets them), not run."""
-    model = type(obj)
-    insert = InsertQuery(model)
-    insert.insert_values([f for f in model._meta.concrete_fields if not f.primary_key], [obj])
-    compiler = insert.get_compiler(using)
-    compiler.returning_fields = [model._meta.pk]
-    [(text, params)] = compiler.as_sql()
-    return text, tuple(params)
-
-
-def _update_sql(
-    model: type[models.Model], pk: int, values: dict[str, Any], using: str
-) -> tuple[str, tuple[Any, ...]]:
-    """``UPDATE <model> SET <values> WHERE pk``, compiled by Django, not run."""
-    query = model._default_manager.filter(pk=pk).query.chain(UpdateQuery)
-    assert isinstance(query, UpdateQuery)
-    query.add_update_values(values)
-    text, params = query.get_compiler(using).as_sql()
-    return text, tuple(params)
 
 
 def sheets_from_log(resolutions: Sequence[LogRow], now: datetime) -> int:
@@ -537,61 +370,3 @@ def _log_query(db: BaseDatabaseWrapper, sql: str, start: float) -> None:
     """Log a statement run outside Django's cursors, as Django logs its own."""
     if db.queries_logged:
         db.queries_log.append({"sql": sql, "time": f"{time.monotonic() - start:.3f}"})
-
-
-class CompiledQuery(Generic[M]):
-    """A hot read's SQL compiled by Django once per process (and database), run again
-    with new values: Django compiles a queryset on every call, for the row an action
-    locks 330 µs of CPU, more than the database spends on it (issue 39).
-
-    The caller builds the queryset once with :attr:`marks` (an integer marker per slot,
-    to be used only as a parameter: ``filter(pk=...)``, a ``RawSQL`` parameter, never in
-    the text) and gives it to :meth:`compile` (inside its transaction when the queryset
-    locks); :meth:`first` runs it with the slots' values and makes the row as Django's
-    iterator does (converters, ``select_related``, annotations). Tests:
-    test_compiled_query.py."""
-
-    MARK = 7_330_000_001  # slot n is compiled as -(MARK + n): no key or count of ours
-
-    def __init__(self, *slots: str) -> None:
-        self.marks = {name: -(self.MARK + n) for n, name in enumerate(slots)}
-        self._compiled: dict[str, tuple[Any, ...]] = {}
-
-    def ready(self, using: str = "default") -> bool:
-        return using in self._compiled
-
-    def compile(self, queryset: QuerySet[M], using: str = "default") -> None:
-        compiler = queryset.query.get_compiler(using=using)
-        text, raw = compiler.as_sql()
-        slot = {mark: name for name, mark in self.marks.items()}
-        params = [(slot[p], None) if type(p) is int and p in slot else (None, p) for p in raw]
-        if missing := set(self.marks) - {name for name, _ in params}:
-            raise ValueError(f"slots not found among the parameters: {sorted(missing)}")
-        select, info = compiler.select, compiler.klass_info
-        start, end = info["select_fields"][0], info["select_fields"][-1] + 1
-        self._compiled[using] = (
-            text,
-            params,
-            compiler,
-            compiler.get_converters([s[0] for s in select[: compiler.col_count]]),
-            [f[0].target.attname for f in select[start:end]],
-            (start, end),
-            get_related_populators(info, select, using),
-        )
-
-    def first(self, using: str = "default", **values: Any) -> M | None:
-        """The first row as a model instance, or None (compiled first: :meth:`ready`)."""
-        text, params, compiler, converters, names, (start, end), populators = self._compiled[using]
-        with connections[using].cursor() as cursor:
-            cursor.execute(text, [values[n] if n is not None else v for n, v in params])
-            row = cursor.fetchone()
-        if row is None:
-            return None
-        if converters:
-            [row] = compiler.apply_converters([row], converters)
-        obj: M = compiler.klass_info["model"].from_db(using, names, row[start:end])
-        for populator in populators:
-            populator.populate(row, obj)
-        for name, position in compiler.annotation_col_map.items():
-            setattr(obj, name, row[position])
-        return obj

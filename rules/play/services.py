@@ -50,7 +50,7 @@ from rules.log.models import (
     ScheduledEffect,
 )
 from rules.log.services import ResolutionStep, build_resolution, build_scheduled_effects
-from rules.log.sql_writes import CompiledQuery, write_action
+from rules.log.statements import CompiledQuery, write_action
 from webhooks.models import WebhookEndpoint
 
 User = AbstractBaseUser | AnonymousUser
@@ -103,7 +103,7 @@ def _key(character_id: Any) -> int | None:
     return key if in_range else None
 
 
-# Compiled once (rules.log.sql_writes.CompiledQuery): Django's compiling of this
+# Compiled once (rules.log.statements.CompiledQuery): Django's compiling of this
 # statement cost more CPU than running it, on every action (issue 39).
 _LOCKED = CompiledQuery[Character]("character_id")
 _LOCKED_FOR = CompiledQuery[Character]("character_id", "user_id")

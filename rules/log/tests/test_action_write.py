@@ -1,4 +1,4 @@
-"""rules.log.sql_writes.write_action, on its own: an action's rows (the sheet, the dice
+"""rules.log.statements.write_action, on its own: an action's rows (the sheet, the dice
 counter, the log row, the clock or its job) written as the models' ``save()`` writes
 them, in one statement on PostgreSQL and in separate saves elsewhere. Both
 configurations run these (the suite runs on SQLite and on PostgreSQL)."""
@@ -18,7 +18,7 @@ from rules.clock.models import ClockJob
 from rules.engine.interface import Result
 from rules.log.models import Resolution
 from rules.log.services import build_resolution
-from rules.log.sql_writes import _insert_sql, _update_sql, write_action
+from rules.log.statements import _insert_sql, _update_sql, write_action
 from rules.play.services import character_create
 
 pytestmark = pytest.mark.django_db

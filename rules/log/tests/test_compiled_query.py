@@ -1,4 +1,4 @@
-"""A query compiled once (rules.log.sql_writes.CompiledQuery) answers what its queryset answers."""
+"""A query compiled once (rules.log.statements.CompiledQuery) answers what its queryset answers."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from campaigns.models import Membership
 from characters.access import mine_by_id
 from characters.models import Character
-from rules.log.sql_writes import CompiledQuery
+from rules.log.statements import CompiledQuery
 from rules.play import services as play_services
 from rules.play.services import _locked_character, character_create
 

@@ -88,7 +88,7 @@ def test_an_outsider_gets_404_before_anything_else_and_changes_nothing(
 
 
 def test_the_writes_in_one_statement_store_what_three_saves_stored(web, campaign, player):
-    """rules.log.sql_writes.write_action: the sheet, the dice counter and the log row as the
+    """rules.log.statements.write_action: the sheet, the dice counter and the log row as the
     models would save them (read back from the database, field by field)."""
     membership = Membership.objects.get(campaign=campaign, user=player)
     aldo = character_create(membership=membership, name="Aldo", sheet={"level": 3, "hp": 5})
@@ -117,7 +117,7 @@ def test_the_writes_in_one_statement_store_what_three_saves_stored(web, campaign
 def test_an_action_whose_own_effect_falls_due_in_its_time_writes_its_job_with_it(
     web, campaign, player, monkeypatch
 ):
-    """rules.log.sql_writes.write_action: the clock job, when the action schedules an
+    """rules.log.statements.write_action: the clock job, when the action schedules an
     effect due in its own time, is written in the log row's statement as the models
     would save it."""
     from rules.engine.interface import ScheduledEffect as Effect

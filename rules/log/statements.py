@@ -1,0 +1,287 @@
+"""An action's statements, each compiled by Django once and run again with new values
+(issue 39): with its sibling ``rules.log.sql_writes``, the modules of ours that reach
+into Django's SQL internals (issue 35). Tests: rules/log/tests/test_action_write.py,
+test_compiled_query.py, test_statements.py.
+
+* :func:`write_action`: an action's sheet, dice counter, log row and clock (or clock
+  job), on PostgreSQL in one statement of data-modifying CTEs, each part compiled by
+  Django from the models (``InsertQuery``, ``UpdateQuery``) so the columns, the JSON and
+  the timestamps are written exactly as ``save()`` writes them; elsewhere as separate saves.
+* :func:`write_job_end`: a clock job's report, clock and state, in one statement.
+* :class:`CompiledQuery`: a hot read compiled once, run again with new values.
+
+Each ``INSERT`` and ``UPDATE`` text is compiled once per model, columns and NULLs
+(:data:`_TEXTS`); its parameters are made on every call, by the fields, as Django's
+compiler makes them. Callers hold the locks and the transaction.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Generic, TypeVar
+
+from django.db import connections, models
+from django.db.models import ForeignKey, Model
+from django.db.models.query import QuerySet, get_related_populators  # type: ignore[attr-defined]
+from django.db.models.sql import InsertQuery, UpdateQuery
+from django.utils import timezone
+
+from campaigns.models import Campaign
+from characters.models import Character
+from rules.log.models import Resolution
+
+M = TypeVar("M", bound=Model)
+
+
+def write_action(
+    campaign: Campaign,
+    character: Character,
+    resolution: Resolution,
+    *,
+    dice_rolled: bool,
+    clock: Any = None,
+    job: Model | None = None,
+) -> int | None:
+    """Save the sheet, the dice counter, the log row and what the action's time does to
+    the clock, if anything (``job``, a clock job to insert, or ``clock``, an SQL value
+    for the campaign's clock: rules.clock.action_time): on PostgreSQL in one statement
+    (the updates and the job's insert as data-modifying CTEs before the log row's
+    insert), one round trip where four were made; elsewhere (SQLite, the embedded mode)
+    as separate saves. The campaign's clock as written when ``clock`` is set.
+
+    Each statement is compiled by Django from the models, so the columns, the JSON and
+    the timestamps are written exactly as ``save()`` writes them."""
+    connection = connections[Resolution.objects.db]
+    campaign_values: dict[str, Any] = {}
+    if dice_rolled:
+        campaign_values["dice_counter"] = campaign.dice_counter
+    moving = clock is not None
+    if moving:
+        campaign_values["clock"] = clock
+    if connection.vendor != "postgresql":
+        return _write_apart(campaign, character, resolution, campaign_values, job)
+    character.updated_at = timezone.now()
+    parts = [
+        _update_sql(
+            Character,
+            character.pk,
+            {
+                "sheet": character.sheet,
+                "version": character.version,
+                "pending_choice": character.pending_choice,
+                "updated_at": character.updated_at,
+            },
+            connection.alias,
+        )
+    ]
+    returned = []  # (CTE, column) read back beside the log row's id
+    if campaign_values:
+        update, update_params = _update_sql(
+            Campaign, campaign.pk, campaign_values, connection.alias
+        )
+        if moving:
+            update += ' RETURNING "clock"'
+            returned.append((len(parts), '"clock"'))
+        parts.append((update, update_params))
+    if job is not None:
+        returned.append((len(parts), '"id"'))
+        parts.append(_insert_sql(job, connection.alias))
+    insert_sql, insert_params = _insert_sql(resolution, connection.alias)
+    ctes = ", ".join(f"write_{n} AS ({text})" for n, (text, _) in enumerate(parts))
+    params = [param for _, part_params in parts for param in part_params]
+    for n, column in returned:  # from their CTEs: names of ours, no value
+        insert_sql += f", (SELECT {column} FROM write_{n})"  # noqa: S608
+    with connection.cursor() as cursor:
+        cursor.execute(f"WITH {ctes} {insert_sql}", [*params, *insert_params])
+        row = cursor.fetchone()
+    resolution.pk = row[0]
+    if job is not None:
+        job.pk = row[-1]
+    for saved in (resolution, job):
+        if saved is not None:
+            saved._state.adding = False
+            saved._state.db = connection.alias
+    if moving:
+        campaign.clock = row[1]
+        return campaign.clock
+    return None
+
+
+def write_job_end(campaign: Campaign, job: Model, fields: list[str], report: Model) -> None:
+    """A clock job's rows as it stops or leaves the action it ran in
+    (``rules.clock.services``): its report inserted (``job.report``), the campaign's
+    clock and dice counter, the job's ``fields`` (``updated_at`` set now, as ``save()``
+    sets it): on PostgreSQL one statement (the insert and the campaign's update as
+    data-modifying CTEs before the job's update), elsewhere three saves."""
+    connection = connections[Resolution.objects.db]
+    if connection.vendor != "postgresql":
+        report.save(force_insert=True)
+        job.report = report  # type: ignore[attr-defined]
+        campaign.save(update_fields=["clock", "dice_counter"])
+        job.save(update_fields=[*fields, "report", "updated_at"])
+        return
+    job.updated_at = timezone.now()  # type: ignore[attr-defined]
+    values = {name: getattr(job, name) for name in (*fields, "updated_at")}
+    insert, insert_params = _insert_sql(report, connection.alias)
+    moved, moved_params = _update_sql(
+        Campaign,
+        campaign.pk,
+        {"clock": campaign.clock, "dice_counter": campaign.dice_counter},
+        connection.alias,
+    )
+    update, update_params = _update_sql(type(job), job.pk, values, connection.alias)
+    quote = connection.ops.quote_name
+    field, report_pk = type(job)._meta.get_field("report"), report._meta.pk
+    assert isinstance(field, ForeignKey) and report_pk is not None
+    report_column = quote(field.column)
+    # the report's id from its insert: names of ours, no value
+    from_insert = f"(SELECT {quote(report_pk.column)} FROM write_0)"  # noqa: S608
+    update = update.replace(" WHERE ", f", {report_column} = {from_insert} WHERE ", 1)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"WITH write_0 AS ({insert}), write_1 AS ({moved}) {update} RETURNING {report_column}",
+            [*insert_params, *moved_params, *update_params],
+        )
+        row = cursor.fetchone()
+    report.pk = row[0]
+    report._state.adding = False
+    report._state.db = connection.alias
+    job.report = report  # type: ignore[attr-defined]
+
+
+def _write_apart(
+    campaign: Campaign,
+    character: Character,
+    resolution: Resolution,
+    campaign_values: dict[str, Any],
+    job: Model | None,
+) -> int | None:
+    """:func:`write_action`'s rows as separate saves (SQLite, the embedded mode)."""
+    character.save(update_fields=["sheet", "version", "pending_choice", "updated_at"])
+    if campaign_values:
+        Campaign.objects.filter(pk=campaign.pk).update(**campaign_values)
+    resolution.save()
+    if job is not None:
+        job.save(force_insert=True)
+    if "clock" in campaign_values:
+        campaign.clock = Campaign.objects.values_list("clock", flat=True).get(pk=campaign.pk)
+        return campaign.clock
+    return None
+
+
+# Each statement's text by what it depends on (the kind, the model, the database, and
+# for an update its columns and which are NULL): Django compiles a statement on every
+# call, 0.2-0.5 ms of CPU each, four to six of them in an action (issue 39).
+_TEXTS: dict[tuple[Any, ...], str] = {}
+
+
+def _insert_sql(obj: models.Model, using: str) -> tuple[str, tuple[Any, ...]]:
+    """``INSERT`` of the unsaved ``obj`` with ``RETURNING`` its id, not run: compiled by
+    Django once per model (defaults and timestamps as ``save()`` sets them), each value
+    then made as its compiler makes it (``pre_save``, ``get_db_prep_save``)."""
+    model = type(obj)
+    fields = [f for f in model._meta.concrete_fields if not f.primary_key]
+    key = ("insert", model, using)
+    text = _TEXTS.get(key)
+    if text is not None:
+        db = connections[using]
+        values = [f.pre_save(obj, True) for f in fields]
+        if not any(hasattr(value, "resolve_expression") for value in values):
+            return text, tuple(
+                f.get_db_prep_save(v, db) for f, v in zip(fields, values, strict=True)
+            )
+    insert = InsertQuery(model)
+    insert.insert_values(fields, [obj])
+    compiler = insert.get_compiler(using)
+    compiler.returning_fields = [model._meta.pk]
+    [(text, params)] = compiler.as_sql()
+    if not any(hasattr(getattr(obj, f.attname), "resolve_expression") for f in fields):
+        _TEXTS[key] = text  # no database default or expression in it: the same for all
+    return text, tuple(params)
+
+
+def _update_sql(
+    model: type[models.Model], pk: int, values: dict[str, Any], using: str
+) -> tuple[str, tuple[Any, ...]]:
+    """``UPDATE <model> SET <values> WHERE pk``, not run: compiled by Django once per
+    columns and NULLs, each value then made as its compiler makes it (a model instance
+    as its key, ``get_db_prep_save``; None is written ``NULL`` in the text)."""
+    db = connections[using]
+    prepared: list[Any] = []
+    for name, value in values.items():
+        if hasattr(value, "resolve_expression"):
+            prepared = []
+            break  # an expression: compiled as Django compiles it, every time
+        field = model._meta.get_field(name)
+        assert isinstance(field, models.Field)
+        if hasattr(value, "prepare_database_save") and field.remote_field:
+            value = value.prepare_database_save(field)
+        prepared.append(field.get_db_prep_save(value, connection=db))
+    key = ("update", model, using, tuple(values), tuple(v is None for v in prepared))
+    text = _TEXTS.get(key) if len(prepared) == len(values) else None
+    if text is not None:
+        return text, (*(v for v in prepared if v is not None), pk)
+    query = model._default_manager.filter(pk=pk).query.chain(UpdateQuery)
+    assert isinstance(query, UpdateQuery)
+    query.add_update_values(values)
+    text, params = query.get_compiler(using).as_sql()
+    if len(prepared) == len(values):
+        _TEXTS[key] = text
+    return text, tuple(params)
+
+
+class CompiledQuery(Generic[M]):
+    """A hot read's SQL compiled by Django once per process (and database), run again
+    with new values: Django compiles a queryset on every call, for the row an action
+    locks 330 µs of CPU, more than the database spends on it (issue 39).
+
+    The caller builds the queryset once with :attr:`marks` (an integer marker per slot,
+    to be used only as a parameter: ``filter(pk=...)``, a ``RawSQL`` parameter, never in
+    the text) and gives it to :meth:`compile` (inside its transaction when the queryset
+    locks); :meth:`first` runs it with the slots' values and makes the row as Django's
+    iterator does (converters, ``select_related``, annotations). Tests:
+    test_compiled_query.py."""
+
+    MARK = 7_330_000_001  # slot n is compiled as -(MARK + n): no key or count of ours
+
+    def __init__(self, *slots: str) -> None:
+        self.marks = {name: -(self.MARK + n) for n, name in enumerate(slots)}
+        self._compiled: dict[str, tuple[Any, ...]] = {}
+
+    def ready(self, using: str = "default") -> bool:
+        return using in self._compiled
+
+    def compile(self, queryset: QuerySet[M], using: str = "default") -> None:
+        compiler = queryset.query.get_compiler(using=using)
+        text, raw = compiler.as_sql()
+        slot = {mark: name for name, mark in self.marks.items()}
+        params = [(slot[p], None) if type(p) is int and p in slot else (None, p) for p in raw]
+        if missing := set(self.marks) - {name for name, _ in params}:
+            raise ValueError(f"slots not found among the parameters: {sorted(missing)}")
+        select, info = compiler.select, compiler.klass_info
+        start, end = info["select_fields"][0], info["select_fields"][-1] + 1
+        self._compiled[using] = (
+            text,
+            params,
+            compiler,
+            compiler.get_converters([s[0] for s in select[: compiler.col_count]]),
+            [f[0].target.attname for f in select[start:end]],
+            (start, end),
+            get_related_populators(info, select, using),
+        )
+
+    def first(self, using: str = "default", **values: Any) -> M | None:
+        """The first row as a model instance, or None (compiled first: :meth:`ready`)."""
+        text, params, compiler, converters, names, (start, end), populators = self._compiled[using]
+        with connections[using].cursor() as cursor:
+            cursor.execute(text, [values[n] if n is not None else v for n, v in params])
+            row = cursor.fetchone()
+        if row is None:
+            return None
+        if converters:
+            [row] = compiler.apply_converters([row], converters)
+        obj: M = compiler.klass_info["model"].from_db(using, names, row[start:end])
+        for populator in populators:
+            populator.populate(row, obj)
+        for name, position in compiler.annotation_col_map.items():
+            setattr(obj, name, row[position])
+        return obj

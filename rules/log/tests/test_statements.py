@@ -1,0 +1,114 @@
+"""rules.log.statements: an ``INSERT`` or ``UPDATE`` whose text was compiled once gives
+what Django's compiler gives for the same object or values, text and parameters, and a
+value Django compiles into the text (an expression) is never answered from the cache.
+Both configurations run these (SQLite and PostgreSQL)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import datetime
+from functools import partial
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.db.models import F
+
+from campaigns.models import Campaign, Membership
+from characters.models import Character
+from rules.clock.models import ClockJob, ClockReport
+from rules.log import statements
+from rules.log.statements import _insert_sql, _update_sql
+from rules.play.services import character_create
+
+pytestmark = pytest.mark.django_db
+
+Compiled = tuple[str, tuple[Any, ...]]
+TIME = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
+
+
+def _plain(compiled: Compiled) -> tuple[str, list[Any]]:
+    """The text, and the parameters comparable: JSON by its value (psycopg's wrappers
+    have no equality), a time stamp set on insert as such."""
+    text, params = compiled
+    plain: list[Any] = []
+    for param in params:
+        if isinstance(param, datetime) or (isinstance(param, str) and TIME.match(param)):
+            plain.append("a time")  # SQLite's is text
+        elif hasattr(param, "obj"):  # psycopg's Jsonb
+            plain.append(("json", param.obj))
+        else:
+            plain.append(param)
+    return text, plain
+
+
+def _by_django(make: Callable[[], Compiled]) -> Compiled:
+    """What Django's compiler gives, the cache set aside."""
+    kept = dict(statements._TEXTS)
+    statements._TEXTS.clear()
+    try:
+        return make()
+    finally:
+        statements._TEXTS.clear()
+        statements._TEXTS.update(kept)
+
+
+def test_an_insert_compiled_once_gives_what_django_gives(campaign, player):
+    def report(clock: int) -> ClockReport:
+        return ClockReport(
+            campaign=campaign,
+            requested_by=player,
+            clock_from=clock,
+            clock_to=clock + 60,
+            characters=[{"id": 1, "name": "Aldo", "events": [{"clock": clock}]}],
+        )
+
+    using = connection.alias
+    _insert_sql(report(0), using)  # compiled, and kept
+    assert ("insert", ClockReport, using) in statements._TEXTS
+    for clock in (60, 120):
+        cached, fresh = report(clock), report(clock)
+        assert _plain(_insert_sql(cached, using)) == _plain(
+            _by_django(partial(_insert_sql, fresh, using))
+        )
+        assert cached.created_at is not None  # set as save() sets it
+
+
+def test_an_update_compiled_once_gives_what_django_gives(campaign, player):
+    membership = Membership.objects.get(campaign=campaign, user=player)
+    aldo = character_create(membership=membership, name="Aldo", sheet={"level": 3, "hp": 5})
+    job = ClockJob.objects.create(campaign=campaign, minutes=60)
+    using = connection.alias
+    cases: list[tuple[type[Any], int, dict[str, Any]]] = [
+        (Character, aldo.pk, {"sheet": {"hp": 2}, "version": 2, "pending_choice": None}),
+        (Character, aldo.pk, {"sheet": {"hp": 1}, "version": 3, "pending_choice": {"p": 1}}),
+        (Campaign, campaign.pk, {"clock": 90, "dice_counter": 4}),
+        # a related row as a model instance (its key), or none (NULL)
+        (ClockJob, job.pk, {"state": "waiting", "waiting_on": aldo, "skipped": []}),
+        (ClockJob, job.pk, {"state": "done", "waiting_on": None, "skipped": [{"e": 1}]}),
+    ]
+    for model, pk, values in cases:
+        _update_sql(model, pk, values, using)  # compiled, and kept
+        again = {**values, **({"version": 9} if "version" in values else {})}
+        assert _plain(_update_sql(model, pk, again, using)) == _plain(
+            _by_django(partial(_update_sql, model, pk, again, using))
+        )
+    # the same columns, one NULL more: another text, not the one kept
+    nulls = _update_sql(
+        Character, aldo.pk, {"sheet": {}, "version": 1, "pending_choice": {}}, using
+    )
+    assert "NULL" not in nulls[0]
+
+
+def test_an_expression_is_compiled_by_django_every_time(campaign):
+    using = connection.alias
+    statements._TEXTS.clear()
+    values = {"clock": F("clock") + 30, "dice_counter": 5}
+    text, params = _update_sql(Campaign, campaign.pk, values, using)
+    assert statements._TEXTS == {}
+    assert (text, params) == _by_django(lambda: _update_sql(Campaign, campaign.pk, values, using))
+    Campaign.objects.filter(pk=campaign.pk).update(clock=0)
+    with connection.cursor() as cursor:
+        cursor.execute(text, params)
+    assert Campaign.objects.values_list("clock", "dice_counter").get(pk=campaign.pk) == (30, 5)
