@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import gc
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db.models import QuerySet, TextField
+from django.db.models import QuerySet, TextField, Value
 from django.db.models.functions import Cast
 from django.utils import timezone
 
@@ -190,13 +190,18 @@ def _locked_characters(
 
 
 def run_effects(
-    campaign: Campaign, loaded: list[EffectRow], known: KnownSheets | None = None
+    campaign: Campaign,
+    loaded: list[EffectRow],
+    known: KnownSheets | None = None,
+    tables: Mapping[str, Any] | None = None,
 ) -> Batch:
     """Apply the loaded effects in order, in memory; stop where the rules say so.
-    ``known``: sheets the job's earlier batches left (:data:`KnownSheets`)."""
+    ``known``: sheets the job's earlier batches left (:data:`KnownSheets`); ``tables``:
+    the campaign's edited tables if the caller knows them (none: read here)."""
     ruleset = get_ruleset(campaign.ruleset)
     options = {**ruleset.options, **campaign.options}
-    tables = campaign_tables(campaign)
+    if tables is None:
+        tables = campaign_tables(campaign)
     characters, texts = _locked_characters({e.character_id for e in loaded}, known)
     batch = Batch()
     # The resolutions go to the database as they are made (ResolutionWriter).
@@ -394,7 +399,7 @@ def job_start(job: ClockJob, campaign: Campaign, now: datetime) -> None:
         job.started_at = now
 
 
-def due_effects(campaign_id: int, target: int) -> QuerySet[ScheduledEffect]:
+def due_effects(campaign_id: int, target: int | Value) -> QuerySet[ScheduledEffect]:
     """The campaign's pending effects due by ``target``, in the order they apply."""
     return ScheduledEffect.objects.filter(
         campaign_id=campaign_id, state=EffectState.PENDING, due_at__lte=target
@@ -406,13 +411,15 @@ def job_apply_batch(
     job: ClockJob,
     due: list[EffectRow] | None = None,
     known: KnownSheets | None = None,
+    tables: Mapping[str, Any] | None = None,
 ) -> Batch:
     """Apply and write the job's next batch of due effects; move ``campaign`` and ``job``
     in memory (the caller writes them: the clock, the dice counter, the job's state).
 
     ``due``: every effect due by the job's target, read already under the campaign's
     lock (an action's job, rules.clock.services.clock_job_send): not read again.
-    ``known``: the sheets the job's earlier batches left (:data:`KnownSheets`)."""
+    ``known``: the sheets the job's earlier batches left (:data:`KnownSheets`);
+    ``tables``: the campaign's edited tables, if the caller knows them."""
     target = job.target
     assert target is not None  # set by job_start
     limit = batch_size()
@@ -427,7 +434,7 @@ def job_apply_batch(
         # fewer than asked for: every effect due by the target is in this batch
         complete = len(loaded) < limit
     with _cycle_collector_paused():
-        batch = run_effects(campaign, loaded, known) if loaded else Batch()
+        batch = run_effects(campaign, loaded, known, tables) if loaded else Batch()
         write_batch(batch)
     if batch.last_minute is not None:
         campaign.clock = max(campaign.clock, batch.last_minute)

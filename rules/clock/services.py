@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import copy
 import logging
+from collections.abc import Mapping
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -43,7 +44,7 @@ from django.db import (
     connection,
     transaction,
 )
-from django.db.models import BooleanField, Exists, PositiveBigIntegerField
+from django.db.models import BooleanField, Exists, PositiveBigIntegerField, QuerySet, Value
 from django.db.models.expressions import RawSQL
 from django.utils import timezone, translation
 from django.utils.translation import gettext
@@ -70,9 +71,9 @@ from rules.clock.report import report_add_batch
 from rules.clock.text import duration_words
 from rules.engine.words import text_said
 from rules.log.events import publish_resolutions
-from rules.log.models import EffectState, ScheduledEffect
+from rules.log.models import CampaignTable, EffectState, ScheduledEffect
 from rules.log.rows import EffectRow
-from rules.log.statements import write_job_end
+from rules.log.statements import CompiledQuery, write_job_end
 from webhooks.services import endpoints_held
 
 logger = logging.getLogger(__name__)
@@ -135,25 +136,19 @@ def clock_job_send(job: ClockJob, campaign: Campaign, *, webhooked: bool = True)
     at a decision, in the same transaction as the action; the action's answer is the
     action's, as before (what the job did reaches pages by its events). ``webhooked``:
     False when the caller read under the lock that the campaign has no webhook URL."""
-    earlier = ClockJob.objects.filter(
-        campaign_id=job.campaign_id, state__in=UNFINISHED_JOB_STATES, pk__lt=job.pk
-    )
-    # One statement: the effects due by the job's target (its first batch, if it runs
-    # here), and whether an earlier job is unfinished (then it is not this job's turn).
     assert job.until is None  # an action's time: its target is the clock plus its minutes
-    rows = list(
-        due_effects(job.campaign_id, campaign.clock + job.minutes)
-        .annotate(earlier_job=Exists(earlier))
-        .values_list(*EffectRow.COLUMNS, "earlier_job")[: INLINE_EFFECTS + 1]
-    )
-    if rows[0][-1] if rows else earlier.exists():
+    rows = _first_due(job.campaign_id, campaign.clock + job.minutes, job.pk)
+    if rows[0][-2] if rows else _earlier_jobs(job.campaign_id, job.pk).exists():
         return  # the earlier job's task sends this one in its turn (rules.clock.queue)
     if len(rows) <= INLINE_EFFECTS:
-        due = [EffectRow.loaded(row[:-1]) for row in rows]
+        due = [EffectRow.loaded(row[:-2]) for row in rows]
+        # none edited: the ruleset's own tables (read under the action's lock; a table
+        # edited meanwhile is as if edited just after the action)
+        tables: dict[str, Any] | None = None if rows and rows[0][-1] else {}
         try:
             # One savepoint: a failure here leaves the action whole.
             with transaction.atomic(), endpoints_held(job.campaign_id, none=not webhooked):
-                if not _run_inline(job, campaign, due):
+                if not _run_inline(job, campaign, due, tables):
                     return
         except (OperationalError, InterfaceError):
             raise
@@ -161,6 +156,41 @@ def clock_job_send(job: ClockJob, campaign: Campaign, *, webhooked: bool = True)
             # The worker runs it again, and records the failure as it would have.
             logger.exception("clock job %s failed in its action; sent to a worker", job.pk)
     queue.enqueue(job.pk)
+
+
+def _earlier_jobs(campaign_id: int, job_id: int) -> QuerySet[ClockJob]:
+    """The campaign's unfinished jobs before ``job_id`` (it is their turn first)."""
+    return ClockJob.objects.filter(
+        campaign_id=campaign_id, state__in=UNFINISHED_JOB_STATES, pk__lt=job_id
+    )
+
+
+# By the number of rows read: compiled once each (issue 39), Django's compiling of this
+# statement cost about what it takes to run.
+_FIRST_DUE: dict[int, CompiledQuery[ScheduledEffect]] = {}
+
+
+def _first_due(campaign_id: int, target: int, job_id: int) -> list[tuple[Any, ...]]:
+    """One statement: the campaign's effects due by ``target`` (an action's job's first
+    batch, if it runs in the action: at most one more than it may run), each row with
+    whether an earlier job is unfinished (then it is not this job's turn), and whether
+    the campaign has edited tables (if not, its batches need not read them)."""
+    limit = INLINE_EFFECTS + 1
+    query = _FIRST_DUE.setdefault(
+        limit, CompiledQuery[ScheduledEffect]("campaign", "target", "job")
+    )
+    if not query.ready():
+        marks = query.marks
+        # the target as an expression: an int below the column's range (a mark is
+        # negative) would be answered "no row" by Django without a statement
+        due = due_effects(
+            marks["campaign"], Value(marks["target"], PositiveBigIntegerField())
+        ).annotate(
+            earlier_job=Exists(_earlier_jobs(marks["campaign"], marks["job"])),
+            edited_tables=Exists(CampaignTable.objects.filter(campaign_id=marks["campaign"])),
+        )
+        query.compile(due.values_list(*EffectRow.COLUMNS, "earlier_job", "edited_tables")[:limit])
+    return query.rows(campaign=campaign_id, target=target, job=job_id)
 
 
 # -- a move that crosses nothing (docs/clock.md, "A move that crosses nothing") ---------------
@@ -471,7 +501,12 @@ _JOB_PROGRESS = [
 ]
 
 
-def _run_inline(action_job: ClockJob, locked: Campaign, due: list[EffectRow]) -> bool:
+def _run_inline(
+    action_job: ClockJob,
+    locked: Campaign,
+    due: list[EffectRow],
+    tables: Mapping[str, Any] | None = None,
+) -> bool:
     """Run an action's job (:func:`clock_job_send`) for up to ``INLINE_BATCHES`` batches;
     True when a worker must finish it.
 
@@ -481,7 +516,8 @@ def _run_inline(action_job: ClockJob, locked: Campaign, due: list[EffectRow]) ->
     no later job of the campaign exists to keep alive or send next. Its report is built
     in memory and written once, whole (a worker's batches each store a part of it
     instead), with the campaign's and the job's rows in one statement
-    (``rules.log.statements.write_job_end``), when the job stops or leaves.
+    (``rules.log.statements.write_job_end``), when the job stops or leaves. ``tables``:
+    the campaign's edited tables as read with ``due`` (None: each batch reads them).
     Copies of the caller's rows: the action's answer is the action's, and a failure
     rolled back leaves them as they were."""
     job, campaign = copy.copy(action_job), copy.copy(locked)
@@ -502,7 +538,7 @@ def _run_inline(action_job: ClockJob, locked: Campaign, due: list[EffectRow]) ->
         if report.updated_at is None:
             report.updated_at = now  # as made by the first batch
         job_start(job, campaign, now)
-        batch = job_apply_batch(campaign, job, first)
+        batch = job_apply_batch(campaign, job, first, tables=tables)
         first = None
         report.clock_to = max(report.clock_to, campaign.clock)
         if batch.report.entries:

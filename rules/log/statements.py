@@ -254,20 +254,35 @@ class CompiledQuery(Generic[M]):
         compiler = queryset.query.get_compiler(using=using)
         text, raw = compiler.as_sql()
         slot = {mark: name for name, mark in self.marks.items()}
-        params = [(slot[p], None) if type(p) is int and p in slot else (None, p) for p in raw]
+        # a mark may come wrapped to say its type (psycopg's Int8, an int)
+        params = [(slot[p], None) if isinstance(p, int) and p in slot else (None, p) for p in raw]
         if missing := set(self.marks) - {name for name, _ in params}:
             raise ValueError(f"slots not found among the parameters: {sorted(missing)}")
         select, info = compiler.select, compiler.klass_info
+        converters = compiler.get_converters([s[0] for s in select[: compiler.col_count]])
+        if info is None:  # a values_list queryset: its rows are tuples (:meth:`rows`)
+            self._compiled[using] = (text, params, compiler, converters, [], (0, 0), [])
+            return
         start, end = info["select_fields"][0], info["select_fields"][-1] + 1
         self._compiled[using] = (
             text,
             params,
             compiler,
-            compiler.get_converters([s[0] for s in select[: compiler.col_count]]),
+            converters,
             [f[0].target.attname for f in select[start:end]],
             (start, end),
             get_related_populators(info, select, using),
         )
+
+    def rows(self, using: str = "default", **values: Any) -> list[tuple[Any, ...]]:
+        """Every row of a ``values_list`` queryset, as its tuples (compiled first)."""
+        text, params, compiler, converters, *_ = self._compiled[using]
+        with connections[using].cursor() as cursor:
+            cursor.execute(text, [values[n] if n is not None else v for n, v in params])
+            rows = cursor.fetchall()
+        if converters:
+            rows = compiler.apply_converters(rows, converters)
+        return [tuple(row) for row in rows]
 
     def first(self, using: str = "default", **values: Any) -> M | None:
         """The first row as a model instance, or None (compiled first: :meth:`ready`)."""

@@ -34,7 +34,7 @@ from rules.clock.tests.clock_helpers import (
     twin_campaign,
     wounded,
 )
-from rules.log.models import Resolution, ResolutionKind, ScheduledEffect
+from rules.log.models import CampaignTable, Resolution, ResolutionKind, ScheduledEffect
 from rules.play.services import character_create, resolution_create_action
 from webhooks import services as webhook_services
 from webhooks.models import WebhookEvent
@@ -305,9 +305,9 @@ def test_a_job_that_fails_in_its_action_leaves_the_action_and_goes_to_a_worker(
     apply, calls = job_apply_batch, []
 
     def fails_in_the_action(
-        campaign: Campaign, job: ClockJob, due: Any = None, known: Any = None
+        campaign: Campaign, job: ClockJob, due: Any = None, known: Any = None, tables: Any = None
     ) -> Any:
-        batch = apply(campaign, job, due, known)
+        batch = apply(campaign, job, due, known, tables)
         calls.append(job.pk)
         if len(calls) == 1:  # the action's first batch written, then a failure
             raise RuntimeError("boom")
@@ -326,12 +326,16 @@ def test_a_job_that_fails_in_its_action_leaves_the_action_and_goes_to_a_worker(
     assert_whole(campaign)
 
 
+@pytest.mark.parametrize("edited", [False, True])
 def test_an_action_s_job_in_its_transaction_takes_no_statement_the_held_lock_answers(
-    campaign, player, other_player, monkeypatch, django_capture_on_commit_callbacks
+    campaign, player, other_player, monkeypatch, django_capture_on_commit_callbacks, edited
 ):
-    # given two characters whose wounds fall due twice in a rest: two batches of two
+    # given two characters whose wounds fall due twice in a rest: two batches of two;
+    # the campaign with an edited table or none
     wounded(campaign, player, "Aldo", every=240)
     wounded(campaign, other_player, "Bea", every=240)
+    if edited:
+        CampaignTable.objects.create(campaign=campaign, key="house_rules", data={"a": 1})
     send, statements = clock_services.clock_job_send, list[str]()
 
     def counted(job: ClockJob, locked: Campaign, **known: Any) -> None:
@@ -349,8 +353,11 @@ def test_an_action_s_job_in_its_transaction_takes_no_statement_the_held_lock_ans
     # job, the report written once, the webhook URLs looked up once (49 before, issue 39);
     # its first batch's effects read with the check for an earlier job, and no count of
     # what is left after a batch that read every effect due, and no webhook URL looked up
-    # in a campaign the action's lock read has none (24 before)
-    assert len(statements) <= 19, "\n".join(statements)
+    # in a campaign the action's lock read has none (24 before), and the campaign's tables
+    # read by each batch only if it has edited one (its first read says so)
+    tables = [sql for sql in statements if sql.startswith('SELECT "rules_campaigntable"')]
+    assert len(tables) == (2 if edited else 0)
+    assert len(statements) <= 17 + len(tables), "\n".join(statements)
     assert not any("COUNT(" in sql for sql in statements)
     assert sum("webhooks_webhookendpoint" in sql for sql in statements) == 0
     reads = [sql for sql in statements if sql.startswith("SELECT")]

@@ -6,11 +6,18 @@ from typing import Any
 
 import pytest
 from django.db import connection, transaction
+from django.db.models import Exists
 from django.test.utils import CaptureQueriesContext
 
 from campaigns.models import Membership
 from characters.access import mine_by_id
 from characters.models import Character
+from rules.clock.batch import due_effects
+from rules.clock.models import ClockJob
+from rules.clock.services import _earlier_jobs, _first_due
+from rules.clock.tests.clock_helpers import wounded
+from rules.log.models import CampaignTable
+from rules.log.rows import EffectRow
 from rules.log.statements import CompiledQuery
 from rules.play import services as play_services
 from rules.play.services import _locked_character, character_create
@@ -66,3 +73,20 @@ def test_a_query_runs_with_new_values_and_each_slot_must_be_a_parameter(campaign
     unused = CompiledQuery[Character]("character_id")
     with pytest.raises(ValueError, match="character_id"):
         unused.compile(Character.objects.all())
+
+
+def test_the_first_effects_due_read_once_compiled_are_the_queryset_s_rows(campaign, player):
+    # given Aldo's wound worsening every hour, an unfinished job of the campaign before
+    # the one asking, and an edited table
+    wounded(campaign, player, "Aldo", every=60)
+    earlier = ClockJob.objects.create(campaign=campaign, minutes=60)
+    CampaignTable.objects.create(campaign=campaign, key="house_rules", data={})
+    for target, job_id in ((0, earlier.pk), (59, earlier.pk), (60, earlier.pk + 1), (500, 1)):
+        queryset = due_effects(campaign.pk, target).annotate(
+            earlier_job=Exists(_earlier_jobs(campaign.pk, job_id)),
+            edited_tables=Exists(CampaignTable.objects.filter(campaign_id=campaign.pk)),
+        )
+        expected = list(queryset.values_list(*EffectRow.COLUMNS, "earlier_job", "edited_tables"))
+        # then the compiled statement reads the same rows, converted alike (booleans)
+        assert _first_due(campaign.pk, target, job_id) == expected[:17]
+    assert [row[-2:] for row in _first_due(campaign.pk, 60, earlier.pk + 1)] == [(True, True)]
