@@ -15,7 +15,9 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db.models import QuerySet, TextField, Value
+from django.db import DEFAULT_DB_ALIAS, connection
+from django.db.models import BooleanField, QuerySet, TextField, Value
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast
 from django.utils import timezone
 
@@ -33,6 +35,7 @@ from rules.log.redaction import entry_told
 from rules.log.rows import EffectRow, LogRow
 from rules.log.services import build_log_row, scheduled_effect_rows
 from rules.log.sql_writes import ResolutionWriter, bulk_set, copy_rows, sheets_from_log, use_copy
+from rules.log.statements import CompiledQuery
 
 DEFAULT_BATCH_SIZE = 500
 # What a batch reads of a character on PostgreSQL (its sheet as JSON text beside them).
@@ -142,6 +145,36 @@ class Batch:
         self.cancelled_keys.append((character_id, keys, by))
 
 
+# The columns a batch reads of a character on PostgreSQL, in the model's order (as
+# ``Model.from_db`` takes them).
+_LOCK_COLUMNS = [
+    f.attname for f in Character._meta.concrete_fields if f.attname in _CHARACTER_COLUMNS
+]
+# The characters' lock on PostgreSQL, compiled once (issue 39: Django compiled it on every
+# batch, more CPU than the rest of a small batch's read): each sheet as JSON text beside
+# the columns (a job's first batch), or no sheet (the job's sheets known: KnownSheets).
+_LOCKED_WITH_SHEETS = CompiledQuery[Character]("ids")
+_LOCKED = CompiledQuery[Character]("ids")
+
+
+def _lock_rows(ids: set[int], *, with_sheets: bool) -> list[tuple[Any, ...]]:
+    """The characters ``ids`` locked in id order (PostgreSQL): :data:`_LOCK_COLUMNS`, then
+    the sheet as JSON text if ``with_sheets``."""
+    query = _LOCKED_WITH_SHEETS if with_sheets else _LOCKED
+    if not query.ready():
+        quote = connection.ops.quote_name
+        column = f"{quote(Character._meta.db_table)}.{quote(Character._meta.pk.column)}"
+        # one parameter, an array, for any number of ids: one text to compile
+        any_id = RawSQL(f"{column} = ANY(%s)", (query.marks["ids"],), BooleanField())  # noqa: S611
+        rows = Character.objects.select_for_update().filter(any_id).order_by("pk")
+        columns = list(_LOCK_COLUMNS)
+        if with_sheets:
+            rows = rows.annotate(sheet_json=Cast("sheet", TextField()))
+            columns.append("sheet_json")
+        query.compile(rows.values_list(*columns))
+    return query.rows(ids=sorted(ids))
+
+
 def _locked_characters(
     ids: set[int], known: KnownSheets | None
 ) -> tuple[dict[int, Character], dict[int, str]]:
@@ -153,20 +186,24 @@ def _locked_characters(
     the log (sheets_from_log); a resolution's webhook reads the character's id; the job,
     the id of the character it waits on. A sheet in ``known`` at the row's version is
     taken as it is, not read again (issue 39: 28 reads of 500 sheets in a catch-up)."""
-    locked = Character.objects.select_for_update().filter(pk__in=ids).order_by("pk")
     copy = use_copy()
     texts: dict[int, str] = {}
-    if not known:
-        if not copy:
+    characters: dict[int, Character] = {}
+    if not copy:  # elsewhere (SQLite): whole rows, the sheets parsed by their field
+        locked = Character.objects.select_for_update().filter(pk__in=ids).order_by("pk")
+        if not known:
             return {c.pk: c for c in locked}, texts
-        with_text = locked.only(*_CHARACTER_COLUMNS).annotate(sheet_json=Cast("sheet", TextField()))
-        read: dict[int, Character] = {}
-        for row in with_text:
-            texts[row.pk] = text = row.sheet_json
-            row.sheet = json.loads(text)  # what JSONField.from_db_value does
-            read[row.pk] = row
-        return read, texts
-    characters = {c.pk: c for c in locked.only(*_CHARACTER_COLUMNS)}
+        characters = {c.pk: c for c in locked.only(*_CHARACTER_COLUMNS)}
+    else:
+        width = len(_LOCK_COLUMNS)
+        for row in _lock_rows(ids, with_sheets=not known):
+            character = Character.from_db(DEFAULT_DB_ALIAS, _LOCK_COLUMNS, row[:width])
+            characters[character.pk] = character
+            if not known:
+                texts[character.pk] = text = row[width]
+                character.sheet = json.loads(text)  # what JSONField.from_db_value does
+        if not known:
+            return characters, texts
     unread = []
     for character in characters.values():
         sheet = known.get(character.pk)
@@ -179,9 +216,8 @@ def _locked_characters(
     if unread:  # rows locked above: read under the same lock
         rows = Character.objects.filter(pk__in=unread)
         if copy:
-            for pk, text in rows.annotate(sheet_json=Cast("sheet", TextField())).values_list(
-                "pk", "sheet_json"
-            ):
+            with_text = rows.annotate(sheet_json=Cast("sheet", TextField()))
+            for pk, text in with_text.values_list("pk", "sheet_json"):
                 characters[pk].sheet, texts[pk] = json.loads(text), text
         else:
             for pk, sheet in rows.values_list("pk", "sheet"):

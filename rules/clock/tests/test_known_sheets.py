@@ -4,10 +4,14 @@ two batches, which the version tells."""
 
 from __future__ import annotations
 
-from django.db import connection
+import json
+
+import pytest
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from characters.models import Character
+from rules.clock import batch
 from rules.clock.batch import KnownSheets
 from rules.clock.services import _advance_batch, clock_advance_start
 from rules.clock.tests.clock_helpers import assert_whole, run_job, wounded
@@ -67,3 +71,30 @@ def test_a_sheet_changed_between_two_batches_is_read_again(campaign, referee, pl
     assert second.sheet_before == damage.sheet_after != first.sheet_after
     assert (known[aldo.pk].version, known[aldo.pk].sheet) == (second.version, second.sheet_after)
     assert_whole(campaign)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the compiled lock is PostgreSQL's")
+def test_the_compiled_lock_reads_what_its_queryset_reads(campaign, player):
+    # given three characters, one of them with a choice pending
+    aldo = wounded(campaign, player, "Aldo")
+    bea = wounded(campaign, player, "Bea")
+    cid = wounded(campaign, player, "Cid")
+    Character.objects.filter(pk=bea.pk).update(pending_choice={"prompt": "live or die"})
+    ids = {cid.pk, aldo.pk, bea.pk}
+    for with_sheets in (True, False):
+        # when two of them are locked, or all three, twice (compiled once, run again)
+        for chosen in ({aldo.pk, cid.pk}, ids, ids):
+            with transaction.atomic(), CaptureQueriesContext(connection) as queries:
+                rows = batch._lock_rows(chosen, with_sheets=with_sheets)
+            # then the rows are the queryset's, in id order, locked, each sheet as text
+            expected = [
+                (c.pk, c.campaign_id, c.name, c.version, c.pending_choice)
+                for c in Character.objects.filter(pk__in=chosen).order_by("pk")
+            ]
+            assert [row[:5] for row in rows] == expected
+            if with_sheets:
+                sheets = [json.loads(row[5]) for row in rows]
+                assert sheets == [Character.objects.get(pk=row[0]).sheet for row in rows]
+            else:
+                assert all(len(row) == 5 for row in rows)
+            assert queries.captured_queries[-1]["sql"].endswith("FOR UPDATE")
