@@ -16,6 +16,7 @@ until the referee reveals the entry.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -205,7 +206,7 @@ def report_add_batch(
             first, last = min(first, report.clock_from), max(last, report.clock_to)
         report.clock_from, report.clock_to = first, last
     if batch.entries:
-        ClockReportPart.objects.create(report=report, characters=batch.with_ids())
+        ClockReportPart.objects.create(report=report, characters=json.dumps(batch.with_ids()))
         report.updated_at = now
     report.save(update_fields=["clock_from", "clock_to", "updated_at"])
 
@@ -221,7 +222,8 @@ def report_characters(report: ClockReport) -> list[dict[str, Any]]:
     """The report's characters: those stored with it (an action's job writes its report
     whole), then each of its batches' parts, in order (a worker's job)."""
     parts = ClockReportPart.objects.filter(report=report).order_by("id")
-    return merged(report.characters, *parts.values_list("characters", flat=True))
+    texts = parts.values_list("characters", flat=True)
+    return merged(report.characters, *(json.loads(text) for text in texts))
 
 
 def report_for_viewer(
