@@ -20,7 +20,8 @@ Run it on PostgreSQL (it creates and drops its own database, ``<name>_clockbench
 
 Options: ``--characters N`` (default 500), ``--batch-size N`` (the clock's batch, default
 500), ``--keep`` (keep the database for inspection), ``--profile N`` (cProfile the
-advance and print its top N functions by cumulative time).
+advance and print its top N functions by cumulative time), ``--statements N``
+(PostgreSQL's CPU and WAL for the advance's top N statements: bench/statement_cpu.py).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import pstats
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,7 @@ from django.contrib.auth import get_user_model  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 from django.utils import timezone  # noqa: E402
+from statement_cpu import StatementMeter  # noqa: E402
 
 from campaigns.models import Membership  # noqa: E402
 from campaigns.services import campaign_create  # noqa: E402
@@ -219,6 +221,14 @@ def arguments() -> argparse.Namespace:
     parser.add_argument(
         "--profile", type=int, default=0, metavar="N", help="print the advance's top N functions"
     )
+    parser.add_argument(
+        "--statements",
+        type=int,
+        default=0,
+        metavar="N",
+        help="print PostgreSQL's CPU and WAL for the advance's top N statements "
+        "(bench/statement_cpu.py; the advance's own figures then include the meter's work)",
+    )
     return parser.parse_args()
 
 
@@ -267,7 +277,9 @@ def compare(args: argparse.Namespace) -> None:
         f"{time.perf_counter() - start:.1f} s"
     )
     profile = cProfile.Profile() if args.profile else None
-    job, engine, queries, advance = advance_clock(campaign, profile)
+    meter = StatementMeter() if args.statements else None
+    with meter.measuring() if meter is not None else nullcontext():
+        job, engine, queries, advance = advance_clock(campaign, profile)
     effects = job.done
     saves = Resolution.objects.filter(campaign=campaign, action="disease_save").count()
     left = ScheduledEffect.objects.filter(
@@ -311,6 +323,9 @@ def compare(args: argparse.Namespace) -> None:
         )
     )
     print(f"load average (1, 5, 15 min): {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if meter is not None:
+        print()
+        meter.print(args.statements)
     if profile is not None:
         print()
         pstats.Stats(profile).sort_stats("cumulative").print_stats(args.profile)

@@ -16,7 +16,14 @@ from typing import Any
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connection
-from django.db.models import BooleanField, QuerySet, TextField, Value
+from django.db.models import (
+    BooleanField,
+    Exists,
+    PositiveBigIntegerField,
+    QuerySet,
+    TextField,
+    Value,
+)
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast
 from django.utils import timezone
@@ -24,13 +31,19 @@ from django.utils import timezone
 from campaigns.models import Campaign
 from characters.choices import stored_choice
 from characters.models import Character
-from rules.clock.models import ClockJob, ClockJobState
+from rules.clock.models import UNFINISHED_JOB_STATES, ClockJob, ClockJobState
 from rules.clock.report import ReportBuilder, notable_marks
 from rules.clock.text import effect_words
 from rules.engine.interface import ActionBlocked, Context, RuleError
 from rules.engine.registry import get_ruleset
 from rules.log.context import campaign_dice, campaign_tables
-from rules.log.models import EffectState, Resolution, ResolutionKind, ScheduledEffect
+from rules.log.models import (
+    CampaignTable,
+    EffectState,
+    Resolution,
+    ResolutionKind,
+    ScheduledEffect,
+)
 from rules.log.redaction import entry_told
 from rules.log.rows import EffectRow, LogRow
 from rules.log.services import build_log_row, scheduled_effect_rows
@@ -440,6 +453,41 @@ def due_effects(campaign_id: int, target: int | Value) -> QuerySet[ScheduledEffe
     return ScheduledEffect.objects.filter(
         campaign_id=campaign_id, state=EffectState.PENDING, due_at__lte=target
     ).order_by("due_at", "id")
+
+
+def earlier_jobs(campaign_id: int, job_id: int) -> QuerySet[ClockJob]:
+    """The campaign's unfinished jobs before ``job_id`` (it is their turn first)."""
+    return ClockJob.objects.filter(
+        campaign_id=campaign_id, state__in=UNFINISHED_JOB_STATES, pk__lt=job_id
+    )
+
+
+# By the number of rows read: compiled once each (issue 39), Django's compiling of this
+# statement cost about what it takes to run.
+_FIRST_DUE: dict[int, CompiledQuery[ScheduledEffect]] = {}
+
+
+def first_due(campaign_id: int, target: int, job_id: int, limit: int) -> list[tuple[Any, ...]]:
+    """One statement: the campaign's effects due by ``target`` (an action's job's first
+    batch, if it runs in the action: rules.clock.services.clock_job_send), each row with
+    whether an earlier job is unfinished (then it is not this job's turn), and whether
+    the campaign has edited tables (if not, its batches need not read them); at most
+    ``limit`` rows."""
+    query = _FIRST_DUE.setdefault(
+        limit, CompiledQuery[ScheduledEffect]("campaign", "target", "job")
+    )
+    if not query.ready():
+        marks = query.marks
+        # the target as an expression: an int below the column's range (a mark is
+        # negative) would be answered "no row" by Django without a statement
+        due = due_effects(
+            marks["campaign"], Value(marks["target"], PositiveBigIntegerField())
+        ).annotate(
+            earlier_job=Exists(earlier_jobs(marks["campaign"], marks["job"])),
+            edited_tables=Exists(CampaignTable.objects.filter(campaign_id=marks["campaign"])),
+        )
+        query.compile(due.values_list(*EffectRow.COLUMNS, "earlier_job", "edited_tables")[:limit])
+    return query.rows(campaign=campaign_id, target=target, job=job_id)
 
 
 def job_apply_batch(

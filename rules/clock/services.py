@@ -44,7 +44,7 @@ from django.db import (
     connection,
     transaction,
 )
-from django.db.models import BooleanField, Exists, PositiveBigIntegerField, QuerySet, Value
+from django.db.models import BooleanField, PositiveBigIntegerField
 from django.db.models.expressions import RawSQL
 from django.utils import timezone, translation
 from django.utils.translation import gettext
@@ -56,7 +56,14 @@ from characters.models import Character
 from core.errors import ResolutionConflict
 from core.said import said
 from rules.clock import queue
-from rules.clock.batch import Batch, KnownSheets, due_effects, job_apply_batch, job_start
+from rules.clock.batch import (
+    Batch,
+    KnownSheets,
+    earlier_jobs,
+    first_due,
+    job_apply_batch,
+    job_start,
+)
 from rules.clock.events import publish_clock_job, publish_clock_report
 from rules.clock.models import (
     UNFINISHED_JOB_STATES,
@@ -71,9 +78,9 @@ from rules.clock.report import report_add_batch
 from rules.clock.text import duration_words
 from rules.engine.words import text_said
 from rules.log.events import publish_resolutions
-from rules.log.models import CampaignTable, EffectState, ScheduledEffect
+from rules.log.models import EffectState, ScheduledEffect
 from rules.log.rows import EffectRow
-from rules.log.statements import CompiledQuery, write_job_end
+from rules.log.statements import write_job_end
 from webhooks.services import endpoints_held
 
 logger = logging.getLogger(__name__)
@@ -137,8 +144,8 @@ def clock_job_send(job: ClockJob, campaign: Campaign, *, webhooked: bool = True)
     action's, as before (what the job did reaches pages by its events). ``webhooked``:
     False when the caller read under the lock that the campaign has no webhook URL."""
     assert job.until is None  # an action's time: its target is the clock plus its minutes
-    rows = _first_due(job.campaign_id, campaign.clock + job.minutes, job.pk)
-    if rows[0][-2] if rows else _earlier_jobs(job.campaign_id, job.pk).exists():
+    rows = first_due(job.campaign_id, campaign.clock + job.minutes, job.pk, INLINE_EFFECTS + 1)
+    if rows[0][-2] if rows else earlier_jobs(job.campaign_id, job.pk).exists():
         return  # the earlier job's task sends this one in its turn (rules.clock.queue)
     if len(rows) <= INLINE_EFFECTS:
         due = [EffectRow.loaded(row[:-2]) for row in rows]
@@ -156,41 +163,6 @@ def clock_job_send(job: ClockJob, campaign: Campaign, *, webhooked: bool = True)
             # The worker runs it again, and records the failure as it would have.
             logger.exception("clock job %s failed in its action; sent to a worker", job.pk)
     queue.enqueue(job.pk)
-
-
-def _earlier_jobs(campaign_id: int, job_id: int) -> QuerySet[ClockJob]:
-    """The campaign's unfinished jobs before ``job_id`` (it is their turn first)."""
-    return ClockJob.objects.filter(
-        campaign_id=campaign_id, state__in=UNFINISHED_JOB_STATES, pk__lt=job_id
-    )
-
-
-# By the number of rows read: compiled once each (issue 39), Django's compiling of this
-# statement cost about what it takes to run.
-_FIRST_DUE: dict[int, CompiledQuery[ScheduledEffect]] = {}
-
-
-def _first_due(campaign_id: int, target: int, job_id: int) -> list[tuple[Any, ...]]:
-    """One statement: the campaign's effects due by ``target`` (an action's job's first
-    batch, if it runs in the action: at most one more than it may run), each row with
-    whether an earlier job is unfinished (then it is not this job's turn), and whether
-    the campaign has edited tables (if not, its batches need not read them)."""
-    limit = INLINE_EFFECTS + 1
-    query = _FIRST_DUE.setdefault(
-        limit, CompiledQuery[ScheduledEffect]("campaign", "target", "job")
-    )
-    if not query.ready():
-        marks = query.marks
-        # the target as an expression: an int below the column's range (a mark is
-        # negative) would be answered "no row" by Django without a statement
-        due = due_effects(
-            marks["campaign"], Value(marks["target"], PositiveBigIntegerField())
-        ).annotate(
-            earlier_job=Exists(_earlier_jobs(marks["campaign"], marks["job"])),
-            edited_tables=Exists(CampaignTable.objects.filter(campaign_id=marks["campaign"])),
-        )
-        query.compile(due.values_list(*EffectRow.COLUMNS, "earlier_job", "edited_tables")[:limit])
-    return query.rows(campaign=campaign_id, target=target, job=job_id)
 
 
 # -- a move that crosses nothing (docs/clock.md, "A move that crosses nothing") ---------------

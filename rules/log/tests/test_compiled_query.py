@@ -12,9 +12,8 @@ from django.test.utils import CaptureQueriesContext
 from campaigns.models import Membership
 from characters.access import mine_by_id
 from characters.models import Character
-from rules.clock.batch import due_effects
+from rules.clock.batch import due_effects, earlier_jobs, first_due
 from rules.clock.models import ClockJob
-from rules.clock.services import _earlier_jobs, _first_due
 from rules.clock.tests.clock_helpers import wounded
 from rules.log.models import CampaignTable
 from rules.log.rows import EffectRow
@@ -83,10 +82,10 @@ def test_the_first_effects_due_read_once_compiled_are_the_queryset_s_rows(campai
     CampaignTable.objects.create(campaign=campaign, key="house_rules", data={})
     for target, job_id in ((0, earlier.pk), (59, earlier.pk), (60, earlier.pk + 1), (500, 1)):
         queryset = due_effects(campaign.pk, target).annotate(
-            earlier_job=Exists(_earlier_jobs(campaign.pk, job_id)),
+            earlier_job=Exists(earlier_jobs(campaign.pk, job_id)),
             edited_tables=Exists(CampaignTable.objects.filter(campaign_id=campaign.pk)),
         )
         expected = list(queryset.values_list(*EffectRow.COLUMNS, "earlier_job", "edited_tables"))
         # then the compiled statement reads the same rows, converted alike (booleans)
-        assert _first_due(campaign.pk, target, job_id) == expected[:17]
-    assert [row[-2:] for row in _first_due(campaign.pk, 60, earlier.pk + 1)] == [(True, True)]
+        assert first_due(campaign.pk, target, job_id, 17) == expected[:17]
+    assert [row[-2:] for row in first_due(campaign.pk, 60, earlier.pk + 1, 17)] == [(True, True)]
