@@ -28,6 +28,7 @@ from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 
+from core.json_text import json_text
 from rules.engine.interface import RuleError
 
 MAX_ID = 2**63 - 1  # the largest primary key any of our databases stores
@@ -46,21 +47,22 @@ def reject_nul_characters(value: Any, what: str) -> None:
     json_without_nul(value, what)
 
 
-_ESCAPED_NUL = "\\u0000"  # how json.dumps writes U+0000
+_ESCAPED_NUL = "\\u0000"  # how json.dumps and orjson write U+0000
 
 
 def json_without_nul(value: Any, what: str) -> str | None:
-    """``value`` as the JSON text a ``JSONField`` writes (``json.dumps``), once checked for
-    U+0000 as :func:`reject_nul_characters` does; None when it is not JSON.
+    """``value`` as JSON text for the database (``core.json_text``: the same value as the
+    ``json.dumps`` of a ``JSONField``), once checked for U+0000 as
+    :func:`reject_nul_characters` does; None when it is not JSON.
 
-    The text is made by the C encoder, which writes U+0000 as ``\\u0000``: a text without
+    The text is made by a C encoder, which writes U+0000 as ``\\u0000``: a text without
     that sequence has no NUL anywhere, keys included, and costs half a walk through the
     value in Python (bench/clock_advance.py checks every sheet it writes). A text with it
     (a NUL, or a backslash followed by ``u0000``) is walked to be sure, as is a value the
     encoder refuses. The caller may write the text as is instead of encoding again.
     """
     try:
-        text: str | None = json.dumps(value)
+        text: str | None = json_text(value)
     except (TypeError, ValueError, RecursionError):  # a set, a loop, too deep: walk it
         text = None
     if text is None or _ESCAPED_NUL in text:

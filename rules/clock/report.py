@@ -24,6 +24,7 @@ from typing import Any
 
 from django.utils.translation import gettext_lazy
 
+from core.json_text import json_text
 from core.said import said_stored
 from rules.clock.models import ClockReport, ClockReportPart
 
@@ -206,7 +207,7 @@ def report_add_batch(
             first, last = min(first, report.clock_from), max(last, report.clock_to)
         report.clock_from, report.clock_to = first, last
     if batch.entries:
-        ClockReportPart.objects.create(report=report, characters=json.dumps(batch.with_ids()))
+        ClockReportPart.objects.create(report=report, characters=json_text(batch.with_ids()))
         report.updated_at = now
     report.save(update_fields=["clock_from", "clock_to", "updated_at"])
 

@@ -14,7 +14,6 @@ or the clock, it writes the rows it is given.
 
 from __future__ import annotations
 
-import json
 import operator
 import time
 import uuid
@@ -51,6 +50,7 @@ from django.db.models import (
 from django.utils import timezone
 
 from characters.models import Character
+from core.json_text import json_text
 from rules.log.models import EffectState, Resolution
 from rules.log.rows import LogRow
 
@@ -166,11 +166,12 @@ class Copy:
         # that need more (issue 39: a loop over the columns in Python cost more per row
         # than psycopg's own formatting of it):
         self._values = operator.attrgetter(*(f.attname for f in self.fields))
-        # a JSON column without its own encoder: ``json.dumps``' text, what Django's
-        # adapter would have psycopg send (``adapt_json_value``), made without its calls;
+        # a JSON column without its own encoder: its JSON text (core.json_text: the value
+        # Django's adapter would have psycopg send, ``adapt_json_value``), made directly;
         self._json: list[tuple[int, str]] = []
-        # a time stamp set on insert (``auto_now_add``): ``pre_save``'s ``timezone.now()``,
-        # which PostgreSQL's adapter gives back as it is;
+        # a time stamp set on insert (``auto_now_add``): ``timezone.now()`` as ``pre_save``
+        # sets it, once for the whole COPY (its rows are one statement's, as a
+        # ``bulk_create``'s would be one transaction's), which the adapter gives back as it is;
         self._now: list[tuple[int, str]] = []
         # any other: kept when of a type its field gives back unchanged (an int for an
         # integer column..., any ``str`` for a text one), else through the field.
@@ -187,10 +188,12 @@ class Copy:
         self.written: list[Any] = []
         self._stack = ExitStack()
         self._start = 0.0
+        self._created: datetime | None = None
         self._writer: Any = None
 
     def __enter__(self) -> Copy:
         self._start = time.monotonic()
+        self._created = timezone.now()
         self._stack.enter_context(self.db.wrap_database_errors)
         cursor = self._stack.enter_context(self.db.cursor())
         self._writer = self._stack.enter_context(cursor.cursor.copy(self.sql))
@@ -205,11 +208,11 @@ class Copy:
             if text is None:
                 value = row[n]
                 # None is SQL NULL, as JSONField.get_db_prep_save gives it
-                text = None if value is None else json.dumps(value)
+                text = None if value is None else json_text(value)
             row[n] = text
         for n, name in self._now:
-            row[n] = now = timezone.now()
-            setattr(obj, name, now)
+            row[n] = self._created
+            setattr(obj, name, self._created)
         for n, field, plain, any_str in self._checked:
             value = row[n]
             # CharField and TextField give any str back as it is (an enum's member too)

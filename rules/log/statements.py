@@ -17,6 +17,8 @@ compiler makes them. Callers hold the locks and the transaction.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable
 from typing import Any, Generic, TypeVar
 
 from django.db import connections, models
@@ -24,9 +26,11 @@ from django.db.models import ForeignKey, Model
 from django.db.models.query import QuerySet, get_related_populators  # type: ignore[attr-defined]
 from django.db.models.sql import InsertQuery, UpdateQuery
 from django.utils import timezone
+from psycopg.types.json import Jsonb
 
 from campaigns.models import Campaign
 from characters.models import Character
+from core.json_text import json_bytes
 from rules.log.models import Resolution
 
 M = TypeVar("M", bound=Model)
@@ -174,6 +178,17 @@ def _write_apart(
 _TEXTS: dict[tuple[Any, ...], str] = {}
 
 
+def _json_by_orjson(params: Iterable[Any]) -> tuple[Any, ...]:
+    """``params`` with each JSON value Django made (psycopg's ``Jsonb`` with
+    ``json.dumps``) encoded by ``core.json_text`` instead: the same value, in a tenth of
+    the time (an action writes its sheet twice, in the log row and on the character)."""
+    params = tuple(params)
+    for param in params:
+        if type(param) is Jsonb and param.dumps is json.dumps:
+            param.dumps = json_bytes
+    return params
+
+
 def _insert_sql(obj: models.Model, using: str) -> tuple[str, tuple[Any, ...]]:
     """``INSERT`` of the unsaved ``obj`` with ``RETURNING`` its id, not run: compiled by
     Django once per model (defaults and timestamps as ``save()`` sets them), each value
@@ -186,7 +201,7 @@ def _insert_sql(obj: models.Model, using: str) -> tuple[str, tuple[Any, ...]]:
         db = connections[using]
         values = [f.pre_save(obj, True) for f in fields]
         if not any(hasattr(value, "resolve_expression") for value in values):
-            return text, tuple(
+            return text, _json_by_orjson(
                 f.get_db_prep_save(v, db) for f, v in zip(fields, values, strict=True)
             )
     insert = InsertQuery(model)
@@ -196,7 +211,7 @@ def _insert_sql(obj: models.Model, using: str) -> tuple[str, tuple[Any, ...]]:
     [(text, params)] = compiler.as_sql()
     if not any(hasattr(getattr(obj, f.attname), "resolve_expression") for f in fields):
         _TEXTS[key] = text  # no database default or expression in it: the same for all
-    return text, tuple(params)
+    return text, _json_by_orjson(params)
 
 
 def _update_sql(
@@ -219,14 +234,14 @@ def _update_sql(
     key = ("update", model, using, tuple(values), tuple(v is None for v in prepared))
     text = _TEXTS.get(key) if len(prepared) == len(values) else None
     if text is not None:
-        return text, (*(v for v in prepared if v is not None), pk)
+        return text, (*_json_by_orjson(v for v in prepared if v is not None), pk)
     query = model._default_manager.filter(pk=pk).query.chain(UpdateQuery)
     assert isinstance(query, UpdateQuery)
     query.add_update_values(values)
     text, params = query.get_compiler(using).as_sql()
     if len(prepared) == len(values):
         _TEXTS[key] = text
-    return text, tuple(params)
+    return text, _json_by_orjson(params)
 
 
 class CompiledQuery(Generic[M]):

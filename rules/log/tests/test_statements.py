@@ -17,6 +17,7 @@ from django.db.models import F
 
 from campaigns.models import Campaign, Membership
 from characters.models import Character
+from core.json_text import json_bytes
 from rules.clock.models import ClockJob, ClockReport
 from rules.log import statements
 from rules.log.statements import _insert_sql, _update_sql
@@ -112,3 +113,21 @@ def test_an_expression_is_compiled_by_django_every_time(campaign):
     with connection.cursor() as cursor:
         cursor.execute(text, params)
     assert Campaign.objects.values_list("clock", "dice_counter").get(pk=campaign.pk) == (30, 5)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="psycopg's JSON: PostgreSQL")
+def test_json_is_encoded_by_orjson_and_stored_as_the_same_value(campaign, player):
+    membership = Membership.objects.get(campaign=campaign, user=player)
+    aldo = character_create(membership=membership, name="Aldo", sheet={"level": 3})
+    sheet = {"hp": 2, "notes": "é\N{EM DASH}", "wounds": [{"d": 1.5}], "k": None}
+    using = connection.alias
+    for _ in range(2):  # compiled by Django, then from the kept text
+        text, params = _update_sql(
+            Character, aldo.pk, {"sheet": sheet, "pending_choice": {1: "a"}}, using
+        )
+        assert [p.dumps for p in params if hasattr(p, "obj")] == [json_bytes, json_bytes]
+        with connection.cursor() as cursor:
+            cursor.execute(text, params)
+        aldo.refresh_from_db()
+        # a key json.dumps writes as a string: encoded by it (core.json_text)
+        assert (aldo.sheet, aldo.pending_choice) == (sheet, {"1": "a"})
