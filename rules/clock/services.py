@@ -59,6 +59,7 @@ from rules.clock import queue
 from rules.clock.batch import (
     Batch,
     KnownSheets,
+    cycle_collector_paused,
     earlier_jobs,
     first_due,
     job_apply_batch,
@@ -386,8 +387,10 @@ def clock_advance_run(*, job_id: int) -> ClockJob | None:
     """
     known: KnownSheets = {}  # the sheets each batch left, for the next (rules.clock.batch)
     try:
-        while _advance_batch(job_id, known):
-            pass
+        more = True
+        while more:
+            with cycle_collector_paused():  # until the batch's objects are freed
+                more = _advance_batch(job_id, known)
     except ClockJob.DoesNotExist:
         return None  # its campaign was deleted
     except (OperationalError, InterfaceError):
