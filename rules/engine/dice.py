@@ -13,7 +13,6 @@ can store it. Where the numbers come from is injected as a :class:`Generator`:
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import random
 import re
@@ -71,7 +70,9 @@ class HmacGenerator:
         self.counter = counter
 
     def _block(self) -> int:
-        digest = hmac.new(self._seed, self.counter.to_bytes(8, "big"), hashlib.sha256).digest()
+        # hmac.digest: the same HMAC-SHA256 in one call to OpenSSL, without the objects
+        # hmac.new makes (a die is rolled for most effects of the clock's catch-up)
+        digest = hmac.digest(self._seed, self.counter.to_bytes(8, "big"), "sha256")
         self.counter += 1
         return int.from_bytes(digest[:8], "big")
 
