@@ -12,7 +12,10 @@ three (docs/clock.md, "Benchmark"). Each is timed on the wall clock and in CPU s
 machine): on a machine shared with other work both move with the load, so compare the
 ratios of one run, over several runs. Two more COPY lines price the log's other possible shapes: the
 sheets as the change only (the top-level keys that changed, before and after), and
-the full sheets every 10th version with the change only in between.
+the full sheets every 10th version with the change only in between. One more writes the
+same rows as the COPY line with their JSON encoded by orjson (``core.json_text``), as the
+advance encodes it: "advance / COPY by orjson" says what the advance costs beyond its
+rows when both encode alike.
 
 Run it on PostgreSQL (it creates and drops its own database, ``<name>_clockbench``):
 
@@ -50,10 +53,12 @@ from django.contrib.auth import get_user_model  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 from django.utils import timezone  # noqa: E402
+from psycopg.types.json import Jsonb  # noqa: E402
 from statement_cpu import StatementMeter  # noqa: E402
 
 from campaigns.models import Membership  # noqa: E402
 from campaigns.services import campaign_create  # noqa: E402
+from core.json_text import json_bytes  # noqa: E402
 from rules.clock.services import clock_advance_start  # noqa: E402
 from rules.engine.registry import get_ruleset  # noqa: E402
 from rules.log.models import Resolution, ResolutionKind, ScheduledEffect  # noqa: E402
@@ -180,7 +185,9 @@ def change_only(before: dict[str, Any], after: dict[str, Any]) -> tuple[dict[str
     return {k: before[k] for k in keys if k in before}, {k: after[k] for k in keys if k in after}
 
 
-def copy_cost(campaign: Any, version_offset: int, full_every: int | None = 1) -> tuple[int, Cost]:
+def copy_cost(
+    campaign: Any, version_offset: int, full_every: int | None = 1, *, orjson: bool = False
+) -> tuple[int, Cost]:
     """Insert copies of the same rows with PostgreSQL's COPY (psycopg 3 ``cursor.copy``).
 
     Measured like ``bulk_create``, from Python values to committed rows: each value goes
@@ -188,7 +195,10 @@ def copy_cost(campaign: Any, version_offset: int, full_every: int | None = 1) ->
     database gets what Django would send; ``created_at`` is set as ``auto_now_add`` would.
     ``full_every``: the log's shape priced. 1: the full sheets before and after on every
     row (today's log); N: on every Nth version only, the change only on the others;
-    None: the change only on every row. Working the change out is not timed.
+    None: the change only on every row. Working the change out is not timed. ``orjson``:
+    the JSON encoded by ``core.json_text`` as the advance encodes it, not by Django's
+    ``json.dumps`` (a row of its own, so the advance's cheaper encoding is not taken for
+    the rest of its work).
     """
     rows = baseline_rows(campaign, version_offset)
     for row in rows:
@@ -207,9 +217,12 @@ def copy_cost(campaign: Any, version_offset: int, full_every: int | None = 1) ->
     ):
         now = timezone.now()
         for values in rows:
-            copy.write_row(
-                [*(f.get_db_prep_save(values[f.attname], connection) for f in COPIED), now]
-            )
+            prepared = [f.get_db_prep_save(values[f.attname], connection) for f in COPIED]
+            if orjson:
+                for value in prepared:
+                    if isinstance(value, Jsonb):
+                        value.dumps = json_bytes
+            copy.write_row([*prepared, now])
     return len(rows), cost
 
 
@@ -290,6 +303,7 @@ def compare(args: argparse.Namespace) -> None:
     assert rows == copied == effects, (rows, copied, effects)
     _, change = copy_cost(campaign, 3 * 10**6, full_every=None)
     _, every10 = copy_cost(campaign, 4 * 10**6, full_every=10)
+    _, by_orjson = copy_cost(campaign, 5 * 10**6, orjson=True)
 
     print(
         f"advance: {ADVANCE} in-game minutes, {effects} effects applied "
@@ -310,6 +324,7 @@ def compare(args: argparse.Namespace) -> None:
             f"COPY of the same {rows} rows": copy,
             "COPY, sheets as the change only": change,
             "COPY, full sheets every 10th version": every10,
+            "COPY, JSON by orjson": by_orjson,
         },
     )
     print()
@@ -320,6 +335,7 @@ def compare(args: argparse.Namespace) -> None:
             ("bulk_create / COPY", bulk, copy),
             ("COPY change only / full", change, copy),
             ("COPY full every 10th / full", every10, copy),
+            ("advance / COPY by orjson", advance, by_orjson),
         )
     )
     print(f"load average (1, 5, 15 min): {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
