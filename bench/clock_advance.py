@@ -13,7 +13,7 @@ machine): on a machine shared with other work both move with the load, so compar
 ratios of one run, over several runs. Two more COPY lines price the log's other possible shapes: the
 sheets as the change only (the top-level keys that changed, before and after), and
 the full sheets every 10th version with the change only in between. One more writes the
-same rows as the COPY line with their JSON encoded by orjson (``core.json_text``), as the
+same rows as the COPY line with their JSON encoded by orjson (``core.cleaning.json_text``), as the
 advance encodes it: "advance / COPY by orjson" says what the advance costs beyond its
 rows when both encode alike.
 
@@ -58,7 +58,7 @@ from statement_cpu import StatementMeter  # noqa: E402
 
 from campaigns.models import Membership  # noqa: E402
 from campaigns.services import campaign_create  # noqa: E402
-from core.json_text import json_bytes  # noqa: E402
+from core.cleaning import json_bytes  # noqa: E402
 from rules.clock.services import clock_advance_start  # noqa: E402
 from rules.engine.registry import get_ruleset  # noqa: E402
 from rules.log.models import Resolution, ResolutionKind, ScheduledEffect  # noqa: E402
@@ -196,7 +196,7 @@ def copy_cost(
     ``full_every``: the log's shape priced. 1: the full sheets before and after on every
     row (today's log); N: on every Nth version only, the change only on the others;
     None: the change only on every row. Working the change out is not timed. ``orjson``:
-    the JSON encoded by ``core.json_text`` as the advance encodes it, not by Django's
+    the JSON encoded by ``core.cleaning.json_text`` as the advance encodes it, not by Django's
     ``json.dumps`` (a row of its own, so the advance's cheaper encoding is not taken for
     the rest of its work).
     """

@@ -1,4 +1,5 @@
-"""Input cleaning shared by every app: ids, NUL characters, whole numbers; and what every
+"""Input cleaning shared by every app: ids, NUL characters, whole numbers, JSON text for
+the database (orjson's, checked for NUL); and what every
 API view reads from a request the same way: its JSON body (whole numbers written ``1.0``
 read as whole numbers), its ``?format=`` (one the operation answers, else a 400 naming
 it), a deletion's confirmation.
@@ -17,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import IO, Any
 
+import orjson
 from django.conf import settings
 from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiParameter
@@ -28,7 +30,6 @@ from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 
-from core.json_text import json_text
 from rules.engine.interface import RuleError
 
 MAX_ID = 2**63 - 1  # the largest primary key any of our databases stores
@@ -42,6 +43,36 @@ def valid_id(value: int | str) -> int:
     return number
 
 
+# -- JSON text for the database ---------------------------------------------------------
+# Made by orjson: the log's rows carry two whole sheets each, and encoding them with
+# ``json.dumps`` was the largest single cost of this process in the clock's catch-up
+# (bench/clock_advance.py, issue 39: 15% of its samples). orjson writes the same JSON
+# values as ``json.dumps`` for JSON data (dicts with string keys, lists and tuples,
+# strings, numbers, booleans, None; their subclasses, enums among them); PostgreSQL
+# parses both texts to the same ``jsonb``. Anything else orjson refuses (a key that is
+# not a string, an integer beyond 64 bits, a lone surrogate, a datetime or a dataclass:
+# passed through to refuse them) is encoded by ``json.dumps``, so it is written, or
+# refused, as before. One difference is kept: a float NaN or infinity is written
+# ``null``, where ``json.dumps`` wrote ``NaN``, which PostgreSQL refused.
+_ORJSON_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+
+
+def json_bytes(value: Any) -> bytes:
+    """``value`` as JSON, UTF-8 (what psycopg's ``Jsonb`` takes as its ``dumps``)."""
+    try:
+        return orjson.dumps(value, option=_ORJSON_OPTIONS)
+    except TypeError:  # orjson.JSONEncodeError: what json.dumps writes, or refuses
+        return json.dumps(value).encode()
+
+
+def json_text(value: Any) -> str:
+    """``value`` as JSON text (:func:`json_bytes`)."""
+    try:
+        return orjson.dumps(value, option=_ORJSON_OPTIONS).decode()
+    except TypeError:
+        return json.dumps(value)
+
+
 def reject_nul_characters(value: Any, what: str) -> None:
     """PostgreSQL cannot store U+0000 in text or JSON: such input is a 400, not a 500."""
     json_without_nul(value, what)
@@ -51,7 +82,7 @@ _ESCAPED_NUL = "\\u0000"  # how json.dumps and orjson write U+0000
 
 
 def json_without_nul(value: Any, what: str) -> str | None:
-    """``value`` as JSON text for the database (``core.json_text``: the same value as the
+    """``value`` as JSON text for the database (``core.cleaning.json_text``: the same value as the
     ``json.dumps`` of a ``JSONField``), once checked for U+0000 as
     :func:`reject_nul_characters` does; None when it is not JSON.
 

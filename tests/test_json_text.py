@@ -1,4 +1,4 @@
-"""core.json_text: orjson's text is the JSON value json.dumps writes, and whatever orjson
+"""core.cleaning.json_text: orjson's text is the JSON value json.dumps writes, and whatever orjson
 refuses is written, or refused, by json.dumps as before."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.json_text import json_bytes, json_text
+from core.cleaning import json_bytes, json_text
 
 # JSON data as sheets hold it (finite floats: NaN is the one value written differently)
 json_data = st.recursive(

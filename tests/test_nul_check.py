@@ -44,7 +44,7 @@ def test_no_nul_passes(value: Any) -> None:
 
 def test_the_text_is_what_a_json_field_writes() -> None:
     sheet = {"b": [1, 2.5, None, True], "a": {"é": "ü"}}
-    # the same JSON value, keys in the same order (core.json_text: orjson's compact text)
+    # the same JSON value, keys in the same order (core.cleaning.json_text: orjson's compact text)
     assert json.loads(json_without_nul(sheet, "the sheet") or "") == sheet
     assert json_without_nul(sheet, "the sheet") == '{"b":[1,2.5,null,true],"a":{"é":"ü"}}'
     assert json_without_nul({"set": {1}}, "the sheet") is None

@@ -24,7 +24,7 @@ from typing import Any
 
 from django.utils.translation import gettext_lazy
 
-from core.json_text import json_text
+from core.cleaning import json_text
 from core.said import said_stored
 from rules.clock.models import ClockReport, ClockReportPart
 

@@ -50,7 +50,7 @@ from django.db.models import (
 from django.utils import timezone
 
 from characters.models import Character
-from core.json_text import json_text
+from core.cleaning import json_text
 from rules.log.models import EffectState, Resolution
 from rules.log.rows import LogRow
 
@@ -166,7 +166,7 @@ class Copy:
         # that need more (issue 39: a loop over the columns in Python cost more per row
         # than psycopg's own formatting of it):
         self._values = operator.attrgetter(*(f.attname for f in self.fields))
-        # a JSON column without its own encoder: its JSON text (core.json_text: the value
+        # a JSON column without its own encoder: its JSON text (core.cleaning.json_text: the value
         # Django's adapter would have psycopg send, ``adapt_json_value``), made directly;
         self._json: list[tuple[int, str]] = []
         # a time stamp set on insert (``auto_now_add``): ``timezone.now()`` as ``pre_save``

@@ -17,7 +17,7 @@ from django.db.models import F
 
 from campaigns.models import Campaign, Membership
 from characters.models import Character
-from core.json_text import json_bytes
+from core.cleaning import json_bytes
 from rules.clock.models import ClockJob, ClockReport
 from rules.log import statements
 from rules.log.statements import _insert_sql, _update_sql
@@ -129,5 +129,5 @@ def test_json_is_encoded_by_orjson_and_stored_as_the_same_value(campaign, player
         with connection.cursor() as cursor:
             cursor.execute(text, params)
         aldo.refresh_from_db()
-        # a key json.dumps writes as a string: encoded by it (core.json_text)
+        # a key json.dumps writes as a string: encoded by it (core.cleaning.json_text)
         assert (aldo.sheet, aldo.pending_choice) == (sheet, {"1": "a"})
