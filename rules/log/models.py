@@ -30,8 +30,15 @@ class ResolutionKind(models.TextChoices):
 class Resolution(models.Model):
     """One state change of one character. Append-only: never updated or deleted."""
 
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="resolutions")
-    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="resolutions")
+    # No index of their own: (campaign, clock) and (character, version) below start with
+    # them. Each index is written for every entry (the clock's catch-up writes thousands)
+    # and read into a new connection's caches on its first insert (issue 39).
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="resolutions", db_index=False
+    )
+    character = models.ForeignKey(
+        Character, on_delete=models.CASCADE, related_name="resolutions", db_index=False
+    )
     # Null when the campaign clock applied a scheduled effect, or when someone of an
     # imported campaign made it (``imported_actor``).
     actor = someone_or_nobody()

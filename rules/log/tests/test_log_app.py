@@ -19,7 +19,7 @@ TABLES = {
     "scheduledeffect": "rules_scheduledeffect",
     "campaigntable": "rules_campaigntable",
 }
-LAST_MIGRATION = ("rules", "0011_effect_indexes_written_less")  # 0011: fewer effect indexes
+LAST_MIGRATION = ("rules", "0012_resolution_indexes_written_less")  # 0011, 0012: fewer indexes
 
 
 def test_the_log_is_the_rules_app_with_the_same_tables():
