@@ -237,9 +237,14 @@ def test_one_statement_locks_the_campaign_before_the_character(campaign: Campaig
         finally:
             connection.close()
 
+    waiter_pid: list[int] = []
+
     def lock_both() -> None:
         try:
             with transaction.atomic():
+                with connection.cursor() as cursor:
+                    cursor.execute("SELECT pg_backend_pid()")
+                    waiter_pid.append(cursor.fetchone()[0])
                 lock_character(aldo.pk)
                 locked.set()
         finally:
@@ -255,15 +260,14 @@ def test_one_statement_locks_the_campaign_before_the_character(campaign: Campaig
         probe = connections.create_connection("default")
         try:
             # up to 30 s for the waiter to block (a loaded machine starts its thread late;
-            # the loop ends as soon as it blocks)
+            # the loop ends as soon as it blocks). Only the waiter's own backend counts:
+            # pg_locks is the whole server's, and another test worker's waits are in it.
             for _ in range(600):
-                with probe.cursor() as cursor:
-                    cursor.execute(
-                        "SELECT count(*) FROM pg_locks WHERE NOT granted AND locktype IN "
-                        "('transactionid', 'tuple')"
-                    )
-                    if cursor.fetchone()[0]:
-                        break
+                if waiter_pid:
+                    with probe.cursor() as cursor:
+                        cursor.execute("SELECT cardinality(pg_blocking_pids(%s))", [waiter_pid[0]])
+                        if cursor.fetchone()[0]:
+                            break
                 threading.Event().wait(0.05)
             assert not locked.is_set()
             with (
