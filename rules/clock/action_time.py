@@ -33,6 +33,7 @@ from rules.clock.services import (
 )
 from rules.clock.text import duration_words
 from rules.log.models import Resolution
+from rules.log.statements import insert_row
 
 __all__ = ["ActionTime", "action_time", "action_time_pass", "elapsed_words"]
 
@@ -61,7 +62,7 @@ def action_time_pass(
     job = clock_job_unsaved(
         campaign_id=campaign.pk, minutes=minutes, requested_by=actor, kind=ClockJobKind.ACTION
     )
-    job.save(force_insert=True)
+    insert_row(job)
     clock_job_send(job, campaign)
     return job
 
@@ -91,7 +92,7 @@ class ActionTime:
                 requested_by=self.actor,
                 kind=ClockJobKind.ACTION,
             )
-            self.job.save(force_insert=True)
+            insert_row(self.job)
         return self.job
 
     def send(self, *, webhooked: bool = True) -> None:

@@ -351,8 +351,9 @@ class Ruleset(abc.ABC):
         """One word for the party list: "standing", "dead", "incapacitated"..."""
 
     def public_sheet(self, sheet: Mapping[str, Any]) -> Sheet:
-        """The sheet as clients see it (deckahedron hides the deck's order)."""
-        return copy.deepcopy(dict(sheet))
+        """The sheet as clients see it (deckahedron hides the deck's order): a copy."""
+        public: Sheet = copy_json(dict(sheet))
+        return public
 
     @property
     def public_sheet_schema(self) -> dict[str, Any]:

@@ -806,7 +806,7 @@ class Deckahedron(Ruleset):
 
     def public_sheet(self, sheet: Mapping[str, Any]) -> Sheet:
         """The deck's cards sorted, so no one can read the next flip, and its size."""
-        public = copy.deepcopy(dict(sheet))
+        public = super().public_sheet(sheet)  # a copy
         public["deck"] = sorted(public["deck"], key=_CARD_ORDER.__getitem__)
         public["deck_size"] = len(public["deck"])
         return public

@@ -675,7 +675,7 @@ class Warband(Ruleset):
 
     def public_sheet(self, sheet: Mapping[str, Any]) -> Sheet:
         """The sheet, plus what its state means now and how far it may move."""
-        public = copy.deepcopy(dict(sheet))
+        public = super().public_sheet(sheet)  # a copy
         public["injury_means"] = INJURY_MEANS[sheet["injury"]]
         public["move_now"] = move_now(sheet)
         return public

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from django.db import connection
 from django.db.models import F
+from django.utils import timezone
 
 from campaigns.models import Campaign, Membership
 from characters.models import Character
@@ -131,3 +132,32 @@ def test_json_is_encoded_by_orjson_and_stored_as_the_same_value(campaign, player
         aldo.refresh_from_db()
         # a key json.dumps writes as a string: encoded by it (core.cleaning.json_text)
         assert (aldo.sheet, aldo.pending_choice) == (sheet, {"1": "a"})
+
+
+def test_insert_row_stores_what_save_stores(campaign, player):
+    """An action's clock job inserted by ``insert_row`` (compiled once, on PostgreSQL)
+    is the row ``save(force_insert=True)`` makes: every column but the id and the time
+    stamps set on save, and its id given back."""
+
+    beat = timezone.now()  # its default is the time it is made at
+
+    def job() -> ClockJob:
+        return ClockJob(
+            campaign=campaign, requested_by=player, kind="action", minutes=480, heartbeat_at=beat
+        )
+
+    saved, inserted, again = job(), job(), job()
+    saved.save(force_insert=True)
+    statements.insert_row(inserted)
+    statements.insert_row(again)  # from the compiled text
+    assert not inserted._state.adding and inserted.pk not in (None, saved.pk)
+    columns = [
+        f.attname
+        for f in ClockJob._meta.concrete_fields
+        if not f.primary_key
+        and not getattr(f, "auto_now", False)
+        and not getattr(f, "auto_now_add", False)
+    ]
+    rows = ClockJob.objects.filter(pk__in=[saved.pk, inserted.pk, again.pk]).order_by("pk")
+    stored = [tuple(row) for row in rows.values_list(*columns)]
+    assert stored[0] == stored[1] == stored[2]

@@ -1074,7 +1074,7 @@ class OldSchool(Ruleset):
 
     def public_sheet(self, sheet: Mapping[str, Any]) -> Sheet:
         """Diseases still secret (ruling G-4) are left out for players."""
-        public = copy.deepcopy(dict(sheet))
+        public = super().public_sheet(sheet)  # a copy
         public["diseases"] = [entry for entry in public["diseases"] if not entry["hidden"]]
         return public
 
