@@ -18,8 +18,9 @@ signed in as its own player and playing its own characters, measure in the same 
 * crosses effects: the same, each character with an effect due every 4 hours (a
   ``wound_worsens`` of a wound that no longer worsens: applied and logged, the sheet
   unchanged, so sheets do not grow during the run; the bench tops them up before each
-  phase): each rest queues a clock job that applies 2 effects per character of the
-  campaign.
+  phase, as far ahead as the phase's rests can go): each rest queues a clock job that
+  applies 2 effects per character of the campaign (the last line says how many each
+  rest applied: 16 with the party in one campaign, 2 with a campaign each).
 
 Each with the whole party in one campaign (the campaign's row lock is shared) and with a
 campaign per client, and at each ``--conn-max-age`` (0, a connection per request, the
@@ -68,7 +69,12 @@ CSRF = "benchbenchbenchbenchbenchbench42"  # 32 characters: a CSRF secret as the
 SHAPES = ("one party", "a campaign each")
 ACTIONS = ("no time", "crosses nothing", "crosses effects")
 EFFECT_EVERY = 4 * 60  # minutes between a character's effects in "crosses effects"
-HORIZON_RESTS = 400  # effects topped up for this many 8-hour rests of a campaign
+# Effects are topped up for every rest a phase can make: a campaign's clock moves 8 hours
+# with each of its clients' rests, so a campaign shared by the party moves eight times as
+# fast. A fixed 400 rests ran out in the party's campaign once a phase made more than
+# 400 (110 to 160 rests a second for 8 s): the rests after it crossed nothing, and the
+# row read as a blend of the two actions.
+RESTS_A_CLIENT_SECOND = 80  # above any client's rate so far (55 a second for the GET)
 
 
 class BenchPostgres(Postgres):
@@ -136,15 +142,19 @@ def make_players(clients: int) -> dict[str, dict[str, list[dict[str, Any]]]]:
     return plan
 
 
-def top_up(players: list[dict[str, Any]]) -> None:
-    """Pending effects every EFFECT_EVERY minutes, HORIZON_RESTS rests ahead of each
-    campaign's clock, for each character (written by the bench between phases)."""
+def top_up(players: list[dict[str, Any]], seconds: float) -> None:
+    """Pending effects every EFFECT_EVERY minutes for each character, as far ahead of
+    its campaign's clock as the rests of a phase of ``seconds`` can take it (written by
+    the bench between phases; RESTS_A_CLIENT_SECOND)."""
+    from collections import Counter
+
     from django.db.models import Max
 
     from campaigns.models import Campaign
     from characters.models import Character
     from rules.log.models import ScheduledEffect
 
+    clients = Counter(who["campaign"] for who in players)
     new = []
     for who in players:
         character = Character.objects.get(pk=who["character"])
@@ -152,8 +162,9 @@ def top_up(players: list[dict[str, Any]]) -> None:
         last = ScheduledEffect.objects.filter(character=character, state="pending").aggregate(
             Max("due_at")
         )["due_at__max"]
+        rests = clients[who["campaign"]] * RESTS_A_CLIENT_SECOND * seconds
         due = max(clock, last or 0) + EFFECT_EVERY
-        while due <= clock + HORIZON_RESTS * 8 * 60:
+        while due <= clock + rests * 8 * 60:
             new.append(
                 ScheduledEffect(
                     campaign_id=who["campaign"],
@@ -165,6 +176,14 @@ def top_up(players: list[dict[str, Any]]) -> None:
             )
             due += EFFECT_EVERY
     ScheduledEffect.objects.bulk_create(new, batch_size=2000)
+
+
+def effects_applied(players: list[dict[str, Any]]) -> int:
+    """The effects applied so far in the players' campaigns (their log's effect entries)."""
+    from rules.log.models import Resolution
+
+    campaigns = {who["campaign"] for who in players}
+    return Resolution.objects.filter(campaign_id__in=campaigns, kind="effect").count()
 
 
 def drained(timeout: float = 600) -> float:
@@ -284,6 +303,7 @@ def measure(
             f"{'':<34}{'req/s':>7}{'p95':>8}{'rate r.':>8}{'p95 r.':>8}"
             f"{'web':>7}{'worker':>7}{'pg':>7}{'redis':>7}{'total':>7}{'cpu r.':>8}{'drain':>7}"
         )
+        per_rest = dict.fromkeys(SHAPES, 0.0)  # effects the rests that cross effects applied
         with multiprocessing.get_context("fork").Pool(args.clients) as pool:
             phase(pool, port, meters, plan["one party"]["no time"], "get", 1.0)  # warm up
             for shape in SHAPES:
@@ -301,10 +321,13 @@ def measure(
                     for action in ACTIONS:
                         players = plan[shape][action]
                         if action == "crosses effects":
-                            top_up(players)
+                            top_up(players, args.seconds)
+                            applied = effects_applied(players)
                         latencies, cpu, drain = phase(
                             pool, port, meters, players, "action", args.seconds
                         )
+                        if action == "crosses effects":
+                            per_rest[shape] += effects_applied(players) - applied
                         acted[action] += latencies
                         drains[action] += drain
                         for part, seconds in cpu.items():
@@ -317,11 +340,14 @@ def measure(
                     act_rate = len(done) / (args.rounds * args.seconds)
                     total = sum(act_cpu[action].values()) / len(done)
                     ratios = (act_rate / rate, p95(done) / p95(got), get_total / total)
+                    if action == "crosses effects":
+                        per_rest[shape] /= len(done)
                     print(row(f"  {action}", act_rate, p95(done), done, act_cpu[action], ratios,
                               drains[action] / args.rounds))  # fmt: skip
         print(
             f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} at the end; "
-            "CPU in ms per request (drain: s per phase)"
+            "CPU in ms per request (drain: s per phase); effects applied per rest that "
+            "crosses effects: " + ", ".join(f"{per_rest[shape]:.1f} ({shape})" for shape in SHAPES)
         )
     finally:
         if worker is not None:

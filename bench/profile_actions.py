@@ -55,7 +55,7 @@ def main() -> None:
     from django.test import Client
 
     plan = bench.make_players(1)["a campaign each"]
-    bench.top_up(plan["crosses effects"])
+    bench.top_up(plan["crosses effects"], 60)  # its measured requests and more
     who = plan["no time"][0]
     web = Client(HTTP_HOST="127.0.0.1")
     web.cookies["sessionid"] = who["session"]
