@@ -6,12 +6,15 @@ Production settings on PostgreSQL (``$DATABASE_URL`` + ``_profile``, made anew) 
 ``Client`` (the whole middleware stack; the client skips the CSRF check). One player,
 a campaign per action as in bench/actions.py ("a campaign each"): the trivial GET, the
 rest that takes no time, the rest that crosses nothing and the rest that crosses 2 due
-effects (its clock job inline). Each request ``--requests`` times after a warm-up: the
+effects (its clock job inline); with ``--party``, one player of a party of 8 in one
+campaign ("one party": that rest crosses 16, 2 for each character). Each request
+``--requests`` times after a warm-up: the
 statements per request (an execute wrapper), the CPU ms per request, then the top
 ``--top`` functions of cProfile by their own time and by cumulative time.
 
     DATABASE_URL=postgres://... REDIS_URL=redis://.../N \\
-        .venv/bin/python bench/profile_actions.py [--requests 300] [--top 25] [--only KIND]
+        .venv/bin/python bench/profile_actions.py [--requests 300] [--top 25] [--only KIND] \\
+        [--party]
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--conn-max-age", default="60")
     parser.add_argument("--only", choices=KINDS, action="append")
+    parser.add_argument("--party", action="store_true", help='"one party" of bench/actions.py')
     args = parser.parse_args()
     env = srv.bench_env(
         os.environ["DATABASE_URL"], suffix="_profile", conn_max_age=args.conn_max_age
@@ -54,7 +58,11 @@ def main() -> None:
     from django.db import connection
     from django.test import Client
 
-    plan = bench.make_players(1)["a campaign each"]
+    plan = (
+        bench.make_players(8)["one party"]
+        if args.party
+        else bench.make_players(1)["a campaign each"]
+    )
     bench.top_up(plan["crosses effects"], 60)  # its measured requests and more
     who = plan["no time"][0]
     web = Client(HTTP_HOST="127.0.0.1")
