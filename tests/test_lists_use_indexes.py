@@ -18,6 +18,7 @@ from django.urls import reverse
 from campaigns.models import Campaign, Membership
 from campaigns.services import campaign_create
 from characters.models import Character
+from rules.clock.batch import due_effects
 from rules.log.models import Resolution, ScheduledEffect
 from rules.play.services import character_create
 from webhooks.models import WebhookDelivery, WebhookEndpoint, WebhookEvent
@@ -204,3 +205,20 @@ def test_every_list_of_the_log_effects_and_deliveries_is_index_backed(
     log = Resolution._meta.db_table
     assert _sequential_scans(f"SELECT id FROM \"{log}\" WHERE summary = 'x'") == [log]  # noqa: S608
     assert not scans, "sequential scans:\n" + "\n".join(scans)
+
+
+def test_a_clock_batch_reads_its_due_effects_in_the_index_order(big):
+    """A clock job loads its next batch as the effects due by its target in the order
+    they apply (due_at, then id), at most a batch's worth: the index gives that order, so
+    the query stops at its limit. Without the id in the index it read and sorted every
+    effect due by the target, once per batch of a catch-up."""
+    due = due_effects(big["campaign"].pk, 10**9).values_list("id")[:50]
+    sql, params = due.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN (FORMAT JSON) {sql}", params)
+        (plan,) = cursor.fetchone()
+    if isinstance(plan, str):
+        plan = json.loads(plan)
+    nodes = list(_plan_nodes(plan[0]["Plan"]))
+    assert [n["Node Type"] for n in nodes if "Sort" in n["Node Type"]] == []
+    assert [n.get("Index Name") for n in nodes if n.get("Index Name")] == ["effect_due_order"]

@@ -117,7 +117,7 @@ class EffectState(models.TextChoices):
 class ScheduledEffect(models.Model):
     """Something the campaign clock must apply at an in-game minute (a disease save...)."""
 
-    # No index of its own: the (campaign, state, due_at) index below starts with it. Each
+    # No index of its own: the (campaign, state, due_at, id) index below starts with it. Each
     # index is written for every effect scheduled and every one applied (its state is in
     # an index, so the update makes new index entries): the clock's catch-up writes
     # thousands (issue 39, docs/clock.md).
@@ -157,7 +157,10 @@ class ScheduledEffect(models.Model):
     class Meta:
         ordering = ["due_at", "id"]
         indexes = [
-            models.Index(fields=["campaign", "state", "due_at"]),
+            # In the order the clock applies them (due_at, then id): a batch's query
+            # stops at its limit, where without the id it read and sorted every effect
+            # due by the job's target, once per batch (issue 39).
+            models.Index(fields=["campaign", "state", "due_at", "id"], name="effect_due_order"),
             models.Index(
                 fields=["cancelled_by"],
                 name="effect_cancelled_by",

@@ -19,7 +19,8 @@ TABLES = {
     "scheduledeffect": "rules_scheduledeffect",
     "campaigntable": "rules_campaigntable",
 }
-LAST_MIGRATION = ("rules", "0012_resolution_indexes_written_less")  # 0011, 0012: fewer indexes
+# 0011, 0012: fewer indexes; 0013: the effects index in the order they apply
+LAST_MIGRATION = ("rules", "0013_effect_index_in_due_order")
 
 
 def test_the_log_is_the_rules_app_with_the_same_tables():
