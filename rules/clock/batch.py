@@ -478,7 +478,9 @@ def first_due(campaign_id: int, target: int, job_id: int, limit: int) -> list[tu
     the campaign has edited tables (if not, its batches need not read them); at most
     ``limit`` rows."""
     query = _FIRST_DUE.setdefault(
-        limit, CompiledQuery[ScheduledEffect]("campaign", "target", "job")
+        # not prepared: a search among the campaign's effects and jobs (run_prepared)
+        limit,
+        CompiledQuery[ScheduledEffect]("campaign", "target", "job", prepared=False),
     )
     if not query.ready():
         marks = query.marks

@@ -23,7 +23,6 @@ from datetime import datetime
 from types import TracebackType
 from typing import Any
 
-import psycopg
 from django.db import connection, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import (
@@ -53,6 +52,7 @@ from characters.models import Character
 from core.cleaning import json_text
 from rules.log.models import EffectState, Resolution
 from rules.log.rows import LogRow
+from rules.log.statements import log_query, run_bound, run_prepared
 
 
 def sheets_from_log(resolutions: Sequence[LogRow], now: datetime) -> int:
@@ -97,12 +97,12 @@ def take_ids(model: type[Model], count: int) -> list[int]:
     """``count`` new ids from the table's sequence, in order (PostgreSQL; one query)."""
     pk = model._meta.pk
     assert pk is not None
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
-            [model._meta.db_table, pk.column, count],
-        )
-        return sorted(row[0] for row in cursor.fetchall())
+    rows = run_prepared(
+        connections[connection.alias],
+        "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
+        [model._meta.db_table, pk.column, count],
+    )
+    return sorted(row[0] for row in rows)
 
 
 # Fields whose ``pre_save`` reads the attribute and whose ``get_db_prep_save`` gives a
@@ -233,7 +233,7 @@ class Copy:
                 if isinstance(obj, Model):
                     obj._state.adding = False
                     obj._state.db = self.db.alias
-            _log_query(self.db, f"{self.sql} -- {len(self.written)} rows", self._start)
+            log_query(self.db, f"{self.sql} -- {len(self.written)} rows", self._start)
 
 
 def copy_rows(model: type[Model], objs: list[Any], *, with_pk: bool) -> None:
@@ -351,25 +351,11 @@ def bulk_set(
     return _execute_bound(db, sql, params)
 
 
-def _execute_bound(db: BaseDatabaseWrapper, sql: str, params: list[Any]) -> int:
+def _execute_bound(db: BaseDatabaseWrapper, sql: str, params: Sequence[Any]) -> int:
     """Run one statement with its values sent apart from its text; the rows it changed.
 
     Django's cursors bind on the client: psycopg quotes every value into the text, which
     for a batch of sheets costs about as much as the update itself. Here the values go
-    as parameters (server-side binding). Errors are Django's, the statement is logged
-    with the others when queries are (debug, tests, the benchmark).
+    as parameters (server-side binding), and the statement is prepared (:func:`run_prepared`).
     """
-    start = time.monotonic()
-    db.ensure_connection()
-    db.validate_no_broken_transaction()
-    with db.wrap_database_errors, psycopg.Cursor(db.connection) as cursor:
-        cursor.execute(sql, params)
-        changed = cursor.rowcount
-    _log_query(db, sql, start)
-    return changed
-
-
-def _log_query(db: BaseDatabaseWrapper, sql: str, start: float) -> None:
-    """Log a statement run outside Django's cursors, as Django logs its own."""
-    if db.queries_logged:
-        db.queries_log.append({"sql": sql, "time": f"{time.monotonic() - start:.3f}"})
+    return run_bound(db, sql, params)[1]

@@ -12,16 +12,21 @@ test_compiled_query.py, test_statements.py.
 
 Each ``INSERT`` and ``UPDATE`` text is compiled once per model, columns and NULLs
 (:data:`_TEXTS`); its parameters are made on every call, by the fields, as Django's
-compiler makes them. Callers hold the locks and the transaction.
+compiler makes them. On PostgreSQL the statements that find their rows by their keys
+run prepared on the connection (:func:`run_prepared`), so a kept
+connection parses and plans them once. Callers hold the locks and the transaction.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+import time
+from collections.abc import Iterable, Sequence
 from typing import Any, Generic, TypeVar
 
+import psycopg
 from django.db import connections, models
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import ForeignKey, Model
 from django.db.models.query import QuerySet, get_related_populators  # type: ignore[attr-defined]
 from django.db.models.sql import InsertQuery, UpdateQuery
@@ -94,9 +99,11 @@ def write_action(
     params = [param for _, part_params in parts for param in part_params]
     for n, column in returned:  # from their CTEs: names of ours, no value
         insert_sql += f", (SELECT {column} FROM write_{n})"  # noqa: S608
-    with connection.cursor() as cursor:
-        cursor.execute(f"WITH {ctes} {insert_sql}", [*params, *insert_params])
-        row = cursor.fetchone()
+    # not prepared when the clock's value searches the campaign's effects and jobs
+    # (rules.clock.services.clock_quiet_value; run_prepared says why)
+    [row] = run_prepared(
+        connection, f"WITH {ctes} {insert_sql}", [*params, *insert_params], prepare=not moving
+    )
     resolution.pk = row[0]
     if job is not None:
         job.pk = row[-1]
@@ -121,9 +128,7 @@ def insert_row(obj: Model) -> None:
         obj.save(force_insert=True)
         return
     text, params = _insert_sql(obj, connection.alias)
-    with connection.cursor() as cursor:
-        cursor.execute(text, params)
-        obj.pk = cursor.fetchone()[0]
+    [(obj.pk,)] = run_prepared(connection, text, params)
     obj._state.adding = False
     obj._state.db = connection.alias
 
@@ -158,12 +163,11 @@ def write_job_end(campaign: Campaign, job: Model, fields: list[str], report: Mod
     # the report's id from its insert: names of ours, no value
     from_insert = f"(SELECT {quote(report_pk.column)} FROM write_0)"  # noqa: S608
     update = update.replace(" WHERE ", f", {report_column} = {from_insert} WHERE ", 1)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"WITH write_0 AS ({insert}), write_1 AS ({moved}) {update} RETURNING {report_column}",
-            [*insert_params, *moved_params, *update_params],
-        )
-        row = cursor.fetchone()
+    [row] = run_prepared(
+        connection,
+        f"WITH write_0 AS ({insert}), write_1 AS ({moved}) {update} RETURNING {report_column}",
+        [*insert_params, *moved_params, *update_params],
+    )
     report.pk = row[0]
     report._state.adding = False
     report._state.db = connection.alias
@@ -276,8 +280,11 @@ class CompiledQuery(Generic[M]):
 
     MARK = 7_330_000_001  # slot n is compiled as -(MARK + n): no key or count of ours
 
-    def __init__(self, *slots: str) -> None:
+    def __init__(self, *slots: str, prepared: bool = True) -> None:
         self.marks = {name: -(self.MARK + n) for n, name in enumerate(slots)}
+        # a prepared statement of the connection (run_prepared): False for a search
+        # among a campaign's rows, whose generic plan would not know the campaign
+        self.prepared = prepared
         self._compiled: dict[str, tuple[Any, ...]] = {}
 
     def ready(self, using: str = "default") -> bool:
@@ -310,9 +317,8 @@ class CompiledQuery(Generic[M]):
     def rows(self, using: str = "default", **values: Any) -> list[tuple[Any, ...]]:
         """Every row of a ``values_list`` queryset, as its tuples (compiled first)."""
         text, params, compiler, converters, *_ = self._compiled[using]
-        with connections[using].cursor() as cursor:
-            cursor.execute(text, [values[n] if n is not None else v for n, v in params])
-            rows = cursor.fetchall()
+        values_in = [values[n] if n is not None else v for n, v in params]
+        rows = run_prepared(connections[using], text, values_in, prepare=self.prepared)
         if converters:
             rows = compiler.apply_converters(rows, converters)
         return [tuple(row) for row in rows]
@@ -320,11 +326,11 @@ class CompiledQuery(Generic[M]):
     def first(self, using: str = "default", **values: Any) -> M | None:
         """The first row as a model instance, or None (compiled first: :meth:`ready`)."""
         text, params, compiler, converters, names, (start, end), populators = self._compiled[using]
-        with connections[using].cursor() as cursor:
-            cursor.execute(text, [values[n] if n is not None else v for n, v in params])
-            row = cursor.fetchone()
-        if row is None:
+        values_in = [values[n] if n is not None else v for n, v in params]
+        rows = run_prepared(connections[using], text, values_in, prepare=self.prepared)
+        if not rows:
             return None
+        row = rows[0]
         if converters:
             [row] = compiler.apply_converters([row], converters)
         obj: M = compiler.klass_info["model"].from_db(using, names, row[start:end])
@@ -333,3 +339,51 @@ class CompiledQuery(Generic[M]):
         for name, position in compiler.annotation_col_map.items():
             setattr(obj, name, row[position])
         return obj
+
+
+def run_prepared(
+    db: BaseDatabaseWrapper, sql: str, params: Sequence[Any], *, prepare: bool = True
+) -> list[tuple[Any, ...]]:
+    """The rows of one statement of ours whose text is compiled once per process
+    (this module's, the batch's updates of ``rules.log.sql_writes``): on PostgreSQL a prepared
+    statement of the connection, its values sent apart from its text (server-side
+    binding), so that the server parses it once per connection and, once it settled on
+    a generic plan, plans it no more (issue 39: planning was 0.1-0.3 ms of PostgreSQL's
+    CPU for each of an action's larger statements); elsewhere, or with ``prepare``
+    False, through Django's cursor.
+
+    Only for statements whose rows are found by their keys (ids, the campaign's row):
+    a generic plan does not know which campaign it reads, and for a search among a
+    campaign's effects or jobs, where one campaign holds most rows, it chose to scan the
+    whole table (docs/performance.md, stop 48). Those pass ``prepare=False``. Errors are
+    Django's, the statement is logged with the others when queries are (debug, tests,
+    the benchmark)."""
+    if db.vendor != "postgresql" or not prepare:
+        with db.cursor() as cursor:
+            cursor.execute(sql, params)
+            return cursor.fetchall() if cursor.description is not None else []
+    return run_bound(db, sql, params)[0]
+
+
+def run_bound(
+    db: BaseDatabaseWrapper, sql: str, params: Sequence[Any]
+) -> tuple[list[tuple[Any, ...]], int]:
+    """:func:`run_prepared` on PostgreSQL (and ``rules.log.sql_writes``' updates): the rows
+    and the number changed."""
+    start = time.monotonic()
+    db.ensure_connection()
+    db.validate_no_broken_transaction()
+    with db.wrap_database_errors, psycopg.Cursor(db.connection) as cursor:
+        # prepare=True: on its first run, not after psycopg's threshold, which Django
+        # turns off (its own statements are compiled anew each time)
+        cursor.execute(sql, params, prepare=True)
+        rows = cursor.fetchall() if cursor.description is not None else []
+        changed = cursor.rowcount
+    log_query(db, sql, start)
+    return rows, changed
+
+
+def log_query(db: BaseDatabaseWrapper, sql: str, start: float) -> None:
+    """Log a statement run outside Django's cursors, as Django logs its own."""
+    if db.queries_logged:
+        db.queries_log.append({"sql": sql, "time": f"{time.monotonic() - start:.3f}"})

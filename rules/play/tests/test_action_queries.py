@@ -145,3 +145,33 @@ def test_an_action_whose_own_effect_falls_due_in_its_time_writes_its_job_with_it
     assert (job.kind, job.minutes, job.requested_by_id) == ("action", 480, player.pk)
     assert job.created_at is not None and job.heartbeat_at is not None
     assert job.request_id == "" and job.skipped == []
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="prepared statements: PostgreSQL")
+def test_an_actions_statements_are_planned_once_per_connection(web, campaign, player):
+    """The lock of an action, the largest of its statements to plan, is a prepared
+    statement of the connection (rules.log.statements.run_prepared): at
+    ``CONN_MAX_AGE=60`` the server parses it once, and plans it no more once it settled
+    on a generic plan, where it did both on every action (issue 39)."""
+    membership = Membership.objects.get(campaign=campaign, user=player)
+    aldo = character_create(membership=membership, name="Aldo", sheet={"level": 3, "hp": 5})
+    client = web(player)
+    runs = 8
+    for _ in range(runs):
+        response = client.post(
+            f"/api/v1/characters/{aldo.pk}/actions/", {"action": "long_rest"}, "application/json"
+        )
+        assert response.status_code == 201
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements "
+            "WHERE NOT from_sql"
+        )
+        prepared = cursor.fetchall()
+    lock = [p for p in prepared if "FOR UPDATE" in p[0] and "characters_character" in p[0]]
+    assert [generic + custom for _, generic, custom in lock] == [runs]
+    assert lock[0][1] > 0  # no longer planned anew: the server settled on a generic plan
+    # The rests' write moves the clock if nothing of the campaign is due: a search among
+    # its effects and jobs, which a generic plan, not knowing the campaign, would make
+    # by scanning the whole table where one campaign holds most rows. Not prepared.
+    assert not [p for p in prepared if "rules_scheduledeffect" in p[0]]
