@@ -56,6 +56,25 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+class ReservedPort:
+    """A port that refuses connections until it is released, and that nothing else takes
+    meanwhile: a socket bound to it that does not listen. A port from :func:`free_port`
+    left free for minutes was taken by another process's outgoing connection (the ports
+    the kernel hands out for those are the same range) before a drill could listen on
+    it: "Address already in use"."""
+
+    def __init__(self) -> None:
+        self._socket = socket.socket()
+        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._socket.bind(("127.0.0.1", 0))
+        self.port = int(self._socket.getsockname()[1])
+
+    def release(self) -> int:
+        """Free the port for a listener to bind at once; the port."""
+        self._socket.close()
+        return self.port
+
+
 def wait_for(
     check: Callable[[], Any], timeout: float, what: str, logs: Callable[[], str] = lambda: ""
 ) -> Any:

@@ -39,7 +39,14 @@ from typing import Any
 import pytest
 import redis
 
-from tests.drills.stack import App, Receiver, free_port, wait_for, wait_while_moving
+from tests.drills.stack import (
+    App,
+    Receiver,
+    ReservedPort,
+    free_port,
+    wait_for,
+    wait_while_moving,
+)
 
 pytestmark = pytest.mark.drill
 
@@ -138,7 +145,8 @@ def quiet_advance(app: App, token: str, campaign: int) -> dict[str, Any]:
     "moves", [False, True], ids=["actions-move-no-clock", "actions-move-clocks"]
 )
 def test_a_flood_to_dead_urls_holds_back_no_other_campaign_and_loses_nothing(drill, moves):
-    dead_port = free_port()
+    dead = ReservedPort()  # refuses connections, and stays ours until revived
+    dead_port = dead.port
     live = Receiver(free_port())
     dead_prefix = f"http://127.0.0.1:{dead_port}/hook/"
     app = drill.app(**ENV)
@@ -238,7 +246,7 @@ def test_a_flood_to_dead_urls_holds_back_no_other_campaign_and_loses_nothing(dri
 
         # when the dead port comes alive (while the clocks' backlog is worked off, whose
         # jobs record more events), every event arrives, in order, once
-        revived = Receiver(dead_port)
+        revived = Receiver(dead.release())
         started = time.monotonic()
         unfinished = {"queued", "running", "waiting"}
         jobs = wait_while_moving(
