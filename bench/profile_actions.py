@@ -9,12 +9,13 @@ rest that takes no time, the rest that crosses nothing and the rest that crosses
 effects (its clock job inline); with ``--party``, one player of a party of 8 in one
 campaign ("one party": that rest crosses 16, 2 for each character). Each request
 ``--requests`` times after a warm-up: the
-statements per request (an execute wrapper), the CPU ms per request, then the top
+statements per request (an execute wrapper), the CPU ms per request in this process and in
+its PostgreSQL backend (/proc/PID/schedstat: the server on this machine), then the top
 ``--top`` functions of cProfile by their own time and by cumulative time.
 
     DATABASE_URL=postgres://... REDIS_URL=redis://.../N \\
         .venv/bin/python bench/profile_actions.py [--requests 300] [--top 25] [--only KIND] \\
-        [--party]
+        [--party] [--statements N] [--dump PREFIX]
 """
 
 from __future__ import annotations
@@ -45,6 +46,15 @@ def main() -> None:
     parser.add_argument("--conn-max-age", default="60")
     parser.add_argument("--only", choices=KINDS, action="append")
     parser.add_argument("--party", action="store_true", help='"one party" of bench/actions.py')
+    parser.add_argument(
+        "--statements",
+        type=int,
+        metavar="N",
+        help="PostgreSQL's CPU and WAL for each kind's top N statements (bench/statement_cpu.py)",
+    )
+    parser.add_argument(
+        "--dump", metavar="PREFIX", help="also write each kind's pstats to PREFIX-<kind>.pstats"
+    )
     args = parser.parse_args()
     env = srv.bench_env(
         os.environ["DATABASE_URL"], suffix="_profile", conn_max_age=args.conn_max_age
@@ -68,6 +78,51 @@ def main() -> None:
     web = Client(HTTP_HOST="127.0.0.1")
     web.cookies["sessionid"] = who["session"]
 
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        backend_pid = cursor.fetchone()[0]
+
+    request = requester(plan, web)
+
+    for kind in args.only or KINDS:
+        for _ in range(20):  # warm up: caches, the connection, compiled templates
+            request(kind)
+        # a wrapper, not CaptureQueriesContext: request_started resets queries_log
+        queries: list[str] = []
+        with connection.execute_wrapper(
+            lambda run, sql, *rest, seen=queries: seen.append(sql) or run(sql, *rest)
+        ):
+            request(kind)
+        backend = backend_cpu(backend_pid)  # the connection is kept: one backend serves all
+        cpu = time.process_time()
+        for _ in range(args.requests):
+            request(kind)
+        cpu_ms = (time.process_time() - cpu) * 1000 / args.requests
+        backend_ms = (backend_cpu(backend_pid) - backend) * 1000 / args.requests
+        print(
+            f"\n=== {kind}: {len(queries)} statements through Django, {cpu_ms:.2f} ms CPU per "
+            f"request in this process, {backend_ms:.2f} in its PostgreSQL backend"
+        )
+        for sql in queries:
+            print(f"    {sql[:150]}")
+        if args.statements:
+            measure_statements(request, kind, args.requests, args.statements)
+        profile = cProfile.Profile(time.process_time)  # CPU, not the waits on PostgreSQL
+        profile.enable()
+        for _ in range(args.requests):
+            request(kind)
+        profile.disable()
+        stats: Any = pstats.Stats(profile)
+        if args.dump:
+            stats.dump_stats(f"{args.dump}-{kind.replace(' ', '-')}.pstats")
+        stats.sort_stats("tottime").print_stats(args.top)
+        stats.sort_stats("cumulative").print_stats(args.top)
+
+
+def requester(plan: dict[str, Any], web: Any) -> Any:
+    """The request of each kind, made by ``web`` (a test ``Client``) for ``plan``'s first
+    player of that kind."""
+
     def request(kind: str) -> None:
         target = plan["no time" if kind == "get" else kind][0]
         if kind == "get":
@@ -83,30 +138,37 @@ def main() -> None:
         if response.status_code != expected:
             raise SystemExit(f"{kind}: {response.status_code} {response.content[:300]!r}")
 
-    for kind in args.only or KINDS:
-        for _ in range(20):  # warm up: caches, the connection, compiled templates
-            request(kind)
-        # a wrapper, not CaptureQueriesContext: request_started resets queries_log
-        queries: list[str] = []
-        with connection.execute_wrapper(
-            lambda run, sql, *rest, seen=queries: seen.append(sql) or run(sql, *rest)
-        ):
-            request(kind)
-        cpu = time.process_time()
-        for _ in range(args.requests):
-            request(kind)
-        cpu_ms = (time.process_time() - cpu) * 1000 / args.requests
-        print(f"\n=== {kind}: {len(queries)} statements, {cpu_ms:.2f} ms CPU per request")
-        for sql in queries:
-            print(f"    {sql[:150]}")
-        profile = cProfile.Profile(time.process_time)  # CPU, not the waits on PostgreSQL
-        profile.enable()
-        for _ in range(args.requests):
-            request(kind)
-        profile.disable()
-        stats: Any = pstats.Stats(profile)
-        stats.sort_stats("tottime").print_stats(args.top)
-        stats.sort_stats("cumulative").print_stats(args.top)
+    return request
+
+
+def backend_cpu(pid: int) -> float:
+    """CPU seconds PostgreSQL's backend ``pid`` has run (the server on this machine)."""
+    return int(Path(f"/proc/{pid}/schedstat").read_text().split()[0]) / 1e9
+
+
+def measure_statements(request: Any, kind: str, requests: int, top: int) -> None:
+    """PostgreSQL's CPU and WAL per statement of ``requests`` requests of ``kind``: those
+    through Django and the clock's bound ones (StatementMeter), and an action's prepared
+    statements (rules.log.statements.run_bound)."""
+    from statement_cpu import StatementMeter, _shape
+
+    import rules.log.statements as statements
+
+    meter = StatementMeter()
+    run_bound = statements.run_bound
+
+    def prepared_timed(db: Any, sql: str, *rest: Any, **options: Any) -> Any:
+        return meter.timed("(prepared) " + _shape(sql), run_bound)(db, sql, *rest, **options)
+
+    statements.run_bound = prepared_timed
+    try:
+        with meter.measuring():
+            for _ in range(requests):
+                request(kind)
+    finally:
+        statements.run_bound = run_bound
+    print(f"--- {kind}: PostgreSQL per statement, {requests} requests")
+    meter.print(top)
 
 
 if __name__ == "__main__":

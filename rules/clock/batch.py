@@ -459,15 +459,34 @@ def due_effects(campaign_id: int, target: int | Value) -> QuerySet[ScheduledEffe
     ).order_by("due_at", "id")
 
 
+# :data:`UNFINISHED_JOB_STATES` as a list of SQL literals, ``'queued', ...``. A search of a
+# campaign's jobs in a prepared statement names the states in its text, not as parameters:
+# its generic plan then sees how rare unfinished jobs are (the column's statistics) and
+# reads the ``(campaign, state)`` index, where with the states as parameters it guessed and
+# scanned the table, every job of every campaign (issue 39, docs/performance.md "Prepared
+# searches"). The states are the models' constants.
+assert all(state.value.isalpha() and state.value.islower() for state in UNFINISHED_JOB_STATES)
+UNFINISHED_STATES_SQL = ", ".join(f"'{state.value}'" for state in UNFINISHED_JOB_STATES)
+
+
+def unfinished_states() -> RawSQL:
+    """``state__in=unfinished_states()``: :data:`UNFINISHED_STATES_SQL` as a queryset's
+    right-hand side."""
+    return RawSQL(UNFINISHED_STATES_SQL, ())  # noqa: S611 - the models' constants
+
+
 def earlier_jobs(campaign_id: int, job_id: int) -> QuerySet[ClockJob]:
-    """The campaign's unfinished jobs before ``job_id`` (it is their turn first)."""
+    """The campaign's unfinished jobs before ``job_id`` (it is their turn first); the
+    states in the statement's text (a prepared statement's plan: ``unfinished_states``)."""
     return ClockJob.objects.filter(
-        campaign_id=campaign_id, state__in=UNFINISHED_JOB_STATES, pk__lt=job_id
+        campaign_id=campaign_id, state__in=unfinished_states(), pk__lt=job_id
     )
 
 
 # By the number of rows read: compiled once each (issue 39), Django's compiling of this
-# statement cost about what it takes to run.
+# statement cost about what it takes to run; prepared, its generic plan reads the effects
+# in the index's order up to the limit and the jobs by the states in its text, whichever
+# campaign it is run for (tests/test_lists_use_indexes.py).
 _FIRST_DUE: dict[int, CompiledQuery[ScheduledEffect]] = {}
 
 
@@ -478,9 +497,7 @@ def first_due(campaign_id: int, target: int, job_id: int, limit: int) -> list[tu
     the campaign has edited tables (if not, its batches need not read them); at most
     ``limit`` rows."""
     query = _FIRST_DUE.setdefault(
-        # not prepared: a search among the campaign's effects and jobs (run_prepared)
-        limit,
-        CompiledQuery[ScheduledEffect]("campaign", "target", "job", prepared=False),
+        limit, CompiledQuery[ScheduledEffect]("campaign", "target", "job")
     )
     if not query.ready():
         marks = query.marks

@@ -57,6 +57,7 @@ from core.errors import ResolutionConflict
 from core.said import said
 from rules.clock import queue
 from rules.clock.batch import (
+    UNFINISHED_STATES_SQL,
     Batch,
     KnownSheets,
     cycle_collector_paused,
@@ -169,22 +170,27 @@ def clock_job_send(job: ClockJob, campaign: Campaign, *, webhooked: bool = True)
 # -- a move that crosses nothing (docs/clock.md, "A move that crosses nothing") ---------------
 def _quiet_sql(campaign_id: int, target: int) -> tuple[str, list[Any]]:
     """SQL true while nothing of the campaign stands between its clock and ``target``: no
-    pending effect due by then, no unfinished job. Only names from the models' metadata
-    go into the text; values are parameters."""
+    pending effect due by then (the earliest pending one, read first in the index's order,
+    is later), no unfinished job. Only names from the models' metadata and the job states
+    (``UNFINISHED_STATES_SQL``) go into the text; values are parameters.
+
+    Shaped for a prepared statement (rules.log.statements.run_prepared): a generic plan does
+    not know the campaign, and an ``EXISTS`` of a due effect, where one campaign holds most
+    effects, was planned as a scan of the whole table; the earliest effect in the index's
+    order is read from the index whatever the campaign (tests/test_lists_use_indexes.py)."""
     quote = connection.ops.quote_name
     effects, jobs = ScheduledEffect._meta, ClockJob._meta
-    states = ", ".join(["%s"] * len(UNFINISHED_JOB_STATES))
+    due_at = quote(effects.get_field("due_at").column)
     sql = (
-        f"NOT EXISTS (SELECT 1 FROM {quote(effects.db_table)} WHERE "  # noqa: S608
+        f"COALESCE((SELECT {due_at} FROM {quote(effects.db_table)} WHERE "  # noqa: S608
         f"{quote(effects.get_field('campaign').column)} = %s "
         f"AND {quote(effects.get_field('state').column)} = %s "
-        f"AND {quote(effects.get_field('due_at').column)} <= %s) "
+        f"ORDER BY {due_at} LIMIT 1) > %s, TRUE) "
         f"AND NOT EXISTS (SELECT 1 FROM {quote(jobs.db_table)} WHERE "
         f"{quote(jobs.get_field('campaign').column)} = %s "
-        f"AND {quote(jobs.get_field('state').column)} IN ({states}))"
+        f"AND {quote(jobs.get_field('state').column)} IN ({UNFINISHED_STATES_SQL}))"
     )
-    params = [campaign_id, EffectState.PENDING.value, target, campaign_id]
-    return sql, [*params, *(state.value for state in UNFINISHED_JOB_STATES)]
+    return sql, [campaign_id, EffectState.PENDING.value, target, campaign_id]
 
 
 def clock_quiet_value(campaign: Campaign, minutes: int) -> RawSQL:

@@ -99,11 +99,9 @@ def write_action(
     params = [param for _, part_params in parts for param in part_params]
     for n, column in returned:  # from their CTEs: names of ours, no value
         insert_sql += f", (SELECT {column} FROM write_{n})"  # noqa: S608
-    # not prepared when the clock's value searches the campaign's effects and jobs
-    # (rules.clock.services.clock_quiet_value; run_prepared says why)
-    [row] = run_prepared(
-        connection, f"WITH {ctes} {insert_sql}", [*params, *insert_params], prepare=not moving
-    )
+    # prepared whether or not the clock's value searches the campaign's effects and jobs
+    # (rules.clock.services.clock_quiet_value is shaped for a generic plan)
+    [row] = run_prepared(connection, f"WITH {ctes} {insert_sql}", [*params, *insert_params])
     resolution.pk = row[0]
     if job is not None:
         job.pk = row[-1]
@@ -280,11 +278,8 @@ class CompiledQuery(Generic[M]):
 
     MARK = 7_330_000_001  # slot n is compiled as -(MARK + n): no key or count of ours
 
-    def __init__(self, *slots: str, prepared: bool = True) -> None:
+    def __init__(self, *slots: str) -> None:
         self.marks = {name: -(self.MARK + n) for n, name in enumerate(slots)}
-        # a prepared statement of the connection (run_prepared): False for a search
-        # among a campaign's rows, whose generic plan would not know the campaign
-        self.prepared = prepared
         self._compiled: dict[str, tuple[Any, ...]] = {}
 
     def ready(self, using: str = "default") -> bool:
@@ -318,7 +313,7 @@ class CompiledQuery(Generic[M]):
         """Every row of a ``values_list`` queryset, as its tuples (compiled first)."""
         text, params, compiler, converters, *_ = self._compiled[using]
         values_in = [values[n] if n is not None else v for n, v in params]
-        rows = run_prepared(connections[using], text, values_in, prepare=self.prepared)
+        rows = run_prepared(connections[using], text, values_in)
         if converters:
             rows = compiler.apply_converters(rows, converters)
         return [tuple(row) for row in rows]
@@ -327,7 +322,7 @@ class CompiledQuery(Generic[M]):
         """The first row as a model instance, or None (compiled first: :meth:`ready`)."""
         text, params, compiler, converters, names, (start, end), populators = self._compiled[using]
         values_in = [values[n] if n is not None else v for n, v in params]
-        rows = run_prepared(connections[using], text, values_in, prepare=self.prepared)
+        rows = run_prepared(connections[using], text, values_in)
         if not rows:
             return None
         row = rows[0]
@@ -341,24 +336,22 @@ class CompiledQuery(Generic[M]):
         return obj
 
 
-def run_prepared(
-    db: BaseDatabaseWrapper, sql: str, params: Sequence[Any], *, prepare: bool = True
-) -> list[tuple[Any, ...]]:
+def run_prepared(db: BaseDatabaseWrapper, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
     """The rows of one statement of ours whose text is compiled once per process
     (this module's, the batch's updates of ``rules.log.sql_writes``): on PostgreSQL a prepared
     statement of the connection, its values sent apart from its text (server-side
     binding), so that the server parses it once per connection and, once it settled on
     a generic plan, plans it no more (issue 39: planning was 0.1-0.3 ms of PostgreSQL's
-    CPU for each of an action's larger statements); elsewhere, or with ``prepare``
-    False, through Django's cursor.
+    CPU for each of an action's larger statements); elsewhere through Django's cursor.
 
-    Only for statements whose rows are found by their keys (ids, the campaign's row):
-    a generic plan does not know which campaign it reads, and for a search among a
-    campaign's effects or jobs, where one campaign holds most rows, it chose to scan the
-    whole table (docs/performance.md, stop 48). Those pass ``prepare=False``. Errors are
-    Django's, the statement is logged with the others when queries are (debug, tests,
-    the benchmark)."""
-    if db.vendor != "postgresql" or not prepare:
+    A generic plan does not know which campaign it reads: a statement is either found
+    by its keys (ids, the campaign's row) or shaped so that its plan reads an index
+    whatever the campaign. ``EXISTS`` of a campaign's due effect, where one campaign held
+    most effects, was planned as a scan of the whole table; the earliest effect in the
+    index's order is not (rules.clock.services._quiet_sql; docs/performance.md "Prepared
+    searches"). Errors are Django's, the statement is logged with the others when queries
+    are (debug, tests, the benchmark)."""
+    if db.vendor != "postgresql":
         with db.cursor() as cursor:
             cursor.execute(sql, params)
             return cursor.fetchall() if cursor.description is not None else []

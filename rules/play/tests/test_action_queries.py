@@ -4,7 +4,10 @@ uses them, the locks kept (rules/play/tests/test_concurrency.py holds them)."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from dataclasses import replace
+from typing import Any
 
 import pytest
 from django.db import connection
@@ -15,7 +18,7 @@ from campaigns.models import Campaign, Membership
 from characters.models import Character
 from rules.clock import services as clock_services
 from rules.clock.models import ClockJob
-from rules.log.models import Resolution
+from rules.log.models import Resolution, ScheduledEffect
 from rules.play.services import character_create
 from webhooks.models import WebhookEvent
 from webhooks.services import webhook_create
@@ -172,6 +175,89 @@ def test_an_actions_statements_are_planned_once_per_connection(web, campaign, pl
     assert [generic + custom for _, generic, custom in lock] == [runs]
     assert lock[0][1] > 0  # no longer planned anew: the server settled on a generic plan
     # The rests' write moves the clock if nothing of the campaign is due: a search among
-    # its effects and jobs, which a generic plan, not knowing the campaign, would make
-    # by scanning the whole table where one campaign holds most rows. Not prepared.
-    assert not [p for p in prepared if "rules_scheduledeffect" in p[0]]
+    # its effects and jobs, prepared too (its plans: the test below).
+    [write] = [p for p in prepared if "rules_scheduledeffect" in p[0]]
+    assert write[1] + write[2] == runs and write[1] > 0
+
+
+def _crowd(party: Campaign, effects: int, jobs: int) -> None:
+    """``effects`` pending effects and ``jobs`` done jobs in ``party``, most of each table,
+    and the tables analyzed (a generic plan's estimates come from the statistics)."""
+    membership = Membership.objects.filter(campaign=party).first()
+    assert membership is not None
+    bo = character_create(membership=membership, name="Bo", sheet={"level": 3, "hp": 5})
+    ClockJob.objects.bulk_create(
+        ClockJob(campaign=party, kind="advance", minutes=1, state="done") for _ in range(jobs)
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {ScheduledEffect._meta.db_table} (campaign_id, character_id, kind, "  # noqa: S608
+            "key, due_at, payload, hidden, state, created_at) SELECT %s, %s, 'wound_worsens', "
+            "'', g, '{}'::jsonb, false, 'pending', now() FROM generate_series(1, %s) g",
+            [party.pk, bo.pk, effects],
+        )
+        for model in (ScheduledEffect, ClockJob):
+            cursor.execute(f"ANALYZE {model._meta.db_table}")
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="prepared statements: PostgreSQL")
+def test_a_prepared_search_of_a_campaigns_effects_and_jobs_reads_their_indexes(
+    web, make_campaign, player
+):
+    """An action's statements that search its campaign's effects and jobs (the write whose
+    clock moves if nothing is due; the first read of the due effects of its job, run in
+    the action) are prepared, and their generic plan, which knows no campaign, reads the
+    indexes: where another campaign holds most effects and jobs, ``EXISTS`` of a due
+    effect and the job states as parameters were planned as scans of both tables, every
+    row of every campaign (issue 39, docs/performance.md "Prepared searches")."""
+    campaign, party = make_campaign(), make_campaign()
+    _crowd(party, effects=6000, jobs=1500)
+    membership = Membership.objects.get(campaign=campaign, user=player)
+    aldo = character_create(membership=membership, name="Aldo", sheet={"level": 3, "hp": 5})
+    # one effect due in each rest's 8 hours: each rest's job runs in the rest (it is
+    # refused, Aldo having no wound 1, which is all the same to the statements)
+    ScheduledEffect.objects.bulk_create(
+        ScheduledEffect(
+            campaign=campaign,
+            character=aldo,
+            kind="wound_worsens",
+            due_at=480 * n - 60,
+            payload={"wound": 1},
+        )
+        for n in range(1, 9)
+    )
+    client = web(player)
+    for _ in range(8):
+        response = client.post(
+            f"/api/v1/characters/{aldo.pk}/actions/", {"action": "long_rest"}, "application/json"
+        )
+        assert response.status_code == 201
+    assert not ScheduledEffect.objects.filter(campaign=campaign, state="pending").exists()
+    searched = (ScheduledEffect._meta.db_table, ClockJob._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT name, statement, cardinality(parameter_types), generic_plans "
+            "FROM pg_prepared_statements WHERE NOT from_sql"
+        )
+        searches = [p for p in cursor.fetchall() if f'FROM "{searched[0]}"' in p[1]]
+        # the write (its clock's value) and the job's first read, each run by the 8 rests
+        assert len(searches) == 2, [p[1][:80] for p in searches]
+        cursor.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+        scans = {}
+        for name, statement, count, _ in searches:
+            nulls = ", ".join(["NULL"] * count)  # a generic plan: the values are not used
+            cursor.execute(f'EXPLAIN (FORMAT JSON) EXECUTE "{name}"({nulls})')
+            (plan,) = cursor.fetchone()
+            plan = json.loads(plan) if isinstance(plan, str) else plan
+            scans[statement[:60]] = [
+                node["Relation Name"]
+                for node in _plan_nodes(plan[0]["Plan"])
+                if node["Node Type"] == "Seq Scan" and node.get("Relation Name") in searched
+            ]
+    assert scans == dict.fromkeys(scans, [])
+
+
+def _plan_nodes(plan: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    yield plan
+    for child in plan.get("Plans", []):
+        yield from _plan_nodes(child)
