@@ -33,7 +33,7 @@ import copy
 import logging
 from collections.abc import Mapping
 from datetime import datetime
-from functools import partial
+from functools import cache, partial
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -168,20 +168,21 @@ def clock_job_send(job: ClockJob, campaign: Campaign, *, webhooked: bool = True)
 
 
 # -- a move that crosses nothing (docs/clock.md, "A move that crosses nothing") ---------------
-def _quiet_sql(campaign_id: int, target: int) -> tuple[str, list[Any]]:
-    """SQL true while nothing of the campaign stands between its clock and ``target``: no
-    pending effect due by then (the earliest pending one, read first in the index's order,
-    is later), no unfinished job. Only names from the models' metadata and the job states
-    (``UNFINISHED_STATES_SQL``) go into the text; values are parameters.
+@cache
+def _quiet_text(vendor: str) -> str:
+    """SQL true while nothing of a campaign stands between its clock and a target: no
+    pending effect due by then (the earliest pending one, first in the index's order, is
+    later), no unfinished job (:func:`_quiet_sql` gives its parameters). Names from the
+    models' metadata and the job states only; made once per database ``vendor``.
 
-    Shaped for a prepared statement (rules.log.statements.run_prepared): a generic plan does
-    not know the campaign, and an ``EXISTS`` of a due effect, where one campaign holds most
-    effects, was planned as a scan of the whole table; the earliest effect in the index's
-    order is read from the index whatever the campaign (tests/test_lists_use_indexes.py)."""
+    Shaped for a prepared statement's generic plan, which does not know the campaign:
+    ``EXISTS`` of a due effect, where one campaign held most effects, was planned as a scan
+    of the whole table (rules/play/tests/test_action_queries.py)."""
+    assert vendor == connection.vendor
     quote = connection.ops.quote_name
     effects, jobs = ScheduledEffect._meta, ClockJob._meta
     due_at = quote(effects.get_field("due_at").column)
-    sql = (
+    return (
         f"COALESCE((SELECT {due_at} FROM {quote(effects.db_table)} WHERE "  # noqa: S608
         f"{quote(effects.get_field('campaign').column)} = %s "
         f"AND {quote(effects.get_field('state').column)} = %s "
@@ -190,19 +191,30 @@ def _quiet_sql(campaign_id: int, target: int) -> tuple[str, list[Any]]:
         f"{quote(jobs.get_field('campaign').column)} = %s "
         f"AND {quote(jobs.get_field('state').column)} IN ({UNFINISHED_STATES_SQL}))"
     )
-    return sql, [campaign_id, EffectState.PENDING.value, target, campaign_id]
+
+
+def _quiet_sql(campaign_id: int, target: int) -> tuple[str, list[Any]]:
+    """:func:`_quiet_text` for the campaign and ``target``, with its parameters."""
+    params = [campaign_id, EffectState.PENDING.value, target, campaign_id]
+    return _quiet_text(connection.vendor), params
+
+
+@cache
+def _clock_value_text(vendor: str) -> str:
+    clock = connection.ops.quote_name(Campaign._meta.get_field("clock").column)
+    return f"CASE WHEN {clock} = %s AND {_quiet_text(vendor)} THEN %s ELSE {clock} END"
 
 
 def clock_quiet_value(campaign: Campaign, minutes: int) -> RawSQL:
     """The campaign's clock after ``minutes`` as an SQL value for an update of its row:
-    moved by them when nothing stands in between (:func:`_quiet_sql`), else unchanged (a
+    moved by them when nothing stands in between (:func:`_quiet_text`), else unchanged (a
     job must move it). Compare-and-set on the clock the caller read under the campaign's
     lock; evaluated by the statement that writes it, after every writer of effects and
-    jobs (each holds that lock) committed."""
-    clock = connection.ops.quote_name(Campaign._meta.get_field("clock").column)
-    quiet, params = _quiet_sql(campaign.pk, campaign.clock + minutes)
+    jobs (each holds that lock) committed. Its text is the same for every campaign
+    (compiled once: rules.log.statements)."""
+    _, params = _quiet_sql(campaign.pk, campaign.clock + minutes)
     return RawSQL(  # noqa: S611 - names from the models, values as parameters
-        f"CASE WHEN {clock} = %s AND {quiet} THEN %s ELSE {clock} END",
+        _clock_value_text(connection.vendor),
         (campaign.clock, *params, campaign.clock + minutes),
         output_field=PositiveBigIntegerField(),
     )
@@ -210,7 +222,7 @@ def clock_quiet_value(campaign: Campaign, minutes: int) -> RawSQL:
 
 def clock_move_quiet(campaign: Campaign, minutes: int) -> bool:
     """Move the clock by ``minutes`` at once, with no job, if nothing stands in between
-    (:func:`_quiet_sql`); whether it moved. The caller holds the campaign's row lock and
+    (:func:`_quiet_text`); whether it moved. The caller holds the campaign's row lock and
     has written everything it schedules; one statement, compare-and-set on the clock."""
     quiet, params = _quiet_sql(campaign.pk, campaign.clock + minutes)
     moved = (

@@ -28,6 +28,7 @@ import psycopg
 from django.db import connections, models
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import ForeignKey, Model
+from django.db.models.expressions import RawSQL
 from django.db.models.query import QuerySet, get_related_populators  # type: ignore[attr-defined]
 from django.db.models.sql import InsertQuery, UpdateQuery
 from django.utils import timezone
@@ -238,30 +239,43 @@ def _update_sql(
     model: type[models.Model], pk: int, values: dict[str, Any], using: str
 ) -> tuple[str, tuple[Any, ...]]:
     """``UPDATE <model> SET <values> WHERE pk``, not run: compiled by Django once per
-    columns and NULLs, each value then made as its compiler makes it (a model instance
-    as its key, ``get_db_prep_save``; None is written ``NULL`` in the text)."""
+    columns, NULLs and raw SQL texts, each value then made as its compiler makes it (a
+    model instance as its key, ``get_db_prep_save``; None is written ``NULL`` in the text;
+    a ``RawSQL``, an action's clock that moves if nothing is due, is its text with its
+    own parameters in its place: issue 39, compiling it cost an action that moves the
+    clock a third of a millisecond)."""
     db = connections[using]
     prepared: list[Any] = []
     for name, value in values.items():
+        if type(value) is RawSQL:
+            prepared.append(value)
+            continue
         if hasattr(value, "resolve_expression"):
             prepared = []
-            break  # an expression: compiled as Django compiles it, every time
+            break  # another expression: compiled as Django compiles it, every time
         field = model._meta.get_field(name)
         assert isinstance(field, models.Field)
         if hasattr(value, "prepare_database_save") and field.remote_field:
             value = value.prepare_database_save(field)
         prepared.append(field.get_db_prep_save(value, connection=db))
-    key = ("update", model, using, tuple(values), tuple(v is None for v in prepared))
+    shape = tuple(v.sql if type(v) is RawSQL else v is None for v in prepared)
+    key = ("update", model, using, tuple(values), shape)
     text = _TEXTS.get(key) if len(prepared) == len(values) else None
     if text is not None:
-        return text, (*_json_by_orjson(v for v in prepared if v is not None), pk)
+        params: list[Any] = []
+        for value in prepared:
+            if type(value) is RawSQL:
+                params.extend(value.params)  # in its place in the text, as Django puts them
+            elif value is not None:
+                params.append(value)
+        return text, (*_json_by_orjson(params), pk)
     query = model._default_manager.filter(pk=pk).query.chain(UpdateQuery)
     assert isinstance(query, UpdateQuery)
     query.add_update_values(values)
-    text, params = query.get_compiler(using).as_sql()
+    text, compiled = query.get_compiler(using).as_sql()
     if len(prepared) == len(values):
         _TEXTS[key] = text
-    return text, _json_by_orjson(params)
+    return text, _json_by_orjson(compiled)
 
 
 class CompiledQuery(Generic[M]):
@@ -348,7 +362,7 @@ def run_prepared(db: BaseDatabaseWrapper, sql: str, params: Sequence[Any]) -> li
     by its keys (ids, the campaign's row) or shaped so that its plan reads an index
     whatever the campaign. ``EXISTS`` of a campaign's due effect, where one campaign held
     most effects, was planned as a scan of the whole table; the earliest effect in the
-    index's order is not (rules.clock.services._quiet_sql; docs/performance.md "Prepared
+    index's order is not (rules.clock.services._quiet_text; docs/performance.md "Prepared
     searches"). Errors are Django's, the statement is logged with the others when queries
     are (debug, tests, the benchmark)."""
     if db.vendor != "postgresql":

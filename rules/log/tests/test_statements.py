@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from django.db import connection
 from django.db.models import F
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from campaigns.models import Campaign, Membership
@@ -114,6 +115,25 @@ def test_an_expression_is_compiled_by_django_every_time(campaign):
     with connection.cursor() as cursor:
         cursor.execute(text, params)
     assert Campaign.objects.values_list("clock", "dice_counter").get(pk=campaign.pk) == (30, 5)
+
+
+def test_the_clock_that_moves_if_nothing_is_due_is_compiled_once(campaign):
+    """An action's clock as raw SQL (as rules.clock.services.clock_quiet_value makes it):
+    its text is kept, its own parameters put in their place, as Django compiles it."""
+    using = connection.alias
+    moves = [
+        RawSQL('CASE WHEN "clock" = %s THEN %s ELSE "clock" END', (0, minutes))
+        for minutes in (30, 90)
+    ]
+    first = _update_sql(Campaign, campaign.pk, {"dice_counter": 4, "clock": moves[0]}, using)
+    assert list(statements._TEXTS.values()).count(first[0]) == 1
+    values = {"dice_counter": 5, "clock": moves[1]}
+    kept = _update_sql(Campaign, campaign.pk, values, using)
+    assert kept == _by_django(lambda: _update_sql(Campaign, campaign.pk, values, using))
+    assert kept[0] == first[0] and kept[1] != first[1]
+    with connection.cursor() as cursor:
+        cursor.execute(*kept)
+    assert Campaign.objects.values_list("clock", "dice_counter").get(pk=campaign.pk) == (90, 5)
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="psycopg's JSON: PostgreSQL")
