@@ -486,7 +486,7 @@ def earlier_jobs(campaign_id: int, job_id: int) -> QuerySet[ClockJob]:
 # By the number of rows read: compiled once each (issue 39), Django's compiling of this
 # statement cost about what it takes to run; prepared, its generic plan reads the effects
 # in the index's order up to the limit and the jobs by the states in its text, whichever
-# campaign it is run for (tests/test_lists_use_indexes.py).
+# campaign it is run for (rules/play/tests/test_action_queries.py).
 _FIRST_DUE: dict[int, CompiledQuery[ScheduledEffect]] = {}
 
 

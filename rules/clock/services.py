@@ -201,6 +201,7 @@ def _quiet_sql(campaign_id: int, target: int) -> tuple[str, list[Any]]:
 
 @cache
 def _clock_value_text(vendor: str) -> str:
+    """:func:`clock_quiet_value`'s text, the same for every campaign."""
     clock = connection.ops.quote_name(Campaign._meta.get_field("clock").column)
     return f"CASE WHEN {clock} = %s AND {_quiet_text(vendor)} THEN %s ELSE {clock} END"
 
