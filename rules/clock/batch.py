@@ -47,7 +47,14 @@ from rules.log.models import (
 from rules.log.redaction import entry_told
 from rules.log.rows import EffectRow, LogRow
 from rules.log.services import build_log_row, scheduled_effect_rows
-from rules.log.sql_writes import ResolutionWriter, bulk_set, copy_rows, sheets_from_log, use_copy
+from rules.log.sql_writes import (
+    ResolutionWriter,
+    bulk_set,
+    copy_rows,
+    effects_and_sheets,
+    sheets_from_log,
+    use_copy,
+)
 from rules.log.statements import CompiledQuery
 
 DEFAULT_BATCH_SIZE = 500
@@ -384,18 +391,30 @@ def write_batch(batch: Batch) -> None:
     for resolution, effect in batch.applied:
         effect.resolution = resolution
     copy = use_copy()
-    if batch.touched:
-        # Compare-and-set: every effect the batch applied or cancelled was still pending.
+    now = timezone.now()
+    for character in batch.changed_characters.values():
+        character.updated_at = now
+    # What each effect the batch touched becomes; on PostgreSQL the sheets too, in the
+    # same statement (rules.log.sql_writes.effects_and_sheets), as the log sets them.
+    effect_columns = ["state", "resolution", "cancelled_by"]
+    sheets_set = copy and bool(batch.touched) and bool(batch.changed_characters)
+    changed = missing = 0
+    if sheets_set:
+        changed, missing = effects_and_sheets(batch.touched, effect_columns, batch.resolutions, now)
+    elif batch.touched:
         changed = bulk_set(
             ScheduledEffect,
             batch.touched if copy else [effect.model() for effect in batch.touched],
-            ["state", "resolution", "cancelled_by"],
+            effect_columns,
             where_pending=True,
         )
-        if changed != len(batch.touched):
-            raise ClockConflict(
-                f"{len(batch.touched) - changed} effects were no longer pending; batch undone"
-            )
+    # Compare-and-set: every effect the batch applied or cancelled was still pending.
+    if changed != len(batch.touched):
+        raise ClockConflict(
+            f"{len(batch.touched) - changed} effects were no longer pending; batch undone"
+        )
+    if missing:
+        raise ClockConflict(f"{missing} characters' sheets were not set; batch undone")
     for character_id, keys, by in batch.cancelled_keys:
         ScheduledEffect.objects.filter(
             character_id=character_id, key__in=keys, state=EffectState.PENDING
@@ -405,15 +424,12 @@ def write_batch(batch: Batch) -> None:
             copy_rows(ScheduledEffect, batch.new_effects, with_pk=False)
         else:
             ScheduledEffect.objects.bulk_create([effect.model() for effect in batch.new_effects])
-    if batch.changed_characters:
-        now = timezone.now()
-        characters = list(batch.changed_characters.values())
-        for character in characters:
-            character.updated_at = now
+    if batch.changed_characters and not sheets_set:
         if copy:
             if missing := sheets_from_log(batch.resolutions, now):
                 raise ClockConflict(f"{missing} characters' sheets were not set; batch undone")
         else:
+            characters = list(batch.changed_characters.values())
             bulk_set(Character, characters, ["sheet", "version", "pending_choice", "updated_at"])
 
 

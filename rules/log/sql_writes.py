@@ -50,7 +50,7 @@ from django.utils import timezone
 
 from characters.models import Character
 from core.cleaning import json_text
-from rules.log.models import EffectState, Resolution
+from rules.log.models import EffectState, Resolution, ScheduledEffect
 from rules.log.rows import LogRow
 from rules.log.statements import log_query, run_bound, run_prepared
 
@@ -60,6 +60,12 @@ def sheets_from_log(resolutions: Sequence[LogRow], now: datetime) -> int:
     of the batch, in the database (PostgreSQL): the rows are in already, so the sheets
     are neither sent nor parsed a second time. One statement; the number of characters
     whose row was not found (0, unless something went wrong)."""
+    sql, params, count = _sheets_sql(resolutions, now)
+    return count - _execute_bound(connections[connection.alias], sql, params)
+
+
+def _sheets_sql(resolutions: Sequence[LogRow], now: datetime) -> tuple[str, list[Any], int]:
+    """:func:`sheets_from_log`'s update, not run, and the number of characters it sets."""
     last = {r.character_id: r.pk for r in resolutions}  # a later resolution wins
     db = connections[connection.alias]
     quote = db.ops.quote_name
@@ -84,8 +90,27 @@ def sheets_from_log(resolutions: Sequence[LogRow], now: datetime) -> int:
         f"WHERE r.{column(resolution, 'id')} = ANY(%s) "
         f"AND c.{column(character, 'id')} = r.{column(resolution, 'character')}"
     )
-    changed = _execute_bound(db, sql, [now, list(last.values())])
-    return len(last) - changed
+    return sql, [now, list(last.values())], len(last)
+
+
+def effects_and_sheets(
+    effects: list[Any], names: list[str], resolutions: Sequence[LogRow], now: datetime
+) -> tuple[int, int]:
+    """:func:`bulk_set` of the effects a batch applied or cancelled (compare-and-set on
+    their pending state) and :func:`sheets_from_log`, in one statement (PostgreSQL: two
+    data-modifying CTEs; a round trip fewer per batch, issue 39): the number of effects
+    changed, and of characters whose row was not found."""
+    effects_sql, effects_params = _bulk_set_sql(ScheduledEffect, effects, names, True)
+    sheets_sql, sheets_params, count = _sheets_sql(resolutions, now)
+    # Both texts are this module's (names from the models' metadata); values are parameters.
+    sql = (
+        f"WITH effects AS ({effects_sql} RETURNING 1), sheets AS ({sheets_sql} RETURNING 1) "  # noqa: S608
+        "SELECT (SELECT count(*) FROM effects), (SELECT count(*) FROM sheets)"
+    )
+    [(changed, sheets)] = run_bound(
+        connections[connection.alias], sql, [*effects_params, *sheets_params]
+    )[0]
+    return int(changed), count - int(sheets)
 
 
 def use_copy() -> bool:
@@ -93,15 +118,27 @@ def use_copy() -> bool:
     return connection.vendor == "postgresql"
 
 
+# Each table's sequence as an SQL literal, by table (PostgreSQL): looked up once per process.
+_SEQUENCES: dict[str, str] = {}
+
+
 def take_ids(model: type[Model], count: int) -> list[int]:
-    """``count`` new ids from the table's sequence, in order (PostgreSQL; one query)."""
+    """``count`` new ids from the table's sequence, in order (PostgreSQL; one query).
+
+    The sequence is named in the statement's text, so the planner resolves it once: with
+    ``pg_get_serial_sequence`` in it, each id looked the sequence up in the catalogs again
+    (issue 39: a fifth of a millisecond of PostgreSQL's CPU for an action's 17 ids)."""
     pk = model._meta.pk
     assert pk is not None
-    rows = run_prepared(
-        connections[connection.alias],
-        "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
-        [model._meta.db_table, pk.column, count],
-    )
+    db = connections[connection.alias]
+    table = model._meta.db_table
+    sequence = _SEQUENCES.get(table)
+    if sequence is None:
+        [(name,)] = run_prepared(db, "SELECT pg_get_serial_sequence(%s, %s)", [table, pk.column])
+        # the catalog's own name, quoted as a literal (a quote in it doubled)
+        sequence = _SEQUENCES[table] = "'" + str(name).replace("'", "''") + "'"
+    text = f"SELECT nextval({sequence}::regclass) FROM generate_series(1, %s)"  # noqa: S608 - the catalog's name
+    rows = run_prepared(db, text, [count])
     return sorted(row[0] for row in rows)
 
 
@@ -326,6 +363,14 @@ def bulk_set(
         if where_pending:
             rows = rows.filter(state=EffectState.PENDING)
         return rows.bulk_update(objs, names)
+    sql, params = _bulk_set_sql(model, objs, names, where_pending)
+    return _execute_bound(connections[connection.alias], sql, params)
+
+
+def _bulk_set_sql(
+    model: type[Model], objs: list[Any], names: list[str], where_pending: bool
+) -> tuple[str, list[Any]]:
+    """:func:`bulk_set`'s update on PostgreSQL, not run."""
     db = connections[connection.alias]  # not the proxy: its attributes are read per value
     quote = db.ops.quote_name
     pk = model._meta.pk
@@ -348,7 +393,7 @@ def bulk_set(
         condition += f" AND t.{quote('state')} = %s"
         params.append(EffectState.PENDING.value)
     sql = f"UPDATE {table} AS t SET {assignments} FROM unnest({arrays}) AS v({aliases}) WHERE {condition}"  # noqa: E501, S608
-    return _execute_bound(db, sql, params)
+    return sql, params
 
 
 def _execute_bound(db: BaseDatabaseWrapper, sql: str, params: Sequence[Any]) -> int:

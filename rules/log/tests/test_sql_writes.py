@@ -111,16 +111,19 @@ def test_the_copy_writer_writes_the_rows_bulk_create_wrote(
         'INSERT INTO "rules_scheduledeffect"',
     }
 
-    # the sheets are set from the log's rows just written, not sent a second time
+    # the sheets are set from the log's rows just written, not sent a second time (with
+    # PostgreSQL in the statement that sets the effects: sql_writes.effects_and_sheets)
     def sheet_updates(captured: CaptureQueriesContext) -> list[str]:
         return [
             q["sql"]
             for q in captured.captured_queries
-            if q["sql"].startswith('UPDATE "characters_character"')
+            if 'UPDATE "characters_character"' in q["sql"]
         ]
 
     assert sheet_updates(copied)
     assert all('FROM "rules_resolution"' in sql for sql in sheet_updates(copied))
+    # in the statement that sets the effects the batch applied: one round trip for both
+    assert all('UPDATE "rules_scheduledeffect"' in sql for sql in sheet_updates(copied))
     assert not any('FROM "rules_resolution"' in sql for sql in sheet_updates(inserted))
     # and the rows are the same, column for column, links included
     assert (job.state, job.done) == (twin_job.state, twin_job.done) == ("done", 21)
