@@ -12,7 +12,7 @@ from functools import partial
 from typing import Any
 
 import pytest
-from django.db import connection
+from django.db import connection, connections
 from django.db.models import F
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
@@ -181,3 +181,28 @@ def test_insert_row_stores_what_save_stores(campaign, player):
     rows = ClockJob.objects.filter(pk__in=[saved.pk, inserted.pk, again.pk]).order_by("pk")
     stored = [tuple(row) for row in rows.values_list(*columns)]
     assert stored[0] == stored[1] == stored[2]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="server-side binding: PostgreSQL")
+def test_statements_share_one_cursor_per_connection_and_a_new_connection_gets_its_own():
+    """run_bound keeps one psycopg cursor per connection (making one cost a third of a
+    short statement's client side); a reconnected wrapper never reuses the old one, and
+    two wrappers (two threads) never share one."""
+    db = connections[connection.alias]
+    assert statements.run_bound(db, "SELECT %s::int", [1])[0] == [(1,)]
+    first = statements._bound_cursor(db)
+    assert statements.run_bound(db, "SELECT %s::int + 1", [1])[0] == [(2,)]
+    assert statements._bound_cursor(db) is first
+    # a statement that returns no rows answers none, and how many rows it changed
+    assert statements.run_bound(db, "SET LOCAL statement_timeout = 0", []) == ([], -1)
+    other = connections.create_connection(connection.alias)  # another thread's
+    try:
+        assert statements.run_bound(other, "SELECT %s::int", [3])[0] == [(3,)]
+        theirs = statements._bound_cursor(other)
+        assert theirs is not first and theirs.connection is other.connection
+        other.close()  # then a new connection: a new cursor on it
+        assert statements.run_bound(other, "SELECT %s::int", [4])[0] == [(4,)]
+        again = statements._bound_cursor(other)
+        assert again is not theirs and again.connection is other.connection
+    finally:
+        other.close()
