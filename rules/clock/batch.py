@@ -19,6 +19,7 @@ from django.db import DEFAULT_DB_ALIAS, connection
 from django.db.models import (
     BooleanField,
     Exists,
+    Field,
     PositiveBigIntegerField,
     QuerySet,
     TextField,
@@ -52,6 +53,7 @@ from rules.log.sql_writes import (
     bulk_set,
     copy_rows,
     effects_and_sheets,
+    ids_column,
     sheets_from_log,
     use_copy,
 )
@@ -171,15 +173,16 @@ _LOCK_COLUMNS = [
     f.attname for f in Character._meta.concrete_fields if f.attname in _CHARACTER_COLUMNS
 ]
 # The characters' lock on PostgreSQL, compiled once (issue 39: Django compiled it on every
-# batch, more CPU than the rest of a small batch's read): each sheet as JSON text beside
-# the columns (a job's first batch), or no sheet (the job's sheets known: KnownSheets).
-_LOCKED_WITH_SHEETS = CompiledQuery[Character]("ids")
-_LOCKED = CompiledQuery[Character]("ids")
+# batch): each sheet as JSON text beside the columns (a job's first batch), or no sheet
+# (the job's sheets known: KnownSheets); on each row the same new ids for the batch's
+# log, taken by the same statement (rules.log.sql_writes.ids_column).
+_LOCKED_WITH_SHEETS = CompiledQuery[Character]("ids", "log_ids")
+_LOCKED = CompiledQuery[Character]("ids", "log_ids")
 
 
-def _lock_rows(ids: set[int], *, with_sheets: bool) -> list[tuple[Any, ...]]:
+def _lock_rows(ids: set[int], *, with_sheets: bool, log_ids: int) -> list[tuple[Any, ...]]:
     """The characters ``ids`` locked in id order (PostgreSQL): :data:`_LOCK_COLUMNS`, then
-    the sheet as JSON text if ``with_sheets``."""
+    the sheet as JSON text if ``with_sheets``, then ``log_ids`` new log ids (a list)."""
     query = _LOCKED_WITH_SHEETS if with_sheets else _LOCKED
     if not query.ready():
         quote = connection.ops.quote_name
@@ -191,16 +194,17 @@ def _lock_rows(ids: set[int], *, with_sheets: bool) -> list[tuple[Any, ...]]:
         if with_sheets:
             rows = rows.annotate(sheet_json=Cast("sheet", TextField()))
             columns.append("sheet_json")
-        query.compile(rows.values_list(*columns))
-    return query.rows(ids=sorted(ids))
+        new_ids = RawSQL(ids_column(Resolution), (query.marks["log_ids"],), Field())  # noqa: S611
+        query.compile(rows.annotate(log_ids=new_ids).values_list(*columns, "log_ids"))
+    return query.rows(ids=sorted(ids), log_ids=log_ids)
 
 
 def _locked_characters(
-    ids: set[int], known: KnownSheets | None
-) -> tuple[dict[int, Character], dict[int, str]]:
-    """The characters ``ids``, locked in id order, with their sheets; and the JSON text of
+    ids: set[int], known: KnownSheets | None, log_ids: int
+) -> tuple[dict[int, Character], dict[int, str], list[int] | None]:
+    """The characters ``ids``, locked in id order, with their sheets; the JSON text of
     each sheet read as text (PostgreSQL), which its first resolution's COPY sends as it
-    came (ResolutionWriter) instead of encoding it again.
+    came (ResolutionWriter); and ``log_ids`` new ids of the log (PostgreSQL, else None).
 
     Only the columns the batch reads: the sheet, version and pending choice are set from
     the log (sheets_from_log); a resolution's webhook reads the character's id; the job,
@@ -209,21 +213,23 @@ def _locked_characters(
     copy = use_copy()
     texts: dict[int, str] = {}
     characters: dict[int, Character] = {}
+    new_ids: list[int] | None = None
     if not copy:  # elsewhere (SQLite): whole rows, the sheets parsed by their field
         locked = Character.objects.select_for_update().filter(pk__in=ids).order_by("pk")
         if not known:
-            return {c.pk: c for c in locked}, texts
+            return {c.pk: c for c in locked}, texts, None
         characters = {c.pk: c for c in locked.only(*_CHARACTER_COLUMNS)}
     else:
         width = len(_LOCK_COLUMNS)
-        for row in _lock_rows(ids, with_sheets=not known):
+        for row in _lock_rows(ids, with_sheets=not known, log_ids=log_ids):
             character = Character.from_db(DEFAULT_DB_ALIAS, _LOCK_COLUMNS, row[:width])
             characters[character.pk] = character
             if not known:
                 texts[character.pk] = text = row[width]
                 character.sheet = json.loads(text)  # what JSONField.from_db_value does
+            new_ids = row[-1]
         if not known:
-            return characters, texts
+            return characters, texts, new_ids
     unread = []
     for character in characters.values():
         sheet = known.get(character.pk)
@@ -242,7 +248,7 @@ def _locked_characters(
         else:
             for pk, sheet in rows.values_list("pk", "sheet"):
                 characters[pk].sheet = sheet
-    return characters, texts
+    return characters, texts, new_ids
 
 
 def run_effects(
@@ -258,10 +264,12 @@ def run_effects(
     options = {**ruleset.options, **campaign.options}
     if tables is None:
         tables = campaign_tables(campaign)
-    characters, texts = _locked_characters({e.character_id for e in loaded}, known)
+    characters, texts, log_ids = _locked_characters(
+        {e.character_id for e in loaded}, known, len(loaded)
+    )
     batch = Batch()
     # The resolutions go to the database as they are made (ResolutionWriter).
-    with ResolutionWriter(len(loaded)) as writer:
+    with ResolutionWriter(len(loaded), log_ids) as writer:
         for character in characters.values():
             writer.known_text(character.sheet, texts.get(character.pk))
         for effect in loaded:
