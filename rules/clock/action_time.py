@@ -33,7 +33,6 @@ from rules.clock.services import (
 )
 from rules.clock.text import duration_words
 from rules.log.models import Resolution
-from rules.log.statements import insert_row
 
 __all__ = ["ActionTime", "action_time", "action_time_pass", "elapsed_words"]
 
@@ -62,8 +61,7 @@ def action_time_pass(
     job = clock_job_unsaved(
         campaign_id=campaign.pk, minutes=minutes, requested_by=actor, kind=ClockJobKind.ACTION
     )
-    insert_row(job)
-    clock_job_send(job, campaign)
+    clock_job_send(job, campaign)  # which writes it
     return job
 
 
@@ -84,7 +82,8 @@ class ActionTime:
 
     def written(self, clock: int | None) -> ClockJob | None:
         """The job, once the action's statement set the clock to ``clock``: the one that
-        statement wrote, or one saved now if the clock did not move; None if it moved."""
+        statement wrote, or a new one if the clock did not move (written as :meth:`send`
+        runs or sends it: once, as it ends, when it runs in the action); None if it moved."""
         if self.job is None and clock != self.target:
             self.job = clock_job_unsaved(
                 campaign_id=self.campaign.pk,
@@ -92,7 +91,6 @@ class ActionTime:
                 requested_by=self.actor,
                 kind=ClockJobKind.ACTION,
             )
-            insert_row(self.job)
         return self.job
 
     def send(self, *, webhooked: bool = True) -> None:

@@ -82,7 +82,7 @@ from rules.engine.words import text_said
 from rules.log.events import publish_resolutions
 from rules.log.models import EffectState, ScheduledEffect
 from rules.log.rows import EffectRow
-from rules.log.statements import write_job_end
+from rules.log.statements import insert_row, write_job_end
 from webhooks.services import endpoints_held
 
 logger = logging.getLogger(__name__)
@@ -99,11 +99,9 @@ def clock_job_unsaved(
     request_id: str = "",
     kind: str = ClockJobKind.ADVANCE,
 ) -> ClockJob:
-    """The job row an advance starts with, checked and not yet saved.
-
-    :func:`clock_advance_start` saves it; an action's time (``rules.clock.action_time``) is
-    written with the action's own rows (``rules.play.services``) and run or sent with
-    :func:`clock_job_send` once they are all written."""
+    """The job row an advance starts with, checked and not yet saved: by
+    :func:`clock_advance_start`, by the action's own statement (``rules.play.services``),
+    or by :func:`clock_job_send`, which runs or sends an action's job."""
     if isinstance(minutes, bool) or not isinstance(minutes, int) or minutes < 1:
         raise ValidationError({"minutes": [gettext("advance the clock by at least one minute")]})
     if minutes > MAX_ADVANCE_MINUTES:
@@ -125,6 +123,8 @@ def clock_job_unsaved(
     )
 
 
+# An unsaved job's place among its campaign's: after all (the action holds its lock).
+_UNSAVED = 2**63 - 1
 # An action's job runs in the action's own transaction when it is its campaign's next and
 # finds at most this many effects due by its target; a worker runs the others. Measured
 # (docs/clock.md, "A clock job's fixed cost"): a job's fixed cost on a worker is several
@@ -136,20 +136,22 @@ INLINE_BATCHES = 2
 
 
 def clock_job_send(job: ClockJob, campaign: Campaign, *, webhooked: bool = True) -> None:
-    """An action's job, saved in the current transaction: run it here if it is small
-    enough, else send it once the transaction commits, in its campaign's turn.
-
-    The caller holds ``campaign``'s row lock (as read under it: its clock is where the job
-    starts) and has written everything the action schedules. Run here, the job is the
-    same job as on a worker (:func:`_run_inline`): the same rows, report, events, stop
-    at a decision, in the same transaction as the action; the action's answer is the
-    action's, as before (what the job did reaches pages by its events). ``webhooked``:
-    False when the caller read under the lock that the campaign has no webhook URL."""
+    """An action's job: run it here if it is small enough, else send it once the
+    transaction commits, in its campaign's turn. The caller holds ``campaign``'s row lock
+    (its clock, read under it, is where the job starts) and wrote everything the action
+    schedules. Run here, the job is the same job as on a worker (:func:`_run_inline`):
+    the same rows, report, events, stop at a decision, in the action's transaction; the
+    action's answer is the action's (what the job did reaches pages by its events). A job
+    not saved yet is written once, as it ends here, else before it is sent.
+    ``webhooked``: False when the caller read under the lock that the campaign has no
+    webhook URL."""
     assert job.until is None  # an action's time: its target is the clock plus its minutes
-    rows = first_due(job.campaign_id, campaign.clock + job.minutes, job.pk, INLINE_EFFECTS + 1)
-    if rows[0][-2] if rows else earlier_jobs(job.campaign_id, job.pk).exists():
-        return  # the earlier job's task sends this one in its turn (rules.clock.queue)
-    if len(rows) <= INLINE_EFFECTS:
+    unsaved = job.pk is None
+    before = _UNSAVED if unsaved else job.pk
+    rows = first_due(job.campaign_id, campaign.clock + job.minutes, before, INLINE_EFFECTS + 1)
+    # not its turn: the earlier job's task sends this one in its turn (rules.clock.queue)
+    turn = not (rows[0][-2] if rows else earlier_jobs(job.campaign_id, before).exists())
+    if turn and len(rows) <= INLINE_EFFECTS:
         due = [EffectRow.loaded(row[:-2]) for row in rows]
         # none edited: the ruleset's own tables (read under the action's lock; a table
         # edited meanwhile is as if edited just after the action)
@@ -162,9 +164,14 @@ def clock_job_send(job: ClockJob, campaign: Campaign, *, webhooked: bool = True)
         except (OperationalError, InterfaceError):
             raise
         except Exception:
+            if unsaved:  # its row, if written, was rolled back with the savepoint
+                job.pk, job._state.adding = None, True
             # The worker runs it again, and records the failure as it would have.
-            logger.exception("clock job %s failed in its action; sent to a worker", job.pk)
-    queue.enqueue(job.pk)
+            logger.exception("clock job of campaign %s failed in its action", job.campaign_id)
+    if job.pk is None:
+        insert_row(job)
+    if turn:
+        queue.enqueue(job.pk)
 
 
 # -- a move that crosses nothing (docs/clock.md, "A move that crosses nothing") ---------------
@@ -247,18 +254,14 @@ def clock_advance_start(
     until: int | None = None,
 ) -> ClockJob:
     """Create an advance job and enqueue its task; the same ``request_id`` gives the same job.
-
-    ``locked``: the campaign row the caller's transaction holds locked already (an
-    action's time, rules.clock.action_time): not fetched and locked again.
-
-    ``kind`` says who asked: the referee (``advance``) or an action that took time
-    (``action``, rules.clock.action_time).
+    ``locked``: the campaign row the caller's transaction holds locked already (not
+    fetched and locked again); ``kind``: who asked, the referee (``advance``) or an action
+    that took time (``action``, rules.clock.action_time).
 
     The job's target is fixed when it starts (the clock then, plus ``minutes``), after
     every earlier job of the campaign: two advances asked for at once add up. A
     referee's advance that crosses nothing (:func:`clock_move_quiet`) moves the clock in
-    this transaction and its job is done when it is returned.
-    """
+    this transaction and its job is done when it is returned."""
     job = clock_job_unsaved(
         campaign_id=campaign_id,
         minutes=minutes,
@@ -272,13 +275,11 @@ def clock_advance_start(
         if existing is not None:
             return existing
     if kind == ClockJobKind.ADVANCE:
-        # The referee asked: say so if it cannot run now. An action's time (kind
-        # ``action``) is part of an action that needs no broker: its job waits in the
-        # database for the watchdog instead.
+        # The referee asked: say so if it cannot run now. An action's job needs no broker:
+        # it waits in the database for the watchdog instead.
         queue.require_broker()
     try:
-        # Inside the caller's transaction and lock no savepoint is needed: without a
-        # request id there is no unique conflict to recover from.
+        # In the caller's transaction and lock, no savepoint without a request id (no conflict)
         with transaction.atomic(savepoint=locked is None or bool(request_id)):
             # Under the campaign's lock, as archiving (rules.play.dice_rotation.campaign_archive).
             if locked is None or locked.pk != campaign_id:
@@ -502,18 +503,16 @@ def _run_inline(
     tables: Mapping[str, Any] | None = None,
 ) -> bool:
     """Run an action's job (:func:`clock_job_send`) for up to ``INLINE_BATCHES`` batches;
-    True when a worker must finish it.
-
-    The same batches as :func:`_advance_batch`, the same rows and events, without what the
-    held lock already answers: the campaign is the action's, locked and current; the job
-    was saved in this transaction under that lock, so no one else holds or runs it, and
-    no later job of the campaign exists to keep alive or send next. Its report is built
-    in memory and written once, whole (a worker's batches each store a part of it
-    instead), with the campaign's and the job's rows in one statement
+    True when a worker must finish it. The same batches as :func:`_advance_batch`, the
+    same rows and events, without what the held lock already answers: the campaign is
+    the action's, locked and current; the job is this transaction's (unsaved, or saved
+    under that lock), so no one else holds or runs it, and no later job of the campaign
+    exists to keep alive or send next. Its report is built in memory and written once,
+    whole, with the campaign's and the job's rows (inserted if unsaved) in one statement
     (``rules.log.statements.write_job_end``), when the job stops or leaves. ``tables``:
     the campaign's edited tables as read with ``due`` (None: each batch reads them).
-    Copies of the caller's rows: the action's answer is the action's, and a failure
-    rolled back leaves them as they were."""
+    Copies of the caller's rows (the job gets its id back): the action's answer is the
+    action's, and a failure rolled back leaves them as they were."""
     job, campaign = copy.copy(action_job), copy.copy(locked)
     job.started_in_action = True
     start = campaign.clock
@@ -545,7 +544,8 @@ def _run_inline(
         if job.state != ClockJobState.RUNNING:
             break
     report.characters = characters
-    write_job_end(campaign, job, _JOB_PROGRESS, report)
+    write_job_end(campaign, job, _JOB_PROGRESS, report)  # the job's row inserted if unsaved
+    action_job.pk, action_job._state.adding = job.pk, False
     if job.state == ClockJobState.RUNNING:
         return True
     publish_clock_report(job, report)  # then its state, the last word, as a worker's

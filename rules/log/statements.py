@@ -137,17 +137,21 @@ def write_job_end(campaign: Campaign, job: Model, fields: list[str], report: Mod
     """A clock job's rows as it stops or leaves the action it ran in
     (``rules.clock.services``): its report inserted (``job.report``), the campaign's
     clock and dice counter, the job's ``fields`` (``updated_at`` set now, as ``save()``
-    sets it): on PostgreSQL one statement (the insert and the campaign's update as
-    data-modifying CTEs before the job's update), elsewhere three saves."""
+    sets it), or the whole job inserted if it is not saved yet (an action's job run in
+    the action: one row written, where an insert and an update wrote two): on PostgreSQL
+    one statement (the report's insert and the campaign's update as data-modifying CTEs
+    before the job's update or insert), elsewhere three saves."""
     connection = connections[Resolution.objects.db]
     if connection.vendor != "postgresql":
         report.save(force_insert=True)
         job.report = report  # type: ignore[attr-defined]
         campaign.save(update_fields=["clock", "dice_counter"])
-        job.save(update_fields=[*fields, "report", "updated_at"])
+        if job.pk is None:
+            job.save(force_insert=True)
+        else:
+            job.save(update_fields=[*fields, "report", "updated_at"])
         return
     job.updated_at = timezone.now()  # type: ignore[attr-defined]
-    values = {name: getattr(job, name) for name in (*fields, "updated_at")}
     insert, insert_params = _insert_sql(report, connection.alias)
     moved, moved_params = _update_sql(
         Campaign,
@@ -155,23 +159,43 @@ def write_job_end(campaign: Campaign, job: Model, fields: list[str], report: Mod
         {"clock": campaign.clock, "dice_counter": campaign.dice_counter},
         connection.alias,
     )
-    update, update_params = _update_sql(type(job), job.pk, values, connection.alias)
     quote = connection.ops.quote_name
     field, report_pk = type(job)._meta.get_field("report"), report._meta.pk
     assert isinstance(field, ForeignKey) and report_pk is not None
-    report_column = quote(field.column)
     # the report's id from its insert: names of ours, no value
     from_insert = f"(SELECT {quote(report_pk.column)} FROM write_0)"  # noqa: S608
-    update = update.replace(" WHERE ", f", {report_column} = {from_insert} WHERE ", 1)
+    if job.pk is None:
+        write, write_params = _insert_from(job, field, from_insert, connection.alias)
+    else:
+        values = {name: getattr(job, name) for name in (*fields, "updated_at")}
+        write, write_params = _update_sql(type(job), job.pk, values, connection.alias)
+        column = quote(field.column)
+        write = write.replace(" WHERE ", f", {column} = {from_insert} WHERE ", 1)
+        write += f" RETURNING {quote(type(job)._meta.pk.column)}"
     [row] = run_prepared(
         connection,
-        f"WITH write_0 AS ({insert}), write_1 AS ({moved}) {update} RETURNING {report_column}",
-        [*insert_params, *moved_params, *update_params],
+        f"WITH write_0 AS ({insert}), write_1 AS ({moved}) {write}, {from_insert}",
+        [*insert_params, *moved_params, *write_params],
     )
-    report.pk = row[0]
-    report._state.adding = False
-    report._state.db = connection.alias
+    job.pk, report.pk = row
+    for saved in (job, report):
+        saved._state.adding = False
+        saved._state.db = connection.alias
     job.report = report  # type: ignore[attr-defined]
+
+
+def _insert_from(obj: Model, field: Any, sql: str, using: str) -> tuple[str, tuple[Any, ...]]:
+    """:func:`_insert_sql` of ``obj`` with ``field``'s value the SQL ``sql`` (names of ours,
+    no value) in place of its parameter."""
+    text, params = _insert_sql(obj, using)
+    fields = [f for f in type(obj)._meta.concrete_fields if not f.primary_key]
+    n = fields.index(field)
+    head, values = text.split(" VALUES (", 1)
+    marks, tail = values.split(")", 1)
+    slots = marks.split(", ")
+    assert len(slots) == len(fields) == len(params) and slots[n] == "%s", text
+    slots[n] = sql
+    return f"{head} VALUES ({', '.join(slots)}){tail}", (*params[:n], *params[n + 1 :])
 
 
 def _write_apart(

@@ -18,6 +18,7 @@ from campaigns.models import Campaign, Membership
 from characters.models import Character
 from rules.clock import services as clock_services
 from rules.clock.models import ClockJob
+from rules.clock.tests.clock_helpers import assert_whole, wounded
 from rules.log.models import Resolution, ScheduledEffect
 from rules.play.services import character_create
 from webhooks.models import WebhookEvent
@@ -261,3 +262,32 @@ def _plan_nodes(plan: dict[str, Any]) -> Iterator[dict[str, Any]]:
     yield plan
     for child in plan.get("Plans", []):
         yield from _plan_nodes(child)
+
+
+def test_an_actions_job_run_in_the_action_is_written_once_as_it_ends(web, campaign, player):
+    """rules.clock.services.clock_job_send: an action's job that runs in the action is
+    inserted whole by the statement that ends it (rules.log.statements.write_job_end),
+    where it was inserted, then updated: one row version and one statement fewer."""
+    # given Aldo, whose wound worsens every 4 hours
+    aldo = wounded(campaign, player, "Aldo", every=240)
+    # when he rests 8 hours (two worsenings fall due: the job runs in the action)
+    with CaptureQueriesContext(connection) as captured:
+        response = web(player).post(
+            f"/api/v1/characters/{aldo.pk}/actions/", {"action": "long_rest"}, "application/json"
+        )
+    assert response.status_code == 201, response.content
+    # then one statement wrote the job, done, with its report, and none changed it after
+    [job] = ClockJob.objects.filter(campaign=campaign)
+    assert (job.kind, job.state, job.done, job.started_in_action) == ("action", "done", 2, True)
+    assert job.report is not None and job.report.clock_to == 480
+    writes = [
+        q["sql"]
+        for q in captured
+        if 'INTO "rules_clockjob"' in q["sql"] or 'UPDATE "rules_clockjob"' in q["sql"]
+    ]
+    assert len(writes) == 1, writes
+    if connection.vendor == "postgresql":  # elsewhere each row is a save of its own
+        assert 'INSERT INTO "clock_clockreport"' in writes[0]
+        assert 'UPDATE "rules_clockjob"' not in writes[0]
+    assert Campaign.objects.get(pk=campaign.pk).clock == 480
+    assert_whole(campaign)
