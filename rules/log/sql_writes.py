@@ -390,6 +390,34 @@ def _bulk_set_sql(
 ) -> tuple[str, list[Any]]:
     """:func:`bulk_set`'s update on PostgreSQL, not run."""
     db = connections[connection.alias]  # not the proxy: its attributes are read per value
+    key = (model, tuple(names), where_pending, db.alias)
+    if (shape := _BULK_SET_SHAPES.get(key)) is None:
+        shape = _BULK_SET_SHAPES[key] = _bulk_set_shape(db, model, names, where_pending)
+    sql, fields = shape
+    params: list[Any] = [[obj.pk for obj in objs]]
+    for field, plain, any_str in fields:
+        values = [getattr(obj, field.attname) for obj in objs]
+        # As Copy.write: a value its field would give back as it is goes as it is.
+        if not all(type(v) in plain or (any_str and isinstance(v, str)) for v in values):
+            values = [field.get_db_prep_save(value, db) for value in values]
+        params.append(values)
+    if where_pending:
+        params.append(EffectState.PENDING.value)
+    return sql, params
+
+
+# (model, names, where_pending, alias) -> the update's text and, for each column it
+# sets, the field with the types it gives back unchanged (_PLAIN_TYPES).
+_BULK_SET_SHAPES: dict[
+    tuple[type[Model], tuple[str, ...], bool, str],
+    tuple[str, list[tuple[Field[Any, Any], tuple[type, ...], bool]]],
+] = {}
+
+
+def _bulk_set_shape(
+    db: BaseDatabaseWrapper, model: type[Model], names: list[str], where_pending: bool
+) -> tuple[str, list[tuple[Field[Any, Any], tuple[type, ...], bool]]]:
+    """:func:`_bulk_set_sql`'s text and fields, made once per model and columns."""
     quote = db.ops.quote_name
     pk = model._meta.pk
     assert pk is not None
@@ -405,13 +433,14 @@ def _bulk_set_sql(
     aliases = ", ".join(quote(field.column) for field in columns)
     assignments = ", ".join(f"{quote(f.column)} = v.{quote(f.column)}" for f in fields)
     condition = f"t.{quote(pk.column)} = v.{quote(pk.column)}"
-    params: list[Any] = [[obj.pk for obj in objs]]
-    params.extend([f.get_db_prep_save(getattr(obj, f.attname), db) for obj in objs] for f in fields)
     if where_pending:
         condition += f" AND t.{quote('state')} = %s"
-        params.append(EffectState.PENDING.value)
     sql = f"UPDATE {table} AS t SET {assignments} FROM unnest({arrays}) AS v({aliases}) WHERE {condition}"  # noqa: E501, S608
-    return sql, params
+    plain = [
+        (f, _PLAIN_TYPES.get(_field_type(f), ()), _field_type(f) in (CharField, TextField))
+        for f in fields
+    ]
+    return sql, plain
 
 
 def _execute_bound(db: BaseDatabaseWrapper, sql: str, params: Sequence[Any]) -> int:
