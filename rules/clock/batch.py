@@ -6,10 +6,8 @@ transaction under the campaign's lock.
 
 from __future__ import annotations
 
-import gc
 import json
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -32,6 +30,7 @@ from django.utils import timezone
 from campaigns.models import Campaign
 from characters.choices import stored_choice
 from characters.models import Character
+from core.collector import cycle_collector_paused
 from rules.clock.models import UNFINISHED_JOB_STATES, ClockJob, ClockJobState
 from rules.clock.report import ReportBuilder, notable_marks
 from rules.clock.text import effect_words
@@ -174,15 +173,16 @@ _LOCK_COLUMNS = [
 ]
 # The characters' lock on PostgreSQL, compiled once (issue 39: Django compiled it on every
 # batch): each sheet as JSON text beside the columns (a job's first batch), or no sheet
-# (the job's sheets known: KnownSheets); on each row the same new ids for the batch's
+# (the job's sheets known: KnownSheets); on the first row, the new ids for the batch's
 # log, taken by the same statement (rules.log.sql_writes.ids_column).
-_LOCKED_WITH_SHEETS = CompiledQuery[Character]("ids", "log_ids")
-_LOCKED = CompiledQuery[Character]("ids", "log_ids")
+_LOCKED_WITH_SHEETS = CompiledQuery[Character]("ids", "first", "log_ids")
+_LOCKED = CompiledQuery[Character]("ids", "first", "log_ids")
 
 
 def _lock_rows(ids: set[int], *, with_sheets: bool, log_ids: int) -> list[tuple[Any, ...]]:
     """The characters ``ids`` locked in id order (PostgreSQL): :data:`_LOCK_COLUMNS`, then
-    the sheet as JSON text if ``with_sheets``, then ``log_ids`` new log ids (a list)."""
+    the sheet as JSON text if ``with_sheets``, then ``log_ids`` new log ids (a list) on the
+    first row, NULL on the others (none at all if the first id's row is gone)."""
     query = _LOCKED_WITH_SHEETS if with_sheets else _LOCKED
     if not query.ready():
         quote = connection.ops.quote_name
@@ -194,9 +194,16 @@ def _lock_rows(ids: set[int], *, with_sheets: bool, log_ids: int) -> list[tuple[
         if with_sheets:
             rows = rows.annotate(sheet_json=Cast("sheet", TextField()))
             columns.append("sheet_json")
-        new_ids = RawSQL(ids_column(Resolution), (query.marks["log_ids"],), Field())  # noqa: S611
+        # On the first row only (an init plan, run when that row asks): on every row, a
+        # catch-up's 500 rows carried 500 ids each, 250,000 numbers a batch (issue 39).
+        new_ids = RawSQL(  # noqa: S611 - names of ours, values are parameters
+            f"CASE WHEN {column} = %s THEN {ids_column(Resolution)} END",
+            (query.marks["first"], query.marks["log_ids"]),
+            Field(),
+        )
         query.compile(rows.annotate(log_ids=new_ids).values_list(*columns, "log_ids"))
-    return query.rows(ids=sorted(ids), log_ids=log_ids)
+    ordered = sorted(ids)
+    return query.rows(ids=ordered, first=ordered[0] if ordered else 0, log_ids=log_ids)
 
 
 def _locked_characters(
@@ -227,7 +234,8 @@ def _locked_characters(
             if not known:
                 texts[character.pk] = text = row[width]
                 character.sheet = json.loads(text)  # what JSONField.from_db_value does
-            new_ids = row[-1]
+            if row[-1] is not None:  # the first row's
+                new_ids = row[-1]
         if not known:
             return characters, texts, new_ids
     unread = []
@@ -439,30 +447,6 @@ def write_batch(batch: Batch) -> None:
         else:
             characters = list(batch.changed_characters.values())
             bulk_set(Character, characters, ["sheet", "version", "pending_choice", "updated_at"])
-
-
-@contextmanager
-def cycle_collector_paused() -> Iterator[None]:
-    """Python's cycle collector paused while a batch applies and writes its effects.
-
-    A batch makes some hundred thousand objects that live until its end (sheets, rows,
-    messages); as they pile up they set off full collections, each a walk through every
-    object of the process, which found nothing to free (bench/clock_advance.py: 11 of
-    them, half a second, an eighth of the advance's CPU in this process). Reference
-    counting still frees what the batch drops; a cycle it leaves is collected after it.
-    A worker's job pauses it for each batch's whole life (rules.clock.services): turned
-    on while the batch's objects live, the next allocation would walk them all at once
-    (a fifth of a second a batch, 5% of the catch-up), turned on once they are freed it
-    finds few.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def job_start(job: ClockJob, campaign: Campaign, now: datetime) -> None:

@@ -53,6 +53,7 @@ from campaigns.access import refuse_archived
 from campaigns.models import Campaign
 from campaigns.services import campaign_lock
 from characters.models import Character
+from core.collector import cycle_collector_paused
 from core.errors import ResolutionConflict
 from core.said import said
 from rules.clock import queue
@@ -60,7 +61,6 @@ from rules.clock.batch import (
     UNFINISHED_STATES_SQL,
     Batch,
     KnownSheets,
-    cycle_collector_paused,
     earlier_jobs,
     first_due,
     job_apply_batch,
