@@ -191,6 +191,45 @@ def _field_type(field: Field[Any, Any]) -> type[Field[Any, Any]]:
     return type(field)
 
 
+class _CopyPlan:
+    """:class:`Copy`'s text and columns for a model (see there), made once."""
+
+    def __init__(self, model: type[Model], with_pk: bool, db: BaseDatabaseWrapper) -> None:
+        fields = [f for f in model._meta.concrete_fields if with_pk or not f.primary_key]
+        quote = db.ops.quote_name
+        # Only quoted names from the model's metadata go into the text; values are data.
+        self.sql = (
+            f"COPY {quote(model._meta.db_table)} "
+            f"({', '.join(quote(f.column) for f in fields)}) FROM STDIN"
+        )
+        # A row's values read in one call (in C), then, by their place in the row, those
+        # that need more (issue 39: a loop over the columns in Python cost more per row
+        # than psycopg's own formatting of it):
+        self.values = operator.attrgetter(*(f.attname for f in fields))
+        # a JSON column without its own encoder: its JSON text (core.cleaning.json_text: the value
+        # Django's adapter would have psycopg send, ``adapt_json_value``), made directly;
+        self.json: list[tuple[int, str]] = []
+        # a time stamp set on insert (``auto_now_add``): ``timezone.now()`` as ``pre_save``
+        # sets it, once for the whole COPY (its rows are one statement's, as a
+        # ``bulk_create``'s would be one transaction's), which the adapter gives back as it is;
+        self.now: list[tuple[int, str]] = []
+        # any other: kept when of a type its field gives back unchanged (an int for an
+        # integer column..., any ``str`` for a text one), else through the field.
+        self.checked: list[tuple[int, Field[Any, Any], tuple[type, ...], bool]] = []
+        for n, f in enumerate(fields):
+            if isinstance(f, JSONField) and f.encoder is None:
+                self.json.append((n, f.attname))
+            elif isinstance(f, DateTimeField) and (f.auto_now or f.auto_now_add):
+                self.now.append((n, f.attname))
+            else:
+                kind = _field_type(f)
+                any_str = kind in (CharField, TextField)
+                self.checked.append((n, f, _PLAIN_TYPES.get(kind, ()), any_str))
+
+
+_COPY_PLANS: dict[tuple[type[Model], bool, str], _CopyPlan] = {}
+
+
 class Copy:
     """A COPY into ``model``'s table (PostgreSQL): the rows ``bulk_create`` would insert.
 
@@ -207,36 +246,15 @@ class Copy:
 
     def __init__(self, model: type[Model], *, with_pk: bool) -> None:
         self.db = connections[connection.alias]  # not the proxy: read per value
-        self.fields = [f for f in model._meta.concrete_fields if with_pk or not f.primary_key]
-        quote = self.db.ops.quote_name
-        # Only quoted names from the model's metadata go into the text; values are data.
-        self.sql = (
-            f"COPY {quote(model._meta.db_table)} "
-            f"({', '.join(quote(f.column) for f in self.fields)}) FROM STDIN"
-        )
-        # A row's values read in one call (in C), then, by their place in the row, those
-        # that need more (issue 39: a loop over the columns in Python cost more per row
-        # than psycopg's own formatting of it):
-        self._values = operator.attrgetter(*(f.attname for f in self.fields))
-        # a JSON column without its own encoder: its JSON text (core.cleaning.json_text: the value
-        # Django's adapter would have psycopg send, ``adapt_json_value``), made directly;
-        self._json: list[tuple[int, str]] = []
-        # a time stamp set on insert (``auto_now_add``): ``timezone.now()`` as ``pre_save``
-        # sets it, once for the whole COPY (its rows are one statement's, as a
-        # ``bulk_create``'s would be one transaction's), which the adapter gives back as it is;
-        self._now: list[tuple[int, str]] = []
-        # any other: kept when of a type its field gives back unchanged (an int for an
-        # integer column..., any ``str`` for a text one), else through the field.
-        self._checked: list[tuple[int, Field[Any, Any], tuple[type, ...], bool]] = []
-        for n, f in enumerate(self.fields):
-            if isinstance(f, JSONField) and f.encoder is None:
-                self._json.append((n, f.attname))
-            elif isinstance(f, DateTimeField) and (f.auto_now or f.auto_now_add):
-                self._now.append((n, f.attname))
-            else:
-                kind = _field_type(f)
-                any_str = kind in (CharField, TextField)
-                self._checked.append((n, f, _PLAIN_TYPES.get(kind, ()), any_str))
+        # The COPY's text and how each column's value is made: worked out once per
+        # model, columns and database (issue 39: on every batch, a tenth of a
+        # millisecond of an action whose time crosses effects).
+        key = (model, with_pk, self.db.alias)
+        plan = _COPY_PLANS.get(key)
+        if plan is None:
+            plan = _COPY_PLANS[key] = _CopyPlan(model, with_pk, self.db)
+        self.sql, self._values = plan.sql, plan.values
+        self._json, self._now, self._checked = plan.json, plan.now, plan.checked
         self.written: list[Any] = []
         self._stack = ExitStack()
         self._start = 0.0
