@@ -56,6 +56,7 @@ from characters.models import Character
 from core.collector import cycle_collector_paused
 from core.errors import ResolutionConflict
 from core.said import said
+from core.savepoints import savepoint_left_to_commit
 from rules.clock import queue
 from rules.clock.batch import (
     UNFINISHED_STATES_SQL,
@@ -157,8 +158,8 @@ def clock_job_send(job: ClockJob, campaign: Campaign, *, webhooked: bool = True)
         # edited meanwhile is as if edited just after the action)
         tables: dict[str, Any] | None = None if rows and rows[0][-1] else {}
         try:
-            # One savepoint: a failure here leaves the action whole.
-            with transaction.atomic(), endpoints_held(job.campaign_id, none=not webhooked):
+            # One savepoint: a failure here leaves the action whole (released by its COMMIT)
+            with savepoint_left_to_commit(), endpoints_held(job.campaign_id, none=not webhooked):
                 if not _run_inline(job, campaign, due, tables):
                     return
         except (OperationalError, InterfaceError):

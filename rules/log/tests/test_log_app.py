@@ -21,7 +21,7 @@ TABLES = {
 }
 # 0011, 0012: fewer indexes; 0013: the effects index in the order they apply; 0014: the
 # large JSON left out of ANALYZE
-LAST_MIGRATION = ("rules", "0014_log_columns_not_analyzed")
+LAST_MIGRATION = ("rules", "0015_log_actor_and_batch_indexed_where_set")
 
 
 def test_the_log_is_the_rules_app_with_the_same_tables():
