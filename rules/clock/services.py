@@ -154,8 +154,7 @@ def clock_job_send(job: ClockJob, campaign: Campaign, *, webhooked: bool = True)
     turn = not (rows[0][-2] if rows else earlier_jobs(job.campaign_id, before).exists())
     if turn and len(rows) <= INLINE_EFFECTS:
         due = [EffectRow.loaded(row[:-2]) for row in rows]
-        # none edited: the ruleset's own tables (read under the action's lock; a table
-        # edited meanwhile is as if edited just after the action)
+        # none edited: the ruleset's own tables (one edited meanwhile: as if just after)
         tables: dict[str, Any] | None = None if rows and rows[0][-1] else {}
         try:
             # One savepoint: a failure here leaves the action whole (released by its COMMIT)

@@ -45,6 +45,7 @@ from rules.log.selectors import (
     resolution_view,
     resolutions_for_character,
 )
+from rules.play.action_body import ActionInputSerializer, JsonIntegerField, action_body
 from rules.play.api_schema import (
     RulesetSerializer,
     action_request,
@@ -212,22 +213,8 @@ class RulesetListApi(APIView):
         return Response(RulesetSerializer(described, many=True).data)
 
 
-class JsonIntegerField(serializers.IntegerField):
-    """A JSON integer: not "3", not true, not 3.5 (DRF's IntegerField would take "3")."""
-
-    def to_internal_value(self, data: Any) -> int:
-        if isinstance(data, float) and data.is_integer():
-            data = int(data)
-        if isinstance(data, bool) or not isinstance(data, int):
-            self.fail("invalid")
-        return int(super().to_internal_value(data))
-
-
 class ActionApi(APIView):
-    class InputSerializer(JsonSerializer):
-        action = serializers.CharField(max_length=64)
-        params = serializers.DictField(required=False, default=dict)
-        expected_version = JsonIntegerField(required=False, min_value=1)
+    InputSerializer = ActionInputSerializer
 
     @operation(
         {201: resolution_answer()},
@@ -241,7 +228,7 @@ class ActionApi(APIView):
         "`GET rulesets/`: unknown params, wrong types and out-of-range numbers are a 400.",
     )
     def post(self, request: Request, character_id: int) -> Response:
-        data = read_body(self.InputSerializer, request)
+        data = action_body(request)
         # The access check is made on the rows the action locks (no row read twice).
         resolution, access = resolution_create_action_checked(
             character_id=character_id,
