@@ -6,12 +6,14 @@ Both configurations run these (SQLite and PostgreSQL)."""
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Callable
 from datetime import datetime
 from functools import partial
 from typing import Any
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.db import connection, connections
 from django.db.models import F
 from django.db.models.expressions import RawSQL
@@ -22,7 +24,8 @@ from characters.models import Character
 from core.cleaning import json_bytes
 from rules.clock.models import ClockJob, ClockReport
 from rules.log import statements
-from rules.log.statements import _insert_sql, _update_sql
+from rules.log.models import Resolution
+from rules.log.statements import _insert_sql, _update_sql, prepared_value
 from rules.play.services import character_create
 
 pytestmark = pytest.mark.django_db
@@ -206,3 +209,29 @@ def test_statements_share_one_cursor_per_connection_and_a_new_connection_gets_it
         assert again is not theirs and again.connection is other.connection
     finally:
         other.close()
+
+
+SAMPLES: list[Any] = [None, 0, 7, 2**40, "x", "", True, False, uuid.uuid4()]
+
+
+@pytest.mark.parametrize("model", [Resolution, ClockJob, ClockReport, Campaign, Character])
+def test_a_plain_value_is_made_as_its_field_makes_it(model: type[Any]) -> None:
+    # every column of the rows the statements write, with a value of each plain type
+    db = connections[connection.alias]
+    samples = [*SAMPLES, timezone.now()]
+    taken = 0
+    for field in model._meta.concrete_fields:
+        for value in samples:
+            try:
+                by_field = field.get_db_prep_save(value, db)
+            except (TypeError, ValueError, ValidationError):
+                continue  # not a value of this column's
+            made = prepared_value(field, value, db)
+            if hasattr(by_field, "obj"):  # psycopg's Jsonb has no equality
+                assert (type(made), made.obj) == (type(by_field), by_field.obj)
+                continue
+            # the same value of the same type: psycopg binds an Int4 and an int apart
+            assert (type(made), made) == (type(by_field), by_field), (field, value)
+            taken += statements._WAYS[(field, db.vendor)](value) is not statements._SLOW
+    # on PostgreSQL the plain values are made without the field
+    assert (taken > 0) == (connection.vendor == "postgresql")
