@@ -280,6 +280,17 @@ class JsonSerializer(serializers.Serializer):
         return super().to_internal_value(data)
 
 
+class JsonIntegerField(serializers.IntegerField):
+    """A JSON integer: not "3", not true, not 3.5 (DRF's IntegerField would take "3")."""
+
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, float) and data.is_integer():
+            data = int(data)
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return int(super().to_internal_value(data))
+
+
 def read_body(serializer_class: type[serializers.Serializer[Any]], request: Request) -> Any:
     """The request's JSON body as ``serializer_class`` reads it: its validated data (field
     errors are a 400)."""

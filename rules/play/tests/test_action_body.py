@@ -13,8 +13,8 @@ from rest_framework.request import Request
 from rest_framework.test import APIRequestFactory
 
 from core.cleaning import read_body
-from rules.play import action_body as body_module
-from rules.play.action_body import ActionInputSerializer, action_body
+from rules.play import api as body_module
+from rules.play.api import ActionInputSerializer, action_body
 
 BODIES: list[Any] = [
     {"action": "long_rest"},
