@@ -20,13 +20,13 @@ def savepoint_left_to_commit(using: str | None = None) -> Iterator[None]:
     Django's ``Atomic`` releases a savepoint when its block succeeds only if its id is on
     the connection's stack: once the block succeeded, the id is taken off (``None`` there
     is Django's own mark for "no savepoint at this level"). Later savepoints of the
-    transaction nest inside this one, which changes nothing they do.
+    transaction nest inside this one, which changes nothing they do. Outside a
+    transaction the block is one, as ``atomic`` makes it.
     """
     connection = transaction.get_connection(using)
-    assert connection.in_atomic_block, "a savepoint is made inside a transaction"
     with transaction.atomic(using=using):
-        depth = len(connection.savepoint_ids)
+        depth = len(connection.savepoint_ids)  # 0: no transaction around, this block is one
         yield
         # Here only when the block succeeded: the stack is as the block entered it.
-        if len(connection.savepoint_ids) == depth and not connection.needs_rollback:
+        if depth and len(connection.savepoint_ids) == depth and not connection.needs_rollback:
             connection.savepoint_ids[-1] = None

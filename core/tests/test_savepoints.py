@@ -67,3 +67,14 @@ def test_a_database_error_swallowed_inside_undoes_the_block_as_atomic_does() -> 
             pass
     assert set(Group.objects.values_list("name", flat=True)) == {"taken"}
     assert not connection.needs_rollback
+
+
+@pytest.mark.django_db(transaction=True)
+def test_outside_a_transaction_the_block_is_one() -> None:
+    with savepoint_left_to_commit():
+        Group.objects.create(name="committed")
+    with pytest.raises(ValueError), savepoint_left_to_commit():
+        Group.objects.create(name="undone")
+        raise ValueError("boom")
+    assert set(Group.objects.values_list("name", flat=True)) == {"committed"}
+    assert connection.get_autocommit() and not connection.in_atomic_block
