@@ -7,9 +7,9 @@ must run on this machine) before and after each statement, and the WAL it wrote 
 the position is the server's, not the backend's). Statements are grouped by their
 text with the numbers taken out. Django's own statements are met through an execute
 wrapper; those the clock runs outside Django's cursors (``rules.log.sql_writes``: the
-bound updates, the effects' ``COPY``, the end of the resolutions' ``COPY``) and the
-commits by wrapping them while the meter runs. What the resolutions' streamed ``COPY``
-costs while Python works is what is left of the total.
+bound updates and the effects' and sheets' update, the effects' ``COPY``, the end of
+the resolutions' ``COPY``) and the commits by wrapping them while the meter runs. What
+the resolutions' streamed ``COPY`` costs while Python works is what is left of the total.
 """
 
 from __future__ import annotations
@@ -72,7 +72,9 @@ class StatementMeter:
 
     @contextmanager
     def measuring(self) -> Iterator[StatementMeter]:
-        bound, copies = sql_writes._execute_bound, sql_writes.copy_rows
+        # run_bound: the bound updates (_execute_bound) and the effects' and sheets' update
+        bound = sql_writes.run_bound  # type: ignore[attr-defined]
+        copies = sql_writes.copy_rows
         commit = connection._commit  # type: ignore[attr-defined]
         writer_exit = sql_writes.ResolutionWriter.__exit__
         meter = self
@@ -83,7 +85,7 @@ class StatementMeter:
         def exit_timed(writer: Any, *exc: Any) -> Any:
             return meter.timed("resolutions' COPY, its end", writer_exit)(writer, *exc)
 
-        sql_writes._execute_bound = bound_timed
+        sql_writes.run_bound = bound_timed  # type: ignore[attr-defined]
         clock_batch.copy_rows = self.timed("new effects' COPY", copies)  # type: ignore[attr-defined]
         connection._commit = self.timed("COMMIT", commit)  # type: ignore[attr-defined]
         sql_writes.ResolutionWriter.__exit__ = exit_timed  # type: ignore[method-assign]
@@ -93,7 +95,7 @@ class StatementMeter:
                 yield self
         finally:
             self.total_cpu, self.total_wal = self.server_cpu() - cpu, self.wal_position() - wal
-            sql_writes._execute_bound = bound
+            sql_writes.run_bound = bound  # type: ignore[attr-defined]
             clock_batch.copy_rows = copies  # type: ignore[attr-defined]
             del connection._commit  # type: ignore[attr-defined]
             sql_writes.ResolutionWriter.__exit__ = writer_exit  # type: ignore[method-assign]
