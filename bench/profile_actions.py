@@ -10,12 +10,16 @@ effects (its clock job inline); with ``--party``, one player of a party of 8 in 
 campaign ("one party": that rest crosses 16, 2 for each character). Each request
 ``--requests`` times after a warm-up: the
 statements per request (an execute wrapper), the CPU ms per request in this process and in
-its PostgreSQL backend (/proc/PID/schedstat: the server on this machine), then the top
-``--top`` functions of cProfile by their own time and by cumulative time.
+its PostgreSQL backend (/proc/PID/schedstat: the server on this machine); with
+``--functions``, the own CPU of the functions named, each call timed (cProfile's timer
+costs more than many short functions do: bench/function_cpu.py); then the top ``--top``
+functions of cProfile by their own time and by cumulative time.
 
     DATABASE_URL=postgres://... REDIS_URL=redis://.../N \\
         .venv/bin/python bench/profile_actions.py [--requests 300] [--top 25] [--only KIND] \\
-        [--party] [--statements N] [--dump PREFIX]
+        [--party] [--statements N] [--functions MODULE:QUALNAME,...] [--dump PREFIX]
+
+For example ``--functions rules.clock.batch:_record,rules.clock.batch:build_log_row``.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ import servers as srv  # noqa: E402
 KINDS = ("get", "no time", "crosses nothing", "crosses effects")
 
 
-def main() -> None:
+def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=300)
     parser.add_argument("--top", type=int, default=25)
@@ -53,9 +57,19 @@ def main() -> None:
         help="PostgreSQL's CPU and WAL for each kind's top N statements (bench/statement_cpu.py)",
     )
     parser.add_argument(
+        "--functions",
+        metavar="MODULE:QUALNAME,...",
+        action="append",
+        help="each named function's own CPU per request, wrapped (bench/function_cpu.py)",
+    )
+    parser.add_argument(
         "--dump", metavar="PREFIX", help="also write each kind's pstats to PREFIX-<kind>.pstats"
     )
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = arguments()
     env = srv.bench_env(
         os.environ["DATABASE_URL"], suffix="_profile", conn_max_age=args.conn_max_age
     )
@@ -107,6 +121,9 @@ def main() -> None:
             print(f"    {sql[:150]}")
         if args.statements:
             measure_statements(request, kind, args.requests, args.statements)
+        if args.functions:
+            names = [name for names in args.functions for name in names.split(",") if name]
+            measure_functions(request, kind, args.requests, names)
         profile = cProfile.Profile(time.process_time)  # CPU, not the waits on PostgreSQL
         profile.enable()
         for _ in range(args.requests):
@@ -169,6 +186,18 @@ def measure_statements(request: Any, kind: str, requests: int, top: int) -> None
         statements.run_bound = run_bound
     print(f"--- {kind}: PostgreSQL per statement, {requests} requests")
     meter.print(top)
+
+
+def measure_functions(request: Any, kind: str, requests: int, names: list[str]) -> None:
+    """The own CPU of each function of ``names`` over ``requests`` requests of ``kind``."""
+    from function_cpu import FunctionMeter
+
+    meter = FunctionMeter(names)
+    with meter.measuring():
+        for _ in range(requests):
+            request(kind)
+    print(f"--- {kind}: functions' own CPU, {requests} requests")
+    meter.print(requests)
 
 
 if __name__ == "__main__":
