@@ -480,7 +480,7 @@ def run_bound(
         cursor = _bound_cursor(db)
         # prepare=True: on its first run, not after psycopg's threshold, which Django
         # turns off (its own statements are compiled anew each time)
-        cursor.execute(sql, params, prepare=True)
+        cursor.execute(sql, [array_text(p) if type(p) is list else p for p in params], prepare=True)
         # Rows only if the statement returned some; asked of the result's status, not of
         # ``cursor.description``, which builds a Column for each of its columns (their
         # names and types: a tenth of a millisecond for each of an action's statements)
@@ -490,6 +490,25 @@ def run_bound(
         changed = cursor.rowcount
     log_query(db, sql, start)
     return rows, changed
+
+
+def array_text(values: list[Any]) -> str | list[Any]:
+    """A list of ints, strings and None as PostgreSQL's text of an array (``{1,NULL}``,
+    ``{"done","it\\"s"}``), which the statement's cast or context makes the array
+    psycopg would have sent; any other list as it is. psycopg encodes a list one element
+    at a time through its dumpers' lookup (issue 39: 0.27 ms of the six arrays of a
+    one-party rest's clock job, 16 elements each); this is one join."""
+    items = []
+    for value in values:
+        if value is None:
+            items.append("NULL")
+        elif isinstance(value, str):  # quoted: any text, NULL and the empty one included
+            items.append('"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"')
+        elif isinstance(value, int) and not isinstance(value, bool):
+            items.append(str(int(value)))  # int(): an Int4 or an IntEnum as its digits
+        else:
+            return values
+    return "{" + ",".join(items) + "}"
 
 
 # The server-binding cursor of each database wrapper (one per thread and alias), kept for

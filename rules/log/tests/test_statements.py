@@ -18,13 +18,14 @@ from django.db import connection, connections
 from django.db.models import F
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
+from psycopg.types.numeric import Int4, Int8
 
 from campaigns.models import Campaign, Membership
 from characters.models import Character
 from core.cleaning import json_bytes
 from rules.clock.models import ClockJob, ClockReport
 from rules.log import statements
-from rules.log.models import Resolution
+from rules.log.models import EffectState, Resolution
 from rules.log.statements import _insert_sql, _update_sql, prepared_value
 from rules.play.services import character_create
 
@@ -235,3 +236,56 @@ def test_a_plain_value_is_made_as_its_field_makes_it(model: type[Any]) -> None:
             taken += statements._WAYS[(field, db.vendor)](value) is not statements._SLOW
     # on PostgreSQL the plain values are made without the field
     assert (taken > 0) == (connection.vendor == "postgresql")
+
+
+ARRAYS: list[tuple[str, list[Any]]] = [
+    ("bigint", [1, None, 2**40, Int4(7), Int8(-3)]),
+    ("bigint", []),
+    ("bigint", [None, None]),
+    ("text", ["done", EffectState.CANCELLED, "", "NULL", 'a "quoted" \\ back', "{,} sp ace", "é"]),
+    ("varchar(16)", ["pending", None]),
+]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="server-side binding: PostgreSQL")
+@pytest.mark.parametrize(("kind", "values"), ARRAYS)
+def test_a_list_is_sent_as_an_array_s_text_and_read_back_the_same(kind: str, values: list[Any]):
+    """run_bound sends a list of ints, strings and None as the text of an array
+    (array_text): cast, and in ``= ANY(%s)`` without a cast, the server reads the array
+    psycopg would have sent, element for element (and one psycopg refuses, of ints of
+    three types: ``Int4`` and ``Int8`` from prepared_value beside plain ints)."""
+    db = connections[connection.alias]
+    text = statements.array_text(values)
+    assert isinstance(text, str)
+    [(got,)] = statements.run_bound(db, f"SELECT %s::{kind}[]", [values])[0]
+    plain = [None if v is None else (str(v) if kind != "bigint" else int(v)) for v in values]
+    assert got == plain
+    # psycopg's own (which wants one type: an Int4 and an int are two to it)
+    [(by_psycopg,)] = statements.run_bound(db, f"SELECT %s::{kind}[]", [psycopg_list(plain)])[0]
+    assert got == by_psycopg
+    if kind == "bigint":  # the type from the context, as for the characters' lock
+        sql = "SELECT n FROM generate_series(-5::bigint, 8) AS n WHERE n = ANY(%s) ORDER BY n"
+        rows = statements.run_bound(db, sql, [values])[0]
+        assert [n for (n,) in rows] == sorted(v for v in values if v is not None and -5 <= v <= 8)
+
+
+def psycopg_list(values: list[Any]) -> Any:
+    """``values`` as psycopg sends a list itself (not through array_text)."""
+
+    class Listed(list[Any]):  # not ``type(p) is list``: run_bound leaves it to psycopg
+        pass
+
+    return Listed(values)
+
+
+def test_an_array_s_text_quotes_every_string_and_writes_none_as_null() -> None:
+    assert statements.array_text([1, None, Int4(2), 'a"b\\c', "NULL", ""]) == (
+        '{1,NULL,2,"a\\"b\\\\c","NULL",""}'
+    )
+
+
+@pytest.mark.parametrize(
+    "values", [[True, False], [uuid.uuid4()], [1, 2.5], [[1], [2]], [timezone.now()]]
+)
+def test_any_other_list_is_left_to_psycopg(values: list[Any]) -> None:
+    assert statements.array_text(values) is values
