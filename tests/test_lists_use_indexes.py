@@ -18,7 +18,7 @@ from django.urls import reverse
 from campaigns.models import Campaign, Membership
 from campaigns.services import campaign_create
 from characters.models import Character
-from rules.clock.batch import due_effects
+from rules.clock.due import due_effects
 from rules.log.models import Resolution, ScheduledEffect
 from rules.play.services import character_create
 from webhooks.models import WebhookDelivery, WebhookEndpoint, WebhookEvent

@@ -16,12 +16,8 @@ from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connection
 from django.db.models import (
     BooleanField,
-    Exists,
     Field,
-    PositiveBigIntegerField,
-    QuerySet,
     TextField,
-    Value,
 )
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast
@@ -31,14 +27,14 @@ from campaigns.models import Campaign
 from characters.choices import stored_choice
 from characters.models import Character
 from core.collector import cycle_collector_paused
-from rules.clock.models import UNFINISHED_JOB_STATES, ClockJob, ClockJobState
+from rules.clock.due import due_effects
+from rules.clock.models import ClockJob, ClockJobState
 from rules.clock.report import ReportBuilder, notable_marks
 from rules.clock.text import effect_words
 from rules.engine.interface import ActionBlocked, Context, RuleError
 from rules.engine.registry import get_ruleset
 from rules.log.context import campaign_dice, campaign_tables
 from rules.log.models import (
-    CampaignTable,
     EffectState,
     Resolution,
     ResolutionKind,
@@ -51,12 +47,14 @@ from rules.log.sql_writes import (
     ResolutionWriter,
     bulk_set,
     copy_rows,
+    counted_run,
     effects_and_sheets,
+    effects_and_sheets_ctes,
     ids_column,
     sheets_from_log,
     use_copy,
 )
-from rules.log.statements import CompiledQuery
+from rules.log.statements import CompiledQuery, Preceding, write_job_end
 
 DEFAULT_BATCH_SIZE = 500
 # What a batch reads of a character on PostgreSQL (its sheet as JSON text beside them).
@@ -115,6 +113,9 @@ class Batch:
     # Each character's sheet as the batch leaves it, for the job's next batch: valid once
     # the batch is committed.
     sheets: KnownSheets = field(default_factory=dict)
+    # Its effects' and sheets' update, not run yet, and the characters it sets: run with
+    # the job's end (job_end_written), or when the job goes on (write_deferred).
+    deferred: tuple[Preceding, int] | None = None
 
     def resolution_models(self, campaign: Campaign) -> list[Resolution]:
         """The batch's resolutions as models (written already), their campaign and
@@ -398,9 +399,10 @@ def _record(
     batch.last_minute = effect.due_at
 
 
-def write_batch(batch: Batch) -> None:
+def write_batch(batch: Batch, defer: bool = False) -> None:
     """Write a batch in bulk: the same rows ``rules.play.services.persist_result``
-    writes one by one."""
+    writes one by one. ``defer``: its effects' and sheets' update is left to run with
+    the job's end (``batch.deferred``), when nothing else of it must follow that."""
     # The resolutions are in already (ResolutionWriter): link each applied effect to its
     # own (its id, and those of the resolutions that cancelled or scheduled effects, are
     # read from the rows as the effects are written: EffectRow).
@@ -414,8 +416,12 @@ def write_batch(batch: Batch) -> None:
     # same statement (rules.log.sql_writes.effects_and_sheets), as the log sets them.
     effect_columns = ["state", "resolution", "cancelled_by"]
     sheets_set = copy and bool(batch.touched) and bool(batch.changed_characters)
-    changed = missing = 0
-    if sheets_set:
+    changed, missing = len(batch.touched), 0
+    if sheets_set and defer and not batch.cancelled_keys:  # which must find them written
+        batch.deferred = effects_and_sheets_ctes(
+            batch.touched, effect_columns, batch.resolutions, now
+        )
+    elif sheets_set:
         changed, missing = effects_and_sheets(batch.touched, effect_columns, batch.resolutions, now)
     elif batch.touched:
         changed = bulk_set(
@@ -424,13 +430,7 @@ def write_batch(batch: Batch) -> None:
             effect_columns,
             where_pending=True,
         )
-    # Compare-and-set: every effect the batch applied or cancelled was still pending.
-    if changed != len(batch.touched):
-        raise ClockConflict(
-            f"{len(batch.touched) - changed} effects were no longer pending; batch undone"
-        )
-    if missing:
-        raise ClockConflict(f"{missing} characters' sheets were not set; batch undone")
+    _written_whole(batch, changed, missing)
     for character_id, keys, by in batch.cancelled_keys:
         ScheduledEffect.objects.filter(
             character_id=character_id, key__in=keys, state=EffectState.PENDING
@@ -449,6 +449,37 @@ def write_batch(batch: Batch) -> None:
             bulk_set(Character, characters, ["sheet", "version", "pending_choice", "updated_at"])
 
 
+def _written_whole(batch: Batch, changed: int, missing: int) -> None:
+    """Compare-and-set: every effect the batch applied or cancelled was still pending
+    (``changed`` of them), and every character's row was there."""
+    if changed != len(batch.touched):
+        raise ClockConflict(
+            f"{len(batch.touched) - changed} effects were no longer pending; batch undone"
+        )
+    if missing:
+        raise ClockConflict(f"{missing} characters' sheets were not set; batch undone")
+
+
+def write_deferred(batch: Batch, counts: tuple[int, ...] | None = None) -> None:
+    """The batch's deferred update (write_batch): ``counts`` as the statement it ran in
+    returned them (job_end_written), else run now; checked as write_batch checks it."""
+    assert batch.deferred is not None
+    (ctes, characters), batch.deferred = batch.deferred, None
+    changed, sheets = counts if counts is not None else counted_run(ctes)
+    _written_whole(batch, changed, characters - sheets)
+
+
+def job_end_written(
+    campaign: Campaign, job: ClockJob, fields: list[str], report: Any, batch: Batch
+) -> None:
+    """``rules.log.statements.write_job_end``, the last batch's deferred update ahead of
+    it in its statement (a round trip fewer, issue 39)."""
+    ahead = batch.deferred[0] if batch.deferred is not None else None
+    counts = write_job_end(campaign, job, fields, report, ahead)
+    if ahead is not None:
+        write_deferred(batch, counts)
+
+
 def job_start(job: ClockJob, campaign: Campaign, now: datetime) -> None:
     """A job's target and start, fixed in its first batch (at the campaign's clock then)."""
     if job.target is None:
@@ -460,73 +491,13 @@ def job_start(job: ClockJob, campaign: Campaign, now: datetime) -> None:
         job.started_at = now
 
 
-def due_effects(campaign_id: int, target: int | Value) -> QuerySet[ScheduledEffect]:
-    """The campaign's pending effects due by ``target``, in the order they apply."""
-    return ScheduledEffect.objects.filter(
-        campaign_id=campaign_id, state=EffectState.PENDING, due_at__lte=target
-    ).order_by("due_at", "id")
-
-
-# :data:`UNFINISHED_JOB_STATES` as a list of SQL literals, ``'queued', ...``. A search of a
-# campaign's jobs in a prepared statement names the states in its text, not as parameters:
-# its generic plan then sees how rare unfinished jobs are (the column's statistics) and
-# reads the ``(campaign, state)`` index, where with the states as parameters it guessed and
-# scanned the table, every job of every campaign (issue 39, docs/performance.md "Prepared
-# searches"). The states are the models' constants.
-assert all(state.value.isalpha() and state.value.islower() for state in UNFINISHED_JOB_STATES)
-UNFINISHED_STATES_SQL = ", ".join(f"'{state.value}'" for state in UNFINISHED_JOB_STATES)
-
-
-def unfinished_states() -> RawSQL:
-    """``state__in=unfinished_states()``: :data:`UNFINISHED_STATES_SQL` as a queryset's
-    right-hand side."""
-    return RawSQL(UNFINISHED_STATES_SQL, ())  # noqa: S611 - the models' constants
-
-
-def earlier_jobs(campaign_id: int, job_id: int) -> QuerySet[ClockJob]:
-    """The campaign's unfinished jobs before ``job_id`` (it is their turn first); the
-    states in the statement's text (a prepared statement's plan: ``unfinished_states``)."""
-    return ClockJob.objects.filter(
-        campaign_id=campaign_id, state__in=unfinished_states(), pk__lt=job_id
-    )
-
-
-# By the number of rows read: compiled once each (issue 39), Django's compiling of this
-# statement cost about what it takes to run; prepared, its generic plan reads the effects
-# in the index's order up to the limit and the jobs by the states in its text, whichever
-# campaign it is run for (rules/play/tests/test_action_queries.py).
-_FIRST_DUE: dict[int, CompiledQuery[ScheduledEffect]] = {}
-
-
-def first_due(campaign_id: int, target: int, job_id: int, limit: int) -> list[tuple[Any, ...]]:
-    """One statement: the campaign's effects due by ``target`` (an action's job's first
-    batch, if it runs in the action: rules.clock.services.clock_job_send), each row with
-    whether an earlier job is unfinished (then it is not this job's turn), and whether
-    the campaign has edited tables (if not, its batches need not read them); at most
-    ``limit`` rows."""
-    query = _FIRST_DUE.setdefault(
-        limit, CompiledQuery[ScheduledEffect]("campaign", "target", "job")
-    )
-    if not query.ready():
-        marks = query.marks
-        # the target as an expression: an int below the column's range (a mark is
-        # negative) would be answered "no row" by Django without a statement
-        due = due_effects(
-            marks["campaign"], Value(marks["target"], PositiveBigIntegerField())
-        ).annotate(
-            earlier_job=Exists(earlier_jobs(marks["campaign"], marks["job"])),
-            edited_tables=Exists(CampaignTable.objects.filter(campaign_id=marks["campaign"])),
-        )
-        query.compile(due.values_list(*EffectRow.COLUMNS, "earlier_job", "edited_tables")[:limit])
-    return query.rows(campaign=campaign_id, target=target, job=job_id)
-
-
 def job_apply_batch(
     campaign: Campaign,
     job: ClockJob,
     due: list[EffectRow] | None = None,
     known: KnownSheets | None = None,
     tables: Mapping[str, Any] | None = None,
+    defer: bool = False,
 ) -> Batch:
     """Apply and write the job's next batch of due effects; move ``campaign`` and ``job``
     in memory (the caller writes them: the clock, the dice counter, the job's state).
@@ -534,7 +505,8 @@ def job_apply_batch(
     ``due``: every effect due by the job's target, read already under the campaign's
     lock (an action's job, rules.clock.services.clock_job_send): not read again.
     ``known``: the sheets the job's earlier batches left (:data:`KnownSheets`);
-    ``tables``: the campaign's edited tables, if the caller knows them."""
+    ``tables``: the campaign's edited tables, if the caller knows them; ``defer``: the
+    caller writes the job's end with :func:`job_end_written` (write_batch)."""
     target = job.target
     assert target is not None  # set by job_start
     limit = batch_size()
@@ -550,7 +522,8 @@ def job_apply_batch(
         complete = len(loaded) < limit
     with cycle_collector_paused():
         batch = run_effects(campaign, loaded, known, tables) if loaded else Batch()
-        write_batch(batch)
+        # deferred only if nothing below reads what it writes (no count of what is left)
+        write_batch(batch, defer=defer and complete)
     if batch.last_minute is not None:
         campaign.clock = max(campaign.clock, batch.last_minute)
     # What is still due by the target once this batch is written (the effects it
@@ -581,4 +554,6 @@ def job_apply_batch(
     job.total = job.done + remaining
     job.skipped = [*job.skipped, *batch.skipped]
     job.clock_reached = campaign.clock
+    if batch.deferred is not None and job.state == ClockJobState.RUNNING:
+        write_deferred(batch)  # the job's next batch reads what this one wrote
     return batch

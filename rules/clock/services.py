@@ -58,15 +58,8 @@ from core.errors import ResolutionConflict
 from core.said import said
 from core.savepoints import savepoint_left_to_commit
 from rules.clock import queue
-from rules.clock.batch import (
-    UNFINISHED_STATES_SQL,
-    Batch,
-    KnownSheets,
-    earlier_jobs,
-    first_due,
-    job_apply_batch,
-    job_start,
-)
+from rules.clock.batch import Batch, KnownSheets, job_apply_batch, job_end_written, job_start
+from rules.clock.due import UNFINISHED_STATES_SQL, earlier_jobs, first_due
 from rules.clock.events import publish_clock_job, publish_clock_report
 from rules.clock.models import (
     UNFINISHED_JOB_STATES,
@@ -83,7 +76,7 @@ from rules.engine.words import text_said
 from rules.log.events import publish_resolutions
 from rules.log.models import EffectState, ScheduledEffect
 from rules.log.rows import EffectRow
-from rules.log.statements import insert_row, write_job_end
+from rules.log.statements import insert_row
 from webhooks.services import endpoints_held
 
 logger = logging.getLogger(__name__)
@@ -531,7 +524,7 @@ def _run_inline(
         if report.updated_at is None:
             report.updated_at = now  # as made by the first batch
         job_start(job, campaign, now)
-        batch = job_apply_batch(campaign, job, first, tables=tables)
+        batch = job_apply_batch(campaign, job, first, tables=tables, defer=True)
         first = None
         report.clock_to = max(report.clock_to, campaign.clock)
         if batch.report.entries:
@@ -544,7 +537,7 @@ def _run_inline(
         if job.state != ClockJobState.RUNNING:
             break
     report.characters = characters
-    write_job_end(campaign, job, _JOB_PROGRESS, report)  # the job's row inserted if unsaved
+    job_end_written(campaign, job, _JOB_PROGRESS, report, batch)  # inserted if unsaved
     action_job.pk, action_job._state.adding = job.pk, False
     if job.state == ClockJobState.RUNNING:
         return True

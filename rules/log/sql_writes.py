@@ -52,7 +52,7 @@ from characters.models import Character
 from core.cleaning import json_text
 from rules.log.models import EffectState, Resolution, ScheduledEffect
 from rules.log.rows import LogRow
-from rules.log.statements import log_query, run_bound, run_prepared
+from rules.log.statements import Preceding, log_query, run_bound, run_prepared
 
 
 def sheets_from_log(resolutions: Sequence[LogRow], now: datetime) -> int:
@@ -100,17 +100,32 @@ def effects_and_sheets(
     their pending state) and :func:`sheets_from_log`, in one statement (PostgreSQL: two
     data-modifying CTEs; a round trip fewer per batch, issue 39): the number of effects
     changed, and of characters whose row was not found."""
+    ctes, count = effects_and_sheets_ctes(effects, names, resolutions, now)
+    changed, sheets = counted_run(ctes)
+    return changed, count - sheets
+
+
+def counted_run(before: Preceding) -> tuple[int, ...]:
+    """``before``'s CTEs run as a statement of their own: the rows each counted one
+    returned."""
+    # the CTEs' text and names are ours (Preceding); values are parameters
+    counts = ", ".join(f"(SELECT count(*) FROM {name})" for name in before.counted)  # noqa: S608
+    sql = f"WITH {before.ctes} SELECT {counts}"
+    [row] = run_bound(connections[connection.alias], sql, before.params)[0]
+    return tuple(int(count) for count in row)
+
+
+def effects_and_sheets_ctes(
+    effects: list[Any], names: list[str], resolutions: Sequence[LogRow], now: datetime
+) -> tuple[Preceding, int]:
+    """:func:`effects_and_sheets`' two CTEs, ``effects`` and ``sheets``, not run (to run
+    ahead of the job's end: ``rules.log.statements.write_job_end``), and the number of
+    characters whose sheets they set."""
     effects_sql, effects_params = _bulk_set_sql(ScheduledEffect, effects, names, True)
     sheets_sql, sheets_params, count = _sheets_sql(resolutions, now)
     # Both texts are this module's (names from the models' metadata); values are parameters.
-    sql = (
-        f"WITH effects AS ({effects_sql} RETURNING 1), sheets AS ({sheets_sql} RETURNING 1) "  # noqa: S608
-        "SELECT (SELECT count(*) FROM effects), (SELECT count(*) FROM sheets)"
-    )
-    [(changed, sheets)] = run_bound(
-        connections[connection.alias], sql, [*effects_params, *sheets_params]
-    )[0]
-    return int(changed), count - int(sheets)
+    ctes = f"effects AS ({effects_sql} RETURNING 1), sheets AS ({sheets_sql} RETURNING 1)"
+    return Preceding(ctes, [*effects_params, *sheets_params], ("effects", "sheets")), count
 
 
 def use_copy() -> bool:

@@ -24,6 +24,7 @@ import time
 import uuid
 import weakref
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
@@ -136,16 +137,36 @@ def insert_row(obj: Model) -> None:
     obj._state.db = connection.alias
 
 
-def write_job_end(campaign: Campaign, job: Model, fields: list[str], report: Model) -> None:
+@dataclass(frozen=True)
+class Preceding:
+    """Data-modifying CTEs of ours (``"effects AS (...), sheets AS (...)"``, names from
+    the models' metadata) to run in the same statement ahead of another, ``params`` theirs;
+    the rows each of ``counted`` returned are counted in that statement's answer."""
+
+    ctes: str
+    params: list[Any]
+    counted: tuple[str, ...]
+
+
+def write_job_end(
+    campaign: Campaign,
+    job: Model,
+    fields: list[str],
+    report: Model,
+    before: Preceding | None = None,
+) -> tuple[int, ...]:
     """A clock job's rows as it stops or leaves the action it ran in
     (``rules.clock.services``): its report inserted (``job.report``), the campaign's
     clock and dice counter, the job's ``fields`` (``updated_at`` set now, as ``save()``
     sets it), or the whole job inserted if it is not saved yet (an action's job run in
     the action: one row written, where an insert and an update wrote two): on PostgreSQL
     one statement (the report's insert and the campaign's update as data-modifying CTEs
-    before the job's update or insert), elsewhere three saves."""
+    before the job's update or insert), elsewhere three saves. ``before``: the last
+    batch's own writes, run first in the same statement (PostgreSQL; a round trip fewer,
+    issue 39); the counts of their rows are returned, in the order of ``counted``."""
     connection = connections[Resolution.objects.db]
     if connection.vendor != "postgresql":
+        assert before is None  # a batch defers its writes on PostgreSQL only
         report.save(force_insert=True)
         job.report = report  # type: ignore[attr-defined]
         campaign.save(update_fields=["clock", "dice_counter"])
@@ -153,7 +174,7 @@ def write_job_end(campaign: Campaign, job: Model, fields: list[str], report: Mod
             job.save(force_insert=True)
         else:
             job.save(update_fields=[*fields, "report", "updated_at"])
-        return
+        return ()
     job.updated_at = timezone.now()  # type: ignore[attr-defined]
     insert, insert_params = _insert_sql(report, connection.alias)
     moved, moved_params = _update_sql(
@@ -175,16 +196,21 @@ def write_job_end(campaign: Campaign, job: Model, fields: list[str], report: Mod
         column = quote(field.column)
         write = write.replace(" WHERE ", f", {column} = {from_insert} WHERE ", 1)
         write += f" RETURNING {quote(type(job)._meta.pk.column)}"
-    [row] = run_prepared(
+    ahead, ahead_params, counts = "", [], ""
+    if before is not None:
+        ahead, ahead_params = f"{before.ctes}, ", before.params
+        # the CTEs' names are ours (Preceding), no value
+        counts = "".join(f", (SELECT count(*) FROM {name})" for name in before.counted)  # noqa: S608
+    [(job.pk, report.pk, *counted)] = run_prepared(
         connection,
-        f"WITH write_0 AS ({insert}), write_1 AS ({moved}) {write}, {from_insert}",
-        [*insert_params, *moved_params, *write_params],
+        f"WITH {ahead}write_0 AS ({insert}), write_1 AS ({moved}) {write}, {from_insert}{counts}",
+        [*ahead_params, *insert_params, *moved_params, *write_params],
     )
-    job.pk, report.pk = row
     for saved in (job, report):
         saved._state.adding = False
         saved._state.db = connection.alias
     job.report = report  # type: ignore[attr-defined]
+    return tuple(int(count) for count in counted)
 
 
 def _insert_from(obj: Model, field: Any, sql: str, using: str) -> tuple[str, tuple[Any, ...]]:

@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from campaigns.models import Membership
 from characters.access import mine_by_id
 from characters.models import Character
-from rules.clock.batch import due_effects, earlier_jobs, first_due
+from rules.clock.due import due_effects, earlier_jobs, first_due
 from rules.clock.models import ClockJob
 from rules.clock.tests.clock_helpers import wounded
 from rules.log.models import CampaignTable
