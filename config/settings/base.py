@@ -129,12 +129,9 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
-# Our statements compiled once per process run as statements prepared on the connection
-# (rules.log.statements.run_prepared, issue 39): psycopg prepares nothing while the
-# threshold is None, Django's setting. Django's own cursors bind on the client and are
-# never prepared, whatever the threshold.
-if "postgresql" in DATABASES["default"]["ENGINE"]:
-    DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = 5
+# psycopg's prepare threshold stays None, Django's setting: our statements compiled once
+# per process are prepared on the connection by rules.log.statements.run_bound alone,
+# which sets it while it runs one (issue 39).
 # A pool of at most DATABASE_POOL_MAX_SIZE connections per process (PostgreSQL only;
 # Django's own pool, psycopg_pool): for the threaded server of the event streams, whose
 # threads would otherwise each keep a connection (docs/deployment.md). A pool replaces

@@ -504,9 +504,18 @@ def run_bound(
     db.validate_no_broken_transaction()
     with db.wrap_database_errors:
         cursor = _bound_cursor(db)
-        # prepare=True: on its first run, not after psycopg's threshold, which Django
-        # turns off (its own statements are compiled anew each time)
-        cursor.execute(sql, [array_text(p) if type(p) is list else p for p in params], prepare=True)
+        values = [array_text(p) if type(p) is list else p for p in params]
+        # prepare=True: on its first run. psycopg prepares nothing while the connection's
+        # threshold is None, Django's setting, and it is None but here: while it is set,
+        # psycopg counts every statement the connection runs, Django's client-bound
+        # ones too, each by its text with the values in it, and keeps the last hundred
+        # (an import's 500-row INSERTs: 36 MiB held, issue 39; test_statements.py).
+        raw = cursor.connection
+        raw.prepare_threshold = 0
+        try:
+            cursor.execute(sql, values, prepare=True)
+        finally:
+            raw.prepare_threshold = None
         # Rows only if the statement returned some; asked of the result's status, not of
         # ``cursor.description``, which builds a Column for each of its columns (their
         # names and types: a tenth of a millisecond for each of an action's statements)

@@ -6,6 +6,7 @@ Both configurations run these (SQLite and PostgreSQL)."""
 from __future__ import annotations
 
 import re
+import tracemalloc
 import uuid
 from collections.abc import Callable
 from datetime import datetime
@@ -210,6 +211,42 @@ def test_statements_share_one_cursor_per_connection_and_a_new_connection_gets_it
         assert again is not theirs and again.connection is other.connection
     finally:
         other.close()
+
+
+def _by_django_cursor(sql: str, params: list[Any]) -> Any:
+    """The first row of ``sql`` run through a Django cursor, closed and let go."""
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone()
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="prepared statements: PostgreSQL")
+def test_only_our_statements_are_prepared_and_no_statement_s_text_is_kept():
+    """run_bound prepares its statement on the connection; Django's statements, bound on
+    the client, are neither prepared nor kept. With psycopg's threshold set for the
+    connection (stop 56's fix), psycopg counted each of Django's by its text with the
+    values in it and kept the last hundred: an import's 500-row ``INSERT`` s held 36 MiB
+    (bench/logbook_scale.py)."""
+    db = connections[connection.alias]
+    ours = "SELECT %s::int * 2 AS prepared_by_run_bound"
+    assert statements.run_bound(db, ours, [21])[0] == [(42,)]
+    assert statements.run_bound(db, ours, [2])[0] == [(4,)]
+    big = "x" * 2**20  # each of Django's statements below is a MiB of text
+    tracemalloc.start()
+    try:
+        held = tracemalloc.get_traced_memory()[0]
+        for n in range(4):
+            assert _by_django_cursor("SELECT length(%s) + %s", [big, n]) == (2**20 + n,)
+        kept = tracemalloc.get_traced_memory()[0] - held
+    finally:
+        tracemalloc.stop()
+    assert kept < 2**20, f"{kept} bytes kept of Django's statements"
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements WHERE NOT from_sql")
+        prepared = [row[0] for row in cursor.fetchall()]
+    assert any("prepared_by_run_bound" in text for text in prepared)
+    assert not any("length(" in text for text in prepared)
+    assert db.connection.prepare_threshold is None  # put back after each statement
 
 
 SAMPLES: list[Any] = [None, 0, 7, 2**40, "x", "", True, False, uuid.uuid4()]
