@@ -97,6 +97,9 @@ def test_the_main_loop_by_keyboard_alone(new_page, referee, player, scripted_dic
     page.goto("/login/")
     every_control_by_tab(page)
     page.goto("/login/")  # the username field has the focus when the page opens
+    # Chromium applies autofocus at its next rendering step, which on a loaded machine
+    # can come after the load event that goto waits for: wait for it, then check the ring.
+    expect(page.locator("#id_username")).to_be_focused()
     assert assert_visible_focus(page)["id"] == "id_username"
     page.keyboard.type("referee")
     tab_to(page, "^id_password$")
