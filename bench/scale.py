@@ -140,7 +140,7 @@ def seed(campaigns: int) -> Campaign:
     _seed_webhooks(first)
     camp, member = _table(Campaign), _table(Membership)
     # everyone's live clock ticked just now; the digests went out today
-    _sql(f"UPDATE {camp} SET live_ratio = 1, live_last_tick = now()")
+    _sql(f"UPDATE {camp} SET live_ratio = 1, {_TICKED_AT.format(at='now()', ratio=1)}")
     _sql(f"UPDATE {member} SET digest_sent_at = now() WHERE email_digest")
     _work(WITH_WORK)
     arm(WITH_WORK)
@@ -305,6 +305,14 @@ def _work(count: int) -> None:
     )
 
 
+# A live clock's last tick and its next (campaigns.models.live_next_tick), in SQL; the
+# ratio as the row will have it (an UPDATE's expressions read the row before it).
+_TICKED_AT = (
+    "live_last_tick = {at}, "
+    "live_next_tick = {at} + interval '1 microsecond' * ceil(60000000 / {ratio})"
+)
+
+
 def arm(count: int) -> None:
     """Beat's work set again right before each tick is measured, minutes after the
     seeding (the clocks ran on meanwhile; the live tick runs the watchdog too): every live
@@ -312,8 +320,9 @@ def arm(count: int) -> None:
     the queued jobs (:func:`_work`'s lost ones) an hour without a heartbeat."""
     camp, jobs = _table(Campaign), _table(ClockJob)
     due = f"(SELECT id FROM {camp} ORDER BY id DESC LIMIT {count})"
-    _sql(f"UPDATE {camp} SET live_last_tick = now() WHERE live_ratio > 0")
-    _sql(f"UPDATE {camp} SET live_last_tick = now() - interval '5 minutes' WHERE id IN {due}")
+    now, ago = "now()", "now() - interval '5 minutes'"
+    _sql(f"UPDATE {camp} SET {_TICKED_AT.format(at=now, ratio='live_ratio')} WHERE live_ratio > 0")
+    _sql(f"UPDATE {camp} SET {_TICKED_AT.format(at=ago, ratio='live_ratio')} WHERE id IN {due}")
     _sql(
         f"UPDATE {jobs} SET heartbeat_at = now() - interval '1 hour' WHERE state = 'queued' "
         "AND kind = 'advance'"

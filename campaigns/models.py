@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import secrets
-from decimal import Decimal
+from datetime import datetime, timedelta
+from decimal import ROUND_CEILING, Decimal
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -12,6 +13,21 @@ from django.utils.translation import gettext_lazy
 
 # A live clock runs at most a week of in-game time per real minute.
 MAX_LIVE_RATIO = 7 * 24 * 60
+
+MICROSECONDS_PER_MINUTE = 60_000_000
+
+
+def live_next_tick(ratio: Decimal, last_tick: datetime | None) -> datetime | None:
+    """The real moment a live clock at ``ratio`` that last ticked at ``last_tick`` has its
+    first whole in-game minute to move (None when it is not running): the first whole
+    microsecond at which elapsed x ratio reaches a minute, as rules.clock.live counts
+    the minutes (its tests hold the two to each other). Stored as
+    ``Campaign.live_next_tick``, so that beat's tick finds the campaigns due by an index
+    and costs what they cost, not every live campaign (issue 39)."""
+    if ratio <= 0 or last_tick is None:
+        return None
+    wait = (Decimal(MICROSECONDS_PER_MINUTE) / Decimal(ratio)).to_integral_value(ROUND_CEILING)
+    return last_tick + timedelta(microseconds=int(wait))
 
 
 def new_dice_seed() -> str:
@@ -48,6 +64,9 @@ class Campaign(models.Model):
         validators=[MinValueValidator(Decimal(0)), MaxValueValidator(Decimal(MAX_LIVE_RATIO))],
     )
     live_last_tick = models.DateTimeField(null=True, blank=True)
+    # :func:`live_next_tick` of the two above, written with them: beat reads the campaigns
+    # due a tick by it (the index ``campaign_live_due``); null while the clock stands.
+    live_next_tick = models.DateTimeField(null=True, blank=True, editable=False)
     # "Actions move the clock": an action that takes time (a night's sleep, a search)
     # advances the clock by it when it ends (rules.clock.action_time, docs/clock.md).
     actions_move_clock = models.BooleanField(default=True)
@@ -65,6 +84,24 @@ class Campaign(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(
+                fields=["live_next_tick"],
+                condition=models.Q(live_next_tick__isnull=False),
+                name="campaign_live_due",
+            ),
+        ]
+        constraints = [
+            # set exactly while the clock runs: a writer that forgets it fails here
+            models.CheckConstraint(
+                condition=models.Q(live_next_tick__isnull=True, live_ratio=0)
+                | models.Q(live_next_tick__isnull=True, live_last_tick__isnull=True)
+                | models.Q(
+                    live_next_tick__isnull=False, live_ratio__gt=0, live_last_tick__isnull=False
+                ),
+                name="campaign_live_next_tick_while_running",
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.name

@@ -184,8 +184,8 @@ def campaign_archived_set(campaign: Campaign) -> Campaign:
         )
     campaign.archived_at = timezone.now()
     campaign.live_ratio = Decimal(0)
-    campaign.live_last_tick = None
-    campaign.save(update_fields=["archived_at", "live_ratio", "live_last_tick"])
+    campaign.live_last_tick = campaign.live_next_tick = None
+    campaign.save(update_fields=["archived_at", "live_ratio", "live_last_tick", "live_next_tick"])
     return campaign
 
 

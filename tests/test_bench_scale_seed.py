@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from decimal import Decimal
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 from django.db import connection
+from django.utils import timezone
 
-from campaigns.models import Campaign, Membership
+from campaigns.models import Campaign, Membership, live_next_tick
 from characters.models import Character
 from rules.clock.models import ClockJob
 from rules.log.models import Resolution, ScheduledEffect
@@ -53,6 +55,14 @@ def test_the_scale_bench_seeds_its_campaigns():
     assert WebhookDelivery.objects.filter(state="pending").exists()
     assert ClockJob.objects.filter(state="done").count() == 3 * 2
     assert Campaign.objects.filter(live_ratio=1).count() == 3  # every clock live
+    # beat's tick finds the due ones (the newest) by their next tick, as the clock writes it
+    bench.arm(1)
+    newest = Campaign.objects.order_by("-id").values_list("pk", flat=True)[:1]
+    assert set(Campaign.objects.filter(live_next_tick__lte=timezone.now())) == set(
+        Campaign.objects.filter(pk__in=list(newest))
+    )
+    for campaign in Campaign.objects.all():
+        assert campaign.live_next_tick == live_next_tick(Decimal(1), campaign.live_last_tick)
     # every character's log runs up to its version, each entry in the character's campaign
     for character in Character.objects.filter(campaign=template):
         log = Resolution.objects.filter(character=character)

@@ -14,7 +14,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext
 
 from campaigns.access import refuse_archived
-from campaigns.models import MAX_LIVE_RATIO, Campaign
+from campaigns.models import MAX_LIVE_RATIO, MICROSECONDS_PER_MINUTE, Campaign, live_next_tick
 from campaigns.services import campaign_lock
 from rules.clock import queue
 from rules.clock.models import (
@@ -27,8 +27,6 @@ from rules.clock.models import (
 )
 from rules.clock.text import ratio_words
 from rules.clock.watchdog import clock_watchdog
-
-_MICROSECONDS_PER_MINUTE = 60_000_000
 
 
 def _live_report(campaign: Campaign, now: datetime) -> ClockReport:
@@ -105,18 +103,19 @@ def clock_live_set(
         _live_entry(campaign, campaign.live_ratio, ratio, actor)
         campaign.live_ratio = ratio
         campaign.live_last_tick = now if ratio > 0 else None
+        campaign.live_next_tick = live_next_tick(ratio, campaign.live_last_tick)
         campaign.full_clean(exclude=["created_by"])
-        campaign.save(update_fields=["live_ratio", "live_last_tick"])
+        campaign.save(update_fields=["live_ratio", "live_last_tick", "live_next_tick"])
     return campaign
 
 
 def _live_minutes(ratio: Decimal, last_tick: datetime, now: datetime) -> tuple[int, datetime]:
     """Whole in-game minutes since ``last_tick`` and the real moment they end at."""
     elapsed = Decimal((now - last_tick) // timedelta(microseconds=1))
-    minutes = int((elapsed * ratio / _MICROSECONDS_PER_MINUTE).to_integral_value(ROUND_FLOOR))
+    minutes = int((elapsed * ratio / MICROSECONDS_PER_MINUTE).to_integral_value(ROUND_FLOOR))
     if minutes <= 0:
         return 0, last_tick
-    used = (Decimal(minutes) * _MICROSECONDS_PER_MINUTE / ratio).to_integral_value(ROUND_FLOOR)
+    used = (Decimal(minutes) * MICROSECONDS_PER_MINUTE / ratio).to_integral_value(ROUND_FLOOR)
     return minutes, last_tick + timedelta(microseconds=int(used))
 
 
@@ -135,12 +134,13 @@ def _tick_campaign(campaign: Campaign, now: datetime, *, force: bool = False) ->
     minutes, new_tick = _live_minutes(campaign.live_ratio, last_tick, now)
     if minutes == 0:
         return None
+    next_tick = live_next_tick(campaign.live_ratio, new_tick)
     moved = Campaign.objects.filter(
         pk=campaign.pk, live_last_tick=last_tick, live_ratio=campaign.live_ratio
-    ).update(live_last_tick=new_tick)
+    ).update(live_last_tick=new_tick, live_next_tick=next_tick)
     if moved != 1:
         return None  # another tick got there first
-    campaign.live_last_tick = new_tick
+    campaign.live_last_tick, campaign.live_next_tick = new_tick, next_tick
     job = ClockJob.objects.create(
         campaign=campaign,
         kind=ClockJobKind.LIVE,
@@ -153,16 +153,12 @@ def _tick_campaign(campaign: Campaign, now: datetime, *, force: bool = False) ->
 
 def _due_a_tick(now: datetime) -> list[int]:
     """The live campaigns whose clock has at least a whole in-game minute to move at
-    ``now``, in the order beat has always ticked them: only they are read whole and
-    ticked, in a transaction each (issue 39: a tick costs what the campaigns with work
-    cost, not every live one, bench/scale.py). Decided by :func:`_live_minutes`, as
-    :func:`_tick_campaign` decides again on the row it reads."""
-    live = Campaign.objects.filter(live_ratio__gt=0, live_last_tick__isnull=False)
-    return [
-        pk
-        for pk, ratio, last_tick in live.values_list("pk", "live_ratio", "live_last_tick")
-        if last_tick is not None and _live_minutes(ratio, last_tick, now)[0] > 0
-    ]
+    ``now``, in the order beat has always ticked them: only they are read, by the index
+    of their next tick (``campaign_live_due``), and ticked, in a transaction each (issue
+    39: a tick costs what the campaigns with work cost, not every live one,
+    bench/scale.py). :func:`_tick_campaign` decides again on the row it reads."""
+    due = Campaign.objects.filter(live_next_tick__lte=now)
+    return list(due.order_by("-created_at", "-id").values_list("pk", flat=True))
 
 
 def clock_live_tick(*, now: datetime | None = None) -> list[ClockJob]:

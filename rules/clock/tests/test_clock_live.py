@@ -7,11 +7,21 @@ from decimal import Decimal
 
 import pytest
 from django.conf import settings
+from django.db import IntegrityError, connection, transaction
+from django.db.models import QuerySet
+from hypothesis import given
+from hypothesis import strategies as st
 
-from campaigns.models import Campaign
+from campaigns.models import MAX_LIVE_RATIO, Campaign, live_next_tick
 from campaigns.services import campaign_create
 from config.celery_app import app as celery_app
-from rules.clock.live import _tick_campaign, clock_live_set, clock_live_tick
+from rules.clock.live import (
+    _due_a_tick,
+    _live_minutes,
+    _tick_campaign,
+    clock_live_set,
+    clock_live_tick,
+)
 from rules.clock.models import ClockJob, ClockReport
 from rules.clock.services import clock_advance_run, clock_job_resume
 from rules.clock.tests.clock_helpers import wounded
@@ -20,6 +30,11 @@ from rules.play.services import resolution_answer_choice
 pytestmark = pytest.mark.django_db
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+
+def ticked(campaigns: QuerySet[Campaign], at: datetime) -> None:
+    """Live clocks at 1 minute a minute that last ticked ``at``, as a tick writes them."""
+    campaigns.update(live_last_tick=at, live_next_tick=live_next_tick(Decimal(1), at))
 
 
 @pytest.fixture
@@ -175,8 +190,9 @@ def test_beat_runs_the_tick_every_minute():
 
 def test_the_beat_task_ticks_live_campaigns(campaign, django_capture_on_commit_callbacks):
     clock_live_set(campaign_id=campaign.pk, ratio=Decimal(1), now=datetime.now(UTC))
-    type(campaign).objects.filter(pk=campaign.pk).update(
-        live_last_tick=datetime.now(UTC) - timedelta(minutes=5, seconds=1)
+    ticked(
+        type(campaign).objects.filter(pk=campaign.pk),
+        datetime.now(UTC) - timedelta(minutes=5, seconds=1),
     )
     with django_capture_on_commit_callbacks(execute=True):
         started = celery_app.tasks["rules.tasks.tick_live_campaigns"].apply().get()
@@ -200,8 +216,8 @@ def test_a_tick_costs_the_campaigns_with_a_minute_to_move_not_every_live_one(
             other = campaign_create(user=referee, name="Idle", ruleset="hit_dice")
             clock_live_set(campaign_id=other.pk, ratio=Decimal(1), now=T0)
         # the idle ones ticked half a minute ago, the due one ten minutes and a half
-        Campaign.objects.exclude(pk=due.pk).update(live_last_tick=T0 + timedelta(minutes=10))
-        Campaign.objects.filter(pk=due.pk).update(live_last_tick=T0)
+        ticked(Campaign.objects.exclude(pk=due.pk), T0 + timedelta(minutes=10))
+        ticked(Campaign.objects.filter(pk=due.pk), T0)
         ClockJob.objects.all().delete()
         ClockReport.objects.all().delete()  # the hour's report: made by its first tick
         with django_assert_max_num_queries(1000) as captured:
@@ -209,3 +225,54 @@ def test_a_tick_costs_the_campaigns_with_a_minute_to_move_not_every_live_one(
         assert job.campaign_id == due.pk
         counts.append(len(captured))
     assert counts[0] == counts[1], counts
+
+
+@given(
+    ratio=st.decimals(min_value="0.001", max_value=MAX_LIVE_RATIO, places=3),
+    last_tick=st.datetimes(
+        min_value=datetime(2000, 1, 1), max_value=datetime(2100, 1, 1), timezones=st.just(UTC)
+    ),
+)
+def test_the_stored_next_tick_is_the_first_moment_a_whole_minute_has_passed(ratio, last_tick):
+    """Issue 39: beat reads the campaigns due by ``live_next_tick``; it must agree, to the
+    microsecond, with the minutes a tick counts."""
+    at = live_next_tick(ratio, last_tick)
+    assert at is not None
+    assert _live_minutes(ratio, last_tick, at - timedelta(microseconds=1))[0] == 0
+    assert _live_minutes(ratio, last_tick, at)[0] == 1
+    assert live_next_tick(Decimal(0), last_tick) is None
+    assert live_next_tick(ratio, None) is None
+
+
+def test_the_next_tick_is_written_with_every_change_of_the_live_clock(
+    campaign, tick, django_capture_on_commit_callbacks
+):
+    clock_live_set(campaign_id=campaign.pk, ratio=Decimal("2.5"), now=T0)
+    campaign.refresh_from_db()
+    assert campaign.live_next_tick == T0 + timedelta(seconds=24)
+    assert _due_a_tick(T0 + timedelta(seconds=23)) == []
+    assert _due_a_tick(T0 + timedelta(seconds=24)) == [campaign.pk]
+    tick(1)  # 2 minutes, real time used to 00:48; the next one 24 s after
+    campaign.refresh_from_db()
+    assert (campaign.clock, campaign.live_next_tick) == (2, T0 + timedelta(seconds=72))
+    with django_capture_on_commit_callbacks(execute=True):  # the time up to the stop
+        clock_live_set(campaign_id=campaign.pk, ratio=Decimal(0), now=T0 + timedelta(minutes=2))
+    campaign.refresh_from_db()
+    assert (campaign.clock, campaign.live_next_tick) == (5, None)
+    assert _due_a_tick(T0 + timedelta(days=1)) == []
+
+
+def test_a_running_clock_without_its_next_tick_is_refused_by_the_database(campaign):
+    """Whatever writes the live clock writes its next tick, or beat would never find it."""
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Campaign.objects.filter(pk=campaign.pk).update(live_ratio=1, live_last_tick=T0)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Campaign.objects.filter(pk=campaign.pk).update(live_next_tick=T0)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's plans")
+def test_beat_reads_the_campaigns_due_a_tick_by_their_index(campaign):
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")  # a small table: ask for the index
+    plan = Campaign.objects.filter(live_next_tick__lte=T0).explain()
+    assert "campaign_live_due" in plan
