@@ -86,7 +86,7 @@ class Campaign(models.Model):
         ordering = ["-created_at", "-id"]
         indexes = [
             models.Index(
-                fields=["live_next_tick"],
+                fields=["live_next_tick", "id"],
                 condition=models.Q(live_next_tick__isnull=False),
                 name="campaign_live_due",
             ),

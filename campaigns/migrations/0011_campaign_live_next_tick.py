@@ -34,7 +34,7 @@ class Migration(migrations.Migration):
             model_name="campaign",
             index=models.Index(
                 condition=models.Q(("live_next_tick__isnull", False)),
-                fields=["live_next_tick"],
+                fields=["live_next_tick", "id"],
                 name="campaign_live_due",
             ),
         ),

@@ -9,12 +9,14 @@ import pytest
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.db.models import QuerySet
+from django.test.utils import CaptureQueriesContext
 from hypothesis import given
 from hypothesis import strategies as st
 
 from campaigns.models import MAX_LIVE_RATIO, Campaign, live_next_tick
 from campaigns.services import campaign_create
 from config.celery_app import app as celery_app
+from rules.clock import live as live_module
 from rules.clock.live import (
     _due_a_tick,
     _live_minutes,
@@ -270,9 +272,54 @@ def test_a_running_clock_without_its_next_tick_is_refused_by_the_database(campai
         Campaign.objects.filter(pk=campaign.pk).update(live_next_tick=T0)
 
 
+def _live_campaigns(referee, count: int) -> list[Campaign]:
+    """``count`` live campaigns (ratio 1) that ticked at T0, their next tick a minute on."""
+    return Campaign.objects.bulk_create(
+        Campaign(
+            name=f"Live {n}",
+            ruleset="hit_dice",
+            created_by=referee,
+            live_ratio=Decimal(1),
+            live_last_tick=T0,
+            live_next_tick=live_next_tick(Decimal(1), T0),
+        )
+        for n in range(count)
+    )
+
+
+def test_the_campaigns_due_a_tick_are_read_page_by_page_and_ticked_newest_first(
+    referee, monkeypatch
+):
+    monkeypatch.setattr(live_module, "_DUE_PAGE", 2)
+    campaigns = _live_campaigns(referee, 9)
+    due = campaigns[1::2]  # four of them, two pages and the end of a third's
+    ticked(Campaign.objects.exclude(pk__in=[c.pk for c in due]), T0 + timedelta(minutes=5))
+    newest_first = Campaign.objects.filter(pk__in=[c.pk for c in due]).order_by(
+        "-created_at", "-id"
+    )
+    assert _due_a_tick(T0 + timedelta(minutes=1)) == [c.pk for c in newest_first]
+    assert _due_a_tick(T0 + timedelta(minutes=6)) == [
+        c.pk for c in Campaign.objects.order_by("-created_at", "-id")
+    ]
+
+
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's plans")
-def test_beat_reads_the_campaigns_due_a_tick_by_their_index(campaign):
+def test_beat_reads_the_campaigns_due_a_tick_by_their_index_whatever_the_statistics_say(
+    referee, monkeypatch
+):
+    """The planner's statistics, taken while every clock was due, judge them all due long
+    after: the tick's reads must take the index all the same, page by page."""
+    monkeypatch.setattr(live_module, "_DUE_PAGE", 5)
+    campaigns = _live_campaigns(referee, 600)
     with connection.cursor() as cursor:
-        cursor.execute("SET LOCAL enable_seqscan = off")  # a small table: ask for the index
-    plan = Campaign.objects.filter(live_next_tick__lte=T0).explain()
-    assert "campaign_live_due" in plan
+        cursor.execute(f"ANALYZE {Campaign._meta.db_table}")
+    due = [c.pk for c in campaigns[:7]]
+    ticked(Campaign.objects.exclude(pk__in=due), T0 + timedelta(minutes=30))
+    with CaptureQueriesContext(connection) as reads:
+        assert sorted(_due_a_tick(T0 + timedelta(minutes=2))) == due
+    assert len(reads) == 2
+    with connection.cursor() as cursor:
+        for read in reads:
+            cursor.execute(f"EXPLAIN {read['sql']}")
+            plan = "\n".join(row[0] for row in cursor.fetchall())
+            assert "campaign_live_due" in plan and "Seq Scan" not in plan, plan
