@@ -5,8 +5,9 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, QuerySet
 
 from campaigns.models import Campaign, Invite, Membership, RevealedSeed
 from core.errors import error_text
@@ -146,13 +147,21 @@ def digest_due_memberships(now: Any, every: Any) -> list[int]:
     """The players whose e-mail digest may go out at ``now``: they asked for it, have an
     e-mail address, and got none in the last ``every`` (a timedelta). Whether anything
     happened to their characters is the digest's to find out."""
-    return list(
-        Membership.objects.filter(email_digest=True, role="player")
-        .exclude(user__email="")
-        .filter(Q(digest_sent_at__isnull=True) | Q(digest_sent_at__lte=now - every))
-        .order_by("pk")
-        .values_list("pk", flat=True)
+    # Each half of "never sent or sent a day ago" its own range of the partial index
+    # ``membership_digest_due``: as one condition with an OR, PostgreSQL read every
+    # opted-in player's entry and filtered them. The addresses then asked of those
+    # players' accounts alone, by their keys: joined in the same query, it hashed every
+    # account. Either grew the sweep with all the players, not the few due (issue 39,
+    # bench/scale.py).
+    asked = Membership.objects.filter(email_digest=True, role="player")
+    never = asked.filter(digest_sent_at__isnull=True).values_list("pk", "user_id")
+    long_ago = asked.filter(digest_sent_at__lte=now - every).values_list("pk", "user_id")
+    due = sorted(never.union(long_ago, all=True))
+    users = {user_id for _, user_id in due}
+    addressed = set(
+        get_user_model().objects.filter(pk__in=users).exclude(email="").values_list("pk", flat=True)
     )
+    return [membership_id for membership_id, user_id in due if user_id in addressed]
 
 
 def membership_for_digest(membership_id: int) -> Membership | None:

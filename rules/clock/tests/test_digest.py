@@ -8,7 +8,10 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core import mail
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from campaigns.models import Membership
@@ -150,3 +153,58 @@ def test_the_campaign_page_offers_the_digest_to_players_only(campaign, referee, 
     assert "E-mail me" not in web(referee).get(f"/campaigns/{campaign.pk}/").content.decode()
     refused = web(referee).post(f"/campaigns/{campaign.pk}/digest/", {"email_digest": "on"})
     assert refused.status_code == 403
+
+
+def test_the_sweep_sends_a_task_for_each_player_due_with_an_address_and_no_one_else(
+    campaign, referee, player, other_player, with_emails, web
+):
+    """The players asked of beat's sweep (read in two index-backed steps since issue 39):
+    opted in, a player, an e-mail address, no digest in the last day."""
+    due = opt_in(web, player, campaign)
+    mute = opt_in(web, other_player, campaign)
+    other_player.email = ""
+    other_player.save(update_fields=["email"])
+    Membership.objects.filter(campaign=campaign, user=referee).update(email_digest=True)
+    now = timezone.now()
+    assert digest_module.digests_due(now) == [due.pk]  # never sent; the referee gets none
+    Membership.objects.filter(pk=due.pk).update(digest_sent_at=now - timedelta(hours=23))
+    assert digest_module.digests_due(now) == []
+    Membership.objects.filter(pk=due.pk).update(digest_sent_at=now - timedelta(hours=25))
+    assert digest_module.digests_due(now) == [due.pk]
+    other_player.email = "back@example.org"
+    other_player.save(update_fields=["email"])
+    assert digest_module.digests_due(now) == sorted([due.pk, mute.pk])
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's plans")
+def test_the_sweep_reads_the_players_due_by_index_ranges_and_their_accounts_by_key(campaign):
+    """Issue 39: with hundreds of players opted in and three due, beat's sweep reads the
+    due ones' index entries only, and only their accounts (bench/scale.py at 10,000)."""
+    now = timezone.now()
+    users = get_user_model().objects.bulk_create(
+        get_user_model()(username=f"reader{n}", email=f"reader{n}@example.org", password="!")
+        for n in range(600)
+    )
+    Membership.objects.bulk_create(
+        Membership(
+            campaign=campaign,
+            user=user,
+            role="player",
+            email_digest=True,
+            digest_sent_at=None if n < 2 else now - timedelta(hours=25 if n == 2 else 1),
+        )
+        for n, user in enumerate(users)
+    )
+    with connection.cursor() as cursor:
+        for model in (Membership, get_user_model()):
+            cursor.execute(f"ANALYZE {model._meta.db_table}")
+    with CaptureQueriesContext(connection) as reads:
+        due = digest_module.digests_due(now)
+    assert len(due) == 3
+    with connection.cursor() as cursor:
+        for read in reads:
+            cursor.execute(f"EXPLAIN {read['sql']}")
+            plan = "\n".join(row[0] for row in cursor.fetchall())
+            assert "Seq Scan" not in plan and "Hash" not in plan, plan
+            filters = [line for line in plan.splitlines() if "Filter:" in line]
+            assert not any("digest_sent_at" in line for line in filters), plan
