@@ -7,7 +7,7 @@ characters, within the rows an import takes, ``rules.logbook.export.MAX_ROWS``).
 a referee, 5 characters made through the services (realistic sheets: the ruleset's
 default with a level, hit dice and hit points) and a rename of each through the services
 (a real entry, its summary and params); the rest of the log is copies of those renames in
-SQL (``INSERT ... SELECT``, bench/scale.py's helpers), each character's versions and
+SQL (``INSERT ... SELECT``, bench/pgtools.py's helpers), each character's versions and
 clock going on, so the log replays clean. Renames roll no dice and the engine does not resolve
 them: replay's figures are the log's reading and checking (sheet before against sheet
 after, dice, owners), not the engine's work, which is the same per entry whatever N.
@@ -53,7 +53,7 @@ django.setup()
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
-from scale import _clone, _sql, _table, backend_cpu, backend_pid  # noqa: E402  # bench/scale.py
+from pgtools import _clone, _sql, _table, backend_cpu, backend_pid  # noqa: E402  # bench/pgtools.py
 
 from campaigns.models import Campaign, Membership  # noqa: E402
 from campaigns.services import campaign_create  # noqa: E402

@@ -22,7 +22,8 @@ Measured in each, in one run:
 * one beat tick of the live clocks (which runs the watchdog too), the clock watchdog,
   the webhook sweep and the digest sweep, called in-process with the tasks they send
   published to an in-memory broker (the work they hand on is other benchmarks'), beat's
-  work set again before each (:func:`arm`): CPU as above, and the ratio big/small.
+  work set again before each (:func:`arm`): once unmeasured, then ``--tick-rounds``
+  times (default 5), the median CPU as above, and the ratio big/small.
 
 Run it on PostgreSQL (it creates and drops its own databases, ``<name>_scale_small`` and
 ``<name>_scale_big``):
@@ -30,7 +31,8 @@ Run it on PostgreSQL (it creates and drops its own databases, ``<name>_scale_sma
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/sawbones .venv/bin/python bench/scale.py
 
 Options: ``--scale F`` (the big database's campaigns, 10,000 times F; 0.05 for a quick
-run), ``--rounds N`` (requests of each kind per database, default 30), ``--keep``.
+run), ``--rounds N`` (requests of each kind per database, default 30),
+``--tick-rounds N``, ``--keep``.
 """
 
 from __future__ import annotations
@@ -41,13 +43,13 @@ import os
 import statistics
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # its helpers, also when loaded by path
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
 
 import django
@@ -58,15 +60,15 @@ from django.conf import settings  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.core.cache import cache  # noqa: E402
 from django.db import connection  # noqa: E402
-from django.db.models import Model  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.urls import reverse  # noqa: E402
+from pgtools import _clone, _sql, _table, measured  # noqa: E402  # bench/pgtools.py
 from rest_framework.test import APIClient  # noqa: E402
 
 from campaigns.models import Campaign, Membership, Role  # noqa: E402
 from campaigns.services import campaign_create  # noqa: E402
 from characters.models import Character  # noqa: E402
-from rules.clock.models import ClockJob  # noqa: E402
+from rules.clock.models import ClockJob, ClockReport  # noqa: E402
 from rules.clock.tasks import queue_digests, tick_live_campaigns, watch_clock_jobs  # noqa: E402
 from rules.log.models import Resolution, ScheduledEffect  # noqa: E402
 from rules.play.services import character_create  # noqa: E402
@@ -83,30 +85,6 @@ EFFECTS = 4  # pending, per character
 DONE_DELIVERIES = 2  # per campaign
 PENDING_EVERY = 5  # one pending delivery at every 5th campaign
 USER = get_user_model()
-
-
-def _table(model: type[Model]) -> str:
-    return str(connection.ops.quote_name(model._meta.db_table))
-
-
-def _columns(model: type[Model]) -> list[str]:
-    return [f.column for f in model._meta.concrete_fields if f.column != "id"]
-
-
-def _sql(statement: str, params: list[Any] | None = None) -> None:
-    with connection.cursor() as cursor:
-        cursor.execute(statement, params)  # None: no placeholders, "%" is modulo
-
-
-def _clone(model: type[Model], source: str, overrides: dict[str, str], where: str) -> None:
-    """Insert copies of ``model``'s rows: every column from ``t`` (the rows copied), but
-    ``overrides`` (column: SQL expression); ``source`` the FROM clause."""
-    columns = _columns(model)
-    values = ", ".join(overrides.get(c, f"t.{c}") for c in columns)
-    _sql(
-        f"INSERT INTO {_table(model)} ({', '.join(columns)}) "
-        f"SELECT {values} FROM {source} WHERE {where}"
-    )
 
 
 def template() -> Campaign:
@@ -329,48 +307,6 @@ def arm(count: int) -> None:
     )
 
 
-def backend_pid() -> int:
-    """The PostgreSQL backend serving this process's connection (opened if need be)."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_backend_pid()")
-        return int(cursor.fetchone()[0])
-
-
-def backend_cpu(pid: int) -> float:
-    """CPU seconds the backend has run, to the nanosecond (/proc/PID/schedstat; the
-    stat file counts in 10 ms ticks, too coarse for one request); 0 when the server runs
-    on another machine."""
-    try:
-        return int(Path(f"/proc/{pid}/schedstat").read_text().split()[0]) / 1e9
-    except OSError:
-        return 0.0
-
-
-@dataclass
-class Cost:
-    wall: float = 0.0
-    client: float = 0.0
-    server: float = 0.0
-
-    @property
-    def cpu(self) -> float:
-        return self.client + self.server
-
-
-@contextmanager
-def measured() -> Iterator[Cost]:
-    """Wall clock and CPU of what runs inside: this process's and its backend's."""
-    cost = Cost()
-    pid = backend_pid()
-    server = backend_cpu(pid)
-    client = time.process_time()
-    wall = time.perf_counter()
-    yield cost
-    cost.wall = time.perf_counter() - wall
-    cost.client = time.process_time() - client
-    cost.server = backend_cpu(pid) - server
-
-
 @dataclass
 class Database:
     """One of the two databases, and how its requests sign in."""
@@ -456,6 +392,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--tick-rounds", type=int, default=5, help="ticks of each beat task")
     parser.add_argument("--keep", action="store_true", help="keep the benchmark databases")
     args = parser.parse_args()
     if connection.vendor != "postgresql":
@@ -482,7 +419,7 @@ def main() -> None:
         )
         paths, walls, cpus = _measure_requests(databases, args.rounds)
         _print_requests(paths, walls, cpus, args.rounds)
-        _measure_ticks(databases)
+        _measure_ticks(databases, args.tick_rounds)
     finally:
         for database in created:
             _leave(database, base, keep=args.keep)
@@ -574,25 +511,43 @@ def _print_requests(
         )
 
 
-def _measure_ticks(databases: list[Database]) -> None:
-    """One tick of each of beat's tasks in each database: its CPU, and what it sent."""
-    # beat's ticks, once each in each database
+def _measure_ticks(databases: list[Database], rounds: int) -> None:
+    """Each of beat's tasks ticked in each database, once unmeasured (what a process does
+    once: queries compiled, modules loaded) and then ``rounds`` times, the work set
+    again before each (:func:`arm`, :func:`_rearm`): the median CPU, and what it sent."""
     print()
     print(
-        f"one beat tick, CPU ms (ours + PostgreSQL){'small':>8}{'big':>8}{'ratio':>7}"
-        "   (what it sent: small and big)"
+        f"one beat tick, CPU ms (ours + PostgreSQL), median of {rounds}"
+        f"{'small':>8}{'big':>8}{'ratio':>7}   (what it sent: small and big)"
     )
     for name, tick in TICKS:
-        costs, done = [], []
-        for database in databases:
-            use(database)
-            arm(WITH_WORK)
-            with measured() as cost:
-                done.append(tick())
-            costs.append(cost)
-        small, big = (c.cpu * 1000 for c in costs)
+        costs: dict[str, list[float]] = {database.label: [] for database in databases}
+        done = []
+        for round_ in range(rounds + 1):
+            for database in databases:
+                use(database)
+                _rearm()
+                with measured() as cost:
+                    sent = tick()
+                if round_:
+                    costs[database.label].append(cost.cpu * 1000)
+                if round_ == rounds:
+                    done.append(sent)
+        small, big = (statistics.median(costs[database.label]) for database in databases)
         line = f"  {name:<44}{small:>8.1f}{big:>8.1f}{big / max(small, 0.1):>7.2f}"
         print(f"{line}   ({' and '.join(str(d) for d in done)})")
+
+
+def _rearm() -> None:
+    """:func:`arm`, and what an earlier tick did undone: the live clocks' jobs and
+    reports it made, the task it marked on its way to each URL with a delivery due."""
+    campaigns = f"(SELECT id FROM {_table(Campaign)} ORDER BY id DESC LIMIT {WITH_WORK})"
+    ClockJob.objects.filter(kind="live", state="queued").delete()
+    ClockReport.objects.filter(kind="live").delete()
+    _sql(
+        f"UPDATE {_table(WebhookEndpoint)} SET task_due_at = NULL WHERE campaign_id IN {campaigns}"
+    )
+    arm(WITH_WORK)
 
 
 def _leave(database: Database, base: str, *, keep: bool) -> None:
