@@ -146,7 +146,9 @@ class Postgres:
         if os.geteuid() == 0:
             shutil.chown(base, "postgres")
             shutil.chown(self.dir, "postgres")
-        self.port = free_port()
+        # held until the first start: initdb and a loaded machine leave seconds in between
+        self._reserved: ReservedPort | None = ReservedPort()
+        self.port = self._reserved.port
         self.log = base / "pg.log"
         self.log.touch()
         if os.geteuid() == 0:
@@ -177,6 +179,9 @@ class Postgres:
         subprocess.run([*command, *args], check=check, capture_output=True)
 
     def start(self) -> None:
+        if self._reserved is not None:
+            self._reserved.release()
+            self._reserved = None
         options = (
             f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 "
             "-c fsync=off -c full_page_writes=off -c max_connections=60"
@@ -230,7 +235,10 @@ class Redis:
     """A redis-server of its own, without persistence: a restart loses every message."""
 
     def __init__(self, base: Path) -> None:
-        self.port = free_port()
+        # held until the first start, PostgreSQL's start in between: a port left free was
+        # taken by an outgoing connection and redis-server never answered (a CI run)
+        self._reserved: ReservedPort | None = ReservedPort()
+        self.port = self._reserved.port
         self.log = base / "redis.log"
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -239,6 +247,9 @@ class Redis:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> None:
+        if self._reserved is not None:
+            self._reserved.release()
+            self._reserved = None
         self.process = subprocess.Popen(
             [
                 "redis-server",
@@ -256,7 +267,10 @@ class Redis:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.STDOUT,
         )
-        wait_for(self.ping, 60, "redis-server to start")
+        wait_for(self.ping, 60, "redis-server to start", self.output)
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")[-4000:] if self.log.exists() else ""
 
     def ping(self) -> bool:
         with socket.create_connection(("127.0.0.1", self.port), timeout=2) as s:
